@@ -1,0 +1,50 @@
+#pragma once
+// Reading and writing exact matrices and n-d arrays (INTERFACE.md "Files"). float64/float32 input is
+// taken EXACTLY as the dyadic rational it stores. Every malformed input throws InputError with one
+// line naming the file, the position and what was expected.
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "memcert/linalg/matrix.hpp"
+#include "memcert/util/error.hpp"
+
+namespace memcert {
+
+// An n-d array of exact numbers, row-major (C order).
+struct NdArray {
+  std::vector<std::size_t> shape;
+  std::vector<Rational> data;
+  bool integral = false;  // stored as an integer dtype (or every JSON value integral)
+};
+
+// .npy bytes -> array (float64/float32/int64/int32, little or big endian, C or Fortran order).
+NdArray npy_parse(const std::string& bytes, const std::string& name);
+NdArray npy_read(const std::string& path);
+// .npz (stored or deflated zip members) -> name (without ".npy") -> array.
+std::map<std::string, NdArray> npz_read(const std::string& path);
+// float64 .npy writing (values rounded to nearest double: for generated float data only).
+std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::vector<double>& data);
+void npz_write_float64(const std::string& path,
+                       const std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>>& arrays);
+
+// Matrix by extension: .npy (2-D), .txt (rows of whitespace-separated exact numbers), .json
+// {"rows","cols","data"}.
+QMatrix matrix_read(const std::string& path);
+void matrix_write_txt(const std::string& path, const QMatrix& a);
+
+// JSON numbers: a string holding an exact number, or a JSON number (integers exact; floats taken as the
+// double they parse to, exactly). `where` names the position for error messages.
+Rational json_to_rational(const nlohmann::json& v, const std::string& file, const std::string& where);
+nlohmann::json rational_to_json(const Rational& q);        // as an exact string
+nlohmann::json qmat_to_json(const QMatrix& a);             // [[...], ...] of strings
+QMatrix json_to_qmat(const nlohmann::json& v, const std::string& file, const std::string& where);
+
+// Reads a whole file; InputError when unreadable.
+std::string file_read_all(const std::string& path);
+// Writes atomically (temp file + rename) so nothing half-written is left behind.
+void file_write_atomic(const std::string& path, const std::string& contents);
+
+}  // namespace memcert

@@ -1,0 +1,43 @@
+#pragma once
+// Exact integers and rationals (GMP through gmpxx) and their exact text/double conversions.
+#include <gmpxx.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace memcert {
+
+using Integer = mpz_class;
+using Rational = mpq_class;
+
+// Parses an exact decimal number: "-3", "7/12", "0.125", "1e-3", "-2.5E+4", "+4".
+// Returns nullopt when `s` is not such a number (or has a zero denominator).
+std::optional<Rational> rational_parse(std::string_view s);
+
+// The exact dyadic rational a finite double stores. Throws std::domain_error on NaN/inf.
+Rational rational_from_double(double x);
+
+// Canonical text: "p" or "p/q" (lowest terms), which rational_parse reads back exactly.
+std::string rational_to_string(const Rational& q);
+
+// Nearest double (round-to-nearest); for estimates only, never for proofs.
+double rational_to_double(const Rational& q);
+
+// Directed conversions: rational_to_double_down(q) <= q <= rational_to_double_up(q).
+double rational_to_double_down(const Rational& q);
+double rational_to_double_up(const Rational& q);
+
+// Least common multiple of the denominators of [first, last).
+template <class It>
+Integer rational_denominator_lcm(It first, It last) {
+  Integer l = 1;
+  for (; first != last; ++first) mpz_lcm(l.get_mpz_t(), l.get_mpz_t(), first->get_den_mpz_t());
+  return l;
+}
+
+// A rational q' with |q - q'| <= |q| * 2^-bits_rel (or exact if q == 0) and a small denominator,
+// used to keep written weights short. Not a proof step: callers certify what they write.
+Rational rational_round_to_bits(const Rational& q, unsigned bits_rel);
+
+}  // namespace memcert

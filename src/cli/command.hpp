@@ -1,0 +1,40 @@
+#pragma once
+// CLI plumbing shared by every command file: a registry (each cmd_*.cpp registers itself), the output
+// contract of INTERFACE.md (human summary or exactly one JSON object), exit codes, and progress.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+namespace memcert::cli {
+
+// Exit codes (INTERFACE.md): verdict holds / verdict negative / bad usage or input.
+inline constexpr int kExitHolds = 0;
+inline constexpr int kExitNegative = 1;
+inline constexpr int kExitBadInput = 2;
+
+// A command's callback returns its exit code; InputError thrown from it becomes exit 2 with one line.
+using CommandRun = std::function<int()>;
+
+// Registers a command: `setup` receives the root app (parents "construct", "generate", "claims" already
+// exist: fetch them with root.get_subcommand(name)) and returns the sub-app plus its run function.
+struct Registration {
+  int order;  // position in --help (lower first)
+  std::function<void(CLI::App& root, std::function<void(CLI::App*, CommandRun)> bind)> setup;
+};
+struct CommandRegistrar {
+  explicit CommandRegistrar(Registration r);
+};
+
+// Prints `j` (with "seconds" added from `start`) as one JSON line when `json`, else `human`.
+void emit(bool json, nlohmann::json j, const std::string& human,
+          std::chrono::steady_clock::time_point start);
+
+// True when stderr is a terminal: long runs report progress there.
+bool progress_enabled();
+// "\r<label> done/total" on stderr when progress_enabled(); a final newline when done == total.
+void progress(const std::string& label, std::size_t done, std::size_t total);
+
+}  // namespace memcert::cli
