@@ -52,7 +52,8 @@ class Interval {
   const mpfr_t& hi() const { return hi_; }
 
  private:
-  explicit Interval(mpfr_prec_t prec);
+  struct PrecTag {};
+  Interval(PrecTag, mpfr_prec_t prec);  // uninitialised endpoints at `prec` bits
   mpfr_t lo_, hi_;
 };
 

@@ -1,0 +1,81 @@
+// Rank lower bounds for enclosure-known matrices via a certified positive-definite Gram matrix and Weyl's
+// inequality (THEORY.md Lemma 5 and section 7). Doubles (Eigen) only propose mu; the decision is exact.
+#include "memcert/linalg/enclosure.hpp"
+
+#include <Eigen/Dense>
+#include <stdexcept>
+
+#include "memcert/linalg/qmat.hpp"
+
+namespace memcert {
+
+namespace {
+
+QMatrix gram_rows(const QMatrix& c) {
+  QMatrix g(c.rows(), c.rows());
+  for (std::size_t i = 0; i < c.rows(); ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      Rational s = 0;
+      for (std::size_t k = 0; k < c.cols(); ++k) s += c(i, k) * c(j, k);
+      g(i, j) = s;
+      g(j, i) = s;
+    }
+  return g;
+}
+
+// Smallest eigenvalue of a symmetric rational matrix, estimated in double (a proposal, not a proof).
+double lambda_min_estimate(const QMatrix& g) {
+  Eigen::MatrixXd m(g.rows(), g.cols());
+  for (std::size_t i = 0; i < g.rows(); ++i)
+    for (std::size_t j = 0; j < g.cols(); ++j) m(i, j) = rational_to_double(g(i, j));
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(m, Eigen::EigenvaluesOnly);
+  return es.eigenvalues()(0);
+}
+
+bool shifted_is_pd(const QMatrix& g, const Rational& mu) {
+  QMatrix s = g;
+  for (std::size_t i = 0; i < s.rows(); ++i) s(i, i) -= mu;
+  return qmat_is_positive_definite(s);
+}
+
+// Tries mu candidates from large to small (fractions of the estimate, kept above `floor`); returns the
+// first one certified, i.e. a certified lower bound on lambda_min(g).
+std::optional<Rational> certified_mu(const QMatrix& g, const Rational& floor) {
+  if (g.rows() == 0) return std::nullopt;
+  double est = lambda_min_estimate(g);
+  if (!(est > 0)) return std::nullopt;
+  for (double f : {0.99, 0.9, 0.5, 0.1}) {
+    Rational mu = rational_round_to_bits(rational_from_double(est * f), 20);
+    if (mu <= floor) continue;
+    if (shifted_is_pd(g, mu)) return mu;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Rational> qmat_sigma_min_sq_lower(const QMatrix& c) {
+  if (c.rows() > c.cols()) return std::nullopt;
+  return certified_mu(gram_rows(c), Rational(0));
+}
+
+std::optional<EnclosureRankCertificate> enclosure_rank_lower(const QMatrix& centre, const QMatrix& radius,
+                                                             const std::vector<std::size_t>& rows) {
+  if (centre.rows() != radius.rows() || centre.cols() != radius.cols())
+    throw std::invalid_argument("enclosure_rank_lower: centre and radius shapes differ");
+  if (rows.size() > centre.cols()) return std::nullopt;
+  EnclosureRankCertificate cert;
+  cert.rows = rows;
+  cert.method = "exact-ldl";
+  for (std::size_t i : rows)
+    for (std::size_t j = 0; j < radius.cols(); ++j) {
+      if (radius(i, j) < 0) throw std::invalid_argument("enclosure_rank_lower: negative radius");
+      cert.radius_frobenius_sq += radius(i, j) * radius(i, j);
+    }
+  auto mu = certified_mu(gram_rows(mat_select_rows(centre, rows)), cert.radius_frobenius_sq);
+  if (!mu) return std::nullopt;
+  cert.mu = *mu;
+  return cert;
+}
+
+}  // namespace memcert
