@@ -94,7 +94,9 @@ Rational qmat_det(const QMatrix& a) {
   ZMatrix z = qmat_row_scaled_integer(a);
   Integer scale = 1;
   for (std::size_t i = 0; i < a.rows(); ++i) scale *= rational_denominator_lcm(a.row(i), a.row(i) + a.cols());
-  return Rational(detail::zmat_det_bareiss(std::move(z)), scale);
+  Rational det(detail::zmat_det_bareiss(std::move(z)), scale);
+  det.canonicalize();  // mpq_class(num, den) does not reduce
+  return det;
 }
 
 namespace {
