@@ -17,4 +17,8 @@ struct Verdict {
 // Verifies a certificate given as JSON text. Never throws: malformed input is a rejection.
 Verdict verify_certificate_text(const std::string& json_text);
 
+// Reads the file and verifies its text. An unreadable file is a rejection whose reason starts with
+// the path (callers wanting "bad input" semantics should check readability themselves).
+Verdict verify_certificate_file(const std::string& path);
+
 }  // namespace memcert_checker

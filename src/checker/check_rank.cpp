@@ -1,0 +1,163 @@
+// kind "rank": two-sided bounds rank_lower <= rank(A) <= rank_upper for an exact rational matrix A
+// (THEORY.md section 7). All integer arguments are about B = A with each row multiplied by the lcm of
+// its denominators: B has the same rank as A and the same kernel.
+#include <algorithm>
+
+#include "read.hpp"
+
+namespace memcert_checker {
+
+namespace {
+
+// rank >= k: the k x k submatrix B[rows, cols] has a determinant that is non-zero modulo a prime,
+// hence non-zero over Z.
+bool check_lower(const Value& lower, const ZMat& b, std::size_t m, std::size_t n, std::size_t k,
+                 std::string& why) {
+  std::string method;
+  if (!read_string(lower, "lower", "method", method, why)) return false;
+  if (method == "trivial") {
+    if (k != 0) { why = "lower: method \"trivial\" proves only rank_lower = 0"; return false; }
+    return true;
+  }
+  if (method != "minor-mod-p") { why = "lower.method: unknown \"" + method + "\""; return false; }
+  const Value* pv = member(lower, "lower", "prime", json::Type::String, why);
+  ModP f{2};
+  if (!pv || !read_prime(*pv, "lower.prime", f, why)) return false;
+  const Value* rv = member(lower, "lower", "rows", json::Type::Array, why);
+  const Value* cv = rv ? member(lower, "lower", "cols", json::Type::Array, why) : nullptr;
+  std::vector<std::size_t> rows, cols;
+  if (!cv || !read_index_set(*rv, "lower.rows", k, m, rows, why) ||
+      !read_index_set(*cv, "lower.cols", k, n, cols, why))
+    return false;
+  ModMat minor(k, std::vector<std::uint64_t>(k));
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) minor[i][j] = f.reduce(b[rows[i]][cols[j]]);
+  if (det_mod_p(std::move(minor), f) == 0) {
+    why = "lower: the " + std::to_string(k) + "x" + std::to_string(k) + " minor is zero modulo " + pv->text;
+    return false;
+  }
+  return true;
+}
+
+// rank <= u via n - u kernel vectors: B v = 0 exactly for each, and they are independent because
+// their restriction to the coordinates `free_rows` is a non-singular square matrix.
+bool check_kernel(const Value& upper, const ZMat& b, std::size_t n, std::size_t u, std::string& why) {
+  const std::size_t c = n - u;
+  const Value* kv = member(upper, "upper", "kernel", json::Type::Array, why);
+  if (!kv) return false;
+  if (kv->items.size() != c) {
+    why = "upper.kernel: expected cols - rank_upper = " + std::to_string(c) + " vectors, got " +
+          std::to_string(kv->items.size());
+    return false;
+  }
+  ZMat kernel(c);  // each vector scaled to integers: scaling keeps both B v = 0 and independence
+  for (std::size_t t = 0; t < c; ++t) {
+    QRow v;
+    if (!read_rational_vector(kv->items[t], "upper.kernel[" + std::to_string(t) + "]", n, v, why)) return false;
+    kernel[t] = scale_row_to_integers(v);
+  }
+  const Value* fv = member(upper, "upper", "free_rows", json::Type::Array, why);
+  std::vector<std::size_t> free_rows;
+  if (!fv || !read_index_set(*fv, "upper.free_rows", c, n, free_rows, why)) return false;
+  mpz_class s;
+  for (std::size_t t = 0; t < c; ++t)
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      s = 0;
+      for (std::size_t j = 0; j < n; ++j) mpz_addmul(s.get_mpz_t(), b[i][j].get_mpz_t(), kernel[t][j].get_mpz_t());
+      if (s != 0) {
+        why = "upper.kernel[" + std::to_string(t) + "]: row " + std::to_string(i) + " of A times it is not 0";
+        return false;
+      }
+    }
+  // K[free_rows, :] must be non-singular. Non-zero modulo a prime proves it quickly; only when that
+  // residue is 0 do we fall back to the exact Bareiss determinant.
+  ZMat sq(c, ZRow(c));
+  for (std::size_t a = 0; a < c; ++a)
+    for (std::size_t t = 0; t < c; ++t) sq[a][t] = kernel[t][free_rows[a]];
+  const ModP f{2305843009213693951ull};  // 2^61 - 1, a prime
+  if (det_mod_p(reduce_mod(sq, f), f) != 0) return true;
+  if (det_bareiss(std::move(sq)) != 0) return true;
+  why = "upper: the kernel vectors restricted to free_rows are singular (not shown independent)";
+  return false;
+}
+
+// rank <= u via distinct primes with rank(B mod p) <= u for each: any (u+1)-minor D of B is then
+// divisible by every p, and |D| <= product of the u+1 largest row norms (Hadamard) < prod p forces
+// D = 0. Squares are compared so everything stays in integers.
+bool check_multi_prime(const Value& upper, const ZMat& b, std::size_t m, std::size_t n, std::size_t u,
+                       std::string& why) {
+  const Value* pv = member(upper, "upper", "primes", json::Type::Array, why);
+  if (!pv) return false;
+  if (pv->items.empty()) { why = "upper.primes: empty"; return false; }
+  std::vector<std::uint64_t> seen;
+  mpz_class product = 1;
+  for (std::size_t t = 0; t < pv->items.size(); ++t) {
+    std::string where = "upper.primes[" + std::to_string(t) + "]";
+    ModP f{2};
+    if (!read_prime(pv->items[t], where, f, why)) return false;
+    if (std::find(seen.begin(), seen.end(), f.p) != seen.end()) {
+      why = where + ": prime " + std::to_string(f.p) + " repeated (primes must be distinct)";
+      return false;
+    }
+    seen.push_back(f.p);
+    std::size_t r = rank_mod_p(reduce_mod(b, f), f);
+    if (r > u) {
+      why = where + ": rank modulo " + std::to_string(f.p) + " is " + std::to_string(r) + " > rank_upper";
+      return false;
+    }
+    product *= mpz_class(std::to_string(f.p));
+  }
+  if (u >= std::min(m, n)) return true;  // no (u+1)-minor exists: nothing more to prove
+  std::vector<mpz_class> norms(m);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) mpz_addmul(norms[i].get_mpz_t(), b[i][j].get_mpz_t(), b[i][j].get_mpz_t());
+  std::sort(norms.begin(), norms.end(), [](const mpz_class& x, const mpz_class& y) { return x > y; });
+  mpz_class hadamard_sq = 1;
+  for (std::size_t i = 0; i <= u; ++i) hadamard_sq *= norms[i];
+  if (product * product <= hadamard_sq) {
+    why = "upper: the product of the primes does not exceed the Hadamard bound of the (rank_upper+1)-minors";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool check_rank(const Value& cert, std::string& why) {
+  std::string claim;
+  if (!read_string(cert, "", "claim", claim, why)) return false;
+  if (claim != "rank") { why = "claim: kind \"rank\" proves the claim \"rank\", not \"" + claim + "\""; return false; }
+  QMat a;
+  std::size_t m = 0, n = 0;
+  const Value* mv = member(cert, "", "matrix", json::Type::Object, why);
+  if (!mv || !read_matrix(*mv, "matrix", a, m, n, why)) return false;
+  const std::size_t full = std::min(m, n);
+  std::size_t k = 0, u = 0;
+  const Value* kv = member(cert, "", "rank_lower", json::Type::Number, why);
+  if (!kv || !read_size(*kv, "rank_lower", full, k, why)) return false;
+  const Value* uv = member(cert, "", "rank_upper", json::Type::Number, why);
+  if (!uv || !read_size(*uv, "rank_upper", full, u, why)) return false;
+  if (k > u) { why = "rank_lower > rank_upper"; return false; }
+  if (const Value* rv = cert.find("rank")) {  // optional: the exact rank, only when both bounds meet
+    std::size_t r;
+    if (!read_size(*rv, "rank", full, r, why)) return false;
+    if (r != k || r != u) { why = "rank: claimed exact rank " + std::to_string(r) + " is not what the bounds prove"; return false; }
+  }
+  const ZMat b = scale_rows_to_integers(a);
+  const Value* lower = member(cert, "", "lower", json::Type::Object, why);
+  if (!lower || !check_lower(*lower, b, m, n, k, why)) return false;
+  const Value* upper = member(cert, "", "upper", json::Type::Object, why);
+  if (!upper) return false;
+  std::string method;
+  if (!read_string(*upper, "upper", "method", method, why)) return false;
+  if (method == "trivial") {
+    if (u != full) { why = "upper: method \"trivial\" proves only rank_upper = min(rows, cols)"; return false; }
+    return true;
+  }
+  if (method == "kernel") return check_kernel(*upper, b, n, u, why);
+  if (method == "multi-prime") return check_multi_prime(*upper, b, m, n, u, why);
+  why = "upper.method: unknown \"" + method + "\"";
+  return false;
+}
+
+}  // namespace memcert_checker
