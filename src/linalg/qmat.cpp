@@ -71,13 +71,19 @@ RankCertificate qmat_rank_certified(const QMatrix& a) {
   // check, and we move on to the next prime. Each attempt fails with probability ~ (minor size)/2^31.
   for (std::size_t attempt = 0; attempt < 64; ++attempt) {
     ModpRankProfile prof = zmat_rank_profile_modp(z, modp::prime_31(attempt));
-    std::vector<std::size_t> free_cols;
-    QMatrix kernel = kernel_from_profile(z, prof, free_cols);
-    if (!kernel_annihilates(z, kernel)) continue;
     cert.rank = prof.rank;
     cert.prime = prof.prime;
     cert.minor_rows = prof.pivot_rows;
     cert.minor_cols = prof.pivot_cols;
+    // Full rank: the minor proves rank >= min(m, n) and nothing can exceed it.
+    if (prof.rank == std::min(a.rows(), a.cols()) && prof.rank < a.cols()) {
+      cert.upper_method = "trivial";
+      cert.kernel = QMatrix(a.cols(), 0);
+      return cert;
+    }
+    std::vector<std::size_t> free_cols;
+    QMatrix kernel = kernel_from_profile(z, prof, free_cols);
+    if (!kernel_annihilates(z, kernel)) continue;
     cert.kernel = std::move(kernel);
     cert.kernel_free_rows = std::move(free_cols);
     return cert;
@@ -87,7 +93,16 @@ RankCertificate qmat_rank_certified(const QMatrix& a) {
 
 std::size_t qmat_rank(const QMatrix& a) { return qmat_rank_certified(a).rank; }
 
-QMatrix qmat_kernel(const QMatrix& a) { return qmat_rank_certified(a).kernel; }
+QMatrix qmat_kernel(const QMatrix& a) {
+  ZMatrix z = qmat_row_scaled_integer(a);
+  for (std::size_t attempt = 0; attempt < 64; ++attempt) {
+    ModpRankProfile prof = zmat_rank_profile_modp(z, modp::prime_31(attempt));
+    std::vector<std::size_t> free_cols;
+    QMatrix kernel = kernel_from_profile(z, prof, free_cols);
+    if (kernel_annihilates(z, kernel)) return kernel;  // exact: rank mod p was the true rank
+  }
+  throw std::runtime_error("qmat_kernel: 64 primes failed");
+}
 
 Rational qmat_det(const QMatrix& a) {
   if (a.rows() != a.cols()) throw std::invalid_argument("qmat_det: matrix not square");

@@ -3,6 +3,7 @@
 // <type>_<operation> convention. Every function is exact; floating point is never used to decide.
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "memcert/linalg/matrix.hpp"
@@ -25,13 +26,15 @@ ModpRankProfile zmat_rank_profile_modp(const ZMatrix& a, std::uint64_t p);
 
 // Two-sided certificate of rank(A) = k (THEORY.md section 7).
 //  lower: det A[minor_rows, minor_cols] != 0 mod `prime`  (=> rank >= k)
-//  upper: the columns of `kernel` (cols x (cols-k)) satisfy A * kernel = 0 exactly, and the rows
-//         `kernel_free_rows` of `kernel` form the identity (=> independent, rank <= k).
+//  upper: upper_method "kernel": the columns of `kernel` (cols x (cols-k)) satisfy A * kernel = 0
+//         exactly, and the rows `kernel_free_rows` of `kernel` form the identity (=> independent,
+//         rank <= k); upper_method "trivial": k == min(rows, cols), no kernel needed (kernel is empty).
 struct RankCertificate {
   std::size_t rows = 0, cols = 0;
   std::size_t rank = 0;
   std::uint64_t prime = 0;
   std::vector<std::size_t> minor_rows, minor_cols;
+  std::string upper_method = "kernel";
   QMatrix kernel;
   std::vector<std::size_t> kernel_free_rows;
 };
