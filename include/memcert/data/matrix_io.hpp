@@ -41,6 +41,15 @@ Rational json_to_rational(const nlohmann::json& v, const std::string& file, cons
 nlohmann::json rational_to_json(const Rational& q);        // as an exact string
 nlohmann::json qmat_to_json(const QMatrix& a);             // [[...], ...] of strings
 QMatrix json_to_qmat(const nlohmann::json& v, const std::string& file, const std::string& where);
+// The matrix object {"rows": m, "cols": n, "data": [[...], ...]} (exact strings) and back; the reader
+// checks that "rows"/"cols" match "data".
+nlohmann::json qmat_to_json_matrix(const QMatrix& a);
+QMatrix json_matrix_to_qmat(const nlohmann::json& v, const std::string& file, const std::string& where);
+// Parses a whole JSON file; InputError "file: line L, column C: expected valid JSON (...)" otherwise.
+nlohmann::json json_read(const std::string& path);
+nlohmann::json json_parse_text(const std::string& text, const std::string& name);
+// The 0-based flat index of a C-order shape printed as "[i][j]..." (for error positions).
+std::string ndindex_to_string(const std::vector<std::size_t>& shape, std::size_t flat);
 
 // Reads a whole file; InputError when unreadable.
 std::string file_read_all(const std::string& path);

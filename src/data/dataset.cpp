@@ -1,0 +1,300 @@
+// Data sets (INTERFACE.md "Files"): attention examples {"contexts" [T][n][d], "queries" [T][d],
+// "labels" [T] ints | [T][d_out]} and token sequences {"sequences" [N][n][d], "labels" [N] | [N][n]},
+// as JSON or .npz. Shapes are checked against the first example; every mismatch is one InputError line
+// naming the file and the position, e.g. "data.json: contexts[3][1]: expected 8 numbers (d = 8), got 7".
+#include <algorithm>
+#include <cctype>
+#include <climits>
+
+#include <nlohmann/json.hpp>
+
+#include "memcert/data/dataset.hpp"
+#include "memcert/data/matrix_io.hpp"
+
+namespace memcert {
+
+namespace {
+
+using nlohmann::json;
+
+bool has_extension(const std::string& path, const std::string& ext) {
+  if (path.size() < ext.size()) return false;
+  std::string tail = path.substr(path.size() - ext.size());
+  std::transform(tail.begin(), tail.end(), tail.begin(), [](unsigned char c) { return std::tolower(c); });
+  return tail == ext;
+}
+
+std::string idx(const std::string& where, std::size_t i) { return where + "[" + std::to_string(i) + "]"; }
+
+std::string describe(const json& v) {
+  if (v.is_array()) return "a list";
+  if (v.is_string()) return "a string";
+  return std::string("a ") + v.type_name();
+}
+
+// `v` must be a list; of `expected` entries when given ("expected 5 tokens (n = 5), got 4").
+void check_list(const json& v, const std::string& file, const std::string& where, const std::string& noun,
+                std::optional<std::size_t> expected, const std::string& note) {
+  if (!v.is_array()) throw input_error(file, where, "expected a list of " + noun + ", got " + describe(v));
+  if (expected && v.size() != *expected)
+    throw input_error(file, where, "expected " + std::to_string(*expected) + " " + noun + " (" + note + "), got " +
+                                       std::to_string(v.size()));
+  if (!expected && v.empty()) throw input_error(file, where, "expected a non-empty list of " + noun + ", got []");
+}
+
+// A list of `rows` rows (or any non-zero number when nullopt) of `cols` numbers each (or as many as row 0).
+QMatrix json_rows(const json& v, const std::string& file, const std::string& where, const std::string& row_noun,
+                  std::optional<std::size_t> rows, const std::string& rows_note, std::optional<std::size_t> cols,
+                  const std::string& cols_letter) {
+  check_list(v, file, where, row_noun, rows, rows_note);
+  std::size_t n = cols ? *cols : 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!cols && i == 0) {
+      check_list(v[0], file, idx(where, 0), "numbers", std::nullopt, "");
+      n = v[0].size();
+    }
+    check_list(v[i], file, idx(where, i), "numbers", n, cols_letter + " = " + std::to_string(n));
+  }
+  QMatrix a(v.size(), n);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (std::size_t j = 0; j < n; ++j) a(i, j) = json_to_rational(v[i][j], file, idx(idx(where, i), j));
+  return a;
+}
+
+long to_label(const Rational& q, const std::string& file, const std::string& where, bool non_negative) {
+  if (q.get_den() != 1 || !q.get_num().fits_slong_p() || (non_negative && q < 0))
+    throw input_error(file, where, std::string("expected ") + (non_negative ? "a non-negative" : "an") +
+                                       " integer class label, got " + rational_to_string(q));
+  return q.get_num().get_si();
+}
+
+json label_to_json(long v) { return static_cast<std::int64_t>(v); }
+
+// [N][n][d] of exact numbers: the first entry fixes n and d.
+std::vector<QMatrix> json_blocks(const json& v, const std::string& file, const std::string& where,
+                                 const std::string& block_noun, const std::string& row_noun) {
+  check_list(v, file, where, block_noun, std::nullopt, "");
+  std::vector<QMatrix> out;
+  std::size_t n = 0, d = 0;
+  for (std::size_t t = 0; t < v.size(); ++t) {
+    QMatrix e = t == 0 ? json_rows(v[0], file, idx(where, 0), row_noun, std::nullopt, "", std::nullopt, "d")
+                       : json_rows(v[t], file, idx(where, t), row_noun, n, "n = " + std::to_string(n), d, "d");
+    if (t == 0) {
+      n = e.rows();
+      d = e.cols();
+      if (d == 0) throw input_error(file, idx(idx(where, 0), 0), "expected a non-empty list of numbers, got []");
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string shape_text(const std::vector<std::size_t>& s) {
+  std::string out = "(";
+  for (std::size_t k = 0; k < s.size(); ++k) out += std::to_string(s[k]) + (k + 1 < s.size() ? ", " : s.size() == 1 ? "," : "");
+  return out + ")";
+}
+
+const NdArray& npz_member(const std::map<std::string, NdArray>& arrays, const std::string& file,
+                          const std::string& name, const std::string& what) {
+  auto it = arrays.find(name);
+  if (it == arrays.end()) throw input_error(file, "", "expected an array named \"" + name + "\" " + what);
+  return it->second;
+}
+
+void check_shape(const NdArray& a, const std::string& file, const std::string& name, std::size_t ndim,
+                 const std::string& pattern, const std::vector<std::optional<std::size_t>>& expected) {
+  if (a.shape.size() != ndim)
+    throw input_error(file, name, "expected a " + std::to_string(ndim) + "-d array " + pattern + ", got shape " +
+                                      shape_text(a.shape));
+  for (std::size_t k = 0; k < ndim; ++k) {
+    if ((expected[k] && a.shape[k] != *expected[k]) || a.shape[k] == 0) {
+      std::string want = "(";
+      for (std::size_t j = 0; j < ndim; ++j)
+        want += (expected[j] ? std::to_string(*expected[j]) : std::string("*")) + (j + 1 < ndim ? ", " : "");
+      throw input_error(file, name, "expected a non-empty array of shape " + pattern + " = " + want + (ndim == 1 ? ",)" : ")") +
+                                        ", got " + shape_text(a.shape));
+    }
+  }
+}
+
+// Splits a (N, r, c) array into N matrices r x c.
+std::vector<QMatrix> ndarray_blocks(const NdArray& a) {
+  std::vector<QMatrix> out;
+  std::size_t r = a.shape[1], c = a.shape[2];
+  for (std::size_t t = 0; t < a.shape[0]; ++t) {
+    QMatrix m(r, c);
+    std::copy(a.data.begin() + t * r * c, a.data.begin() + (t + 1) * r * c, m.data().begin());
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+QMatrix ndarray_matrix(const NdArray& a) {
+  QMatrix m(a.shape[0], a.shape.size() > 1 ? a.shape[1] : 1);
+  m.data() = a.data;
+  return m;
+}
+
+AttentionDataset attention_from_json(const json& root, const std::string& file) {
+  if (!root.is_object()) throw input_error(file, "", "expected an object {\"contexts\", \"queries\", \"labels\"}, got " + describe(root));
+  for (const char* key : {"contexts", "queries"})
+    if (!root.contains(key)) throw input_error(file, "", std::string("expected a key \"") + key + "\"");
+  AttentionDataset ds;
+  ds.contexts = json_blocks(root["contexts"], file, "contexts", "contexts", "tokens");
+  std::size_t T = ds.contexts.size(), d = ds.contexts[0].cols();
+  ds.queries = json_rows(root["queries"], file, "queries", "queries", T, "T = " + std::to_string(T), d, "d");
+  if (root.contains("labels") && !root["labels"].is_null()) {
+    const json& l = root["labels"];
+    check_list(l, file, "labels", "labels", T, "T = " + std::to_string(T));
+    if (!l[0].is_array()) {
+      ds.class_labels = true;
+      QMatrix y(T, 1);
+      for (std::size_t t = 0; t < T; ++t) {
+        if (l[t].is_array()) throw input_error(file, idx("labels", t), "expected an integer class label (as labels[0]), got a list");
+        y(t, 0) = to_label(json_to_rational(l[t], file, idx("labels", t)), file, idx("labels", t), false);
+      }
+      ds.labels = std::move(y);
+    } else {
+      ds.labels = json_rows(l, file, "labels", "labels", T, "T = " + std::to_string(T), std::nullopt, "d_out");
+    }
+  }
+  return ds;
+}
+
+AttentionDataset attention_from_npz(const std::string& file) {
+  auto arrays = npz_read(file);
+  const NdArray& c = npz_member(arrays, file, "contexts", "of shape (T, n, d)");
+  check_shape(c, file, "contexts", 3, "(T, n, d)", {std::nullopt, std::nullopt, std::nullopt});
+  std::size_t T = c.shape[0], d = c.shape[2];
+  const NdArray& q = npz_member(arrays, file, "queries", "of shape (T, d)");
+  check_shape(q, file, "queries", 2, "(T, d)", {T, d});
+  AttentionDataset ds;
+  ds.contexts = ndarray_blocks(c);
+  ds.queries = ndarray_matrix(q);
+  auto it = arrays.find("labels");
+  if (it != arrays.end()) {
+    const NdArray& l = it->second;
+    if (l.shape.size() == 1) {
+      check_shape(l, file, "labels", 1, "(T,)", {T});
+      ds.class_labels = true;
+      for (std::size_t t = 0; t < T; ++t) to_label(l.data[t], file, "labels" + ndindex_to_string(l.shape, t), false);
+    } else {
+      check_shape(l, file, "labels", 2, "(T, d_out)", {T, std::nullopt});
+    }
+    ds.labels = ndarray_matrix(l);
+  }
+  return ds;
+}
+
+std::vector<long> json_labels_row(const json& v, const std::string& file, const std::string& where,
+                                  std::size_t expected, const std::string& note) {
+  check_list(v, file, where, "labels", expected, note);
+  std::vector<long> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (v[i].is_array()) throw input_error(file, idx(where, i), "expected an integer class label, got a list");
+    out.push_back(to_label(json_to_rational(v[i], file, idx(where, i)), file, idx(where, i), true));
+  }
+  return out;
+}
+
+// "labels" [N] (next-token) or [N][n] (seq-to-seq); "token_labels" [N][n] when both are present.
+void sequence_labels_from_json(const json& v, const std::string& file, const std::string& key, SequenceDataset& ds) {
+  std::size_t N = ds.N(), n = ds.n();
+  check_list(v, file, key, "labels", N, "N = " + std::to_string(N));
+  if (key == "labels" && !v[0].is_array()) {
+    ds.labels = json_labels_row(v, file, key, N, "N = " + std::to_string(N));
+    return;
+  }
+  for (std::size_t i = 0; i < N; ++i)
+    ds.token_labels.push_back(json_labels_row(v[i], file, idx(key, i), n, "n = " + std::to_string(n)));
+}
+
+SequenceDataset sequence_from_json(const json& root, const std::string& file) {
+  if (!root.is_object()) throw input_error(file, "", "expected an object {\"sequences\", \"labels\"}, got " + describe(root));
+  if (!root.contains("sequences")) throw input_error(file, "", "expected a key \"sequences\"");
+  SequenceDataset ds;
+  ds.sequences = json_blocks(root["sequences"], file, "sequences", "sequences", "tokens");
+  for (const char* key : {"labels", "token_labels"})
+    if (root.contains(key) && !root[key].is_null()) sequence_labels_from_json(root[key], file, key, ds);
+  return ds;
+}
+
+SequenceDataset sequence_from_npz(const std::string& file) {
+  auto arrays = npz_read(file);
+  const NdArray& s = npz_member(arrays, file, "sequences", "of shape (N, n, d)");
+  check_shape(s, file, "sequences", 3, "(N, n, d)", {std::nullopt, std::nullopt, std::nullopt});
+  SequenceDataset ds;
+  ds.sequences = ndarray_blocks(s);
+  std::size_t N = s.shape[0], n = s.shape[1];
+  for (const char* key : {"labels", "token_labels"}) {
+    auto it = arrays.find(key);
+    if (it == arrays.end()) continue;
+    const NdArray& l = it->second;
+    bool flat = std::string(key) == "labels" && l.shape.size() == 1;
+    if (flat) check_shape(l, file, key, 1, "(N,)", {N});
+    else check_shape(l, file, key, 2, "(N, n)", {N, n});
+    std::vector<long> all;
+    for (std::size_t k = 0; k < l.data.size(); ++k)
+      all.push_back(to_label(l.data[k], file, key + ndindex_to_string(l.shape, k), true));
+    if (flat) ds.labels = all;
+    else
+      for (std::size_t i = 0; i < N; ++i) ds.token_labels.emplace_back(all.begin() + i * n, all.begin() + (i + 1) * n);
+  }
+  return ds;
+}
+
+json blocks_to_json(const std::vector<QMatrix>& blocks) {
+  json out = json::array();
+  for (const QMatrix& b : blocks) out.push_back(qmat_to_json(b));
+  return out;
+}
+
+}  // namespace
+
+AttentionDataset attention_dataset_read(const std::string& path) {
+  return has_extension(path, ".npz") ? attention_from_npz(path) : attention_from_json(json_read(path), path);
+}
+
+SequenceDataset sequence_dataset_read(const std::string& path) {
+  return has_extension(path, ".npz") ? sequence_from_npz(path) : sequence_from_json(json_read(path), path);
+}
+
+void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds) {
+  json root{{"contexts", blocks_to_json(ds.contexts)}, {"queries", qmat_to_json(ds.queries)}};
+  if (ds.labels) {
+    if (ds.class_labels) {
+      json l = json::array();
+      for (std::size_t t = 0; t < ds.labels->rows(); ++t)
+        l.push_back(label_to_json(to_label((*ds.labels)(t, 0), path, idx("labels", t), false)));
+      root["labels"] = std::move(l);
+    } else {
+      root["labels"] = qmat_to_json(*ds.labels);
+    }
+  }
+  file_write_atomic(path, root.dump() + "\n");
+}
+
+void sequence_dataset_write_json(const std::string& path, const SequenceDataset& ds) {
+  json root{{"sequences", blocks_to_json(ds.sequences)}};
+  auto rows = [](const std::vector<std::vector<long>>& ls) {
+    json out = json::array();
+    for (const auto& r : ls) {
+      json row = json::array();
+      for (long v : r) row.push_back(label_to_json(v));
+      out.push_back(std::move(row));
+    }
+    return out;
+  };
+  if (!ds.labels.empty()) {
+    json l = json::array();
+    for (long v : ds.labels) l.push_back(label_to_json(v));
+    root["labels"] = std::move(l);
+    if (!ds.token_labels.empty()) root["token_labels"] = rows(ds.token_labels);
+  } else if (!ds.token_labels.empty()) {
+    root["labels"] = rows(ds.token_labels);
+  }
+  file_write_atomic(path, root.dump() + "\n");
+}
+
+}  // namespace memcert

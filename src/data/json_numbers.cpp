@@ -1,0 +1,132 @@
+// Exact numbers and matrices in JSON: strings hold exact decimals ("-7/12", "1e-3"); JSON numbers are
+// taken as the integer (int64/uint64) or the double they parse to, exactly. Every malformed value throws
+// InputError "file: position: expected ..., got ...".
+#include <nlohmann/json.hpp>
+
+#include "memcert/data/matrix_io.hpp"
+
+namespace memcert {
+
+namespace {
+
+std::string quoted_excerpt(const std::string& s) {
+  std::string t = s.size() > 40 ? s.substr(0, 37) + "..." : s;
+  return "\"" + t + "\"";
+}
+
+std::string describe(const nlohmann::json& v) {
+  if (v.is_string()) return "the string " + quoted_excerpt(v.get<std::string>());
+  if (v.is_array()) return "a list of " + std::to_string(v.size());
+  return std::string("a ") + v.type_name();
+}
+
+}  // namespace
+
+Rational json_to_rational(const nlohmann::json& v, const std::string& file, const std::string& where) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (auto q = rational_parse(s)) return *q;
+    throw input_error(file, where, "expected an exact number, got " + quoted_excerpt(s));
+  }
+  if (v.is_number_integer() && !v.is_number_unsigned()) {
+    std::int64_t x = v.get<std::int64_t>();
+    Integer z;
+    std::uint64_t mag = x < 0 ? ~static_cast<std::uint64_t>(x) + 1 : static_cast<std::uint64_t>(x);
+    mpz_import(z.get_mpz_t(), 1, 1, sizeof mag, 0, 0, &mag);
+    return Rational(x < 0 ? Integer(-z) : z);
+  }
+  if (v.is_number_unsigned()) {
+    std::uint64_t x = v.get<std::uint64_t>();
+    Integer z;
+    mpz_import(z.get_mpz_t(), 1, 1, sizeof x, 0, 0, &x);
+    return Rational(z);
+  }
+  if (v.is_number_float()) {
+    try {
+      return rational_from_double(v.get<double>());
+    } catch (const std::domain_error&) {
+      throw input_error(file, where, "expected a finite number, got " + v.dump());
+    }
+  }
+  throw input_error(file, where, "expected a number or an exact-number string, got " + describe(v));
+}
+
+nlohmann::json rational_to_json(const Rational& q) { return rational_to_string(q); }
+
+nlohmann::json qmat_to_json(const QMatrix& a) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t i = 0; i < a.rows(); ++i) {
+    nlohmann::json row = nlohmann::json::array();
+    for (std::size_t j = 0; j < a.cols(); ++j) row.push_back(rational_to_string(a(i, j)));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+QMatrix json_to_qmat(const nlohmann::json& v, const std::string& file, const std::string& where) {
+  if (!v.is_array()) throw input_error(file, where, "expected a list of rows, got " + describe(v));
+  std::size_t m = v.size(), n = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    std::string at = where + "[" + std::to_string(i) + "]";
+    if (!v[i].is_array()) throw input_error(file, at, "expected a list of numbers, got " + describe(v[i]));
+    if (i == 0) n = v[0].size();
+    else if (v[i].size() != n)
+      throw input_error(file, at, "expected " + std::to_string(n) + " numbers (as in " + where + "[0]), got " +
+                                      std::to_string(v[i].size()));
+  }
+  QMatrix a(m, n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      a(i, j) = json_to_rational(v[i][j], file, where + "[" + std::to_string(i) + "][" + std::to_string(j) + "]");
+  return a;
+}
+
+nlohmann::json qmat_to_json_matrix(const QMatrix& a) {
+  return nlohmann::json{{"rows", a.rows()}, {"cols", a.cols()}, {"data", qmat_to_json(a)}};
+}
+
+QMatrix json_matrix_to_qmat(const nlohmann::json& v, const std::string& file, const std::string& where) {
+  const std::string prefix = where.empty() ? "" : where + ".";
+  if (v.is_array()) return json_to_qmat(v, file, where.empty() ? "data" : where);
+  if (!v.is_object())
+    throw input_error(file, where, "expected a matrix {\"rows\", \"cols\", \"data\"}, got " + describe(v));
+  for (const char* key : {"rows", "cols", "data"})
+    if (!v.contains(key))
+      throw input_error(file, where, std::string("expected a matrix {\"rows\", \"cols\", \"data\"}, missing \"") + key + "\"");
+  for (const char* key : {"rows", "cols"})
+    if (!v[key].is_number_unsigned() && !(v[key].is_number_integer() && v[key].get<std::int64_t>() >= 0))
+      throw input_error(file, prefix + key, "expected a non-negative integer, got " + describe(v[key]));
+  std::size_t m = v["rows"].get<std::size_t>(), n = v["cols"].get<std::size_t>();
+  QMatrix a = json_to_qmat(v["data"], file, prefix + "data");
+  if (a.rows() != m)
+    throw input_error(file, prefix + "data", "expected " + std::to_string(m) + " rows (\"rows\": " + std::to_string(m) +
+                                                 "), got " + std::to_string(a.rows()));
+  if (m > 0 && a.cols() != n)
+    throw input_error(file, prefix + "data[0]", "expected " + std::to_string(n) + " numbers (\"cols\": " +
+                                                    std::to_string(n) + "), got " + std::to_string(a.cols()));
+  return m == 0 ? QMatrix(0, n) : a;
+}
+
+nlohmann::json json_read(const std::string& path) { return json_parse_text(file_read_all(path), path); }
+
+nlohmann::json json_parse_text(const std::string& text, const std::string& path) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw input_error(path, "", "expected JSON, got an empty file");
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // what() = "[json.exception.parse_error.N] parse error at line L, column C: detail"
+    std::string w = e.what(), position = "byte " + std::to_string(e.byte), detail = w;
+    std::size_t at = w.find(" at line ");
+    if (at != std::string::npos) {
+      std::size_t colon = w.find(": ", at);
+      if (colon != std::string::npos) {
+        position = w.substr(at + 4, colon - at - 4);
+        detail = w.substr(colon + 2);
+      }
+    }
+    throw input_error(path, position, "expected valid JSON (" + detail + ")");
+  }
+}
+
+}  // namespace memcert

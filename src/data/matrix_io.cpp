@@ -1,0 +1,122 @@
+// Matrix files by extension (INTERFACE.md "Files"): .npy (2-d), .npz (exactly one 2-d member), .txt
+// (one row per line, whitespace-separated exact numbers; blank lines and '#' comment lines skipped) and
+// .json {"rows","cols","data"}. Every reader rejects empty matrices and ragged rows with one line.
+#include <algorithm>
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+#include "memcert/data/matrix_io.hpp"
+
+namespace memcert {
+
+namespace {
+
+std::string lower_extension(const std::string& path) {
+  std::size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string ext = path.substr(dot);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext;
+}
+
+std::string shape_to_string(const std::vector<std::size_t>& shape) {
+  std::string s = "(";
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    s += std::to_string(shape[k]);
+    if (shape.size() == 1) s += ",";
+    else if (k + 1 < shape.size()) s += ", ";
+  }
+  return s + ")";
+}
+
+QMatrix ndarray_to_matrix(const NdArray& a, const std::string& name) {
+  if (a.shape.size() != 2)
+    throw input_error(name, "shape", "expected a 2-d array (a matrix), got shape " + shape_to_string(a.shape));
+  QMatrix m(a.shape[0], a.shape[1]);
+  m.data() = a.data;
+  return m;
+}
+
+QMatrix txt_parse(const std::string& text, const std::string& path) {
+  std::vector<std::vector<Rational>> rows;
+  std::size_t first_line = 0, line_no = 0, pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    ++line_no;
+    std::string_view line(text.data() + pos, end - pos);
+    pos = end + 1;
+    std::vector<Rational> row;
+    std::size_t i = 0;
+    auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+    while (i < line.size()) {
+      while (i < line.size() && space(line[i])) ++i;
+      if (i >= line.size()) break;
+      if (row.empty() && line[i] == '#') break;  // comment line (numpy.savetxt headers)
+      std::size_t start = i;
+      while (i < line.size() && !space(line[i])) ++i;
+      std::string_view tok = line.substr(start, i - start);
+      auto q = rational_parse(tok);
+      if (!q) {
+        std::string shown(tok.substr(0, 40));
+        throw input_error(path, "line " + std::to_string(line_no) + ", column " + std::to_string(row.size() + 1),
+                          "expected an exact number, got \"" + shown + (tok.size() > 40 ? "...\"" : "\""));
+      }
+      row.push_back(std::move(*q));
+    }
+    if (row.empty()) continue;
+    if (rows.empty()) first_line = line_no;
+    else if (row.size() != rows[0].size())
+      throw input_error(path, "line " + std::to_string(line_no),
+                        "expected " + std::to_string(rows[0].size()) + " numbers (as in line " +
+                            std::to_string(first_line) + "), got " + std::to_string(row.size()));
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty())
+    throw input_error(path, "", text.empty() ? "expected rows of numbers, got an empty file"
+                                             : "expected rows of numbers, got no numbers");
+  QMatrix a(rows.size(), rows[0].size());
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    for (std::size_t c = 0; c < rows[r].size(); ++c) a(r, c) = std::move(rows[r][c]);
+  return a;
+}
+
+}  // namespace
+
+QMatrix matrix_read(const std::string& path) {
+  std::string ext = lower_extension(path);
+  QMatrix a;
+  if (ext == ".npy") {
+    a = ndarray_to_matrix(npy_read(path), path);
+  } else if (ext == ".npz") {
+    auto arrays = npz_read(path);
+    if (arrays.size() != 1)
+      throw input_error(path, "", "expected exactly one array in the .npz archive, got " + std::to_string(arrays.size()));
+    a = ndarray_to_matrix(arrays.begin()->second, path + ": member " + arrays.begin()->first);
+  } else if (ext == ".txt") {
+    a = txt_parse(file_read_all(path), path);
+  } else if (ext == ".json") {
+    a = json_matrix_to_qmat(json_read(path), path, "");
+  } else {
+    throw input_error(path, "", "expected a matrix file ending in .npy, .npz, .txt or .json, got '" + ext + "'");
+  }
+  if (a.empty())
+    throw input_error(path, "", "expected a non-empty matrix, got " + std::to_string(a.rows()) + " x " +
+                                    std::to_string(a.cols()));
+  return a;
+}
+
+void matrix_write_txt(const std::string& path, const QMatrix& a) {
+  std::string out;
+  for (std::size_t i = 0; i < a.rows(); ++i) {
+    for (std::size_t j = 0; j < a.cols(); ++j) {
+      if (j) out += ' ';
+      out += rational_to_string(a(i, j));
+    }
+    out += '\n';
+  }
+  file_write_atomic(path, out);
+}
+
+}  // namespace memcert

@@ -1,0 +1,300 @@
+// .npy format (numpy's NEP 1, versions 1.0 / 2.0 / 3.0): parsing into exact rationals and float64 writing.
+//   bytes 0-5 "\x93NUMPY", 6 major, 7 minor, then the header length (uint16 LE for v1, uint32 LE for v2/v3),
+//   then a Python dict literal {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), } padded with
+//   spaces and '\n', then the raw data.
+// Floats are taken EXACTLY as the dyadic rationals they store; NaN and infinities are bad input.
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "memcert/data/matrix_io.hpp"
+
+namespace memcert {
+
+namespace {
+
+const char kMagic[] = "\x93NUMPY";
+constexpr std::size_t kMagicLen = 6;
+
+struct NpyHeader {
+  char kind = 0;         // 'f' float, 'i' signed integer, 'u' unsigned integer, 'b' bool
+  std::size_t size = 0;  // bytes per element
+  bool big_endian = false;
+  bool fortran_order = false;
+  std::vector<std::size_t> shape;
+};
+
+// A tiny reader for the Python literal numpy writes as the header: a dict with string keys whose values
+// are strings, True/False, or tuples of non-negative integers.
+class HeaderParser {
+ public:
+  HeaderParser(const std::string& text, const std::string& name, std::size_t base)
+      : s_(text), name_(name), base_(base) {}
+
+  NpyHeader parse() {
+    NpyHeader h;
+    bool have_descr = false, have_order = false, have_shape = false;
+    expect('{');
+    for (;;) {
+      skip_ws();
+      if (peek() == '}') { ++i_; break; }
+      std::size_t key_at = i_;
+      std::string key = string_literal();
+      expect(':');
+      skip_ws();
+      if (key == "descr") {
+        std::size_t at = i_;
+        descr(string_literal(), at, h);
+        have_descr = true;
+      } else if (key == "fortran_order") {
+        h.fortran_order = boolean();
+        have_order = true;
+      } else if (key == "shape") {
+        h.shape = tuple();
+        have_shape = true;
+      } else {
+        fail(key_at, "expected header key 'descr', 'fortran_order' or 'shape', got '" + key + "'");
+      }
+      skip_ws();
+      if (peek() == ',') { ++i_; continue; }
+      if (peek() == '}') { ++i_; break; }
+      fail(i_, "expected ',' or '}' in the header dictionary, got " + got());
+    }
+    if (!have_descr || !have_order || !have_shape)
+      fail(i_, std::string("expected header keys 'descr', 'fortran_order' and 'shape', missing '") +
+                   (!have_descr ? "descr" : !have_order ? "fortran_order" : "shape") + "'");
+    return h;
+  }
+
+ private:
+  [[noreturn]] void fail(std::size_t at, const std::string& what) const {
+    throw input_error(name_, "byte " + std::to_string(base_ + at), what);
+  }
+  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  std::string got() const {
+    if (i_ >= s_.size()) return "the end of the header";
+    return std::string("'") + s_[i_] + "'";
+  }
+  void skip_ws() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+  }
+  void expect(char c) {
+    skip_ws();
+    if (peek() != c) fail(i_, std::string("expected '") + c + "' in the header, got " + got());
+    ++i_;
+  }
+  std::string string_literal() {
+    skip_ws();
+    char q = peek();
+    if (q != '\'' && q != '"') fail(i_, "expected a quoted string in the header, got " + got());
+    std::size_t start = ++i_;
+    while (i_ < s_.size() && s_[i_] != q) ++i_;
+    if (i_ >= s_.size()) fail(start, "expected a closing quote in the header, got the end of the header");
+    return s_.substr(start, i_++ - start);
+  }
+  bool boolean() {
+    if (s_.compare(i_, 4, "True") == 0) { i_ += 4; return true; }
+    if (s_.compare(i_, 5, "False") == 0) { i_ += 5; return false; }
+    fail(i_, "expected True or False for 'fortran_order', got " + got());
+  }
+  std::vector<std::size_t> tuple() {
+    std::vector<std::size_t> out;
+    expect('(');
+    for (;;) {
+      skip_ws();
+      if (peek() == ')') { ++i_; return out; }
+      std::size_t start = i_;
+      std::uint64_t v = 0;
+      while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') {
+        if (v > (std::numeric_limits<std::uint64_t>::max() - 9) / 10) fail(start, "expected a dimension below 2^64");
+        v = v * 10 + static_cast<std::uint64_t>(s_[i_++] - '0');
+      }
+      if (i_ == start) fail(i_, "expected a non-negative integer dimension in 'shape', got " + got());
+      if (i_ < s_.size() && s_[i_] == 'L') ++i_;  // Python 2 longs
+      out.push_back(static_cast<std::size_t>(v));
+      skip_ws();
+      if (peek() == ',') { ++i_; continue; }
+      if (peek() == ')') { ++i_; return out; }
+      fail(i_, "expected ',' or ')' in 'shape', got " + got());
+    }
+  }
+  void descr(const std::string& d, std::size_t at, NpyHeader& h) const {
+    const std::string supported =
+        "a numeric dtype ('<f8', '<f4', '<i8', '<i4', '<i2', '|i1', '<u8', '<u4', '<u2', '|u1', '|b1' "
+        "or big-endian '>...')";
+    if (d.size() < 3) fail(at, "expected " + supported + ", got '" + d + "'");
+    char order = d[0];
+    if (order == '<' || order == '|') h.big_endian = false;
+    else if (order == '>') h.big_endian = true;
+    else if (order == '=') h.big_endian = (std::endian::native == std::endian::big);
+    else fail(at, "expected " + supported + ", got '" + d + "'");
+    h.kind = d[1];
+    std::string sz = d.substr(2);
+    h.size = (sz == "1") ? 1 : (sz == "2") ? 2 : (sz == "4") ? 4 : (sz == "8") ? 8 : 0;
+    bool ok = (h.kind == 'f' && (h.size == 4 || h.size == 8)) ||
+              ((h.kind == 'i' || h.kind == 'u') && h.size != 0) || (h.kind == 'b' && h.size == 1);
+    if (!ok) fail(at, "expected " + supported + ", got '" + d + "'");
+  }
+
+  const std::string& s_;
+  const std::string& name_;
+  std::size_t base_;
+  std::size_t i_ = 0;
+};
+
+std::uint64_t load_uint(const unsigned char* p, std::size_t size, bool big_endian) {
+  std::uint64_t v = 0;
+  for (std::size_t k = 0; k < size; ++k) {
+    std::size_t byte = big_endian ? k : size - 1 - k;
+    v = (v << 8) | p[byte];
+  }
+  return v;
+}
+
+// The exact value of one element. `where` is used only for errors (NaN / infinity).
+Rational element_value(const unsigned char* p, const NpyHeader& h, const std::string& name,
+                       const std::vector<std::size_t>& shape, std::size_t flat) {
+  std::uint64_t bits = load_uint(p, h.size, h.big_endian);
+  if (h.kind == 'b') return Rational(bits != 0 ? 1 : 0);
+  if (h.kind == 'u') {
+    Integer z;
+    mpz_import(z.get_mpz_t(), 1, 1, sizeof bits, 0, 0, &bits);
+    return Rational(z);
+  }
+  if (h.kind == 'i') {
+    // Sign-extend from h.size bytes.
+    unsigned shift = static_cast<unsigned>(64 - 8 * h.size);
+    std::int64_t s = static_cast<std::int64_t>(bits << shift) >> shift;
+    Integer z;
+    std::uint64_t mag = s < 0 ? ~static_cast<std::uint64_t>(s) + 1 : static_cast<std::uint64_t>(s);
+    mpz_import(z.get_mpz_t(), 1, 1, sizeof mag, 0, 0, &mag);
+    if (s < 0) z = -z;
+    return Rational(z);
+  }
+  double x;
+  if (h.size == 8) {
+    x = std::bit_cast<double>(bits);
+  } else {
+    x = static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));  // exact widening
+  }
+  if (!std::isfinite(x))
+    throw input_error(name, "element " + ndindex_to_string(shape, flat),
+                      std::string("expected a finite number, got ") + (std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf"));
+  return rational_from_double(x);
+}
+
+}  // namespace
+
+std::string ndindex_to_string(const std::vector<std::size_t>& shape, std::size_t flat) {
+  std::vector<std::size_t> idx(shape.size());
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    std::size_t s = shape[k] == 0 ? 1 : shape[k];
+    idx[k] = flat % s;
+    flat /= s;
+  }
+  std::string out;
+  for (std::size_t i : idx) {
+    out += '[';
+    out += std::to_string(i);
+    out += ']';
+  }
+  return out.empty() ? "[]" : out;
+}
+
+NdArray npy_parse(const std::string& bytes, const std::string& name) {
+  if (bytes.empty()) throw input_error(name, "byte 0", "expected a .npy file, got an empty file");
+  if (bytes.size() < kMagicLen || bytes.compare(0, kMagicLen, kMagic, kMagicLen) != 0)
+    throw input_error(name, "byte 0", "expected the .npy magic string \\x93NUMPY, got something else");
+  if (bytes.size() < 10) throw input_error(name, "byte " + std::to_string(bytes.size()), "truncated header");
+  auto u = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
+  unsigned major = u(6);
+  std::size_t header_len = 0, header_at = 0;
+  if (major == 1) {
+    header_len = u(8) | (std::size_t(u(9)) << 8);
+    header_at = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) throw input_error(name, "byte " + std::to_string(bytes.size()), "truncated header");
+    header_len = u(8) | (std::size_t(u(9)) << 8) | (std::size_t(u(10)) << 16) | (std::size_t(u(11)) << 24);
+    header_at = 12;
+  } else {
+    throw input_error(name, "byte 6", "expected .npy format version 1, 2 or 3, got " + std::to_string(major));
+  }
+  if (bytes.size() - header_at < header_len)
+    throw input_error(name, "byte " + std::to_string(header_at),
+                      "truncated header (expected " + std::to_string(header_len) + " bytes, got " +
+                          std::to_string(bytes.size() - header_at) + ")");
+  std::string header_text = bytes.substr(header_at, header_len);
+  NpyHeader h = HeaderParser(header_text, name, header_at).parse();
+
+  std::size_t count = 1;
+  for (std::size_t s : h.shape) {
+    if (s != 0 && count > std::numeric_limits<std::size_t>::max() / s / 8)
+      throw input_error(name, "byte " + std::to_string(header_at), "expected a shape of addressable size");
+    count *= s;
+  }
+  std::size_t data_at = header_at + header_len;
+  std::size_t need = count * h.size, have = bytes.size() - data_at;
+  if (have < need)
+    throw input_error(name, "byte " + std::to_string(data_at),
+                      "truncated data (expected " + std::to_string(need) + " bytes, got " + std::to_string(have) + ")");
+  if (have > need)
+    throw input_error(name, "byte " + std::to_string(data_at + need),
+                      "expected the end of the file after " + std::to_string(need) + " data bytes, got " +
+                          std::to_string(have - need) + " more bytes");
+
+  NdArray out;
+  out.shape = h.shape;
+  out.integral = h.kind != 'f';
+  out.data.resize(count);
+  const auto* base = reinterpret_cast<const unsigned char*>(bytes.data()) + data_at;
+  // Element with C-order flat index c is stored at position f (Fortran order: first index fastest).
+  std::vector<std::size_t> idx(h.shape.size(), 0);
+  for (std::size_t c = 0; c < count; ++c) {
+    std::size_t f = c;
+    if (h.fortran_order) {
+      f = 0;
+      std::size_t stride = 1;
+      for (std::size_t k = 0; k < idx.size(); ++k) { f += idx[k] * stride; stride *= h.shape[k]; }
+      for (std::size_t k = idx.size(); k-- > 0;) {  // advance the C-order multi-index
+        if (++idx[k] < h.shape[k]) break;
+        idx[k] = 0;
+      }
+    }
+    out.data[c] = element_value(base + f * h.size, h, name, out.shape, c);
+  }
+  return out;
+}
+
+NdArray npy_read(const std::string& path) { return npy_parse(file_read_all(path), path); }
+
+std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::vector<double>& data) {
+  std::size_t count = 1;
+  for (std::size_t s : shape) count *= s;
+  if (count != data.size()) throw std::invalid_argument("npy_bytes_float64: shape does not match data size");
+  std::string shape_text = "(";
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    shape_text += std::to_string(shape[k]);
+    if (shape.size() == 1) shape_text += ",";  // numpy writes "(3,)" for 1-d and "(3, 4)" otherwise
+    else if (k + 1 < shape.size()) shape_text += ", ";
+  }
+  shape_text += ")";
+  std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape_text + ", }";
+  std::size_t total = kMagicLen + 4 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::string out(kMagic, kMagicLen);
+  out += '\x01';
+  out += '\x00';
+  out += static_cast<char>(header.size() & 0xff);
+  out += static_cast<char>((header.size() >> 8) & 0xff);
+  out += header;
+  for (double x : data) {
+    std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+    for (int b = 0; b < 8; ++b) out += static_cast<char>((bits >> (8 * b)) & 0xff);
+  }
+  return out;
+}
+
+}  // namespace memcert

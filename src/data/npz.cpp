@@ -1,0 +1,170 @@
+// .npz = a zip archive of .npy members (numpy.savez / savez_compressed). The reader walks the central
+// directory (zip64 records included), accepts stored (method 0) and deflated (method 8, zlib raw inflate)
+// members and checks each member's CRC-32. The writer emits stored members only.
+#include <zlib.h>
+
+#include <cstdint>
+
+#include "memcert/data/matrix_io.hpp"
+
+namespace memcert {
+
+namespace {
+
+constexpr std::uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
+constexpr std::uint32_t kZip64EndSig = 0x06064b50, kZip64LocatorSig = 0x07064b50;
+
+class ByteReader {
+ public:
+  ByteReader(const std::string& b, const std::string& name) : b_(b), name_(name) {}
+  std::uint64_t le(std::size_t at, std::size_t size, const char* what) const {
+    if (at > b_.size() || b_.size() - at < size)
+      throw input_error(name_, "byte " + std::to_string(at), std::string("truncated zip archive (expected ") + what + ")");
+    std::uint64_t v = 0;
+    for (std::size_t k = size; k-- > 0;) v = (v << 8) | static_cast<unsigned char>(b_[at + k]);
+    return v;
+  }
+  [[noreturn]] void fail(std::uint64_t at, const std::string& what) const {
+    throw input_error(name_, "byte " + std::to_string(at), what);
+  }
+  std::size_t size() const { return b_.size(); }
+  const std::string& bytes() const { return b_; }
+
+ private:
+  const std::string& b_;
+  const std::string& name_;
+};
+
+struct Directory {
+  std::uint64_t entries = 0, offset = 0;
+};
+
+Directory find_central_directory(const ByteReader& r) {
+  if (r.size() == 0) r.fail(0, "expected a zip archive (.npz), got an empty file");
+  if (r.size() < 22) r.fail(0, "expected a zip archive (.npz), got " + std::to_string(r.size()) + " bytes");
+  // The end record is the last 22 bytes plus a comment of at most 65535 bytes.
+  std::size_t lowest = r.size() >= 22 + 65535 ? r.size() - 22 - 65535 : 0;
+  std::size_t at = r.size() - 22;
+  for (;; --at) {
+    if (r.le(at, 4, "end record") == kEndSig && at + 22 + r.le(at + 20, 2, "comment length") == r.size()) break;
+    if (at == lowest) r.fail(0, "expected a zip archive (.npz): no end-of-central-directory record found");
+  }
+  Directory d{r.le(at + 10, 2, "entry count"), r.le(at + 16, 4, "directory offset")};
+  if (d.entries == 0xffff || d.offset == 0xffffffff) {
+    if (at < 20 || r.le(at - 20, 4, "zip64 locator") != kZip64LocatorSig)
+      r.fail(at, "expected a zip64 end-of-central-directory locator");
+    std::uint64_t z = r.le(at - 12, 8, "zip64 end record offset");
+    if (r.le(z, 4, "zip64 end record") != kZip64EndSig) r.fail(z, "expected a zip64 end-of-central-directory record");
+    d.entries = r.le(z + 32, 8, "zip64 entry count");
+    d.offset = r.le(z + 48, 8, "zip64 directory offset");
+  }
+  return d;
+}
+
+std::string inflate_raw(const std::string& in, std::uint64_t usize, const ByteReader& r, std::uint64_t at,
+                        const std::string& member) {
+  std::string out(usize, '\0');
+  z_stream zs{};
+  if (inflateInit2(&zs, -15) != Z_OK) throw std::runtime_error("zlib inflateInit2 failed");
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  int rc = inflate(&zs, Z_FINISH);
+  std::uint64_t produced = zs.total_out;
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END || produced != usize)
+    r.fail(at, "member '" + member + "': expected a valid deflate stream of " + std::to_string(usize) +
+                   " bytes, got " + (rc == Z_DATA_ERROR ? std::string("corrupt data") : std::to_string(produced) + " bytes"));
+  return out;
+}
+
+void put_le(std::string& s, std::uint64_t v, int size) {
+  for (int k = 0; k < size; ++k) s += static_cast<char>((v >> (8 * k)) & 0xff);
+}
+
+}  // namespace
+
+std::map<std::string, NdArray> npz_read(const std::string& path) {
+  std::string bytes = file_read_all(path);
+  ByteReader r(bytes, path);
+  Directory dir = find_central_directory(r);
+  std::map<std::string, NdArray> out;
+  std::uint64_t at = dir.offset;
+  for (std::uint64_t e = 0; e < dir.entries; ++e) {
+    if (r.le(at, 4, "central directory entry") != kCentralSig) r.fail(at, "expected a central directory entry");
+    std::uint64_t flags = r.le(at + 8, 2, "flags"), method = r.le(at + 10, 2, "method");
+    std::uint64_t crc = r.le(at + 16, 4, "CRC-32");
+    std::uint64_t csize = r.le(at + 20, 4, "size"), usize = r.le(at + 24, 4, "size");
+    std::uint64_t nlen = r.le(at + 28, 2, "name length"), xlen = r.le(at + 30, 2, "extra length");
+    std::uint64_t clen = r.le(at + 32, 2, "comment length"), local = r.le(at + 42, 4, "local offset");
+    if (at + 46 + nlen > bytes.size()) r.fail(at, "truncated zip archive (expected a member name)");
+    std::string member = bytes.substr(at + 46, nlen);
+    // zip64 extended information: present fields replace the 0xffffffff placeholders, in this order.
+    for (std::uint64_t x = at + 46 + nlen; x + 4 <= at + 46 + nlen + xlen;) {
+      std::uint64_t id = r.le(x, 2, "extra id"), len = r.le(x + 2, 2, "extra length");
+      if (id == 0x0001) {
+        std::uint64_t f = x + 4;
+        if (usize == 0xffffffff) { usize = r.le(f, 8, "zip64 size"); f += 8; }
+        if (csize == 0xffffffff) { csize = r.le(f, 8, "zip64 size"); f += 8; }
+        if (local == 0xffffffff) { local = r.le(f, 8, "zip64 offset"); f += 8; }
+      }
+      x += 4 + len;
+    }
+    if (flags & 1) r.fail(at, "member '" + member + "': expected an unencrypted member, got an encrypted one");
+    if (method != 0 && method != 8)
+      r.fail(at, "member '" + member + "': expected compression method 0 (stored) or 8 (deflate), got " +
+                     std::to_string(method));
+    if (r.le(local, 4, "local header") != kLocalSig) r.fail(local, "member '" + member + "': expected a local file header");
+    std::uint64_t data_at = local + 30 + r.le(local + 26, 2, "name length") + r.le(local + 28, 2, "extra length");
+    if (data_at > bytes.size() || bytes.size() - data_at < csize)
+      r.fail(data_at, "member '" + member + "': truncated data (expected " + std::to_string(csize) + " bytes, got " +
+                          std::to_string(data_at > bytes.size() ? 0 : bytes.size() - data_at) + ")");
+    std::string raw = bytes.substr(data_at, csize);
+    std::string content = method == 0 ? raw : inflate_raw(raw, usize, r, data_at, member);
+    if (method == 0 && csize != usize)
+      r.fail(at, "member '" + member + "': expected equal sizes for a stored member");
+    std::uint64_t actual = crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size()));
+    if (actual != crc) r.fail(data_at, "member '" + member + "': expected CRC-32 " + std::to_string(crc) + ", got " + std::to_string(actual));
+    std::string key = member;
+    if (key.size() > 4 && key.compare(key.size() - 4, 4, ".npy") == 0) key.resize(key.size() - 4);
+    if (out.count(key)) r.fail(at, "expected distinct member names, got '" + member + "' twice");
+    out.emplace(key, npy_parse(content, path + ": member " + member));
+    at += 46 + nlen + xlen + clen;
+  }
+  return out;
+}
+
+void npz_write_float64(const std::string& path,
+                       const std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>>& arrays) {
+  std::string zip, central;
+  for (const auto& [key, arr] : arrays) {
+    std::string name = key + ".npy";
+    std::string content = npy_bytes_float64(arr.first, arr.second);
+    std::uint64_t crc = crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size()));
+    std::uint64_t offset = zip.size();
+    if (offset >= 0xffffffffULL || content.size() >= 0xffffffffULL)
+      throw std::length_error("npz_write_float64: archives above 4 GiB are not supported");
+    // Local header: version 20, no flags, stored, DOS time 0 / date 1980-01-01.
+    put_le(zip, kLocalSig, 4); put_le(zip, 20, 2); put_le(zip, 0, 2); put_le(zip, 0, 2);
+    put_le(zip, 0, 2); put_le(zip, 0x21, 2); put_le(zip, crc, 4);
+    put_le(zip, content.size(), 4); put_le(zip, content.size(), 4);
+    put_le(zip, name.size(), 2); put_le(zip, 0, 2);
+    zip += name;
+    zip += content;
+    put_le(central, kCentralSig, 4); put_le(central, 20, 2); put_le(central, 20, 2); put_le(central, 0, 2);
+    put_le(central, 0, 2); put_le(central, 0, 2); put_le(central, 0x21, 2); put_le(central, crc, 4);
+    put_le(central, content.size(), 4); put_le(central, content.size(), 4);
+    put_le(central, name.size(), 2); put_le(central, 0, 2); put_le(central, 0, 2);
+    put_le(central, 0, 2); put_le(central, 0, 2); put_le(central, 0, 4); put_le(central, offset, 4);
+    central += name;
+  }
+  std::uint64_t cd_offset = zip.size();
+  zip += central;
+  put_le(zip, kEndSig, 4); put_le(zip, 0, 2); put_le(zip, 0, 2);
+  put_le(zip, arrays.size(), 2); put_le(zip, arrays.size(), 2);
+  put_le(zip, central.size(), 4); put_le(zip, cd_offset, 4); put_le(zip, 0, 2);
+  file_write_atomic(path, zip);
+}
+
+}  // namespace memcert

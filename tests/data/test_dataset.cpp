@@ -1,0 +1,172 @@
+// Attention and sequence data sets: JSON and .npz readers, JSON writers, shape errors.
+#include <nlohmann/json.hpp>
+
+#include "memcert/data/dataset.hpp"
+#include "memcert/data/matrix_io.hpp"
+#include "npy_fixtures.hpp"
+
+using namespace memcert;
+using fixtures::input_error_of;
+using fixtures::write_file;
+
+namespace {
+// T = 2 examples, n = 2 tokens, d = 3.
+const char* kAttention = R"({
+  "contexts": [[["1", "0", "0"], ["0", "1/2", "0"]], [[0.1, 0, 1], [2, 2, "-3"]]],
+  "queries": [["1", "1", "1"], ["0", "0", "7/3"]],
+  "labels": [0, 3]})";
+
+QMatrix mat(std::size_t r, std::size_t c, std::initializer_list<long> v) {
+  QMatrix m(r, c);
+  std::size_t k = 0;
+  for (long x : v) m.data()[k++] = x;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("attention data set from JSON", "[dataset]") {
+  AttentionDataset ds = attention_dataset_read(write_file("a.json", kAttention));
+  REQUIRE(ds.T() == 2);
+  CHECK(ds.n() == 2);
+  CHECK(ds.d() == 3);
+  CHECK(ds.contexts[0](1, 1) == Rational(1, 2));
+  CHECK(ds.contexts[1](0, 0) == rational_from_double(0.1));
+  CHECK(ds.queries(1, 2) == Rational(7, 3));
+  REQUIRE(ds.labels);
+  CHECK(ds.class_labels);
+  CHECK((*ds.labels)(1, 0) == 3);
+}
+
+TEST_CASE("attention data set JSON round trip (class and vector labels)", "[dataset]") {
+  AttentionDataset ds = attention_dataset_read(write_file("b.json", kAttention));
+  std::string path = (fixtures::scratch() / "b_out.json").string();
+  attention_dataset_write_json(path, ds);
+  AttentionDataset back = attention_dataset_read(path);
+  CHECK(back.contexts == ds.contexts);
+  CHECK(back.queries == ds.queries);
+  CHECK(back.class_labels);
+  CHECK(*back.labels == *ds.labels);
+  ds.class_labels = false;
+  ds.labels = mat(2, 2, {1, -1, 0, 5});
+  attention_dataset_write_json(path, ds);
+  back = attention_dataset_read(path);
+  CHECK_FALSE(back.class_labels);
+  CHECK(*back.labels == mat(2, 2, {1, -1, 0, 5}));
+}
+
+TEST_CASE("attention data set from npz (float and integer arrays)", "[dataset]") {
+  using fixtures::npy;
+  using fixtures::raw_all;
+  std::vector<double> c{0.1, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9};  // (2, 2, 3)
+  std::vector<double> q{1, 2, 3, 4, 5, 6};
+  std::vector<std::int64_t> l{1, 0};
+  std::string bytes = fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))},
+                                     {"queries.npy", npy("<f8", {2, 3}, raw_all(q))},
+                                     {"labels.npy", npy("<i8", {2}, raw_all(l))}}, true);
+  AttentionDataset ds = attention_dataset_read(write_file("a.npz", bytes));
+  REQUIRE(ds.T() == 2);
+  CHECK(ds.n() == 2);
+  CHECK(ds.contexts[0](0, 0) == rational_from_double(0.1));
+  CHECK(ds.contexts[1](1, 2) == 9);
+  CHECK(ds.class_labels);
+  CHECK((*ds.labels)(0, 0) == 1);
+
+  std::string wrong = fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))},
+                                     {"queries.npy", npy("<f8", {3, 2}, raw_all(q))}});
+  std::string m = input_error_of([&] { attention_dataset_read(write_file("w.npz", wrong)); });
+  CHECK(m == "w.npz: queries: expected a non-empty array of shape (T, d) = (2, 3), got (3, 2)");
+  std::string flat = fixtures::zip({{"contexts.npy", npy("<f8", {4, 3}, raw_all(c))}});
+  m = input_error_of([&] { attention_dataset_read(write_file("f.npz", flat)); });
+  CHECK(m == "f.npz: contexts: expected a 3-d array (T, n, d), got shape (4, 3)");
+  std::string noq = fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))}});
+  m = input_error_of([&] { attention_dataset_read(write_file("q.npz", noq)); });
+  CHECK(m == "q.npz: expected an array named \"queries\" of shape (T, d)");
+}
+
+TEST_CASE("attention data set JSON errors name the position", "[dataset][errors]") {
+  std::string m = input_error_of([] {
+    attention_dataset_read(write_file("data.json",
+        R"({"contexts": [[[1,2,3],[4,5,6]], [[1,2,3],[4,5]]], "queries": [[1,2,3],[1,2,3]]})"));
+  });
+  CHECK(m == "data.json: contexts[1][1]: expected 3 numbers (d = 3), got 2");
+  m = input_error_of([] {
+    attention_dataset_read(write_file("data.json",
+        R"({"contexts": [[[1,2,3],[4,5,6]], [[1,2,3]]], "queries": [[1,2,3],[1,2,3]]})"));
+  });
+  CHECK(m == "data.json: contexts[1]: expected 2 tokens (n = 2), got 1");
+  m = input_error_of([] {
+    attention_dataset_read(write_file("data.json", R"({"contexts": [[[1,2,3]]], "queries": [[1,2,3],[1,2,3]]})"));
+  });
+  CHECK(m == "data.json: queries: expected 1 queries (T = 1), got 2");
+  m = input_error_of([] {
+    attention_dataset_read(write_file("data.json", R"({"contexts": [[[1,2,3]]], "queries": [[1,2]]})"));
+  });
+  CHECK(m == "data.json: queries[0]: expected 3 numbers (d = 3), got 2");
+  m = input_error_of([] {
+    attention_dataset_read(write_file("data.json", R"({"contexts": [[[1,2,3]]], "queries": [[1,2,3]], "labels": ["1/2"]})"));
+  });
+  CHECK(m == "data.json: labels[0]: expected an integer class label, got 1/2");
+  m = input_error_of([] {
+    attention_dataset_read(write_file("data.json", R"({"contexts": [[[1,2,3]]], "queries": [[1,2,3]], "labels": [1, 2]})"));
+  });
+  CHECK(m == "data.json: labels: expected 1 labels (T = 1), got 2");
+  m = input_error_of([] { attention_dataset_read(write_file("data.json", R"({"queries": [[1]]})")); });
+  CHECK(m == "data.json: expected a key \"contexts\"");
+  m = input_error_of([] { attention_dataset_read(write_file("data.json", R"({"contexts": [], "queries": []})")); });
+  CHECK(m == "data.json: contexts: expected a non-empty list of contexts, got []");
+  m = input_error_of([] { attention_dataset_read(write_file("data.json", R"({"contexts": [[[1, "x"]]], "queries": [[1, 2]]})")); });
+  CHECK(m == "data.json: contexts[0][0][1]: expected an exact number, got \"x\"");
+  m = input_error_of([] { attention_dataset_read(write_file("data.json", R"({"contexts": [[1, 2]], "queries": [[1, 2]]})")); });
+  CHECK(m == "data.json: contexts[0][0]: expected a list of numbers, got a number");
+}
+
+TEST_CASE("sequence data sets: next-token and per-token labels", "[dataset]") {
+  SequenceDataset ds = sequence_dataset_read(write_file("s.json",
+      R"({"sequences": [[[1, 0], [0, 1], ["1/2", "1/2"]], [[0, 0], [1, 1], [2, 2]]], "labels": [2, 0]})"));
+  REQUIRE(ds.N() == 2);
+  CHECK(ds.n() == 3);
+  CHECK(ds.d() == 2);
+  CHECK(ds.sequences[0](2, 0) == Rational(1, 2));
+  CHECK(ds.labels == std::vector<long>{2, 0});
+  CHECK(ds.token_labels.empty());
+
+  std::string path = (fixtures::scratch() / "s_out.json").string();
+  sequence_dataset_write_json(path, ds);
+  SequenceDataset back = sequence_dataset_read(path);
+  CHECK(back.sequences == ds.sequences);
+  CHECK(back.labels == ds.labels);
+
+  ds.labels.clear();
+  ds.token_labels = {{0, 1, 2}, {2, 1, 0}};
+  sequence_dataset_write_json(path, ds);
+  back = sequence_dataset_read(path);
+  CHECK(back.labels.empty());
+  CHECK(back.token_labels == ds.token_labels);
+
+  std::string m = input_error_of([] {
+    sequence_dataset_read(write_file("s.json", R"({"sequences": [[[1, 0]], [[0, 1]]], "labels": [1, -1]})"));
+  });
+  CHECK(m == "s.json: labels[1]: expected a non-negative integer class label, got -1");
+  m = input_error_of([] {
+    sequence_dataset_read(write_file("s.json", R"({"sequences": [[[1, 0], [1, 1]]], "labels": [[1, 2, 3]]})"));
+  });
+  CHECK(m == "s.json: labels[0]: expected 2 labels (n = 2), got 3");
+}
+
+TEST_CASE("sequence data set from npz", "[dataset]") {
+  using fixtures::npy;
+  using fixtures::raw_all;
+  std::vector<std::int32_t> s{1, 0, 0, 1, 1, 1, 2, 2};  // (2, 2, 2)
+  std::vector<double> l{1, 0};
+  SequenceDataset ds = sequence_dataset_read(write_file("s.npz", fixtures::zip(
+      {{"sequences.npy", npy("<i4", {2, 2, 2}, raw_all(s))}, {"labels.npy", npy("<f8", {2}, raw_all(l))}})));
+  CHECK(ds.N() == 2);
+  CHECK(ds.sequences[1](1, 0) == 2);
+  CHECK(ds.labels == std::vector<long>{1, 0});
+  std::vector<double> bad{1.5, 0};
+  std::string m = input_error_of([&] {
+    sequence_dataset_read(write_file("b.npz", fixtures::zip(
+        {{"sequences.npy", npy("<i4", {2, 2, 2}, raw_all(s))}, {"labels.npy", npy("<f8", {2}, raw_all(bad))}})));
+  });
+  CHECK(m == "b.npz: labels[0]: expected a non-negative integer class label, got 3/2");
+}

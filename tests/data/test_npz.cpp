@@ -1,0 +1,88 @@
+// .npz reading (stored and deflated members, zip archives built by the test's own encoder) and the
+// float64 .npz writer.
+#include "memcert/data/matrix_io.hpp"
+#include "npy_fixtures.hpp"
+
+using namespace memcert;
+using fixtures::input_error_of;
+using fixtures::npy;
+using fixtures::raw_all;
+using fixtures::write_file;
+using fixtures::zip;
+
+namespace {
+std::vector<std::pair<std::string, std::string>> two_members() {
+  return {{"a.npy", npy("<f8", {2, 2}, raw_all(std::vector<double>{0.1, 2, 3, 4}))},
+          {"b.npy", npy(">i4", {3}, raw_all(std::vector<std::int32_t>{-1, 0, 1}, true))}};
+}
+}  // namespace
+
+TEST_CASE("npz with stored members", "[npz]") {
+  auto arrays = npz_read(write_file("stored.npz", zip(two_members())));
+  REQUIRE(arrays.size() == 2);
+  CHECK(arrays.at("a").shape == std::vector<std::size_t>{2, 2});
+  CHECK(arrays.at("a").data[0] == rational_from_double(0.1));
+  CHECK(arrays.at("b").data[0] == -1);
+  CHECK(arrays.at("b").integral);
+}
+
+TEST_CASE("npz with deflated members (zlib raw deflate)", "[npz]") {
+  std::vector<double> big(500);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<double>(i % 7) / 8.0;
+  auto members = two_members();
+  members.push_back({"big.npy", npy("<f8", {50, 10}, raw_all(big))});
+  std::string bytes = zip(members, true);
+  CHECK(bytes.size() < 4000);  // really compressed
+  auto arrays = npz_read(write_file("deflated.npz", bytes));
+  REQUIRE(arrays.size() == 3);
+  CHECK(arrays.at("a").data[0] == rational_from_double(0.1));
+  for (std::size_t i = 0; i < big.size(); ++i) REQUIRE(arrays.at("big").data[i] == Rational(static_cast<long>(i % 7)) / 8);
+}
+
+TEST_CASE("npz_write_float64 round-trips exactly and matches the stored-zip layout", "[npz]") {
+  std::string path = (fixtures::scratch() / "w.npz").string();
+  npz_write_float64(path, {{"contexts", {{2, 1, 3}, {0.1, 0.2, 0.3, -1, -2, -3}}}, {"queries", {{2, 3}, {1, 2, 3, 4, 5, 6}}}});
+  auto arrays = npz_read(path);
+  REQUIRE(arrays.size() == 2);
+  CHECK(arrays.at("contexts").shape == std::vector<std::size_t>{2, 1, 3});
+  CHECK(arrays.at("contexts").data[1] == rational_from_double(0.2));
+  CHECK(arrays.at("queries").data[5] == 6);
+}
+
+TEST_CASE("npz bad input", "[npz][errors]") {
+  std::string good = zip(two_members());
+
+  std::string m = input_error_of([&] { npz_read(write_file("empty.npz", "")); });
+  CHECK(m.find("empty.npz: byte 0:") == 0);
+  CHECK(m.find("empty file") != std::string::npos);
+
+  m = input_error_of([&] { npz_read(write_file("notzip.npz", std::string(100, 'x'))); });
+  CHECK(m.find("notzip.npz: byte 0: expected a zip archive") == 0);
+
+  // Cut inside the first member's data: the central directory is gone.
+  m = input_error_of([&] { npz_read(write_file("cut.npz", good.substr(0, 150))); });
+  CHECK(m.find("cut.npz: byte ") == 0);
+
+  // Corrupt one data byte: the CRC check names the member.
+  std::string corrupt = good;
+  corrupt[good.find("\x93NUMPY") + 140] ^= 0x55;
+  m = input_error_of([&] { npz_read(write_file("crc.npz", corrupt)); });
+  CHECK(m.find("crc.npz: byte ") == 0);
+  CHECK(m.find("member 'a.npy': expected CRC-32") != std::string::npos);
+
+  // A member whose .npy is truncated (consistent zip, bad content): the message names the member.
+  std::vector<std::pair<std::string, std::string>> bad{{"x.npy", npy("<f8", {4}, std::string(16, '\0'))}};
+  m = input_error_of([&] { npz_read(write_file("member.npz", zip(bad))); });
+  CHECK(m.find("member.npz: member x.npy: byte ") == 0);
+  CHECK(m.find("truncated data (expected 32 bytes, got 16)") != std::string::npos);
+
+  // Deflated member with a broken stream.
+  std::string def = zip(two_members(), true);
+  std::size_t first_data = 30 + 5;  // local header + "a.npy"
+  for (std::size_t k = 0; k < 8; ++k) def[first_data + k] = static_cast<char>(0xff);
+  m = input_error_of([&] { npz_read(write_file("inflate.npz", def)); });
+  CHECK(m.find("inflate.npz: byte ") == 0);
+
+  m = input_error_of([&] { npz_read((fixtures::scratch() / "missing.npz").string()); });
+  CHECK(m.find("missing.npz: expected a readable file") != std::string::npos);
+}
