@@ -1,0 +1,35 @@
+#pragma once
+// JSON certificates for exact linear algebra (THEORY.md section 7), re-checked by memcert_checker.
+// Exact numbers are JSON strings ("3", "-7/12"); indices and sizes are JSON integers; primes are strings.
+//
+//  rank:    {"kind":"rank","claim":"rank","matrix":{"rows","cols","data"},"rank_lower":k,"rank_upper":u,
+//            "lower":{"method":"minor-mod-p","prime":"p","rows":[k],"cols":[k]},
+//            "upper":{"method":"kernel","kernel":[n-u vectors of length n],"free_rows":[n-u]}
+//                  | {"method":"trivial"} (u = min(m, n))}
+//  kruskal: {"kind":"kruskal","claim":"kruskal-rank","vectors":{matrix},"kruskal_lower":k,
+//            "lower":{"method":"exhaustive-mod-p","prime":"p"},"kruskal_upper":u,
+//            "upper":{"method":"dependent-subset","subset":[u+1],"coefficients":[u+1 strings]}
+//                  | {"method":"trivial"} (u = min(count, dim))}
+//  enclosure-rank: {"kind":"enclosure-rank","claim":"rank-lower-enclosure","centre":{matrix},
+//            "radius":{matrix},"rows":[k],"mu":"q","rank_lower":k}
+#include <nlohmann/json.hpp>
+
+#include "memcert/linalg/enclosure.hpp"
+#include "memcert/linalg/kruskal.hpp"
+#include "memcert/linalg/qmat.hpp"
+
+namespace memcert {
+
+// The two-sided rank certificate of `a` (c = qmat_rank_certified(a)). The upper side is "trivial" when
+// rank = min(rows, cols), else the kernel basis (the columns of c.kernel, written as vectors).
+nlohmann::json rank_certificate_to_json(const QMatrix& a, const RankCertificate& c);
+
+// Kruskal-rank bounds of the rows of `vectors` (r = qmat_kruskal_rank(vectors) or a refinement of it).
+// Throws std::invalid_argument when r.upper < min(count, dim) comes without its dependent subset.
+nlohmann::json kruskal_certificate_to_json(const QMatrix& vectors, const KruskalResult& r);
+
+// Lemma 5: rank A >= |c.rows| for every A in [centre - radius, centre + radius].
+nlohmann::json enclosure_rank_certificate_to_json(const QMatrix& centre, const QMatrix& radius,
+                                                  const EnclosureRankCertificate& c);
+
+}  // namespace memcert
