@@ -1,0 +1,384 @@
+// Modular Gaussian elimination in double (issue 6, deliverable 1): recursive (column-halving) LU with
+// row pivoting over F_p, p < 2^26, entries as centred residues in doubles. The trailing updates and the
+// triangular solves are products C -= A B done by fast_detail::gemm_sub (vectorised FMA, delayed
+// reduction, exact: see dmod_gemm.cpp); the narrow base case also delays reductions while the
+// accumulated magnitude provably stays below 2^53. Every value computed is the exact residue, so the
+// outcome (rank, pivots, kernel) is identical to the u64 elimination's for any thread count.
+#include "memcert/linalg/fast/dmod.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <mutex>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+#include "dmod_internal.hpp"
+#include "memcert/numeric/modp.hpp"
+
+namespace memcert {
+
+using fast_detail::ModCtx;
+using fast_detail::reduce_one;
+
+namespace {
+std::atomic<int> g_threads{0};
+}
+
+void fast_set_threads(int n) { g_threads = n < 1 ? 1 : n; }
+int fast_threads() {
+  int t = g_threads.load();
+  if (t > 0) return t;
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : static_cast<int>(std::min(2u, hw));
+}
+
+std::uint64_t prime_fast(std::size_t i) {
+  static std::mutex mu;
+  static std::vector<std::uint64_t> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  std::uint64_t c = cache.empty() ? (std::uint64_t(1) << 23) - 1 : cache.back() - 2;
+  while (cache.size() <= i) {
+    while (!modp::is_prime_u64(c)) c -= 2;
+    cache.push_back(c);
+    c -= 2;
+  }
+  return cache[i];
+}
+
+namespace {
+
+inline double centre(std::uint64_t u, std::uint64_t p) {
+  return u > (p - 1) / 2 ? static_cast<double>(u) - static_cast<double>(p) : static_cast<double>(u);
+}
+inline std::uint64_t uncentre(double x, std::uint64_t p) {
+  return x < 0 ? static_cast<std::uint64_t>(x + static_cast<double>(p)) : static_cast<std::uint64_t>(x);
+}
+inline double inverse_centred(double x, std::uint64_t p) { return centre(modp::nmod_inv(uncentre(x, p), p), p); }
+
+constexpr std::size_t kBase = 16;       // width of the unblocked base case
+constexpr std::size_t kSmallTrsm = 32;  // rows handled without recursion in the triangular solves
+
+struct Elim {
+  double* a;
+  std::size_t m, ld;
+  const ModCtx& M;
+  std::uint64_t p;
+  int threads;
+  std::vector<std::size_t> perm, pivcol;
+  std::size_t r = 0;
+
+  Elim(double* a_, std::size_t m_, std::size_t ld_, const ModCtx& M_, std::uint64_t p_, int t)
+      : a(a_), m(m_), ld(ld_), M(M_), p(p_), threads(t), perm(m_) {
+    std::iota(perm.begin(), perm.end(), 0);
+  }
+
+  void swap_rows(std::size_t i, std::size_t j) {
+    if (i == j) return;
+    std::swap_ranges(a + i * ld, a + i * ld + ld, a + j * ld);
+    std::swap(perm[i], perm[j]);
+  }
+
+  // Unblocked elimination of columns [c0, c1) on rows >= r. With delay, an entry receives at most
+  // (c1 - c0) <= kmax - 1 updates l * u (|l|, |u| <= h) before its column is reduced, so it stays an
+  // integer below h + kmax h^2 < 2^53 in magnitude: exact.
+  void base(std::size_t c0, std::size_t c1) {
+    const bool delay = M.kmax > c1 - c0;
+    for (std::size_t j = c0; j < c1 && r < m; ++j) {
+      std::size_t piv = m;
+      for (std::size_t i = r; i < m; ++i) {
+        double& x = a[i * ld + j];
+        if (delay) x = reduce_one(x, M);
+        if (piv == m && x != 0) piv = i;
+      }
+      if (piv == m) continue;
+      swap_rows(piv, r);
+      double* pr = a + r * ld;
+      if (delay)
+        for (std::size_t c = j + 1; c < c1; ++c) pr[c] = reduce_one(pr[c], M);
+      const double inv = inverse_centred(pr[j], p);
+      for (std::size_t i = r + 1; i < m; ++i) {
+        double* ri = a + i * ld;
+        const double f = ri[j];
+        if (f == 0) continue;
+        const double l = reduce_one(f * inv, M);  // |f inv| <= h^2 < 2^50: exact
+        ri[j] = l;
+        if (delay)
+          for (std::size_t c = j + 1; c < c1; ++c) ri[c] -= l * pr[c];
+        else
+          for (std::size_t c = j + 1; c < c1; ++c) ri[c] = reduce_one(ri[c] - l * pr[c], M);
+      }
+      pivcol.push_back(j);
+      ++r;
+    }
+  }
+
+  // Forward substitution with the unit lower factor: rows [r0, r1), columns [cA, cB):
+  // row_i -= sum_{k in [r0, i)} L_ik row_k, L_ik = a[i][pivcol[k]].
+  void trsm(std::size_t r0, std::size_t r1, std::size_t cA, std::size_t cB) {
+    if (r1 - r0 <= 1 || cA >= cB) return;
+    if (r1 - r0 <= kSmallTrsm) {
+      for (std::size_t i = r0 + 1; i < r1; ++i) {
+        double* ri = a + i * ld;
+        std::size_t cnt = 0;
+        for (std::size_t k = r0; k < i; ++k) {
+          const double l = ri[pivcol[k]];
+          if (l == 0) continue;
+          const double* rk = a + k * ld;
+          for (std::size_t c = cA; c < cB; ++c) ri[c] -= l * rk[c];  // exact while cnt <= kmax
+          if (++cnt == M.kmax) {
+            for (std::size_t c = cA; c < cB; ++c) ri[c] = reduce_one(ri[c], M);
+            cnt = 0;
+          }
+        }
+        if (cnt)
+          for (std::size_t c = cA; c < cB; ++c) ri[c] = reduce_one(ri[c], M);
+      }
+      return;
+    }
+    const std::size_t mid = r0 + (r1 - r0) / 2;
+    trsm(r0, mid, cA, cB);
+    fast_detail::gemm_sub(r1 - mid, cB - cA, mid - r0, a + mid * ld, ld, pivcol.data() + r0, a + r0 * ld + cA,
+                          ld, a + mid * ld + cA, ld, M, threads);
+    trsm(mid, r1, cA, cB);
+  }
+
+  void rec(std::size_t c0, std::size_t c1) {
+    if (r == m || c0 >= c1) return;
+    if (c1 - c0 <= kBase) {
+      base(c0, c1);
+      return;
+    }
+    const std::size_t mid = c0 + (c1 - c0) / 2;
+    const std::size_t r0 = r;
+    rec(c0, mid);
+    const std::size_t r1 = r;
+    if (r1 > r0) {
+      trsm(r0, r1, mid, c1);
+      if (m > r1)
+        fast_detail::gemm_sub(m - r1, c1 - mid, r1 - r0, a + r1 * ld, ld, pivcol.data() + r0, a + r0 * ld + mid,
+                              ld, a + r1 * ld + mid, ld, M, threads);
+    }
+    rec(mid, c1);
+  }
+
+  // Eliminates with pivots among columns [0, npiv); columns [npiv, ld) are carried along (right-hand
+  // sides): on return they hold L^{-1} P B.
+  void run(std::size_t npiv) {
+    rec(0, npiv);
+    if (ld > npiv && r > 0) {
+      trsm(0, r, npiv, ld);
+      if (m > r)
+        fast_detail::gemm_sub(m - r, ld - npiv, r, a + r * ld, ld, pivcol.data(), a + npiv, ld, a + r * ld + npiv, ld,
+                              M, threads);
+    }
+  }
+
+  // Back substitution with U[0:r, pivcol]: solves U_P X = Y in place, X rows of width w (row-major, ld w).
+  void bsolve(double* x, std::size_t w, std::size_t r0, std::size_t r1) {
+    if (r0 >= r1 || w == 0) return;
+    if (r1 - r0 <= kSmallTrsm) {
+      for (std::size_t kk = r1; kk-- > r0;) {
+        double* xk = x + kk * w;
+        const double* uk = a + kk * ld;
+        std::size_t cnt = 0;
+        for (std::size_t j = kk + 1; j < r1; ++j) {
+          const double u = uk[pivcol[j]];
+          if (u == 0) continue;
+          const double* xj = x + j * w;
+          for (std::size_t c = 0; c < w; ++c) xk[c] -= u * xj[c];
+          if (++cnt == M.kmax) {
+            for (std::size_t c = 0; c < w; ++c) xk[c] = reduce_one(xk[c], M);
+            cnt = 0;
+          }
+        }
+        const double inv = inverse_centred(uk[pivcol[kk]], p);
+        for (std::size_t c = 0; c < w; ++c) xk[c] = reduce_one(reduce_one(xk[c], M) * inv, M);
+      }
+      return;
+    }
+    const std::size_t mid = r0 + (r1 - r0) / 2;
+    bsolve(x, w, mid, r1);
+    fast_detail::gemm_sub(mid - r0, w, r1 - mid, a + r0 * ld, ld, pivcol.data() + mid, x + mid * w, w, x + r0 * w, w,
+                          M, threads);
+    bsolve(x, w, r0, mid);
+  }
+};
+
+int resolve_threads(int t) { return t <= 0 ? fast_threads() : t; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------
+// Conversions
+
+DModMatrix dmod_from_zmat(const ZMatrix& z, std::uint64_t p) {
+  ModCtx M(p);
+  DModMatrix d{p, z.rows(), z.cols(), std::vector<double>(z.rows() * z.cols())};
+  for (std::size_t i = 0; i < d.a.size(); ++i) {
+    const mpz_class& v = z.data()[i];
+    std::uint64_t u;
+    if (v.fits_slong_p()) {
+      long s = v.get_si() % static_cast<long>(p);
+      u = static_cast<std::uint64_t>(s < 0 ? s + static_cast<long>(p) : s);
+    } else {
+      u = mpz_fdiv_ui(v.get_mpz_t(), p);
+    }
+    d.a[i] = centre(u, p);
+  }
+  return d;
+}
+
+DModMatrix dmod_from_i64(const std::int64_t* a, std::size_t rows, std::size_t cols, std::uint64_t p) {
+  ModCtx M(p);
+  DModMatrix d{p, rows, cols, std::vector<double>(rows * cols)};
+  const std::int64_t ps = static_cast<std::int64_t>(p);
+  for (std::size_t i = 0; i < rows * cols; ++i) {
+    std::int64_t s = a[i] % ps;
+    d.a[i] = centre(static_cast<std::uint64_t>(s < 0 ? s + ps : s), p);
+  }
+  return d;
+}
+
+DModMatrix dmod_from_qmat(const QMatrix& q, std::uint64_t p) {
+  ModCtx M(p);
+  DModMatrix d{p, q.rows(), q.cols(), std::vector<double>(q.rows() * q.cols())};
+  for (std::size_t i = 0; i < q.rows(); ++i) {
+    bool integral = true, coprime = true;
+    for (std::size_t j = 0; j < q.cols(); ++j) {
+      const mpz_class& den = q(i, j).get_den();
+      if (den != 1) {
+        integral = false;
+        if (mpz_fdiv_ui(den.get_mpz_t(), p) == 0) coprime = false;
+      }
+    }
+    if (!coprime) {  // exact row scaling (rare: p divides a denominator)
+      QMatrix row(1, q.cols());
+      for (std::size_t j = 0; j < q.cols(); ++j) row(0, j) = q(i, j);
+      ZMatrix z = qmat_row_scaled_integer(row);
+      for (std::size_t j = 0; j < q.cols(); ++j) d.a[i * q.cols() + j] = centre(mpz_fdiv_ui(z(0, j).get_mpz_t(), p), p);
+      continue;
+    }
+    std::uint64_t lmod = 1;
+    if (!integral) {
+      Integer l = rational_denominator_lcm(q.row(i), q.row(i) + q.cols());
+      lmod = mpz_fdiv_ui(l.get_mpz_t(), p);
+    }
+    for (std::size_t j = 0; j < q.cols(); ++j) {
+      const Rational& v = q(i, j);
+      std::uint64_t u = mpz_fdiv_ui(v.get_num_mpz_t(), p);
+      if (!integral) {
+        std::uint64_t dm = mpz_fdiv_ui(v.get_den_mpz_t(), p);
+        u = modp::nmod_mul(modp::nmod_mul(u, lmod, p), dm == 1 ? 1 : modp::nmod_inv(dm, p), p);
+      }
+      d.a[i * q.cols() + j] = centre(u, p);
+    }
+  }
+  return d;
+}
+
+DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t cols, std::uint64_t p) {
+  ModCtx M(p);
+  DModMatrix d{p, rows, cols, std::vector<double>(rows * cols)};
+  // x = mant * 2^(e - 53) with |mant| < 2^53 an integer; row i is scaled by 2^-(min e - 53).
+  std::vector<std::uint64_t> pow2(2200);
+  pow2[0] = 1;
+  for (std::size_t s = 1; s < pow2.size(); ++s) pow2[s] = (pow2[s - 1] * 2) % p;
+  for (std::size_t i = 0; i < rows; ++i) {
+    const double* ri = a + i * cols;
+    int emin = 1 << 20;
+    for (std::size_t j = 0; j < cols; ++j) {
+      if (!std::isfinite(ri[j])) throw std::domain_error("dmod_from_double_rows: NaN or infinity");
+      if (ri[j] != 0) {
+        int e;
+        std::frexp(ri[j], &e);
+        emin = std::min(emin, e);
+      }
+    }
+    for (std::size_t j = 0; j < cols; ++j) {
+      if (ri[j] == 0) {
+        d.a[i * cols + j] = 0;
+        continue;
+      }
+      int e;
+      double f = std::frexp(ri[j], &e);                 // |f| in [0.5, 1)
+      double mant = std::ldexp(f, 53);                  // exact integer, |mant| < 2^53
+      std::int64_t mi = static_cast<std::int64_t>(mant);
+      std::int64_t s = mi % static_cast<std::int64_t>(p);
+      std::uint64_t u = static_cast<std::uint64_t>(s < 0 ? s + static_cast<std::int64_t>(p) : s);
+      u = modp::nmod_mul(u, pow2[static_cast<std::size_t>(e - emin)], p);
+      d.a[i * cols + j] = centre(u, p);
+    }
+  }
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+ModpRankProfile dmod_rank_profile(const DModMatrix& a, int threads) {
+  ModCtx M(a.p);
+  ModpRankProfile prof;
+  prof.prime = a.p;
+  if (a.rows == 0 || a.cols == 0) return prof;
+  std::vector<double> w = a.a;
+  Elim e(w.data(), a.rows, a.cols, M, a.p, resolve_threads(threads));
+  e.run(a.cols);
+  prof.rank = e.r;
+  prof.pivot_rows.assign(e.perm.begin(), e.perm.begin() + e.r);
+  std::sort(prof.pivot_rows.begin(), prof.pivot_rows.end());
+  prof.pivot_cols = e.pivcol;
+  return prof;
+}
+
+ModpRankProfile dmod_rank_profile(const ZMatrix& a, std::uint64_t p) { return dmod_rank_profile(dmod_from_zmat(a, p)); }
+ModpRankProfile dmod_rank_profile(const QMatrix& a, std::uint64_t p) { return dmod_rank_profile(dmod_from_qmat(a, p)); }
+
+Matrix<std::uint32_t> dmod_kernel(const DModMatrix& a, std::vector<std::size_t>* free_cols, int threads) {
+  ModCtx M(a.p);
+  const std::size_t n = a.cols;
+  std::vector<double> w = a.a;
+  Elim e(w.data(), a.rows, n, M, a.p, resolve_threads(threads));
+  if (a.rows > 0 && n > 0) e.run(n);
+  std::vector<bool> piv(n, false);
+  for (auto c : e.pivcol) piv[c] = true;
+  std::vector<std::size_t> fc;
+  for (std::size_t c = 0; c < n; ++c)
+    if (!piv[c]) fc.push_back(c);
+  const std::size_t f = fc.size(), r = e.r;
+  // X (r x f) solves U_P X = -U_F.
+  std::vector<double> x(r * f);
+  for (std::size_t k = 0; k < r; ++k)
+    for (std::size_t j = 0; j < f; ++j) x[k * f + j] = -w[k * n + fc[j]];
+  e.bsolve(x.data(), f, 0, r);
+  Matrix<std::uint32_t> kern(n, f, 0u);
+  for (std::size_t j = 0; j < f; ++j) kern(fc[j], j) = 1;
+  for (std::size_t k = 0; k < r; ++k)
+    for (std::size_t j = 0; j < f; ++j) kern(e.pivcol[k], j) = static_cast<std::uint32_t>(uncentre(x[k * f + j], a.p));
+  if (free_cols) *free_cols = std::move(fc);
+  return kern;
+}
+
+std::optional<Matrix<std::uint32_t>> dmod_solve(const DModMatrix& a, const DModMatrix& b, int threads) {
+  if (a.rows != a.cols || b.rows != a.rows || a.p != b.p) throw std::invalid_argument("dmod_solve: shapes or primes differ");
+  ModCtx M(a.p);
+  const std::size_t n = a.rows, nb = b.cols, ld = n + nb;
+  std::vector<double> w(n * ld);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::copy(a.a.begin() + i * n, a.a.begin() + (i + 1) * n, w.begin() + i * ld);
+    std::copy(b.a.begin() + i * nb, b.a.begin() + (i + 1) * nb, w.begin() + i * ld + n);
+  }
+  Elim e(w.data(), n, ld, M, a.p, resolve_threads(threads));
+  if (n > 0) e.run(n);
+  if (e.r < n) return std::nullopt;
+  std::vector<double> x(n * nb);
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t j = 0; j < nb; ++j) x[k * nb + j] = w[k * ld + n + j];
+  e.bsolve(x.data(), nb, 0, n);
+  Matrix<std::uint32_t> out(n, nb, 0u);
+  for (std::size_t k = 0; k < n; ++k)
+    for (std::size_t j = 0; j < nb; ++j) out(k, j) = static_cast<std::uint32_t>(uncentre(x[k * nb + j], a.p));
+  return out;
+}
+
+}  // namespace memcert
