@@ -1,0 +1,187 @@
+// The checker's arithmetic against independent second methods: trial division for primality,
+// cofactor expansion for determinants, Sylvester's criterion for positive definiteness.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <random>
+
+#include "../../src/checker/exact.hpp"
+#include "../../src/checker/modp.hpp"
+
+using namespace memcert_checker;
+
+namespace {
+bool prime_by_trial_division(std::uint64_t n) {
+  if (n < 2) return false;
+  for (std::uint64_t d = 2; d * d <= n; ++d)
+    if (n % d == 0) return false;
+  return true;
+}
+mpz_class det_cofactor(const ZMat& a) {
+  const std::size_t n = a.size();
+  if (n == 0) return 1;
+  mpz_class d = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    ZMat minor;
+    for (std::size_t i = 1; i < n; ++i) {
+      ZRow r;
+      for (std::size_t c = 0; c < n; ++c)
+        if (c != j) r.push_back(a[i][c]);
+      minor.push_back(r);
+    }
+    d += (j % 2 ? -1 : 1) * a[0][j] * det_cofactor(minor);
+  }
+  return d;
+}
+mpq_class det_q(QMat a) {  // Gaussian elimination over Q
+  const std::size_t n = a.size();
+  mpq_class d = 1;
+  for (std::size_t c = 0; c < n; ++c) {
+    std::size_t p = c;
+    while (p < n && a[p][c] == 0) ++p;
+    if (p == n) return 0;
+    if (p != c) { std::swap(a[p], a[c]); d = -d; }
+    d *= a[c][c];
+    for (std::size_t r = c + 1; r < n; ++r) {
+      mpq_class f = a[r][c] / a[c][c];
+      for (std::size_t j = c; j < n; ++j) a[r][j] -= f * a[c][j];
+    }
+  }
+  return d;
+}
+mpq_class q(const std::string& s) {
+  mpq_class x;
+  std::string err;
+  REQUIRE(parse_rational(s, x, err));
+  return x;
+}
+}  // namespace
+
+TEST_CASE("exact: decimal strings are read exactly", "[checker][exact]") {
+  CHECK(q("-3") == -3);
+  CHECK(q("7/12") == mpq_class(7, 12));
+  CHECK(q("-14/24") == mpq_class(-7, 12));
+  CHECK(q("0.125") == mpq_class(1, 8));
+  CHECK(q("1e-3") == mpq_class(1, 1000));
+  CHECK(q("+2.5E4") == 25000);
+  CHECK(q("-0.0") == 0);
+  CHECK(q(".5") == mpq_class(1, 2));
+  CHECK(q("5.") == 5);
+  CHECK(q("0.1") == mpq_class(1, 10));  // exactly 1/10, not the double nearest to it
+  CHECK(q("12345678901234567890123456789") == mpq_class(mpz_class("12345678901234567890123456789")));
+  mpq_class tiny(mpz_class("49406564584124654"), mpz_class("1" + std::string(340, '0')));
+  tiny.canonicalize();
+  CHECK(q("4.9406564584124654e-324") == tiny);
+  for (const char* bad : {"", " 1", "1 ", "abc", "1/0", "1/-2", "1/+2", "--1", "1e", "1e+", "e5", ".", "-", "1.2.3",
+                          "0x10", "inf", "nan", "1e99999", "1e-10001", "1/2/3", "/2", "2/", "1,5", "1e1234567890"}) {
+    mpq_class x;
+    std::string err;
+    INFO(bad);
+    CHECK_FALSE(parse_rational(bad, x, err));
+    CHECK_FALSE(err.empty());
+  }
+  unsigned long long u;
+  CHECK(parse_u64("18446744073709551615", u));
+  CHECK(u == 18446744073709551615ull);
+  CHECK_FALSE(parse_u64("18446744073709551616", u));
+  CHECK_FALSE(parse_u64("-1", u));
+  CHECK_FALSE(parse_u64("+1", u));
+  CHECK_FALSE(parse_u64("", u));
+}
+
+TEST_CASE("exact: row scaling by the lcm of denominators", "[checker][exact]") {
+  mpz_class f;
+  ZRow z = scale_row_to_integers({mpq_class(1, 2), mpq_class(-2, 3), mpq_class(5)}, &f);
+  CHECK(f == 6);
+  CHECK(z == ZRow{3, -4, 30});
+  CHECK(scale_row_to_integers({}).empty());
+}
+
+TEST_CASE("modp: Miller-Rabin agrees with trial division and known hard cases", "[checker][modp]") {
+  for (std::uint64_t n = 0; n < 20000; ++n) {
+    INFO(n);
+    REQUIRE(is_prime_u64(n) == prime_by_trial_division(n));
+  }
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 300; ++i) {
+    std::uint64_t n = rng() % 4000000000ull;
+    REQUIRE(is_prime_u64(n) == prime_by_trial_division(n));
+  }
+  // Carmichael numbers and strong pseudoprimes to several small bases.
+  for (std::uint64_t c : {561ull, 1105ull, 1729ull, 2047ull, 3215031751ull, 2152302898747ull, 3474749660383ull,
+                          341550071728321ull, 3825123056546413051ull, 4294967297ull,
+                          2305843009213693953ull, 18446744073709551615ull})
+    CHECK_FALSE(is_prime_u64(c));
+  for (std::uint64_t p : {2ull, 3ull, 2147483647ull, 1000000007ull, 2305843009213693951ull, 4611686018427387847ull,
+                          9223372036854775783ull, 18446744073709551557ull})
+    CHECK(is_prime_u64(p));
+}
+
+TEST_CASE("modp: determinants agree with cofactor expansion, rank with the determinant", "[checker][modp]") {
+  std::mt19937_64 rng(11);
+  for (std::uint64_t p : {2ull, 3ull, 101ull, 2147483647ull, 2305843009213693951ull, 9223372036854775783ull}) {
+    ModP f{p};
+    for (int trial = 0; trial < 40; ++trial) {
+      std::size_t n = 1 + rng() % 5;
+      ZMat a(n, ZRow(n));
+      for (auto& r : a)
+        for (auto& x : r) x = static_cast<long>(rng() % 2001) - 1000;
+      if (trial % 3 == 0) a[n - 1] = a[0];  // some singular ones
+      mpz_class d = det_cofactor(a);
+      REQUIRE(det_bareiss(a) == d);
+      REQUIRE(det_mod_p(reduce_mod(a, f), f) == f.reduce(d));
+      std::size_t r = rank_mod_p(reduce_mod(a, f), f);
+      REQUIRE((r == n) == (f.reduce(d) != 0));
+    }
+  }
+}
+
+TEST_CASE("modp: rank of a 500x500 matrix takes well under a second", "[checker][modp]") {
+  std::mt19937_64 rng(3);
+  const std::size_t n = 500;
+  ModMat a(n, std::vector<std::uint64_t>(n));
+  const ModP f{2147483647ull};
+  // Rank 400: rows 400.. are sums of two earlier rows.
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) a[i][j] = i < 400 ? rng() % f.p : f.add(a[i - 400][j], a[i - 399][j]);
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK(rank_mod_p(a, f) == 400);
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(s < 0.5);
+  const ModP g{2305843009213693951ull};  // the 128-bit multiplication path
+  t0 = std::chrono::steady_clock::now();
+  ModMat b(n, std::vector<std::uint64_t>(n));
+  for (auto& r : b)
+    for (auto& x : r) x = rng() % g.p;
+  CHECK(rank_mod_p(b, g) == n);
+  s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(s < 2.0);
+}
+
+TEST_CASE("exact: LDL^T positive definiteness agrees with Sylvester's criterion", "[checker][exact]") {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::size_t n = 1 + rng() % 5;
+    QMat b(n, QRow(n));
+    for (auto& r : b)
+      for (auto& x : r) x = mpq_class(static_cast<long>(rng() % 9) - 4, 1 + rng() % 3);
+    QMat a(n, QRow(n));  // B B^T - shift I: PD or not depending on the shift
+    mpq_class shift(static_cast<long>(rng() % 7), 2);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t k = 0; k < n; ++k) a[i][j] += b[i][k] * b[j][k];
+        if (i == j) a[i][j] -= shift;
+      }
+    bool sylvester = true;  // every leading principal minor > 0
+    for (std::size_t k = 1; k <= n; ++k) {
+      QMat lead(k, QRow(k));
+      for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t j = 0; j < k; ++j) lead[i][j] = a[i][j];
+      sylvester = sylvester && det_q(lead) > 0;
+    }
+    REQUIRE(positive_definite_ldlt(a) == sylvester);
+  }
+  CHECK_FALSE(positive_definite_ldlt({{1, 2}, {3, 10}}));  // not symmetric
+  CHECK_FALSE(positive_definite_ldlt({{1, 2}}));           // not square
+  CHECK(positive_definite_ldlt({}));                      // vacuous
+}
