@@ -1,0 +1,298 @@
+#!/usr/bin/env bash
+# End-to-end checks of the CLI contract (/work/shared/spec/INTERFACE.md): JSON keys, exit codes 0/1/2,
+# one-line errors on bad input with nothing left behind, certificates that `verify` accepts and that it
+# rejects once a number is altered.
+#
+#   bash tests/cli/run.sh <memcert-binary> <source-dir>
+#
+# Layout: helpers first, then one `section_<command>` function per command. To add a command, write its
+# section function and append its name to SECTIONS at the bottom. Only bash and python3 (no numpy) are
+# used; .npy files are written with python's struct. Prints "N passed, M failed" last; exits 1 on failure.
+set -u
+
+BIN=${1:?usage: run.sh <memcert-binary> <source-dir>}
+SRC=${2:?usage: run.sh <memcert-binary> <source-dir>}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/memcert_cli.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+PASSED=0
+FAILED=0
+
+# ---------------------------------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------------------------------
+
+pass() { PASSED=$((PASSED + 1)); }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*" >&2; }
+
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
+check() {
+  local desc=$1
+  shift
+  if "$@"; then pass; else fail "$desc"; fi
+}
+
+# run COMMAND...: runs memcert with stdout -> $OUT, stderr -> $ERR, exit status -> $RC.
+OUT=$WORK/stdout
+ERR=$WORK/stderr
+RC=0
+run() {
+  "$BIN" "$@" >"$OUT" 2>"$ERR"
+  RC=$?
+}
+
+# expect_rc DESCRIPTION CODE: the last run exited with CODE.
+expect_rc() {
+  if [ "$RC" -eq "$2" ]; then pass; else fail "$1: expected exit $2, got $RC ($(head -c 300 "$ERR"))"; fi
+}
+
+# json_check DESCRIPTION PYTHON_EXPR: stdout is exactly one JSON object (one line) and PYTHON_EXPR,
+# evaluated with the object bound to `j`, is true.
+json_check() {
+  if python3 - "$OUT" "$2" <<'EOF'
+import json, sys
+text = open(sys.argv[1]).read()
+lines = [l for l in text.splitlines() if l.strip()]
+if len(lines) != 1:
+    sys.exit(1)
+j = json.loads(lines[0])
+if not isinstance(j, dict):
+    sys.exit(1)
+sys.exit(0 if eval(sys.argv[2], {"j": j}) else 1)
+EOF
+  then pass; else fail "$1: $2 on $(head -c 400 "$OUT")"; fi
+}
+
+# json_keys DESCRIPTION KEY...: stdout is one JSON object holding every KEY.
+json_keys() {
+  local desc=$1
+  shift
+  local expr="all(k in j for k in [$(printf '"%s",' "$@")])"
+  json_check "$desc: keys $*" "$expr"
+}
+
+# expect_bad_input DESCRIPTION LEFTOVER COMMAND...: exit 2, exactly one non-empty stderr line, nothing on
+# stdout, and the file LEFTOVER (the output it was asked to write; "" for none) does not exist, nor any
+# temp file next to it.
+expect_bad_input() {
+  local desc=$1 leftover=$2
+  shift 2
+  run "$@"
+  expect_rc "$desc" 2
+  local lines
+  lines=$(wc -l <"$ERR")
+  if [ "$lines" -eq 1 ] && [ -s "$ERR" ]; then pass; else fail "$desc: expected one stderr line, got $lines: $(cat "$ERR")"; fi
+  if [ ! -s "$OUT" ]; then pass; else fail "$desc: expected no stdout, got $(head -c 200 "$OUT")"; fi
+  if [ -n "$leftover" ]; then
+    if [ ! -e "$leftover" ] && ! ls "$leftover".tmp.* >/dev/null 2>&1; then pass; else fail "$desc: left $leftover behind"; fi
+  fi
+}
+
+# stderr_mentions DESCRIPTION TEXT: the last stderr contains TEXT.
+stderr_mentions() {
+  if grep -qF -- "$2" "$ERR"; then pass; else fail "$1: stderr lacks '$2': $(cat "$ERR")"; fi
+}
+
+# write_npy PATH DTYPE SHAPE VALUES: a .npy file (version 1, C order) written with struct.
+#   write_npy m.npy '<f8' '2,3' '0.1,2,3,4,5,6'     (use nan / inf for non-finite values)
+write_npy() {
+  python3 - "$@" <<'EOF'
+import struct, sys
+path, descr, shape, values = sys.argv[1:5]
+shape = tuple(int(s) for s in shape.split(",") if s)
+vals = [float(v) if descr[1] == "f" else int(v) for v in values.split(",") if v]
+shape_txt = "(%s,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
+header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape_txt)
+header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+fmt = {"f8": "d", "f4": "f", "i8": "q", "i4": "i"}[descr[1:]]
+data = b"".join(struct.pack(descr[0] + fmt, v) for v in vals)
+with open(path, "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data)
+EOF
+}
+
+# alter_json IN OUT PYTHON_STATEMENT: rewrites a JSON file; the statement edits `j`.
+alter_json() {
+  python3 - "$1" "$2" "$3" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(j, open(sys.argv[2], "w"))
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------------
+# memcert rank
+# ---------------------------------------------------------------------------------------------------
+section_rank() {
+  local d=$WORK/rank
+  mkdir -p "$d"
+  printf '1 2 3\n2 4 6\n1 0 1\n' >"$d/m.txt"
+
+  run rank "$d/m.txt" --json
+  expect_rc "rank --json" 0
+  json_keys "rank --json" rows cols rank_lower rank_upper rank method seconds
+  json_check "rank values" 'j["rows"] == 3 and j["cols"] == 3 and j["rank_lower"] == 2 and j["rank_upper"] == 2 and j["rank"] == 2'
+
+  run rank "$d/m.txt"
+  expect_rc "rank (human)" 0
+  check "rank human summary is text, not JSON" grep -q "rank 2" "$OUT"
+
+  run rank "$d/m.txt" --cert "$d/cert.json" --json
+  expect_rc "rank --cert" 0
+  check "rank --cert writes the certificate" python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j['kind']=='rank' and j['rank_lower']==2 else 1)" "$d/cert.json"
+  check "rank --cert leaves no temp file" bash -c "! ls '$d'/cert.json.tmp.* >/dev/null 2>&1"
+
+  # float64 .npy: 0.1 is the dyadic 3602879701896397/2^55; rows 2 and 3 are exact multiples of row 1.
+  write_npy "$d/f.npy" '<f8' '3,2' '0.1,0.5,0.2,1.0,0.4,2.0'
+  run rank "$d/f.npy" --json
+  json_check "rank of float64 .npy taken exactly" 'j["rank"] == 1'
+  write_npy "$d/i.npy" '>i4' '2,2' '1,2,3,4'
+  run rank "$d/i.npy" --json
+  json_check "rank of big-endian int32 .npy" 'j["rank"] == 2'
+  printf '{"rows": 2, "cols": 3, "data": [["1/3", "1", 0], ["2/3", "2", 0]]}' >"$d/m.json"
+  run rank "$d/m.json" --json
+  json_check "rank of a JSON matrix" 'j["rank"] == 1 and j["cols"] == 3'
+
+  # Bad input: exit 2, one stderr line naming the file, no certificate left behind.
+  local out=$d/bad_cert.json
+  expect_bad_input "rank: missing file" "$out" rank "$d/missing.txt" --cert "$out"
+  stderr_mentions "rank: missing file" "missing.txt"
+  printf '1 2 3\n4 5\n' >"$d/ragged.txt"
+  expect_bad_input "rank: ragged rows" "$out" rank "$d/ragged.txt" --cert "$out"
+  stderr_mentions "rank: ragged rows" "ragged.txt: line 2"
+  printf '1 2\n3 abc\n' >"$d/token.txt"
+  expect_bad_input "rank: bad token" "$out" rank "$d/token.txt" --cert "$out" --json
+  stderr_mentions "rank: bad token" 'token.txt: line 2, column 2: expected an exact number, got "abc"'
+  : >"$d/empty.txt"
+  expect_bad_input "rank: empty file" "$out" rank "$d/empty.txt" --cert "$out"
+  write_npy "$d/nan.npy" '<f8' '2,2' '1,nan,3,4'
+  expect_bad_input "rank: NaN in .npy" "$out" rank "$d/nan.npy" --cert "$out"
+  stderr_mentions "rank: NaN in .npy" "nan.npy: element [0][1]"
+  write_npy "$d/inf.npy" '<f8' '1,2' '1,inf'
+  expect_bad_input "rank: infinity in .npy" "$out" rank "$d/inf.npy" --cert "$out"
+  head -c 150 "$d/f.npy" >"$d/trunc.npy"
+  expect_bad_input "rank: truncated .npy" "$out" rank "$d/trunc.npy" --cert "$out"
+  stderr_mentions "rank: truncated .npy" "truncated data"
+  write_npy "$d/vec.npy" '<i8' '3' '1,2,3'
+  expect_bad_input "rank: 1-d .npy" "$out" rank "$d/vec.npy" --cert "$out"
+  printf '{"rows": 2, "cols": 2, "data": [[1, 2], [3]]}' >"$d/ragged.json"
+  expect_bad_input "rank: ragged JSON" "$out" rank "$d/ragged.json" --cert "$out"
+  stderr_mentions "rank: ragged JSON" "ragged.json: data[1]"
+  expect_bad_input "rank: unwritable --cert" "" rank "$d/m.txt" --cert "$d/no/such/dir/c.json"
+  expect_bad_input "rank: no argument" "" rank
+}
+
+# ---------------------------------------------------------------------------------------------------
+# memcert kruskal
+# ---------------------------------------------------------------------------------------------------
+section_kruskal() {
+  local d=$WORK/kruskal
+  mkdir -p "$d"
+  # Rows 2 and 3 are parallel: Kruskal rank 1, dependent subset {2, 3}.
+  printf '1 0\n0 1\n1 1\n2 2\n' >"$d/dep.txt"
+  # Moment curve (1, t, t^2) at distinct t: every 3 rows independent, Kruskal rank 3.
+  printf '1 0 0\n1 1 1\n1 2 4\n1 3 9\n1 -1 1\n' >"$d/gen.txt"
+
+  run kruskal "$d/gen.txt" --json
+  expect_rc "kruskal --json" 0
+  json_keys "kruskal --json" count dim kruskal_lower kruskal_upper kruskal_rank seconds
+  json_check "kruskal of the moment curve" 'j["count"] == 5 and j["dim"] == 3 and j["kruskal_rank"] == 3'
+
+  run kruskal "$d/dep.txt" --json
+  expect_rc "kruskal with a dependency" 0
+  json_keys "kruskal with a dependency" dependent_subset
+  json_check "kruskal dependent subset" 'j["kruskal_upper"] == 1 and sorted(j["dependent_subset"]) == [2, 3]'
+
+  run kruskal "$d/gen.txt" --at-least 3 --json
+  expect_rc "kruskal --at-least 3 holds" 0
+  run kruskal "$d/dep.txt" --at-least 2 --json
+  expect_rc "kruskal --at-least 2 fails" 1
+  json_check "kruskal --at-least failure names the subset" 'sorted(j["dependent_subset"]) == [2, 3]'
+  run kruskal "$d/dep.txt" --at-least 2
+  expect_rc "kruskal --at-least (human)" 1
+
+  run kruskal "$d/dep.txt" --sample 2 --trials 30 --seed 7 --json
+  expect_rc "kruskal --sample" 0
+  json_check "kruskal --sample report" 'all(k in j["sample"] for k in ["size","trials","independent","dependent"]) and j["sample"]["trials"] == 30 and j["sample"]["independent"] + j["sample"]["dependent"] == 30'
+  run kruskal "$d/gen.txt" --sample 3 --trials 10 --json
+  json_check "kruskal --sample on general position" 'j["sample"]["dependent"] == 0 and j["sample"]["independent"] == 10'
+
+  run kruskal "$d/dep.txt" --cert "$d/cert.json"
+  expect_rc "kruskal --cert" 0
+  check "kruskal --cert writes the certificate" python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j['kind']=='kruskal' and j['upper']['method']=='dependent-subset' else 1)" "$d/cert.json"
+
+  local out=$d/bad_cert.json
+  expect_bad_input "kruskal: missing file" "$out" kruskal "$d/missing.json" --cert "$out"
+  printf '1 2\n3\n' >"$d/ragged.txt"
+  expect_bad_input "kruskal: ragged rows" "$out" kruskal "$d/ragged.txt" --cert "$out"
+  expect_bad_input "kruskal: --sample without --trials" "$out" kruskal "$d/dep.txt" --sample 2 --cert "$out"
+  expect_bad_input "kruskal: --sample larger than the set" "$out" kruskal "$d/dep.txt" --sample 9 --trials 3 --cert "$out"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# memcert verify
+# ---------------------------------------------------------------------------------------------------
+section_verify() {
+  local d=$WORK/verify
+  mkdir -p "$d"
+  printf '1 2 3\n2 4 6\n1 0 1\n' >"$d/m.txt"
+  printf '1 0\n0 1\n1 1\n2 2\n' >"$d/dep.txt"
+  printf '1 0 0\n1 1 1\n1 2 4\n1 3 9\n' >"$d/gen.txt"
+  "$BIN" rank "$d/m.txt" --cert "$d/rank.json" >/dev/null 2>&1
+  "$BIN" kruskal "$d/dep.txt" --cert "$d/kdep.json" >/dev/null 2>&1
+  "$BIN" kruskal "$d/gen.txt" --cert "$d/kgen.json" >/dev/null 2>&1
+  write_npy "$d/f.npy" '<f8' '2,3' '0.1,0.7,1e-300,0.2,1.4,2e-300'
+  "$BIN" rank "$d/f.npy" --cert "$d/rankf.json" >/dev/null 2>&1
+
+  local c
+  for c in rank kdep kgen rankf; do
+    run verify "$d/$c.json" --json
+    expect_rc "verify accepts $c" 0
+    json_keys "verify $c" valid kind claim seconds
+    json_check "verify $c is valid" 'j["valid"] is True'
+  done
+  run verify "$d/rank.json"
+  expect_rc "verify (human)" 0
+  check "verify human summary" grep -q "VALID" "$OUT"
+
+  # Altered numbers: each must be rejected with exit 1 and a reason.
+  alter_json "$d/rank.json" "$d/a1.json" 'j["upper"]["kernel"][0][0] = str(int(j["upper"]["kernel"][0][0]) + 1)'
+  alter_json "$d/rank.json" "$d/a2.json" 'j["matrix"]["data"][2][0] = "5"'
+  alter_json "$d/rank.json" "$d/a3.json" 'j["rank_lower"] = 3; j["rank_upper"] = 3'
+  alter_json "$d/kdep.json" "$d/a4.json" 'j["upper"]["coefficients"][0] = "-3"'
+  alter_json "$d/kgen.json" "$d/a5.json" 'j["vectors"]["data"][3] = ["2", "4", "8"]'
+  alter_json "$d/rank.json" "$d/a6.json" 'j["lower"]["prime"] = "2147483646"'
+  for c in a1 a2 a3 a4 a5 a6; do
+    run verify "$d/$c.json" --json
+    expect_rc "verify rejects altered $c" 1
+    json_keys "verify rejects altered $c" valid kind claim reason seconds
+    json_check "verify $c invalid" 'j["valid"] is False and len(j["reason"]) > 0'
+  done
+
+  expect_bad_input "verify: missing file" "" verify "$d/missing.json"
+  printf 'this is not json' >"$d/text.json"
+  expect_bad_input "verify: not JSON" "" verify "$d/text.json" --json
+  stderr_mentions "verify: not JSON" "text.json"
+  : >"$d/empty.json"
+  expect_bad_input "verify: empty file" "" verify "$d/empty.json"
+  # JSON, but not a certificate: a rejection (exit 1), not bad input.
+  printf '{"kind": "no-such-kind"}' >"$d/unknown.json"
+  run verify "$d/unknown.json" --json
+  expect_rc "verify: unknown kind is rejected" 1
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Main: append new sections here.
+# ---------------------------------------------------------------------------------------------------
+SECTIONS=(section_rank section_kruskal section_verify)
+
+if [ ! -x "$BIN" ]; then
+  echo "run.sh: $BIN is not an executable" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+for s in "${SECTIONS[@]}"; do
+  "$s"
+done
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
