@@ -1,6 +1,8 @@
 // kind "kruskal": hand-computed certificates accepted, altered ones rejected with a reason.
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 #include "cert_text.hpp"
 
 using namespace cert_text;
@@ -70,4 +72,21 @@ TEST_CASE("kruskal: altered certificates are rejected", "[checker][kruskal]") {
   rejected(kruskal_cert(kV, 2, 2, kLower, kUpper, ",\"kruskal_rank\":3"), "kruskal_rank");
   rejected(kruskal_cert(kV, 1, 2, kLower, kUpper, ",\"kruskal_rank\":2"), "kruskal_rank");
   rejected(replace_first(kruskal_cert(kV, 2, 2, kLower, kUpper), "\"vectors\"", "\"vector\""), "vectors: missing");
+}
+
+TEST_CASE("kruskal: exhaustive check is incremental (fast)", "[checker][kruskal]") {
+  // 24 generic vectors in Q^6 (rows of a Vandermonde matrix with distinct nodes: every 6-subset is
+  // independent), C(24, 6) = 134596 subsets.
+  SMat v;
+  for (int i = 1; i <= 24; ++i) {
+    std::vector<std::string> row;
+    mpz_class x = 1;
+    for (int j = 0; j < 6; ++j, x *= i) row.push_back(x.get_str());
+    v.push_back(row);
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto r = check(kruskal_cert(v, 6, 6, R"({"method":"exhaustive-mod-p","prime":"1000000007"})", R"({"method":"trivial"})"));
+  INFO(r.reason);
+  CHECK(r.valid);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1.0);
 }

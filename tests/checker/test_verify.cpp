@@ -1,0 +1,97 @@
+// The public entry point: dispatch, unknown kinds, and robustness (truncated, mutated and hostile
+// input is rejected with a reason and never crashes or throws).
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+#include "cert_text.hpp"
+
+using namespace cert_text;
+
+namespace {
+const std::string kValid =
+    R"({"kind":"rank","claim":"rank","matrix":{"rows":3,"cols":3,"data":[["1","2","3"],["2","4","6"],["1","0","1"]]},)"
+    R"("rank_lower":2,"rank_upper":2,"lower":{"method":"minor-mod-p","prime":"7","rows":[0,2],"cols":[0,1]},)"
+    R"("upper":{"method":"kernel","kernel":[["-1","-1","1"]],"free_rows":[2]}})";
+}
+
+TEST_CASE("verify: dispatch and envelope errors", "[checker][verify]") {
+  REQUIRE(check(kValid).valid);
+  auto v = check(R"({"kind":"frobnicate","claim":"x"})");
+  CHECK_FALSE(v.valid);
+  CHECK(v.kind == "frobnicate");
+  CHECK(v.reason.find("unknown certificate kind") != std::string::npos);
+  CHECK(check(R"({"claim":"rank"})").reason.find("kind") != std::string::npos);
+  CHECK(check(R"({"kind":"rank"})").reason.find("claim") != std::string::npos);
+  CHECK(check(R"({"kind":7,"claim":"rank"})").reason.find("kind") != std::string::npos);
+  CHECK_FALSE(check("[1,2,3]").valid);
+  CHECK_FALSE(check("").valid);
+  CHECK_FALSE(check("not json").valid);
+  CHECK_FALSE(check(std::string("{\"kind\":\"rank\"\0}", 16)).valid);
+}
+
+TEST_CASE("verify: every truncation and many random mutations are handled", "[checker][verify]") {
+  for (std::size_t len = 0; len < kValid.size(); ++len) {
+    auto v = check(kValid.substr(0, len));
+    REQUIRE_FALSE(v.valid);  // a prefix of an object is never valid JSON
+    REQUIRE_FALSE(v.reason.empty());
+  }
+  std::mt19937_64 rng(99);
+  const std::string alphabet = "0123456789-+./eE\"[]{},:aznul \\";
+  int still_valid = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string s = kValid;
+    int edits = 1 + rng() % 3;
+    for (int e = 0; e < edits; ++e) {
+      std::size_t pos = rng() % s.size();
+      switch (rng() % 3) {
+        case 0: s[pos] = alphabet[rng() % alphabet.size()]; break;
+        case 1: s.erase(pos, 1); break;
+        default: s.insert(pos, 1, alphabet[rng() % alphabet.size()]); break;
+      }
+    }
+    auto v = check(s);  // must return, never throw or crash
+    if (v.valid) ++still_valid;
+    else REQUIRE_FALSE(v.reason.empty());
+  }
+  // A few mutations are harmless (whitespace, "-1/1" for "-1", ...), most are not.
+  CHECK(still_valid < 300);
+}
+
+TEST_CASE("verify: hostile sizes are rejected quickly", "[checker][verify]") {
+  auto t0 = std::chrono::steady_clock::now();
+  CHECK_FALSE(check(R"({"kind":"rank","claim":"rank","matrix":{"rows":0,"cols":4294967296,"data":[]},"rank_lower":0,"rank_upper":0,"lower":{"method":"trivial"},"upper":{"method":"kernel","kernel":[],"free_rows":[]}})").valid);
+  CHECK_FALSE(check(R"({"kind":"rank","claim":"rank","matrix":{"rows":100000000000,"cols":1,"data":[]}})").valid);
+  CHECK_FALSE(check(R"({"kind":"rank","claim":"rank","matrix":{"rows":1,"cols":1,"data":[["1e999999999"]]}})").valid);
+  CHECK_FALSE(check(std::string(200000, '[')).valid);
+  // Kruskal enumeration beyond the budget is refused up front, not attempted.
+  std::string rows = "[";
+  for (int i = 0; i < 60; ++i) {
+    if (i) rows += ',';
+    rows += "[";
+    for (int j = 0; j < 30; ++j) rows += std::string(j ? "," : "") + "\"" + std::to_string((i * 31 + j * 17) % 11) + "\"";
+    rows += "]";
+  }
+  rows += "]";
+  auto v = check(R"({"kind":"kruskal","claim":"kruskal-rank","vectors":{"rows":60,"cols":30,"data":)" + rows +
+                 R"(},"kruskal_lower":30,"lower":{"method":"exhaustive-mod-p","prime":"7"},"kruskal_upper":30,"upper":{"method":"trivial"}})");
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason.find("budget") != std::string::npos);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1.0);
+}
+
+TEST_CASE("verify: files", "[checker][verify]") {
+  std::string path = "test_checker_verify_tmp.json";
+  {
+    std::ofstream out(path);
+    out << kValid;
+  }
+  CHECK(memcert_checker::verify_certificate_file(path).valid);
+  std::remove(path.c_str());
+  auto v = memcert_checker::verify_certificate_file(path);
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason.find(path) == 0);
+}
