@@ -202,6 +202,8 @@ std::vector<long> json_labels_row(const json& v, const std::string& file, const 
 void sequence_labels_from_json(const json& v, const std::string& file, const std::string& key, SequenceDataset& ds) {
   std::size_t N = ds.N(), n = ds.n();
   check_list(v, file, key, "labels", N, "N = " + std::to_string(N));
+  if (!ds.token_labels.empty())
+    throw input_error(file, key, "expected per-token labels only once, got them in \"labels\" and \"token_labels\"");
   if (key == "labels" && !v[0].is_array()) {
     ds.labels = json_labels_row(v, file, key, N, "N = " + std::to_string(N));
     return;

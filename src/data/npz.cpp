@@ -3,6 +3,7 @@
 // members and checks each member's CRC-32. The writer emits stored members only.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "memcert/data/matrix_io.hpp"
@@ -61,21 +62,43 @@ Directory find_central_directory(const ByteReader& r) {
   return d;
 }
 
+// Raw-inflates a member that must expand to exactly `usize` bytes (chunked: zlib counts in 32 bits).
 std::string inflate_raw(const std::string& in, std::uint64_t usize, const ByteReader& r, std::uint64_t at,
                         const std::string& member) {
+  // Deflate expands at most ~1032:1; a larger claimed size is a corrupt header, not a reason to allocate.
+  if (usize / 1032 > in.size() + 1)
+    r.fail(at, "member '" + member + "': expected an uncompressed size consistent with " + std::to_string(in.size()) +
+                   " compressed bytes, got " + std::to_string(usize));
   std::string out(usize, '\0');
   z_stream zs{};
   if (inflateInit2(&zs, -15) != Z_OK) throw std::runtime_error("zlib inflateInit2 failed");
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  zs.avail_in = static_cast<uInt>(in.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  int rc = inflate(&zs, Z_FINISH);
+  constexpr std::size_t kChunk = std::size_t(1) << 30;
+  std::size_t in_done = 0, out_done = 0;
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    if (zs.avail_in == 0 && in_done < in.size()) {
+      std::size_t n = std::min(kChunk, in.size() - in_done);
+      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + in_done));
+      zs.avail_in = static_cast<uInt>(n);
+      in_done += n;
+    }
+    if (zs.avail_out == 0 && out_done < out.size()) {
+      std::size_t n = std::min(kChunk, out.size() - out_done);
+      zs.next_out = reinterpret_cast<Bytef*>(out.data() + out_done);
+      zs.avail_out = static_cast<uInt>(n);
+      out_done += n;
+    }
+    rc = inflate(&zs, Z_NO_FLUSH);
+    if (rc == Z_BUF_ERROR && zs.avail_out == 0 && out_done == out.size()) break;  // more output than usize
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_done == in.size()) break;     // stream ends early
+  }
   std::uint64_t produced = zs.total_out;
   inflateEnd(&zs);
   if (rc != Z_STREAM_END || produced != usize)
     r.fail(at, "member '" + member + "': expected a valid deflate stream of " + std::to_string(usize) +
-                   " bytes, got " + (rc == Z_DATA_ERROR ? std::string("corrupt data") : std::to_string(produced) + " bytes"));
+                   " bytes, got " + (rc == Z_DATA_ERROR   ? std::string("corrupt data")
+                                     : produced == usize ? std::string("more data")
+                                                         : std::to_string(produced) + " bytes"));
   return out;
 }
 

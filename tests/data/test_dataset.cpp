@@ -170,3 +170,11 @@ TEST_CASE("sequence data set from npz", "[dataset]") {
   });
   CHECK(m == "b.npz: labels[0]: expected a non-negative integer class label, got 3/2");
 }
+
+TEST_CASE("sequence per-token labels given twice are rejected", "[dataset][errors]") {
+  std::string m = input_error_of([] {
+    sequence_dataset_read(write_file("twice.json",
+        R"({"sequences": [[[1], [2]]], "labels": [[0, 1]], "token_labels": [[1, 0]]})"));
+  });
+  CHECK(m.find("twice.json: token_labels: expected per-token labels only once") == 0);
+}

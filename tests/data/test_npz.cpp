@@ -86,3 +86,19 @@ TEST_CASE("npz bad input", "[npz][errors]") {
   m = input_error_of([&] { npz_read((fixtures::scratch() / "missing.npz").string()); });
   CHECK(m.find("missing.npz: expected a readable file") != std::string::npos);
 }
+
+TEST_CASE("npz deflated member with a wrong uncompressed size", "[npz][errors]") {
+  std::string content = npy("<f8", {2}, raw_all(std::vector<double>{1, 2}));
+  std::string z = zip({{"a.npy", content}}, true);
+  // Patch the central directory's uncompressed size (offset 24 in the entry) to one byte less / more.
+  std::size_t cd = z.find(std::string("PK\x01\x02", 4));
+  REQUIRE(cd != std::string::npos);
+  for (long delta : {-1L, 1L, 1L << 28}) {
+    std::string bad = z;
+    std::uint32_t size = static_cast<std::uint32_t>(content.size() + delta);
+    std::memcpy(&bad[cd + 24], &size, 4);
+    std::string m = input_error_of([&] { npz_read(write_file("size.npz", bad)); });
+    CHECK(m.find("size.npz: byte ") == 0);
+    CHECK(m.find("member 'a.npy': expected ") != std::string::npos);
+  }
+}
