@@ -22,7 +22,8 @@ namespace memcert_checker {
 #define MEMCERT_CHECKER_KINDS(X)                \
   X("rank", check_rank)                         \
   X("kruskal", check_kruskal)                   \
-  X("enclosure-rank", check_enclosure_rank)
+  X("enclosure-rank", check_enclosure_rank)     \
+  X("claim", check_claim)
 
 using CheckFn = bool (*)(const json::Value& cert, std::string& why);
 #define MEMCERT_DECLARE_KIND(name, fn) bool fn(const json::Value& cert, std::string& why);

@@ -1,0 +1,114 @@
+// memcert claims list [--json]
+// memcert claims run ID [--instances K] [--seed S] [--cert-dir DIR] [--json]
+// The claims registry (proofs/) run as regression tests. JSON (INTERFACE.md):
+//   list: {"claims":[{"id","statement","method","expect","refutes"?,"default_instances"}...]}
+//   run:  {"claim","instances","confirmed","counterexamples":[...],"seconds"} plus "statement","expect",
+//         "refutes","undecided","verdict","results","note".
+// Exit status: 0 iff every instance confirmed the claim (for a boundary claim, Expect::counterexample:
+// every instance produced a certified counterexample to the naive statement); 1 otherwise (a certified
+// counterexample to a claim expected to hold — a finding — or undecided instances); 2 unknown id / usage.
+#include <filesystem>
+#include <sstream>
+
+#include "command.hpp"
+#include "memcert/data/matrix_io.hpp"
+#include "memcert/proofs/registry.hpp"
+#include "memcert/util/error.hpp"
+
+namespace memcert::cli {
+namespace {
+
+using proofs::Expect;
+
+struct ClaimsArgs {
+  std::string id, cert_dir;
+  std::size_t instances = 0;
+  std::uint64_t seed = 20261121;
+  bool json = false;
+};
+
+int run_list(const ClaimsArgs& args) {
+  auto start = std::chrono::steady_clock::now();
+  nlohmann::json arr = nlohmann::json::array();
+  std::ostringstream h;
+  for (const auto& c : proofs::claims_all()) {
+    nlohmann::json e{{"id", c.id}, {"statement", c.statement}, {"method", c.method},
+                     {"expect", c.expect == Expect::holds ? "holds" : "counterexample"},
+                     {"default_instances", c.default_instances}};
+    if (!c.refutes.empty()) e["refutes"] = c.refutes;
+    arr.push_back(e);
+    h << c.id << (c.expect == Expect::holds ? "" : "  [boundary: expects a counterexample to " + c.refutes + "]")
+      << "\n    " << c.statement << "\n";
+  }
+  h << proofs::claims_all().size() << " claims";
+  emit(args.json, {{"claims", arr}}, h.str(), start);
+  return kExitHolds;
+}
+
+std::string file_stem(const std::string& id) {
+  std::string s = id;
+  for (auto& ch : s)
+    if (ch == '/') ch = '_';
+  return s;
+}
+
+int run_claim(const ClaimsArgs& args) {
+  auto start = std::chrono::steady_clock::now();
+  const proofs::Claim* c = proofs::claim_find(args.id);
+  if (!c) {
+    std::string known;
+    for (const auto& k : proofs::claims_all()) known += (known.empty() ? "" : ", ") + k.id;
+    throw input_error("claims run", "ID", "expected a registered claim id (" + known + "), got \"" + args.id + "\"");
+  }
+  std::size_t k = args.instances ? args.instances : c->default_instances;
+  proofs::ClaimRun run = proofs::claim_run(*c, k, args.seed, [&](std::size_t d, std::size_t t) {
+    progress("claims run " + c->id, d, t);
+  });
+  if (!args.cert_dir.empty()) {
+    std::filesystem::create_directories(args.cert_dir);
+    for (const auto& r : run.records)
+      if (!r.result.certificate.is_null())
+        file_write_atomic(args.cert_dir + "/" + file_stem(c->id) + "-" + std::to_string(r.index) + ".json",
+                          r.result.certificate.dump() + "\n");
+  }
+  nlohmann::json j = proofs::claim_run_json(run);
+  std::ostringstream h;
+  h << c->id << ": " << c->statement << "\n";
+  if (c->expect == Expect::counterexample)
+    h << "  boundary claim: a certified counterexample to \"" << c->refutes << "\" confirms it\n";
+  for (const auto& r : run.records)
+    h << "  #" << r.index << " " << r.params.dump() << " " << proofs::outcome_name(r.result.outcome) << ": "
+      << r.result.summary << (r.certificate_verified ? " [checker: valid]" : "") << "\n";
+  if (run.records.size() && !run.records[0].result.note.empty()) h << "  note: " << run.records[0].result.note << "\n";
+  h << "verdict: ";
+  if (run.holds())
+    h << "CONFIRMED on " << run.confirmed << "/" << run.records.size() << " instances";
+  else if (run.finding())
+    h << "COUNTEREXAMPLE FOUND (" << run.counterexamples << " certified witness(es)) to a claim expected to hold";
+  else
+    h << "not confirmed: " << run.confirmed << "/" << run.records.size() << " confirmed, " << run.undecided
+      << " undecided";
+  if (!args.cert_dir.empty()) h << "\ncertificates written to " << args.cert_dir;
+  emit(args.json, j, h.str(), start);
+  return run.holds() ? kExitHolds : kExitNegative;
+}
+
+const CommandRegistrar reg{{80, [](CLI::App& root, auto bind) {
+  CLI::App* claims = root.get_subcommand("claims");
+  auto largs = std::make_shared<ClaimsArgs>();
+  CLI::App* list = claims->add_subcommand("list", "List the registered theory claims");
+  list->add_flag("--json", largs->json, "Print one JSON object");
+  bind(list, [largs] { return run_list(*largs); });
+
+  auto rargs = std::make_shared<ClaimsArgs>();
+  CLI::App* run = claims->add_subcommand("run", "Run a claim on generated instances and certify each");
+  run->add_option("ID", rargs->id, "Claim id (see claims list)")->required();
+  run->add_option("--instances", rargs->instances, "Number of instances (default: the claim's own)");
+  run->add_option("--seed", rargs->seed, "Seed of the instance generator");
+  run->add_option("--cert-dir", rargs->cert_dir, "Write each instance's certificate to DIR/<id>-<i>.json");
+  run->add_flag("--json", rargs->json, "Print one JSON object");
+  bind(run, [rargs] { return run_claim(*rargs); });
+}}};
+
+}  // namespace
+}  // namespace memcert::cli
