@@ -1,0 +1,46 @@
+// Benchmark (plain harness, not a test): build + full exact verification of the ks25 Theorem 4.1
+// construction. Default: N = 2000 sequences, n = 16, d = 32, vocabulary V = 512, C = 10 (issue 5; target
+// under 120 s on 2 cores). Prints seconds, peak RSS, parameters, depth.
+//   usage: bench_ks [N n d V C seed]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "memcert/theory/ks25/construct.hpp"
+
+int main(int argc, char** argv) {
+  using namespace memcert::ks25;
+  auto arg = [&](int i, long def) { return argc > i ? std::atol(argv[i]) : def; };
+  const std::size_t N = arg(1, 2000), n = arg(2, 16), d = arg(3, 32), V = arg(4, 512);
+  const long C = arg(5, 10);
+  const std::uint64_t seed = arg(6, 1);
+  auto t0 = std::chrono::steady_clock::now();
+  auto ds = ks_generate(N, n, d, V, C, seed, false);
+  auto t1 = std::chrono::steady_clock::now();
+  KsPrepared P = ks_prepare(ds, C, "bench");
+  auto t2 = std::chrono::steady_clock::now();
+  KsOptions o;
+  o.seed = seed;
+  KsResult r = ks_construct(P, o);
+  auto t3 = std::chrono::steady_clock::now();
+  auto cert = ks_certificate_json(r).dump();
+  auto t4 = std::chrono::steady_clock::now();
+  auto s = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  std::printf("ks25 bench: N=%zu n=%zu d=%zu V=%zu C=%ld\n", N, n, d, V, C);
+  std::printf("  generate %.2fs  prepare(checks) %.2fs  build %.2fs  verify %.2fs  certificate %.2fs (%zu bytes)\n",
+              s(t0, t1), s(t1, t2), r.build_seconds, r.verify_seconds, s(t3, t4), cert.size());
+  std::printf("  total (prepare+build+verify) %.2fs  peak RSS %.1f MiB\n", s(t1, t3), ru.ru_maxrss / 1024.0);
+  std::printf("  memorized=%d eq55=%d distinct tokens=%zu multisets=%zu |A|=%zu\n", r.memorized, r.eq55_holds,
+              P.tokens.size(), P.distinct_multisets.size(), r.phi.weights.A.size());
+  std::printf("  parameters=%zu nonzero=%zu depth=%zu (f1 %zu, f2 %zu) width=%zu bits=%zu\n", r.total.parameters,
+              r.total.nonzero_parameters, r.total.depth, r.f1c.depth, r.f2c.depth, r.total.width,
+              r.total.bit_complexity);
+  std::printf("  f1: k=%zu m=%zu B=%zu   f2: k=%zu m=%zu B=%zu (rho=%zu c=%zu)\n", r.phi.c1.k, r.phi.c1.m, r.phi.c1.B,
+              r.f2info.k, r.f2info.m, r.f2info.B, r.f2info.rho, r.f2info.c);
+  return r.memorized ? 0 : 1;
+}

@@ -1,0 +1,120 @@
+#pragma once
+// Exact-rational ReLU networks (ks25): the layer list of INTERFACE.md ("each layer ReLU except the last,
+// which is affine"), an exact evaluator, complexity counting, and a small builder that lets each lemma
+// append its layers while other live values are carried alongside.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "memcert/linalg/matrix.hpp"
+#include "memcert/numeric/rational.hpp"
+
+namespace memcert::ks25 {
+
+// h -> W h + b (then ReLU, except for the last layer of a network).
+struct ReluLayer {
+  QMatrix W;  // out x in
+  QVector b;  // out
+};
+
+struct ReluNet {
+  std::size_t in_dim = 0;
+  std::vector<ReluLayer> layers;  // empty = identity on R^in_dim
+  std::size_t out_dim() const { return layers.empty() ? in_dim : layers.back().W.rows(); }
+  std::size_t depth() const { return layers.size(); }
+};
+
+// Exact evaluation: ReLU after every layer but the last.
+QVector relunet_eval(const ReluNet& net, const QVector& x);
+
+// The same network with only its non-zero entries, for fast repeated exact evaluation.
+class ReluNetSparse {
+ public:
+  explicit ReluNetSparse(const ReluNet& net);
+  QVector eval(const QVector& x) const;
+  // Evaluates every point (optionally on `threads` threads; GMP objects are not shared between them).
+  std::vector<QVector> eval_all(const std::vector<QVector>& xs, unsigned threads = 2) const;
+
+ private:
+  struct Term {
+    std::uint32_t col;
+    int small;  // +1 / -1 when the weight is that, else 0 (then `w` holds it)
+    Rational w;
+  };
+  struct Row {
+    std::vector<Term> terms;
+    Rational bias;
+  };
+  std::size_t in_dim_ = 0;
+  std::vector<std::vector<Row>> layers_;
+};
+
+// Model complexity as Theorem 4.1 counts it. parameters = every entry of every W and b (zeros too).
+struct NetComplexity {
+  std::size_t parameters = 0;
+  std::size_t nonzero_parameters = 0;
+  std::size_t depth = 0;          // number of layers
+  std::size_t width = 0;          // largest layer output dimension
+  std::size_t bit_complexity = 0; // max over entries p/q of max(bitlen|p|, bitlen q)
+};
+NetComplexity relunet_complexity(const ReluNet& net);
+std::size_t rational_bits(const Rational& q);
+// Combines complexities of networks run one after another (depths add, the rest max / add).
+NetComplexity complexity_sequential(const NetComplexity& a, const NetComplexity& b);
+
+// ---- builder -------------------------------------------------------------------------------------
+// An affine function of the units of the layer built last (or of the network input before the first
+// layer): sum_j c_j h_j + bias.
+struct Lin {
+  std::map<std::size_t, Rational> c;
+  Rational bias = 0;
+
+  static Lin constant(const Rational& v) {
+    Lin l;
+    l.bias = v;
+    return l;
+  }
+  static Lin var(std::size_t j) {
+    Lin l;
+    l.c[j] = 1;
+    return l;
+  }
+  bool is_constant() const { return c.empty(); }
+  Lin& operator+=(const Lin& o);
+  Lin& operator-=(const Lin& o);
+  Lin& operator*=(const Rational& s);
+  friend Lin operator+(Lin a, const Lin& b) { return a += b; }
+  friend Lin operator-(Lin a, const Lin& b) { return a -= b; }
+  friend Lin operator*(const Rational& s, Lin a) { return a *= s; }
+  friend Lin operator+(Lin a, const Rational& v) {
+    a.bias += v;
+    return a;
+  }
+  friend Lin operator-(Lin a, const Rational& v) {
+    a.bias -= v;
+    return a;
+  }
+};
+
+class NetBuilder {
+ public:
+  explicit NetBuilder(std::size_t in_dim);
+  // The i-th network input (only meaningful before the first layer is added).
+  Lin input(std::size_t i) const { return Lin::var(i); }
+  std::vector<Lin> inputs() const;
+  // Appends a ReLU layer with units ReLU(pre[i]); every non-constant Lin in `carry` becomes a unit
+  // ReLU(*l) too and is rewritten as that unit. A carried value passes unchanged only where it is >= 0:
+  // callers carry only quantities that are non-negative on the inputs the construction is proved for.
+  std::vector<Lin> relu(const std::vector<Lin>& pre, const std::vector<Lin*>& carry = {});
+  // The final affine layer; returns the network (the builder is spent).
+  ReluNet finish(const std::vector<Lin>& outputs);
+  std::size_t layers() const { return net_.layers.size(); }
+
+ private:
+  std::size_t cur_dim_;
+  ReluNet net_;
+};
+
+}  // namespace memcert::ks25
