@@ -52,6 +52,18 @@ inline double reduce_scalar(double x, const ModCtx& M) {
   return r;
 }
 
+// C[i][j] = reduce(C[i][j] - acc[i][j]), or plain C - acc in the floating-point mode (M.p == 0).
+inline void writeback_scalar(const double* acc, int lda, double* C, std::size_t ldc, int mv, int nv,
+                             const ModCtx& M) {
+  if (M.p == 0) {
+    for (int i = 0; i < mv; ++i)
+      for (int j = 0; j < nv; ++j) C[i * ldc + j] -= acc[i * lda + j];
+    return;
+  }
+  for (int i = 0; i < mv; ++i)
+    for (int j = 0; j < nv; ++j) C[i * ldc + j] = reduce_scalar(C[i * ldc + j] - acc[i * lda + j], M);
+}
+
 constexpr int kGenMR = 4, kGenNR = 8;
 void kernel_generic(std::size_t kc, const double* A, const double* B, double* C, std::size_t ldc, int mv,
                     int nv, const ModCtx& M) {
@@ -64,8 +76,7 @@ void kernel_generic(std::size_t kc, const double* A, const double* B, double* C,
     A += kGenMR;
     B += kGenNR;
   }
-  for (int i = 0; i < mv; ++i)
-    for (int j = 0; j < nv; ++j) C[i * ldc + j] = reduce_scalar(C[i * ldc + j] - acc[i][j], M);
+  writeback_scalar(&acc[0][0], kGenNR, C, ldc, mv, nv, M);
 }
 
 constexpr int k2MR = 6, k2NR = 8;
@@ -102,7 +113,13 @@ __attribute__((target("avx2,fma"))) void kernel_avx2(std::size_t kc, const doubl
   _mm256_store_pd(acc[3], c30); _mm256_store_pd(acc[3] + 4, c31);
   _mm256_store_pd(acc[4], c40); _mm256_store_pd(acc[4] + 4, c41);
   _mm256_store_pd(acc[5], c50); _mm256_store_pd(acc[5] + 4, c51);
-  if (mv == k2MR && nv == k2NR) {
+  if (mv == k2MR && nv == k2NR && M.p == 0) {
+    for (int i = 0; i < k2MR; ++i)
+      for (int j = 0; j < k2NR; j += 4) {
+        double* cp = C + i * ldc + j;
+        _mm256_storeu_pd(cp, _mm256_sub_pd(_mm256_loadu_pd(cp), _mm256_load_pd(acc[i] + j)));
+      }
+  } else if (mv == k2MR && nv == k2NR) {
     const __m256d p = _mm256_set1_pd(M.p), pinv = _mm256_set1_pd(M.pinv), h = _mm256_set1_pd(M.h),
                   mh = _mm256_set1_pd(-M.h);
     for (int i = 0; i < k2MR; ++i)
@@ -112,8 +129,7 @@ __attribute__((target("avx2,fma"))) void kernel_avx2(std::size_t kc, const doubl
         _mm256_storeu_pd(cp, reduce_avx2(x, p, pinv, h, mh));
       }
   } else {
-    for (int i = 0; i < mv; ++i)
-      for (int j = 0; j < nv; ++j) C[i * ldc + j] = reduce_scalar(C[i * ldc + j] - acc[i][j], M);
+    writeback_scalar(&acc[0][0], k2NR, C, ldc, mv, nv, M);
   }
 }
 
@@ -138,7 +154,15 @@ __attribute__((target("avx512f,avx512dq,fma"))) void kernel_avx512(std::size_t k
   }
   const __m512d p = _mm512_set1_pd(M.p), pinv = _mm512_set1_pd(M.pinv), h = _mm512_set1_pd(M.h),
                 mh = _mm512_set1_pd(-M.h);
-  if (mv == k5MR && nv == k5NR) {
+  if (mv == k5MR && nv == k5NR && M.p == 0) {
+#pragma GCC unroll 8
+    for (int i = 0; i < k5MR; ++i)
+#pragma GCC unroll 3
+      for (int j = 0; j < 3; ++j) {
+        double* cp = C + i * ldc + 8 * j;
+        _mm512_storeu_pd(cp, _mm512_sub_pd(_mm512_loadu_pd(cp), c[i][j]));
+      }
+  } else if (mv == k5MR && nv == k5NR) {
 #pragma GCC unroll 8
     for (int i = 0; i < k5MR; ++i)
 #pragma GCC unroll 3
@@ -155,8 +179,7 @@ __attribute__((target("avx512f,avx512dq,fma"))) void kernel_avx512(std::size_t k
     alignas(64) double acc[k5MR][k5NR];
     for (int i = 0; i < k5MR; ++i)
       for (int j = 0; j < 3; ++j) _mm512_store_pd(acc[i] + 8 * j, c[i][j]);
-    for (int i = 0; i < mv; ++i)
-      for (int j = 0; j < nv; ++j) C[i * ldc + j] = reduce_scalar(C[i * ldc + j] - acc[i][j], M);
+    writeback_scalar(&acc[0][0], k5NR, C, ldc, mv, nv, M);
   }
 }
 
@@ -268,6 +291,19 @@ void dmod_gemm_sub(std::size_t m, std::size_t n, std::size_t k, const double* a,
 }
 
 double reduce_one(double x, const ModCtx& M) { return reduce_scalar(x, M); }
+
+ModCtx ModCtx::floating() {
+  ModCtx M;
+  M.p = 0;
+  M.kmax = 1000000;
+  return M;
+}
+
+void gemm_plain_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
+                    const double* b, std::size_t ldb, double* c, std::size_t ldc, int threads) {
+  static const ModCtx F = ModCtx::floating();
+  gemm_sub(m, n, k, a, lda, nullptr, b, ldb, c, ldc, F, threads <= 0 ? fast_threads() : threads);
+}
 
 }  // namespace fast_detail
 }  // namespace memcert

@@ -6,7 +6,9 @@
 namespace memcert::fast_detail {
 
 struct ModCtx {
+  ModCtx() = default;
   explicit ModCtx(std::uint64_t prime);
+  static ModCtx floating();  // p = 0: plain floating-point C -= A B (no reduction)
   double p = 0, pinv = 0, h = 0;  // h = (p-1)/2
   std::size_t kmax = 1;           // products of centred residues accumulable exactly (see dmod_gemm.cpp)
 };
@@ -15,6 +17,10 @@ struct ModCtx {
 void gemm_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
               const std::size_t* acol, const double* b, std::size_t ldb, double* c, std::size_t ldc,
               const ModCtx& M, int threads);
+// Plain double C -= A B, round-to-nearest with FMA; each entry is sum_k of products accumulated in some
+// order, so |computed - exact| <= gamma_{k+1} sum_k |a_ik b_kj| (+ underflow) in the usual model.
+void gemm_plain_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
+                    const double* b, std::size_t ldb, double* c, std::size_t ldc, int threads);
 // Centred residue of an integer-valued double |x| < 2^53.
 double reduce_one(double x, const ModCtx& M);
 

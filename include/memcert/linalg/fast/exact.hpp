@@ -1,0 +1,39 @@
+#pragma once
+// Exact, certified results computed through the double modular fast path (issue 6).
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memcert/linalg/matrix.hpp"
+#include "memcert/linalg/qmat.hpp"
+
+namespace memcert {
+
+// Two-sided certificate of rank(A) = r for an integer (or row-scaled rational) matrix, THEORY.md section 7:
+//  lower: det A[minor_rows, minor_cols] != 0 mod `prime`                         => rank >= r
+//  upper: rank(A mod q) <= r for every q in `upper_primes` (distinct primes), and their product exceeds
+//         the Hadamard bound of the (r+1) x (r+1) minors (product of the r+1 largest row norms of the
+//         row-scaled integer matrix; compared as squares)                           => rank <= r
+//         (empty when r = min(rows, cols): nothing to prove).
+struct MultimodularRankCertificate {
+  std::size_t rows = 0, cols = 0, rank = 0;
+  std::uint64_t prime = 0;
+  std::vector<std::size_t> minor_rows, minor_cols;
+  std::vector<std::uint64_t> upper_primes;
+  std::string method;  // "full-rank" or "multimodular-hadamard"
+};
+
+MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a);
+MultimodularRankCertificate qmat_rank_certified_fast(const QMatrix& a);
+
+// Exact re-check of the certificate (recomputes every residue rank with the lead's u64 elimination and
+// the Hadamard bound with GMP). For the tests; the independent checker does the same.
+bool zmat_rank_certificate_check(const ZMatrix& a, const MultimodularRankCertificate& c);
+
+// Squared Hadamard bound for (k x k) minors of an integer matrix: product of the k largest squared row
+// norms (and the same for columns; the smaller is returned).
+Integer zmat_minor_bound_sq(const ZMatrix& a, std::size_t k);
+
+}  // namespace memcert

@@ -1,0 +1,482 @@
+// Rump's floating-point positive-definiteness certificate, rigorous Gram matrices and enclosure rank
+// lower bounds with tiered escalation (issue 6, deliverable 2). See rump.hpp for the constants.
+//
+// Upward rounding without touching the FPU mode: for a round-to-nearest result r of an exact value x,
+// nextafter(r, +inf) >= x (|x - r| <= ulp/2). All bound arithmetic below goes through up_*().
+// Cholesky in round-to-nearest: blocked, the trailing updates use the FMA product kernel. Rump's analysis
+// rests on |A + dA = R^T R|, |dA| <= gamma_{n+1} |R^T||R| (Demmel), which holds for every evaluation
+// order of the dot products and with or without FMA (an FMA rounds once where mul+add rounds twice).
+#include "memcert/linalg/fast/rump.hpp"
+
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "dmod_internal.hpp"
+#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/qmat.hpp"
+
+namespace memcert {
+
+namespace {
+
+constexpr double kU = 0x1p-53;      // unit roundoff, IEEE double round-to-nearest
+constexpr double kEta = 0x1p-1074;  // smallest positive subnormal
+const double kInf = std::numeric_limits<double>::infinity();
+
+inline double up(double r) { return std::nextafter(r, kInf); }
+inline double dn(double r) { return std::nextafter(r, -kInf); }
+inline double add_up(double a, double b) { return up(a + b); }
+inline double mul_up(double a, double b) { return up(a * b); }  // a, b >= 0
+inline double div_up(double a, double b) { return up(a / b); }  // a >= 0, b > 0
+inline double sub_dn(double a, double b) { return dn(a - b); }
+
+// gamma_n = n u / (1 - n u), upper bound.
+double gamma_up(double n) {
+  const double nu = mul_up(n, kU);
+  if (!(nu < 0.5)) return kInf;
+  return div_up(nu, dn(1.0 - nu));
+}
+
+int threads_or_default(int t) { return t <= 0 ? fast_threads() : t; }
+
+}  // namespace
+
+namespace fast_detail {
+
+bool cholesky_rn(double* a, std::size_t n, int threads) {
+  constexpr std::size_t nb = 96;
+  std::vector<double> lt;
+  for (std::size_t k0 = 0; k0 < n; k0 += nb) {
+    const std::size_t k1 = std::min(n, k0 + nb);
+    // Diagonal block and the panel below it (previous blocks already applied by trailing updates).
+    for (std::size_t j = k0; j < k1; ++j) {
+      double* rj = a + j * n;
+      double s = rj[j];
+      for (std::size_t l = k0; l < j; ++l) s -= rj[l] * rj[l];
+      if (!(s > 0) || !std::isfinite(s)) return false;
+      const double d = std::sqrt(s);
+      rj[j] = d;
+      for (std::size_t i = j + 1; i < n; ++i) {
+        double* ri = a + i * n;
+        double t = ri[j];
+        for (std::size_t l = k0; l < j; ++l) t -= ri[l] * rj[l];
+        ri[j] = t / d;
+      }
+    }
+    if (k1 >= n) break;
+    // Trailing update of the lower triangle: A22 -= L21 L21^T, by block rows.
+    const std::size_t m = n - k1, w = k1 - k0;
+    lt.assign(w * m, 0.0);  // L21^T, w x m
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t l = 0; l < w; ++l) lt[l * m + i] = a[(k1 + i) * n + k0 + l];
+    constexpr std::size_t rb = 256;
+    for (std::size_t i0 = 0; i0 < m; i0 += rb) {
+      const std::size_t i1 = std::min(m, i0 + rb);
+      fast_detail::gemm_plain_sub(i1 - i0, i1, w, a + (k1 + i0) * n + k0, n, lt.data(), m, a + (k1 + i0) * n + k1, n,
+                                  threads);
+    }
+  }
+  return true;
+}
+
+}  // namespace fast_detail
+
+RumpOutcome rump_isspd(const DMatrix& a, double rad_norm2, int threads) {
+  RumpOutcome out;
+  const std::size_t n = a.rows();
+  if (a.cols() != n) throw std::invalid_argument("rump_isspd: matrix not square");
+  if (n == 0) {
+    out.certified = true;
+    return out;
+  }
+  if (!(rad_norm2 >= 0) || !std::isfinite(rad_norm2)) {
+    out.reason = "radius norm not finite";
+    return out;
+  }
+  double sum = 0, dmax = 0;
+  for (std::size_t j = 0; j < n; ++j) {
+    const double d = a(j, j);
+    if (!(d > 0) || !std::isfinite(d)) {
+      out.reason = "diagonal entry not positive";
+      return out;
+    }
+    const double alpha = mul_up(static_cast<double>(j + 1) + 2.0, kU);  // alpha_j = (j+2) u, j 1-based
+    sum = add_up(sum, mul_up(alpha, d));
+    dmax = std::max(dmax, d);
+  }
+  const double nn = static_cast<double>(n);
+  const double tail = mul_up(mul_up(6.0 * nn, add_up(nn, dmax)), kEta);  // 6 n (n + max a_jj) eta
+  const double c = add_up(add_up(sum, rad_norm2), tail);
+  out.shift = c;
+  if (!std::isfinite(c)) {
+    out.reason = "shift not finite";
+    return out;
+  }
+  std::vector<double> w(n * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) w[i * n + j] = a(i, j);
+  for (std::size_t j = 0; j < n; ++j) w[j * n + j] = sub_dn(a(j, j), c);  // A - c I, rounded downward
+  if (!fast_detail::cholesky_rn(w.data(), n, threads_or_default(threads))) {
+    out.reason = "Cholesky of A - cI broke down";
+    return out;
+  }
+  out.certified = true;
+  return out;
+}
+
+RumpOutcome rump_isspd(const DMatrix& a, const DMatrix& rad, int threads) {
+  double f = 0;
+  for (double r : rad.data()) {
+    if (!(r >= 0)) throw std::invalid_argument("rump_isspd: negative or NaN radius");
+    f = add_up(f, mul_up(r, r));
+  }
+  return rump_isspd(a, up(std::sqrt(f)), threads);
+}
+
+GramDouble gram_double(const DMatrix& c, int threads) {
+  const std::size_t k = c.rows(), n = c.cols();
+  GramDouble out;
+  out.g = DMatrix(k, k, 0.0);
+  if (k == 0) return out;
+  DMatrix ct = mat_transpose(c);
+  // g := 0 - C C^T, negated afterwards (exact).
+  fast_detail::gemm_plain_sub(k, k, n, c.data().data(), n, ct.data().data(), k, out.g.data().data(), k,
+                              threads_or_default(threads));
+  for (double& x : out.g.data()) x = -x;
+  // Symmetrise from the lower triangle (both triangles are valid computed values; keep one).
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = i + 1; j < k; ++j) out.g(i, j) = out.g(j, i);
+  const double nn = static_cast<double>(n);
+  const double gn = gamma_up(nn);
+  // ||c_i||^2 <= (s_i + n eta) / (1 - gamma_n) with s_i the round-to-nearest sum of squares.
+  const double denom = dn(1.0 - gn);
+  double total = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    double s = 0;
+    const double* ri = c.row(i);
+    for (std::size_t l = 0; l < n; ++l) s += ri[l] * ri[l];
+    const double si = div_up(add_up(s, mul_up(nn, kEta)), denom);
+    total = add_up(total, si);
+  }
+  out.err2 = add_up(mul_up(gn, total), mul_up(mul_up(static_cast<double>(k), nn), kEta));
+  if (!std::isfinite(out.err2) || !(denom > 0)) out.err2 = kInf;
+  return out;
+}
+
+namespace {
+
+// lambda_min estimate of a symmetric PD double matrix (a proposal only): Cholesky + inverse iteration.
+std::optional<double> lambda_min_estimate(const DMatrix& g, int threads) {
+  const std::size_t n = g.rows();
+  std::vector<double> l(n * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) l[i * n + j] = g(i, j);
+  if (!fast_detail::cholesky_rn(l.data(), n, threads)) return std::nullopt;
+  std::vector<double> x(n, 1.0), y(n);
+  double lam = 0;
+  for (int it = 0; it < 12; ++it) {
+    // y = G^{-1} x via L L^T.
+    for (std::size_t i = 0; i < n; ++i) {
+      double s = x[i];
+      for (std::size_t j = 0; j < i; ++j) s -= l[i * n + j] * y[j];
+      y[i] = s / l[i * n + i];
+    }
+    for (std::size_t i = n; i-- > 0;) {
+      double s = y[i];
+      for (std::size_t j = i + 1; j < n; ++j) s -= l[j * n + i] * y[j];
+      y[i] = s / l[i * n + i];
+    }
+    double nrm = 0, dot = 0;
+    for (std::size_t i = 0; i < n; ++i) nrm += y[i] * y[i], dot += x[i] * y[i];
+    nrm = std::sqrt(nrm);
+    if (!(nrm > 0) || !std::isfinite(nrm)) return std::nullopt;
+    double xx = 0;
+    for (double v : x) xx += v * v;
+    lam = xx / dot;  // Rayleigh-like quotient of G^{-1}
+    for (std::size_t i = 0; i < n; ++i) x[i] = y[i] / nrm;
+  }
+  return lam;
+}
+
+// The double tier: Rump on G - mu I with the Gram error as radius. Tries mu candidates from large to small.
+std::optional<double> double_tier(const DMatrix& c, double floor_up, double extra_rad, int threads) {
+  const std::size_t k = c.rows();
+  GramDouble gd = gram_double(c, threads);
+  if (!std::isfinite(gd.err2)) return std::nullopt;
+  const double rad = add_up(gd.err2, extra_rad);
+  auto est = lambda_min_estimate(gd.g, threads);
+  if (!est || !(*est > 0)) return std::nullopt;
+  std::vector<double> cands;
+  for (double f : {0.9, 0.5, 0.1}) {
+    const double mu = *est * f;
+    if (mu > floor_up) cands.push_back(mu);
+  }
+  if (cands.empty() || cands.back() > up(floor_up)) cands.push_back(up(floor_up));
+  for (double mu : cands) {
+    if (!(mu < *est * 1.01)) continue;
+    DMatrix s = gd.g;
+    bool ok = true;
+    for (std::size_t j = 0; j < k; ++j) {
+      s(j, j) = sub_dn(gd.g(j, j), mu);  // G - mu I rounded downward: the true matrix is >= it
+      if (!(s(j, j) > 0)) ok = false;
+    }
+    if (!ok) continue;
+    if (rump_isspd(s, rad, threads).certified) return mu;
+  }
+  return std::nullopt;
+}
+
+// ------------------------------- MPFR tier ----------------------------------------------------------
+// The same certificate at precision b: u = 2^-b, no subnormals in MPFR (eta term dropped; the underflow
+// flag is checked), Gram accumulated with round-to-nearest at precision b, every bound rounded upward.
+struct MpfrVec {
+  std::vector<mpfr_t> v;
+  MpfrVec(std::size_t n, mpfr_prec_t b) : v(n) {
+    for (auto& x : v) mpfr_init2(x, b), mpfr_set_zero(x, 1);
+  }
+  ~MpfrVec() {
+    for (auto& x : v) mpfr_clear(x);
+  }
+  MpfrVec(const MpfrVec&) = delete;
+  MpfrVec& operator=(const MpfrVec&) = delete;
+};
+
+std::optional<double> mpfr_tier(const DMatrix& c, double floor_up, double extra_rad, mpfr_prec_t b) {
+  const std::size_t k = c.rows(), n = c.cols();
+  mpfr_clear_underflow();
+  MpfrVec g(k * k, b), t(3, b);
+  mpfr_t& acc = t.v[0];
+  mpfr_t& tmp = t.v[1];
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      mpfr_set_zero(acc, 1);
+      for (std::size_t l = 0; l < n; ++l) {
+        mpfr_set_d(tmp, c(i, l), MPFR_RNDN);  // exact (b >= 53)
+        mpfr_mul_d(tmp, tmp, c(j, l), MPFR_RNDN);
+        mpfr_add(acc, acc, tmp, MPFR_RNDN);
+      }
+      mpfr_set(g.v[i * k + j], acc, MPFR_RNDN);
+    }
+  // Error radius: gamma_n(b) sum_i ||c_i||^2 (rigorous upper bound from the exact double data) + extra.
+  MpfrVec e(4, 64);
+  mpfr_t &u = e.v[0], &gam = e.v[1], &tot = e.v[2], &x = e.v[3];
+  mpfr_set_ui_2exp(u, 1, -b, MPFR_RNDU);
+  mpfr_mul_ui(gam, u, n, MPFR_RNDU);  // n u
+  mpfr_ui_sub(x, 1, gam, MPFR_RNDD);  // 1 - n u
+  if (mpfr_sgn(x) <= 0) return std::nullopt;
+  mpfr_div(gam, gam, x, MPFR_RNDU);   // gamma_n
+  mpfr_set_zero(tot, 1);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t l = 0; l < n; ++l) {
+      mpfr_set_d(x, std::fabs(c(i, l)), MPFR_RNDU);
+      mpfr_mul(x, x, x, MPFR_RNDU);
+      mpfr_add(tot, tot, x, MPFR_RNDU);
+    }
+  mpfr_mul(tot, tot, gam, MPFR_RNDU);
+  mpfr_add_d(tot, tot, extra_rad, MPFR_RNDU);
+  const double rad = mpfr_get_d(tot, MPFR_RNDU);
+  // mu proposal: the double estimate of lambda_min (computed from the MPFR Gram rounded to double).
+  DMatrix gd(k, k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) gd(i, j) = gd(j, i) = mpfr_get_d(g.v[i * k + j], MPFR_RNDN);
+  auto est = lambda_min_estimate(gd, 1);
+  std::vector<double> cands;
+  if (est && *est > 0)
+    for (double f : {0.9, 0.5, 0.1})
+      if (*est * f > floor_up) cands.push_back(*est * f);
+  cands.push_back(up(floor_up));
+  MpfrVec w(k * k, b), s(4, b);
+  mpfr_t &sh = s.v[0], &sum = s.v[1], &al = s.v[2], &y = s.v[3];
+  for (double mu : cands) {
+    // A = G - mu I (diagonal rounded downward), then Rump's shift at precision b (rounded upward).
+    mpfr_set_zero(sum, 1);
+    mpfr_set_zero(sh, 1);  // max diagonal
+    bool ok = true;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) mpfr_set(w.v[i * k + j], g.v[i * k + j], MPFR_RNDN);
+    for (std::size_t j = 0; j < k; ++j) {
+      mpfr_t& d = w.v[j * k + j];
+      mpfr_sub_d(d, d, mu, MPFR_RNDD);
+      if (mpfr_sgn(d) <= 0) ok = false;
+      mpfr_set_ui_2exp(al, static_cast<unsigned long>(j + 3), -b, MPFR_RNDU);  // (j+2) u, j 1-based
+      mpfr_mul(y, al, d, MPFR_RNDU);
+      mpfr_add(sum, sum, y, MPFR_RNDU);
+    }
+    if (!ok) continue;
+    mpfr_add_d(sum, sum, rad, MPFR_RNDU);  // c = sum alpha_j a_jj + ||rad||_2 (no eta: no subnormals)
+    for (std::size_t j = 0; j < k; ++j) mpfr_sub(w.v[j * k + j], w.v[j * k + j], sum, MPFR_RNDD);
+    // Cholesky, round-to-nearest at precision b.
+    bool chol = true;
+    for (std::size_t j = 0; j < k && chol; ++j) {
+      mpfr_set(y, w.v[j * k + j], MPFR_RNDN);
+      for (std::size_t l = 0; l < j; ++l) {
+        mpfr_sqr(al, w.v[j * k + l], MPFR_RNDN);
+        mpfr_sub(y, y, al, MPFR_RNDN);
+      }
+      if (mpfr_sgn(y) <= 0) {
+        chol = false;
+        break;
+      }
+      mpfr_sqrt(y, y, MPFR_RNDN);
+      mpfr_set(w.v[j * k + j], y, MPFR_RNDN);
+      for (std::size_t i = j + 1; i < k; ++i) {
+        mpfr_set(al, w.v[i * k + j], MPFR_RNDN);
+        for (std::size_t l = 0; l < j; ++l) {
+          mpfr_mul(sh, w.v[i * k + l], w.v[j * k + l], MPFR_RNDN);
+          mpfr_sub(al, al, sh, MPFR_RNDN);
+        }
+        mpfr_div(w.v[i * k + j], al, y, MPFR_RNDN);
+      }
+    }
+    if (chol && !mpfr_underflow_p()) return mu;
+  }
+  return std::nullopt;
+}
+
+QMatrix to_qmatrix(const DMatrix& d) {
+  return mat_map<Rational>(d, [](double x) { return rational_from_double(x); });
+}
+
+}  // namespace
+
+Rational dmat_rows_frobenius_sq(const DMatrix& a, const std::vector<std::size_t>& rows) {
+  // Exact: each x = m 2^e (m odd-or-not 53-bit integer); sum m^2 2^(2e - 2 emin) in an mpz.
+  int emin = std::numeric_limits<int>::max();
+  for (std::size_t i : rows)
+    for (std::size_t j = 0; j < a.cols(); ++j) {
+      const double x = a(i, j);
+      if (!std::isfinite(x)) throw std::domain_error("dmat_rows_frobenius_sq: NaN or infinity");
+      if (x != 0) {
+        int e;
+        std::frexp(x, &e);
+        emin = std::min(emin, e - 53);
+      }
+    }
+  if (emin == std::numeric_limits<int>::max()) return Rational(0);
+  Integer acc = 0, m2;
+  for (std::size_t i : rows)
+    for (std::size_t j = 0; j < a.cols(); ++j) {
+      const double x = a(i, j);
+      if (x == 0) continue;
+      int e;
+      const double f = std::frexp(std::fabs(x), &e);
+      Integer m = static_cast<long>(std::ldexp(f, 53));
+      m2 = m * m;
+      mpz_mul_2exp(m2.get_mpz_t(), m2.get_mpz_t(), static_cast<mp_bitcnt_t>(2 * (e - 53 - emin)));
+      acc += m2;
+    }
+  Rational r(acc);
+  if (emin < 0) {
+    Integer den = 1;
+    mpz_mul_2exp(den.get_mpz_t(), den.get_mpz_t(), static_cast<mp_bitcnt_t>(-2 * emin));
+    r = Rational(acc, den);
+  } else {
+    mpz_mul_2exp(acc.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(2 * emin));
+    r = Rational(acc);
+  }
+  r.canonicalize();
+  return r;
+}
+
+std::optional<SigmaLower> sigma_min_sq_lower_fast(const DMatrix& c, const Rational& floor, bool escalate) {
+  if (c.rows() > c.cols()) return std::nullopt;
+  if (c.rows() == 0) return std::nullopt;
+  const double floor_up = rational_to_double_up(floor);
+  const int th = fast_threads();
+  if (auto mu = double_tier(c, floor_up, 0.0, th); mu && Rational(*mu) > floor)
+    return SigmaLower{rational_from_double(*mu), "double-rump"};
+  if (!escalate) return std::nullopt;
+  if (c.rows() <= 400)
+    for (mpfr_prec_t b : {128, 256})
+      if (auto mu = mpfr_tier(c, floor_up, 0.0, b); mu && rational_from_double(*mu) > floor)
+        return SigmaLower{rational_from_double(*mu), "mpfr-" + std::to_string(b)};
+  if (c.rows() <= 200) {
+    if (auto mu = qmat_sigma_min_sq_lower(to_qmatrix(c)); mu && *mu > floor) return SigmaLower{*mu, "exact-ldl"};
+  }
+  return std::nullopt;
+}
+
+std::optional<EnclosureRankCertificate> enclosure_rank_lower_fast(const DMatrix& centre, const DMatrix& radius,
+                                                                  const std::vector<std::size_t>& rows,
+                                                                  const EnclosureFastOptions& opt) {
+  if (centre.rows() != radius.rows() || centre.cols() != radius.cols())
+    throw std::invalid_argument("enclosure_rank_lower_fast: centre and radius shapes differ");
+  for (std::size_t i : rows)
+    if (i >= centre.rows()) throw std::invalid_argument("enclosure_rank_lower_fast: row index out of range");
+  if (rows.size() > centre.cols()) return std::nullopt;
+  for (std::size_t i : rows)
+    for (std::size_t j = 0; j < radius.cols(); ++j)
+      if (!(radius(i, j) >= 0)) throw std::invalid_argument("enclosure_rank_lower_fast: negative or NaN radius");
+  EnclosureRankCertificate cert;
+  cert.rows = rows;
+  cert.radius_frobenius_sq = dmat_rows_frobenius_sq(radius, rows);
+  if (rows.empty()) {
+    cert.mu = 1;
+    cert.method = "trivial";
+    return cert;
+  }
+  const DMatrix cs = mat_select_rows(centre, rows);
+  const double floor_up = rational_to_double_up(cert.radius_frobenius_sq);
+  const int th = opt.threads <= 0 ? fast_threads() : opt.threads;
+  if (opt.allow_double) {
+    if (auto mu = double_tier(cs, floor_up, 0.0, th)) {
+      cert.mu = rational_from_double(*mu);
+      if (cert.mu > cert.radius_frobenius_sq) {
+        cert.method = "double-rump";
+        return cert;
+      }
+    }
+  }
+  if (opt.allow_mpfr && rows.size() <= opt.mpfr_max_rows) {
+    for (mpfr_prec_t b : {128, 256}) {
+      if (auto mu = mpfr_tier(cs, floor_up, 0.0, b)) {
+        cert.mu = rational_from_double(*mu);
+        if (cert.mu > cert.radius_frobenius_sq) {
+          cert.method = "mpfr-" + std::to_string(b);
+          return cert;
+        }
+      }
+    }
+  }
+  if (opt.allow_exact && rows.size() <= opt.exact_max_rows) {
+    auto c = enclosure_rank_lower(to_qmatrix(centre), to_qmatrix(radius), rows);
+    if (c) {
+      c->method = "exact-ldl";
+      return c;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<EnclosureRankCertificate> enclosure_rank_lower_fast(const QMatrix& centre, const QMatrix& radius,
+                                                                  const std::vector<std::size_t>& rows,
+                                                                  const EnclosureFastOptions& opt) {
+  if (centre.rows() != radius.rows() || centre.cols() != radius.cols())
+    throw std::invalid_argument("enclosure_rank_lower_fast: centre and radius shapes differ");
+  // Exact-tier first when small: no widening needed.
+  DMatrix c(centre.rows(), centre.cols()), r(centre.rows(), centre.cols());
+  for (std::size_t i = 0; i < c.data().size(); ++i) {
+    const Rational& q = centre.data()[i];
+    const double d = rational_to_double(q);
+    c.data()[i] = d;
+    Rational err = q - rational_from_double(d);
+    if (err < 0) err = -err;
+    r.data()[i] = rational_to_double_up(radius.data()[i] + err);  // radius widened by the rounding error
+  }
+  EnclosureFastOptions o = opt;
+  o.allow_exact = false;
+  auto cert = enclosure_rank_lower_fast(c, r, rows, o);
+  if (cert) return cert;
+  if (opt.allow_exact && rows.size() <= opt.exact_max_rows) {
+    auto e = enclosure_rank_lower(centre, radius, rows);
+    if (e) e->method = "exact-ldl";
+    return e;
+  }
+  return std::nullopt;
+}
+
+}  // namespace memcert
