@@ -146,6 +146,13 @@ section_rank() {
   write_npy "$d/f.npy" '<f8' '3,2' '0.1,0.5,0.2,1.0,0.4,2.0'
   run rank "$d/f.npy" --json
   json_check "rank of float64 .npy taken exactly" 'j["rank"] == 1'
+  # Exactness both ways: as decimals (0.1, 0.3) = (1, 3)/10 has rank 1 with (1, 3); as doubles 3 * 0.1 != 0.3.
+  printf '0.1 0.3\n1 3\n' >"$d/dec.txt"
+  run rank "$d/dec.txt" --json
+  json_check "rank of decimal .txt is exact" 'j["rank"] == 1'
+  write_npy "$d/dbl.npy" '<f8' '2,2' '0.1,0.3,1,3'
+  run rank "$d/dbl.npy" --json
+  json_check "rank of float64 .npy uses the stored doubles" 'j["rank"] == 2'
   write_npy "$d/i.npy" '>i4' '2,2' '1,2,3,4'
   run rank "$d/i.npy" --json
   json_check "rank of big-endian int32 .npy" 'j["rank"] == 2'
@@ -243,9 +250,13 @@ section_verify() {
   "$BIN" kruskal "$d/gen.txt" --cert "$d/kgen.json" >/dev/null 2>&1
   write_npy "$d/f.npy" '<f8' '2,3' '0.1,0.7,1e-300,0.2,1.4,2e-300'
   "$BIN" rank "$d/f.npy" --cert "$d/rankf.json" >/dev/null 2>&1
+  printf '1 2\n3 4\n5 7\n' >"$d/full.txt"
+  "$BIN" rank "$d/full.txt" --cert "$d/rankfull.json" >/dev/null 2>&1
+  "$BIN" kruskal "$d/gen.txt" --at-least 3 --cert "$d/kat.json" >/dev/null 2>&1
+  "$BIN" kruskal "$d/dep.txt" --sample 2 --trials 20 --cert "$d/ksample.json" >/dev/null 2>&1
 
   local c
-  for c in rank kdep kgen rankf; do
+  for c in rank kdep kgen rankf rankfull kat ksample; do
     run verify "$d/$c.json" --json
     expect_rc "verify accepts $c" 0
     json_keys "verify $c" valid kind claim seconds
