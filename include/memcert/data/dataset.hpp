@@ -22,6 +22,7 @@ struct AttentionDataset {
 
 // .json {"contexts","queries","labels"?} or .npz (contexts (T,n,d), queries (T,d), labels (T,)|(T,d_out)).
 // Checks shapes (ragged, mismatched T or d) and throws InputError naming file and position.
+// Flat labels [T] must be integers (class labels); [T][d_out] labels are exact numbers.
 AttentionDataset attention_dataset_read(const std::string& path);
 void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds);
 
@@ -35,6 +36,10 @@ struct SequenceDataset {
   std::size_t n() const { return sequences.empty() ? 0 : sequences[0].rows(); }
   std::size_t d() const { return sequences.empty() ? 0 : sequences[0].cols(); }
 };
+// .json {"sequences": [N][n][d], "labels": [N] | [N][n], "token_labels"?: [N][n]} or .npz (sequences
+// (N,n,d), labels (N,) | (N,n), token_labels (N,n)). Labels must be non-negative integers; the upper
+// bound C is checked by the construction that uses them. The writer emits "labels" [N] and, when both
+// kinds are present, "token_labels" [N][n] (per-token labels alone go to "labels").
 SequenceDataset sequence_dataset_read(const std::string& path);
 void sequence_dataset_write_json(const std::string& path, const SequenceDataset& ds);
 

@@ -20,7 +20,9 @@ struct NdArray {
   bool integral = false;  // stored as an integer dtype (or every JSON value integral)
 };
 
-// .npy bytes -> array (float64/float32/int64/int32, little or big endian, C or Fortran order).
+// .npy bytes -> array: format versions 1-3; float64/float32/int64/int32 (also int8/int16, unsigned and
+// bool), little or big endian, C or Fortran order. `name` prefixes error messages ("x.npy: byte 80: ...").
+// Trailing bytes after the data, NaN and infinities are bad input.
 NdArray npy_parse(const std::string& bytes, const std::string& name);
 NdArray npy_read(const std::string& path);
 // .npz (stored or deflated zip members) -> name (without ".npy") -> array.
@@ -30,8 +32,9 @@ std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::
 void npz_write_float64(const std::string& path,
                        const std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>>& arrays);
 
-// Matrix by extension: .npy (2-D), .txt (rows of whitespace-separated exact numbers), .json
-// {"rows","cols","data"}.
+// Matrix by extension (case-insensitive): .npy (2-D), .npz (exactly one 2-D member), .txt (rows of
+// whitespace-separated exact numbers; blank lines and lines starting with '#' skipped), .json
+// {"rows","cols","data"} (or a bare list of rows). Empty matrices are bad input.
 QMatrix matrix_read(const std::string& path);
 void matrix_write_txt(const std::string& path, const QMatrix& a);
 
