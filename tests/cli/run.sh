@@ -110,6 +110,30 @@ with open(path, "wb") as f:
 EOF
 }
 
+# write_npz PATH stored|deflated NAME=DTYPE:SHAPE:VALUES...: an .npz written the way numpy.savez does it
+# (python's zipfile with zip64 local headers), each member encoded like write_npy.
+#   write_npz d.npz deflated 'contexts=<f8:2,1,2:1,2,3,4' 'queries=<f8:2,2:1,0,0,1'
+write_npz() {
+  python3 - "$@" <<'EOF'
+import struct, sys, zipfile
+path, mode = sys.argv[1:3]
+comp = zipfile.ZIP_DEFLATED if mode == "deflated" else zipfile.ZIP_STORED
+with zipfile.ZipFile(path, "w", compression=comp, allowZip64=True) as z:
+    for spec in sys.argv[3:]:
+        name, rest = spec.split("=", 1)
+        descr, shape, values = rest.split(":")
+        shape = tuple(int(s) for s in shape.split(",") if s)
+        vals = [float(v) if descr[1] == "f" else int(v) for v in values.split(",") if v]
+        shape_txt = "(%s,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
+        header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape_txt)
+        header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+        fmt = {"f8": "d", "f4": "f", "i8": "q", "i4": "i"}[descr[1:]]
+        data = b"".join(struct.pack(descr[0] + fmt, v) for v in vals)
+        with z.open(name + ".npy", "w", force_zip64=True) as f:
+            f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data)
+EOF
+}
+
 # alter_json IN OUT PYTHON_STATEMENT: rewrites a JSON file; the statement edits `j`.
 alter_json() {
   python3 - "$1" "$2" "$3" <<'EOF'
@@ -153,6 +177,12 @@ section_rank() {
   write_npy "$d/dbl.npy" '<f8' '2,2' '0.1,0.3,1,3'
   run rank "$d/dbl.npy" --json
   json_check "rank of float64 .npy uses the stored doubles" 'j["rank"] == 2'
+  write_npz "$d/s.npz" stored 'arr_0=<f8:2,2:0.1,0.3,1,3'
+  run rank "$d/s.npz" --json
+  json_check "rank of a stored .npz (numpy-style zip64 headers)" 'j["rank"] == 2'
+  write_npz "$d/z.npz" deflated 'arr_0=<i8:3,2:1,2,2,4,3,6'
+  run rank "$d/z.npz" --json
+  json_check "rank of a deflated .npz" 'j["rank"] == 1 and j["rows"] == 3'
   write_npy "$d/i.npy" '>i4' '2,2' '1,2,3,4'
   run rank "$d/i.npy" --json
   json_check "rank of big-endian int32 .npy" 'j["rank"] == 2'
