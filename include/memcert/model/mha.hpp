@@ -1,0 +1,99 @@
+#pragma once
+// The multi-head attention layer of mahdavi24 (THEORY.md section 1, eqs. (1)-(6)) in three arithmetics:
+//  * exact: the logits a_h = E W_K^h (W_Q^h)^T e are rational for rational weights and data;
+//  * interval (MPFR, directed rounding): softmax and everything after it (alpha, p, o, y_hat);
+//  * double: a fast approximate forward pass (estimates only, never proofs).
+// With skip connection (appendix C), eq. (5) becomes o = W_O^T [o_1; ...; o_H] + e.
+#include <cstddef>
+#include <vector>
+
+#include "memcert/linalg/matrix.hpp"
+#include "memcert/numeric/interval.hpp"
+
+namespace memcert {
+
+// One head: W_K, W_Q (d x d_h), W_V (d x d_v).
+struct MhaHead {
+  QMatrix WK, WQ, WV;
+};
+// H heads, W_O (H d_v x d), read-out W_D (d x d_out).
+struct MhaWeights {
+  std::vector<MhaHead> heads;
+  QMatrix WO, WD;
+  std::size_t H() const { return heads.size(); }
+};
+
+// ---- exact ------------------------------------------------------------------------------------------
+// (1) logits E W_K W_Q^T e, exactly. E: n x d, e: length d.
+QVector mha_logits_exact(const QMatrix& E, const QMatrix& WK, const QMatrix& WQ, const QVector& e);
+
+// A rational matrix as (integer numerator matrix) / (one common positive denominator): the form used
+// for fast exact products (mpz dot products instead of canonicalised mpq arithmetic).
+struct ScaledMatrix {
+  ZMatrix num;
+  Integer den = 1;
+  std::size_t rows() const { return num.rows(); }
+  std::size_t cols() const { return num.cols(); }
+};
+ScaledMatrix scaled_from_qmat(const QMatrix& a);
+// A rational vector as integer numerators over one common denominator.
+struct ScaledVector {
+  std::vector<Integer> num;
+  Integer den = 1;
+};
+ScaledVector scaled_from_qvec(const QVector& v);
+// y = A x (A transposed when `transpose`), exactly, in scaled form.
+ScaledVector scaled_mat_vec(const ScaledMatrix& a, const ScaledVector& x, bool transpose = false);
+QVector scaled_to_qvec(const ScaledVector& v);
+
+// Exact logits through the scaled form: E (W_K (W_Q^T e)). Same result as mha_logits_exact, faster.
+QVector mha_logits_scaled(const ScaledMatrix& E, const ScaledMatrix& WK, const ScaledMatrix& WQ,
+                          const ScaledVector& e);
+
+// ---- interval ---------------------------------------------------------------------------------------
+// (2) softmax of exact logits as rigorous enclosures: alpha_j = x_j / sum_k x_k with
+// x_k = exp(a_k - max a) (one exp per entry; every alpha_j enclosure is clipped to [0, 1]).
+std::vector<Interval> softmax_enclosure(const QVector& logits);
+std::vector<Interval> softmax_enclosure(const std::vector<Interval>& logits);
+
+// The whole forward pass as enclosures: alpha_h, p_h (eq. 3), o_h (eq. 4), o (eq. 5), y_hat (eq. 6).
+struct MhaIntervalPass {
+  std::vector<std::vector<Interval>> alpha;  // H x n
+  std::vector<std::vector<Interval>> p;      // H x d (row of Z: [p_1; ...; p_H])
+  std::vector<Interval> o;                   // d
+  std::vector<Interval> y;                   // d_out
+};
+MhaIntervalPass mha_forward_interval(const QMatrix& E, const QVector& e, const MhaWeights& w, bool skip);
+
+// ---- double (estimates) -----------------------------------------------------------------------------
+struct MhaDoublePass {
+  std::vector<std::vector<double>> alpha, p;
+  std::vector<double> o, y;
+};
+MhaDoublePass mha_forward_double(const QMatrix& E, const QVector& e, const MhaWeights& w, bool skip);
+
+// ---- fast enclosure kernel for rows of Z ------------------------------------------------------------
+// The tokens of one context held as MPFR bounds (exact when the entries are dyadic), so that many
+// rows p = E^T softmax(a) can be enclosed quickly. Used by the Theorem 1 construction.
+class ContextEnclosure {
+ public:
+  ContextEnclosure(const QMatrix& E, mpfr_prec_t prec);
+  ContextEnclosure(const ContextEnclosure&) = delete;
+  ContextEnclosure& operator=(const ContextEnclosure&) = delete;
+  ContextEnclosure(ContextEnclosure&&) noexcept;
+  ~ContextEnclosure();
+  std::size_t n() const { return n_; }
+  std::size_t d() const { return d_; }
+  // Encloses p = E^T softmax(logits): writes a double centre and a double radius per coordinate with
+  // |p_k - centre_k| <= radius_k guaranteed (radius rounded upward).
+  void mix(const QVector& logits, double* centre, double* radius) const;
+  // Same for the limit row E_j (a token): centre = nearest double, radius = its rounding error bound.
+  void token(std::size_t j, double* centre, double* radius) const;
+
+ private:
+  std::size_t n_ = 0, d_ = 0;
+  mpfr_prec_t prec_ = 64;
+  std::vector<__mpfr_struct> lo_, hi_;  // n*d lower / upper bounds of the entries of E
+};
+
+}  // namespace memcert

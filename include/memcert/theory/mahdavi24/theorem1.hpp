@@ -1,0 +1,161 @@
+#pragma once
+// Theorem 1 of mahdavi24, constructed step by step (THEORY.md sections 3-4). One function per proof
+// step, named after it; `theorem1_construct` chains them (Proposition 1's induction over heads, then
+// Step 2's read-out) and produces a certificate that the independent checker re-verifies.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "memcert/data/dataset.hpp"
+#include "memcert/linalg/matrix.hpp"
+#include "memcert/model/mha.hpp"
+
+namespace memcert::mahdavi24 {
+
+// ---- Claim 1: fit |R| examples in one head (THEORY.md section 4, "Claim 1") ----------------------
+// W_fit = U Q_R^+ with u^(t) = E^(t)+ l^(t) (exact right inverse) or a given exact preimage u^(t)
+// (E^(t) u^(t) = l^(t) is then checked exactly), Q_R^+ = (Q_R^T Q_R)^{-1} Q_R^T (exact left inverse).
+// Then E^(t) W_fit e^(t) = l^(t) for t in R, exactly, and W_fit = U Q_R^+ is an exact factorization of
+// rank <= |R|. Returns nullopt when a context is rank deficient, Q_R has dependent columns, or a
+// given preimage does not map to its target.
+struct FitHead {
+  QMatrix U;      // d x |R|, columns u^(t)
+  QMatrix Qpinv;  // |R| x d, the exact left inverse of Q_R
+  QMatrix W;      // d x d, W_fit = U Qpinv
+  std::vector<QVector> targets;
+};
+std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::vector<std::size_t>& group,
+                                       const std::vector<QVector>& targets,
+                                       const std::vector<QVector>* preimages = nullptr);
+
+// ---- Lemma 3: the rank-one saturator W' = g w^T ---------------------------------------------------
+// w in the orthogonal complement of span{e^(t) : t in group} (exact kernel), g random small integers;
+// exact checks: w^T e^(t) = 0 for t in group (20); for t in `others`, w^T e^(t) != 0 and
+// s^(t) = E^(t) W' e^(t) = (w^T e^(t)) E^(t) g has a unique maximum (the weakening of (21) the
+// construction needs). Retries the random choices until every check passes.
+struct Saturator {
+  QVector g, w;
+  std::size_t attempts = 0;  // number of candidates tried (1 = first try passed)
+};
+bool lemma3_check(const AttentionDataset& ds, const std::vector<std::size_t>& group,
+                  const std::vector<std::size_t>& others, const QVector& g, const QVector& w);
+std::optional<Saturator> lemma3_rank_one_saturator(const AttentionDataset& ds,
+                                                   const std::vector<std::size_t>& group,
+                                                   const std::vector<std::size_t>& others,
+                                                   std::mt19937_64& rng, std::size_t max_attempts = 64,
+                                                   const QVector* first_g = nullptr);
+
+// ---- Lemma 4, quantitative: the saturation scale -------------------------------------------------
+// For logits a + c s with j* the unique argmax of s, gap delta = s_j* - max_{j != j*} s_j and spread
+// A = max_j (a_j - a_j*): ||softmax(a + c s) - e_j*||_1 <= 2 (n-1) exp(A - c delta).
+struct SaturationData {
+  bool unique = false;
+  std::size_t jstar = 0;
+  Rational gap, spread;
+};
+SaturationData saturation_data(const QVector& a, const QVector& s);
+// The smallest "short" rational c (a dyadic with <= 12 significant bits, rounded up) with
+// c >= (A + ln(2(n-1)/eps)) / delta, bounded rigorously (MPFR). n = 1: returns 0 (any c works).
+Rational lemma4_saturation_scale(const Rational& spread, const Rational& gap, std::size_t n, const Rational& eps);
+// Rigorous upper bound on 2 (n-1) exp(A - c delta) (for tests and the trace).
+double lemma4_l1_bound_upper(const Rational& spread, const Rational& gap, std::size_t n, const Rational& c);
+
+// ---- Lemma 5 (Weyl): the admissible eps -------------------------------------------------------------
+// Direct criterion: sqrt(m) eps B < sigma (checked exactly as m eps^2 B^2 < sigma^2). Returns a short
+// rational eps (<= 1) satisfying it strictly, or nullopt when sigma <= 0.
+std::optional<Rational> lemma5_weyl_eps(const Rational& sigma_lower, std::size_t m, const Rational& B2);
+// The paper's B.2 criterion ||C|| sqrt(m) eps B < sigma_min(D - C Z_inf_{h,1}) on the reduced matrix
+// (C from the column reduction of the old heads' block), evaluated in double: an estimate only.
+struct WeylB2 {
+  double eps = 0, c_norm = 0, sigma = 0;
+  bool available = false;
+};
+
+// ---- certified rank of an enclosure via a Gram matrix --------------------------------------------
+// Accumulates, over column blocks, the double Gram matrix of the centres together with rigorous
+// error information (|C||C|^T, the squared radii) and certifies rank >= k for a row subset by Rump's
+// floating-point positive-definiteness test (THEORY.md section 7) applied to G - mu I.
+struct GramRankResult {
+  bool ok = false;
+  double mu = 0;           // G - mu I certified PD
+  double radius_f = 0;     // ||R_S||_F (upper bound)
+  double sigma_lower = 0;  // sqrt(mu) - ||R_S||_F (rounded down), > 0 when ok
+  double lambda_estimate = 0;
+};
+bool rump_positive_definite(std::vector<double> a, std::size_t k, double rad_norm_upper);
+
+// ---- the whole construction -----------------------------------------------------------------------
+struct Theorem1Options {
+  std::size_t H = 1, dh = 1;
+  std::optional<std::size_t> dv;  // default d_out
+  bool skip = false;
+  std::uint64_t seed = 1;
+  bool c_minimal = true;          // run the c_minimal grid search
+  Rational tolerance = Rational(1, 1000000);
+  std::size_t max_retries = 40;
+  mpfr_prec_t precision = 96;
+  std::function<void(const std::string&)> narrate;  // step-by-step text (demo), may be empty
+};
+
+struct HeadTrace {
+  std::size_t head = 0;  // 1-based
+  std::vector<std::size_t> group;           // example indices (into the chosen examples)
+  std::vector<QVector> targets;             // l^(t), t in group
+  QVector g, w;                             // W'_h = g w^T (empty for head 1)
+  std::size_t lemma3_attempts = 0, target_attempts = 0;
+  std::size_t old_examples = 0;             // m
+  Rational gap, spread;                     // min delta / max A over old examples
+  std::optional<Rational> eps;              // chosen eps
+  std::string eps_criterion;                // "direct" | "b2" | "none"
+  std::optional<Rational> eps_direct;
+  std::optional<double> eps_b2;
+  double sigma_lower = 0;                   // certified lower bound on sigma_{k_h}(Z_inf)
+  Rational c;                               // the proof's c (0 for head 1)
+  std::optional<Rational> c_minimal;        // smallest grid value at which this step certifies
+  std::size_t c_minimal_index = 0;          // -1 for c = 0, else j of c 2^-j (as 100 + j)
+  std::size_t rank_target = 0;              // k_h
+  double step_sigma_lower = 0;              // certified sigma_{k_h}(Z_c) lower bound at the chosen c
+};
+
+struct Theorem1Result {
+  std::size_t H = 0, n = 0, d = 0, dh = 0, dv = 0, d_out = 0, r = 0, T_star = 0, T_data = 0;
+  std::vector<std::size_t> examples;  // indices into the input data set (the first T* examples)
+  bool skip = false, class_labels = false, labels_generated = false;
+  MhaWeights weights;
+  std::vector<HeadTrace> trace;
+  std::size_t rank_Z_lower = 0;
+  double final_sigma_lower = 0, final_mu = 0;
+  double max_label_error = 0;   // rigorous bound on max |y_hat - y| (real labels)
+  double min_class_margin = 0;  // rigorous lower bound on min (y_label - max other) (class labels)
+  bool labels_ok = false;
+  bool memorized = false;
+  Rational tolerance;
+  std::string hypotheses;       // "assumptions-1-2" or "grouping-facts"
+  nlohmann::json certificate;   // the certificate (kind "theorem1")
+};
+
+// Raised when a hypothesis fails: `witness` is JSON describing it (exit 1).
+struct HypothesisFailure : std::runtime_error {
+  nlohmann::json witness;
+  HypothesisFailure(const std::string& what, nlohmann::json w) : std::runtime_error(what), witness(std::move(w)) {}
+};
+
+// Groups R_1 (r examples), R_h (h >= 2, the next r-1) over the first min(T, H(r-1)+1) examples.
+std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t H, std::size_t r);
+
+// The full construction (Proposition 1 by induction over heads + Step 2). Throws InputError for bad
+// usage (H = 0, d_v < d_out, d < d_out, n > d, label shape) and HypothesisFailure when the hypotheses
+// fail; otherwise returns the certified result (result.memorized tells whether every check passed).
+Theorem1Result theorem1_construct(const AttentionDataset& ds, const Theorem1Options& opt);
+
+// Default embedded instance and generators (rational entries m/64, seeded).
+AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t T, std::size_t n, std::size_t d,
+                                            std::optional<std::size_t> classes, std::uint64_t seed);
+
+}  // namespace memcert::mahdavi24

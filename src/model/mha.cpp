@@ -1,0 +1,350 @@
+// The MHA forward pass of THEORY.md section 1 (eqs. (1)-(6)): exact logits, MPFR enclosures for softmax
+// and everything after it, and a double pass for estimates.
+#include "memcert/model/mha.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace memcert {
+
+// ---- exact ------------------------------------------------------------------------------------------
+
+QVector mha_logits_exact(const QMatrix& E, const QMatrix& WK, const QMatrix& WQ, const QVector& e) {
+  if (WQ.rows() != e.size() || WK.rows() != E.cols() || WK.cols() != WQ.cols())
+    throw std::invalid_argument("mha_logits_exact: shape mismatch");
+  QVector q(WQ.cols(), Rational(0));  // W_Q^T e
+  for (std::size_t i = 0; i < WQ.rows(); ++i)
+    if (e[i] != 0)
+      for (std::size_t j = 0; j < WQ.cols(); ++j) q[j] += WQ(i, j) * e[i];
+  QVector k = mat_vec(WK, q);  // W_K W_Q^T e
+  return mat_vec(E, k);
+}
+
+ScaledMatrix scaled_from_qmat(const QMatrix& a) {
+  ScaledMatrix s;
+  s.den = rational_denominator_lcm(a.data().begin(), a.data().end());
+  s.num = ZMatrix(a.rows(), a.cols());
+  for (std::size_t i = 0; i < a.data().size(); ++i) {
+    const Rational& q = a.data()[i];
+    s.num.data()[i] = q.get_num() * (s.den / q.get_den());
+  }
+  return s;
+}
+
+ScaledVector scaled_from_qvec(const QVector& v) {
+  ScaledVector s;
+  s.den = rational_denominator_lcm(v.begin(), v.end());
+  s.num.resize(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) s.num[i] = v[i].get_num() * (s.den / v[i].get_den());
+  return s;
+}
+
+ScaledVector scaled_mat_vec(const ScaledMatrix& a, const ScaledVector& x, bool transpose) {
+  const std::size_t m = transpose ? a.cols() : a.rows(), k = transpose ? a.rows() : a.cols();
+  if (x.num.size() != k) throw std::invalid_argument("scaled_mat_vec: shape mismatch");
+  ScaledVector y;
+  y.num.assign(m, Integer(0));
+  y.den = a.den * x.den;
+  for (std::size_t i = 0; i < m; ++i) {
+    mpz_ptr acc = y.num[i].get_mpz_t();
+    for (std::size_t j = 0; j < k; ++j) {
+      const Integer& aij = transpose ? a.num(j, i) : a.num(i, j);
+      if (mpz_sgn(aij.get_mpz_t()) == 0 || mpz_sgn(x.num[j].get_mpz_t()) == 0) continue;
+      mpz_addmul(acc, aij.get_mpz_t(), x.num[j].get_mpz_t());
+    }
+  }
+  return y;
+}
+
+QVector scaled_to_qvec(const ScaledVector& v) {
+  QVector q(v.num.size());
+  for (std::size_t i = 0; i < q.size(); ++i) {
+    q[i] = Rational(v.num[i], v.den);
+    q[i].canonicalize();
+  }
+  return q;
+}
+
+QVector mha_logits_scaled(const ScaledMatrix& E, const ScaledMatrix& WK, const ScaledMatrix& WQ,
+                          const ScaledVector& e) {
+  ScaledVector q = scaled_mat_vec(WQ, e, /*transpose=*/true);
+  ScaledVector k = scaled_mat_vec(WK, q);
+  return scaled_to_qvec(scaled_mat_vec(E, k));
+}
+
+// ---- interval ---------------------------------------------------------------------------------------
+
+namespace {
+Interval interval_from_mpfr(mpfr_srcptr lo, mpfr_srcptr hi) {
+  Rational l, h;
+  mpfr_get_q(l.get_mpq_t(), lo);
+  mpfr_get_q(h.get_mpq_t(), hi);
+  return Interval(l, h);
+}
+}  // namespace
+
+std::vector<Interval> softmax_enclosure(const QVector& logits) {
+  const std::size_t n = logits.size();
+  if (n == 0) return {};
+  const mpfr_prec_t prec = Interval::default_precision();
+  Rational m = logits[0];
+  for (const Rational& a : logits) if (a > m) m = a;
+  std::vector<__mpfr_struct> xl(n), xh(n);
+  mpfr_t t, sl, sh, al, ah;
+  mpfr_inits2(prec, t, sl, sh, al, ah, (mpfr_ptr)0);
+  mpfr_set_zero(sl, 1);
+  mpfr_set_zero(sh, 1);
+  for (std::size_t k = 0; k < n; ++k) {
+    mpfr_init2(&xl[k], prec);
+    mpfr_init2(&xh[k], prec);
+    Rational diff = logits[k] - m;  // exact, <= 0
+    mpfr_set_q(t, diff.get_mpq_t(), MPFR_RNDD);
+    mpfr_exp(&xl[k], t, MPFR_RNDD);  // exp is increasing: exp(lo) rounded down <= exp(diff)
+    mpfr_set_q(t, diff.get_mpq_t(), MPFR_RNDU);
+    mpfr_exp(&xh[k], t, MPFR_RNDU);
+    mpfr_add(sl, sl, &xl[k], MPFR_RNDD);
+    mpfr_add(sh, sh, &xh[k], MPFR_RNDU);
+  }
+  std::vector<Interval> out;
+  out.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    mpfr_div(al, &xl[k], sh, MPFR_RNDD);
+    mpfr_div(ah, &xh[k], sl, MPFR_RNDU);
+    if (mpfr_cmp_ui(ah, 1) > 0) mpfr_set_ui(ah, 1, MPFR_RNDU);
+    out.push_back(interval_from_mpfr(al, ah));
+    mpfr_clear(&xl[k]);
+    mpfr_clear(&xh[k]);
+  }
+  mpfr_clears(t, sl, sh, al, ah, (mpfr_ptr)0);
+  return out;
+}
+
+std::vector<Interval> softmax_enclosure(const std::vector<Interval>& logits) {
+  const std::size_t n = logits.size();
+  if (n == 0) return {};
+  // Shift by a point (the largest upper end) for range; exp(a_k - m) with interval arithmetic.
+  Rational m = logits[0].upper();
+  for (const Interval& a : logits) if (a.upper() > m) m = a.upper();
+  Interval mi(m);
+  std::vector<Interval> x;
+  Interval s;
+  for (const Interval& a : logits) {
+    x.push_back(interval_exp(a - mi));
+    s += x.back();
+  }
+  std::vector<Interval> out;
+  for (std::size_t k = 0; k < n; ++k) {
+    // alpha_k = x_k / (x_k + rest): the form 1 / (1 + rest/x_k) avoids double use of x_k.
+    Interval rest;
+    for (std::size_t j = 0; j < n; ++j) if (j != k) rest += x[j];
+    Interval one(Rational(1));
+    Interval a = one / (one + rest / x[k]);
+    Rational lo = a.lower() < 0 ? Rational(0) : a.lower();
+    Rational hi = a.upper() > 1 ? Rational(1) : a.upper();
+    out.push_back(Interval(lo, hi));
+  }
+  return out;
+}
+
+MhaIntervalPass mha_forward_interval(const QMatrix& E, const QVector& e, const MhaWeights& w, bool skip) {
+  const std::size_t n = E.rows(), d = E.cols(), H = w.H();
+  MhaIntervalPass r;
+  std::vector<Interval> ocat;
+  for (std::size_t h = 0; h < H; ++h) {
+    const MhaHead& hd = w.heads[h];
+    r.alpha.push_back(softmax_enclosure(mha_logits_exact(E, hd.WK, hd.WQ, e)));
+    std::vector<Interval> p(d);
+    for (std::size_t k = 0; k < d; ++k)
+      for (std::size_t j = 0; j < n; ++j)
+        if (E(j, k) != 0) p[k] += Interval(E(j, k)) * r.alpha[h][j];
+    for (std::size_t v = 0; v < hd.WV.cols(); ++v) {
+      Interval s;
+      for (std::size_t k = 0; k < d; ++k)
+        if (hd.WV(k, v) != 0) s += Interval(hd.WV(k, v)) * p[k];
+      ocat.push_back(s);
+    }
+    r.p.push_back(std::move(p));
+  }
+  if (w.WO.rows() != ocat.size() || w.WO.cols() != d) throw std::invalid_argument("mha_forward_interval: W_O shape");
+  r.o.assign(d, Interval());
+  for (std::size_t k = 0; k < d; ++k) {
+    for (std::size_t i = 0; i < ocat.size(); ++i)
+      if (w.WO(i, k) != 0) r.o[k] += Interval(w.WO(i, k)) * ocat[i];
+    if (skip) r.o[k] += Interval(e[k]);
+  }
+  r.y.assign(w.WD.cols(), Interval());
+  for (std::size_t c = 0; c < w.WD.cols(); ++c)
+    for (std::size_t k = 0; k < d; ++k)
+      if (w.WD(k, c) != 0) r.y[c] += Interval(w.WD(k, c)) * r.o[k];
+  return r;
+}
+
+// ---- double -----------------------------------------------------------------------------------------
+
+MhaDoublePass mha_forward_double(const QMatrix& E, const QVector& e, const MhaWeights& w, bool skip) {
+  const std::size_t n = E.rows(), d = E.cols(), H = w.H();
+  auto D = [](const Rational& q) { return rational_to_double(q); };
+  Matrix<double> Ed = mat_map<double>(E, D);
+  std::vector<double> ed(d);
+  for (std::size_t k = 0; k < d; ++k) ed[k] = D(e[k]);
+  MhaDoublePass r;
+  std::vector<double> ocat;
+  for (std::size_t h = 0; h < H; ++h) {
+    const MhaHead& hd = w.heads[h];
+    Matrix<double> K = mat_map<double>(hd.WK, D), Q = mat_map<double>(hd.WQ, D), V = mat_map<double>(hd.WV, D);
+    std::vector<double> q(Q.cols(), 0.0), kk(d, 0.0), a(n, 0.0);
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < Q.cols(); ++j) q[j] += Q(i, j) * ed[i];
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t j = 0; j < K.cols(); ++j) kk[i] += K(i, j) * q[j];
+    double mx = -INFINITY;
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t i = 0; i < d; ++i) a[j] += Ed(j, i) * kk[i];
+      mx = std::max(mx, a[j]);
+    }
+    double s = 0;
+    std::vector<double> al(n);
+    for (std::size_t j = 0; j < n; ++j) s += (al[j] = std::exp(a[j] - mx));
+    for (auto& x : al) x /= s;
+    std::vector<double> p(d, 0.0);
+    for (std::size_t k = 0; k < d; ++k)
+      for (std::size_t j = 0; j < n; ++j) p[k] += Ed(j, k) * al[j];
+    for (std::size_t v = 0; v < V.cols(); ++v) {
+      double o = 0;
+      for (std::size_t k = 0; k < d; ++k) o += V(k, v) * p[k];
+      ocat.push_back(o);
+    }
+    r.alpha.push_back(al);
+    r.p.push_back(p);
+  }
+  r.o.assign(d, 0.0);
+  for (std::size_t k = 0; k < d; ++k) {
+    for (std::size_t i = 0; i < ocat.size(); ++i) r.o[k] += D(w.WO(i, k)) * ocat[i];
+    if (skip) r.o[k] += ed[k];
+  }
+  r.y.assign(w.WD.cols(), 0.0);
+  for (std::size_t c = 0; c < w.WD.cols(); ++c)
+    for (std::size_t k = 0; k < d; ++k) r.y[c] += D(w.WD(k, c)) * r.o[k];
+  return r;
+}
+
+// ---- fast enclosure kernel --------------------------------------------------------------------------
+
+ContextEnclosure::ContextEnclosure(const QMatrix& E, mpfr_prec_t prec)
+    : n_(E.rows()), d_(E.cols()), prec_(prec), lo_(n_ * d_), hi_(n_ * d_) {
+  for (std::size_t i = 0; i < n_ * d_; ++i) {
+    mpfr_init2(&lo_[i], prec);
+    mpfr_init2(&hi_[i], prec);
+    mpfr_set_q(&lo_[i], E.data()[i].get_mpq_t(), MPFR_RNDD);
+    mpfr_set_q(&hi_[i], E.data()[i].get_mpq_t(), MPFR_RNDU);
+  }
+}
+
+ContextEnclosure::ContextEnclosure(ContextEnclosure&& o) noexcept
+    : n_(o.n_), d_(o.d_), prec_(o.prec_), lo_(std::move(o.lo_)), hi_(std::move(o.hi_)) {
+  o.lo_.clear();
+  o.hi_.clear();
+}
+
+ContextEnclosure::~ContextEnclosure() {
+  for (auto& x : lo_) mpfr_clear(&x);
+  for (auto& x : hi_) mpfr_clear(&x);
+}
+
+namespace {
+// Per-thread scratch space for ContextEnclosure::mix.
+struct MixScratch {
+  mpfr_prec_t prec = 0;
+  std::vector<__mpfr_struct> al, ah;
+  mpfr_t t, sl, sh, pl, ph, mid, rad;
+  bool init = false;
+  void ensure(std::size_t n, mpfr_prec_t p) {
+    if (!init || prec != p) {
+      if (init) {
+        mpfr_clears(t, sl, sh, pl, ph, mid, rad, (mpfr_ptr)0);
+        for (auto& x : al) mpfr_clear(&x);
+        for (auto& x : ah) mpfr_clear(&x);
+        al.clear();
+        ah.clear();
+      }
+      mpfr_inits2(p, t, sl, sh, pl, ph, mid, rad, (mpfr_ptr)0);
+      prec = p;
+      init = true;
+    }
+    while (al.size() < n) {
+      al.emplace_back();
+      ah.emplace_back();
+      mpfr_init2(&al.back(), prec);
+      mpfr_init2(&ah.back(), prec);
+    }
+  }
+  ~MixScratch() {
+    if (!init) return;
+    mpfr_clears(t, sl, sh, pl, ph, mid, rad, (mpfr_ptr)0);
+    for (auto& x : al) mpfr_clear(&x);
+    for (auto& x : ah) mpfr_clear(&x);
+  }
+};
+thread_local MixScratch g_mix;
+
+// centre = nearest double to the midpoint of [lo, hi]; radius >= max(hi - centre, centre - lo).
+void centre_radius(mpfr_srcptr lo, mpfr_srcptr hi, mpfr_ptr mid, mpfr_ptr rad, double* c, double* r) {
+  mpfr_add(mid, lo, hi, MPFR_RNDN);
+  mpfr_div_2ui(mid, mid, 1, MPFR_RNDN);
+  double cd = mpfr_get_d(mid, MPFR_RNDN);
+  mpfr_set_d(mid, cd, MPFR_RNDN);  // exact (precision >= 53)
+  mpfr_sub(rad, hi, mid, MPFR_RNDU);
+  double r1 = mpfr_get_d(rad, MPFR_RNDU);
+  mpfr_sub(rad, mid, lo, MPFR_RNDU);
+  double r2 = mpfr_get_d(rad, MPFR_RNDU);
+  *c = cd;
+  *r = std::max(std::max(r1, r2), 0.0);
+}
+}  // namespace
+
+void ContextEnclosure::mix(const QVector& logits, double* centre, double* radius) const {
+  if (logits.size() != n_) throw std::invalid_argument("ContextEnclosure::mix: logits size");
+  MixScratch& s = g_mix;
+  s.ensure(n_, std::max<mpfr_prec_t>(prec_, 53));
+  Rational m = logits[0];
+  for (const Rational& a : logits) if (a > m) m = a;
+  mpfr_set_zero(s.sl, 1);
+  mpfr_set_zero(s.sh, 1);
+  Rational diff;
+  for (std::size_t k = 0; k < n_; ++k) {
+    diff = logits[k] - m;
+    mpfr_set_q(s.t, diff.get_mpq_t(), MPFR_RNDD);
+    mpfr_exp(&s.al[k], s.t, MPFR_RNDD);
+    mpfr_set_q(s.t, diff.get_mpq_t(), MPFR_RNDU);
+    mpfr_exp(&s.ah[k], s.t, MPFR_RNDU);
+    mpfr_add(s.sl, s.sl, &s.al[k], MPFR_RNDD);
+    mpfr_add(s.sh, s.sh, &s.ah[k], MPFR_RNDU);
+  }
+  for (std::size_t k = 0; k < n_; ++k) {  // alpha in [x_lo / S_hi, min(1, x_hi / S_lo)], all >= 0
+    mpfr_div(&s.al[k], &s.al[k], s.sh, MPFR_RNDD);
+    mpfr_div(&s.ah[k], &s.ah[k], s.sl, MPFR_RNDU);
+    if (mpfr_cmp_ui(&s.ah[k], 1) > 0) mpfr_set_ui(&s.ah[k], 1, MPFR_RNDU);
+  }
+  for (std::size_t c = 0; c < d_; ++c) {
+    mpfr_set_zero(s.pl, 1);
+    mpfr_set_zero(s.ph, 1);
+    for (std::size_t j = 0; j < n_; ++j) {
+      mpfr_srcptr el = &lo_[j * d_ + c], eh = &hi_[j * d_ + c];
+      // [el, eh] * [al, ah] with al >= 0: lower = el * (el >= 0 ? al : ah), upper = eh * (eh >= 0 ? ah : al)
+      mpfr_mul(s.t, el, mpfr_sgn(el) >= 0 ? &s.al[j] : &s.ah[j], MPFR_RNDD);
+      mpfr_add(s.pl, s.pl, s.t, MPFR_RNDD);
+      mpfr_mul(s.t, eh, mpfr_sgn(eh) >= 0 ? &s.ah[j] : &s.al[j], MPFR_RNDU);
+      mpfr_add(s.ph, s.ph, s.t, MPFR_RNDU);
+    }
+    centre_radius(s.pl, s.ph, s.mid, s.rad, centre + c, radius + c);
+  }
+}
+
+void ContextEnclosure::token(std::size_t j, double* centre, double* radius) const {
+  MixScratch& s = g_mix;
+  s.ensure(n_, std::max<mpfr_prec_t>(prec_, 53));
+  for (std::size_t c = 0; c < d_; ++c)
+    centre_radius(&lo_[j * d_ + c], &hi_[j * d_ + c], s.mid, s.rad, centre + c, radius + c);
+}
+
+}  // namespace memcert

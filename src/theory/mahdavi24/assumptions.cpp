@@ -1,0 +1,246 @@
+// mahdavi24's hypotheses decided exactly (THEORY.md sections 2 and 4, "Weaker, checkable hypotheses").
+#include "memcert/theory/mahdavi24/assumptions.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "memcert/linalg/kruskal.hpp"
+#include "memcert/linalg/qmat.hpp"
+#include "memcert/numeric/modp.hpp"
+
+namespace memcert::mahdavi24 {
+
+using nlohmann::json;
+__extension__ typedef __int128 i128;
+
+namespace {
+json qvec_json(const QVector& v) {
+  json a = json::array();
+  for (const Rational& q : v) a.push_back(rational_to_string(q));
+  return a;
+}
+QMatrix rows_of(const QMatrix& a, const std::vector<std::size_t>& idx) { return mat_select_rows(a, idx); }
+// y != 0 with y^T A = 0 (a dependency among the rows of A), or empty when the rows are independent.
+QVector row_dependency(const QMatrix& a) {
+  QMatrix k = qmat_kernel(mat_transpose(a));
+  if (k.cols() == 0) return {};
+  QVector y(a.rows());
+  for (std::size_t i = 0; i < a.rows(); ++i) y[i] = k(i, 0);
+  return y;
+}
+}  // namespace
+
+bool qmat_rows_independent(const QMatrix& a) {
+  if (a.rows() == 0) return true;
+  if (a.rows() > a.cols()) return false;
+  ZMatrix z = qmat_row_scaled_integer(a);
+  // rank mod p <= rank over Q: full rank mod p certifies independence.
+  for (std::size_t i = 0; i < 2; ++i)
+    if (zmat_rank_profile_modp(z, modp::prime_31(i)).rank == a.rows()) return true;
+  return qmat_rank(a) == a.rows();
+}
+
+std::uint64_t binomial_saturating(std::size_t T, std::size_t k) {
+  if (k > T) return 0;
+  k = std::min(k, T - k);
+  long double b = 1;
+  for (std::size_t i = 1; i <= k; ++i) {
+    b = b * (long double)(T - k + i) / (long double)i;
+    if (b > 4.0e18L) return std::uint64_t(1) << 62;
+  }
+  return (std::uint64_t)(b + 0.5L);
+}
+
+KruskalCheck kruskal_at_least(const QMatrix& vectors, std::size_t k, std::uint64_t budget) {
+  KruskalCheck c;
+  const std::size_t trivial = std::min(vectors.rows(), vectors.cols());
+  if (k == 0) { c.holds = true; c.lower = 0; c.upper = trivial; c.method = "trivial"; return c; }
+  if (k > vectors.rows()) { c.holds = false; c.lower = 0; c.upper = vectors.rows(); c.method = "count"; return c; }
+  KruskalOptions opt;
+  opt.at_least = k;
+  opt.max_subsets = budget;
+  KruskalResult r = qmat_kruskal_rank(vectors, opt);
+  c.lower = r.lower;
+  c.upper = r.upper;
+  c.method = r.method;
+  c.dependent_subset = r.dependent_subset;
+  c.coefficients = r.dependent_coefficients;
+  if (r.lower >= k) c.holds = true;
+  else if (r.upper < k) c.holds = false;
+  return c;
+}
+
+Assumption2Result assumption2_check(const AttentionDataset& ds, const std::vector<std::size_t>& which) {
+  Assumption2Result r;
+  for (std::size_t t : which) {
+    if (qmat_rows_independent(ds.contexts[t])) continue;
+    r.holds = false;
+    if (r.failing.empty()) r.witness = row_dependency(ds.contexts[t]);
+    r.failing.push_back(t);
+  }
+  return r;
+}
+
+GroupingFacts grouping_facts_check(const AttentionDataset& ds, const std::vector<std::vector<std::size_t>>& groups) {
+  GroupingFacts f;
+  std::vector<std::size_t> old;
+  for (std::size_t h = 0; h < groups.size(); ++h) {
+    const auto& g = groups[h];
+    if (!g.empty()) {
+      QMatrix q = rows_of(ds.queries, g);
+      if (!qmat_rows_independent(q)) {
+        f.holds = false;
+        QVector y = row_dependency(q);
+        f.failure = "the queries of group R_" + std::to_string(h + 1) + " are linearly dependent";
+        f.witness = {{"fact", "Q_R_h full column rank"}, {"head", h + 1}, {"examples", g},
+                     {"coefficients", qvec_json(y)}};
+        return f;
+      }
+      if (h > 0) {
+        std::vector<std::size_t> idx = g;
+        idx.push_back(0);
+        for (std::size_t t : old) {
+          idx.back() = t;
+          QMatrix q2 = rows_of(ds.queries, idx);
+          if (qmat_rows_independent(q2)) continue;
+          f.holds = false;
+          QVector y = row_dependency(q2);
+          f.failure = "query of example " + std::to_string(t) + " lies in the span of the queries of group R_" +
+                      std::to_string(h + 1);
+          f.witness = {{"fact", "[Q_R_h, e_t] full column rank"}, {"head", h + 1}, {"examples", idx},
+                       {"coefficients", qvec_json(y)}};
+          return f;
+        }
+      }
+    }
+    old.insert(old.end(), g.begin(), g.end());
+  }
+  return f;
+}
+
+Separation token_separation(const AttentionDataset& ds) {
+  std::vector<QVector> toks;
+  const std::size_t d = ds.d();
+  for (const QMatrix& E : ds.contexts)
+    for (std::size_t j = 0; j < E.rows(); ++j) toks.emplace_back(E.row(j), E.row(j) + d);
+  for (std::size_t t = 0; t < ds.queries.rows(); ++t) toks.emplace_back(ds.queries.row(t), ds.queries.row(t) + d);
+  std::sort(toks.begin(), toks.end(), [](const QVector& a, const QVector& b) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i] < b[i]) return true;
+      if (b[i] < a[i]) return false;
+    }
+    return false;
+  });
+  toks.erase(std::unique(toks.begin(), toks.end()), toks.end());
+  Separation s;
+  s.r2 = 0;
+  s.delta2 = 0;
+  // Integer scaling: one common denominator for every token.
+  Integer L = 1;
+  for (const auto& v : toks) {
+    Integer l = rational_denominator_lcm(v.begin(), v.end());
+    mpz_lcm(L.get_mpz_t(), L.get_mpz_t(), l.get_mpz_t());
+  }
+  std::vector<std::vector<Integer>> z(toks.size(), std::vector<Integer>(d));
+  bool small = true;
+  for (std::size_t i = 0; i < toks.size(); ++i)
+    for (std::size_t c = 0; c < d; ++c) {
+      Integer v = toks[i][c].get_num() * (L / toks[i][c].get_den());
+      z[i][c] = v;
+      if (mpz_sizeinbase(v.get_mpz_t(), 2) > 28) small = false;
+    }
+  Integer best_r = 0, best_d = -1;
+  for (const auto& v : z) {
+    Integer s2 = 0;
+    for (const auto& x : v) s2 += x * x;
+    if (s2 > best_r) best_r = s2;
+  }
+  if (small) {  // |x_i - y_i| < 2^29, squares < 2^58, sums over d < 2^31 terms fit in __int128
+    std::vector<long long> zz(toks.size() * d);
+    for (std::size_t i = 0; i < toks.size(); ++i)
+      for (std::size_t c = 0; c < d; ++c) zz[i * d + c] = z[i][c].get_si();
+    i128 bd = -1;
+    for (std::size_t i = 0; i < toks.size(); ++i)
+      for (std::size_t j = i + 1; j < toks.size(); ++j) {
+        i128 s2 = 0;
+        for (std::size_t c = 0; c < d; ++c) {
+          long long df = zz[i * d + c] - zz[j * d + c];
+          s2 += (i128)df * df;
+        }
+        if (bd < 0 || s2 < bd) bd = s2;
+      }
+    if (bd >= 0) {
+      // __int128 -> Integer via two 64-bit halves
+      unsigned long long hi = (unsigned long long)(bd >> 64), lo = (unsigned long long)bd;
+      Integer v = Integer(std::to_string(hi)) * (Integer(1) << 64) + Integer(std::to_string(lo));
+      best_d = v;
+    }
+  } else {
+    for (std::size_t i = 0; i < z.size(); ++i)
+      for (std::size_t j = i + 1; j < z.size(); ++j) {
+        Integer s2 = 0;
+        for (std::size_t c = 0; c < d; ++c) {
+          Integer df = z[i][c] - z[j][c];
+          s2 += df * df;
+        }
+        if (best_d < 0 || s2 < best_d) best_d = s2;
+      }
+  }
+  Rational L2 = Rational(L * L);
+  s.r2 = Rational(best_r) / L2;
+  s.delta2 = best_d < 0 ? Rational(0) : Rational(best_d) / L2;
+  return s;
+}
+
+json assumptions_report(const AttentionDataset& ds, std::uint64_t budget) {
+  const std::size_t T = ds.T(), n = ds.n(), d = ds.d();
+  json out;
+  out["T"] = T;
+  out["n"] = n;
+  out["d"] = d;
+  auto kjson = [](const KruskalCheck& k, std::size_t target) {
+    json j;
+    j["holds"] = k.holds ? json(*k.holds) : json(nullptr);
+    j["kruskal_lower"] = k.lower;
+    j["kruskal_upper"] = k.upper;
+    j["method"] = k.method;
+    j["required"] = target;
+    if (!k.dependent_subset.empty()) {
+      j["dependent_subset"] = k.dependent_subset;
+      json c = json::array();
+      for (const auto& q : k.coefficients) c.push_back(rational_to_string(q));
+      j["coefficients"] = c;
+    }
+    return j;
+  };
+  // Assumption 1 (>= n, read as >= T when T < n).
+  const std::size_t k1 = std::min(n, T);
+  KruskalCheck a1 = kruskal_at_least(ds.queries, k1, budget);
+  json j1 = kjson(a1, k1);
+  j1["remark1"] = "capacity >= H(min(k, d_h) - 1) + 1 with k = kruskal_lower = " + std::to_string(a1.lower);
+  out["assumption1"] = j1;
+  // Assumption 2.
+  std::vector<std::size_t> all(T);
+  for (std::size_t t = 0; t < T; ++t) all[t] = t;
+  Assumption2Result a2 = assumption2_check(ds, all);
+  json j2{{"holds", a2.holds}, {"failing", a2.failing}};
+  if (!a2.holds) j2["witness"] = qvec_json(a2.witness);
+  out["assumption2"] = j2;
+  // Assumption 3: e + xbar.
+  QMatrix shifted = ds.queries;
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t c = 0; c < d; ++c) {
+      Rational s = 0;
+      for (std::size_t j = 0; j < n; ++j) s += ds.contexts[t](j, c);
+      shifted(t, c) += s / Rational(static_cast<long>(n));
+    }
+  out["assumption3"] = kjson(kruskal_at_least(shifted, k1, budget), k1);
+  // General position of the queries: Kruskal rank = min(T, d).
+  const std::size_t kg = std::min(T, d);
+  out["general_position"] = kjson(kruskal_at_least(ds.queries, kg, budget), kg);
+  Separation s = token_separation(ds);
+  out["separation"] = {{"r2", rational_to_string(s.r2)}, {"delta2", rational_to_string(s.delta2)}};
+  return out;
+}
+
+}  // namespace memcert::mahdavi24

@@ -1,0 +1,217 @@
+// The individual proof steps of mahdavi24's Theorem 1 (THEORY.md sections 3-4), one function each:
+// Claim 1, Lemma 3, Lemma 4 (quantitative), Lemma 5 (Weyl), and Rump's positive-definiteness test used
+// by the enclosure rank certificates (THEORY.md section 7).
+#include <cfloat>
+#include <cmath>
+#include <stdexcept>
+
+#include "memcert/linalg/qmat.hpp"
+#include "memcert/numeric/interval.hpp"
+#include "memcert/theory/mahdavi24/theorem1.hpp"
+
+namespace memcert::mahdavi24 {
+
+namespace {
+QVector row_of(const QMatrix& a, std::size_t i) { return QVector(a.row(i), a.row(i) + a.cols()); }
+Rational dot(const QVector& a, const QVector& b) {
+  Rational s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i] != 0 && b[i] != 0) s += a[i] * b[i];
+  return s;
+}
+// x rounded up (or down) to a dyadic with `bits` significant bits. x > 0.
+Rational round_dyadic(const Rational& x, int bits, bool up) {
+  if (x <= 0) return Rational(0);
+  int e = 0;
+  std::frexp(rational_to_double(x), &e);  // x ~ 2^(e-1) .. 2^e (estimate only: any e gives a valid bound)
+  long k = bits - e;                        // scale by 2^k
+  Rational scaled = x;
+  if (k >= 0) scaled *= Rational(Integer(1) << static_cast<unsigned long>(k));
+  else scaled /= Rational(Integer(1) << static_cast<unsigned long>(-k));
+  Integer q;
+  if (up) mpz_cdiv_q(q.get_mpz_t(), scaled.get_num_mpz_t(), scaled.get_den_mpz_t());
+  else mpz_fdiv_q(q.get_mpz_t(), scaled.get_num_mpz_t(), scaled.get_den_mpz_t());
+  Rational r(q);
+  if (k >= 0) r /= Rational(Integer(1) << static_cast<unsigned long>(k));
+  else r *= Rational(Integer(1) << static_cast<unsigned long>(-k));
+  r.canonicalize();
+  return r;
+}
+}  // namespace
+
+// ---- Claim 1 (THEORY.md section 4, "Claim 1 (head 1 fits r examples)") ------------------------------
+std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::vector<std::size_t>& group,
+                                       const std::vector<QVector>& targets,
+                                       const std::vector<QVector>* preimages) {
+  const std::size_t k = group.size(), d = ds.d();
+  if (targets.size() != k || (preimages && preimages->size() != k))
+    throw std::invalid_argument("claim1_fit_head: one target per example");
+  FitHead f;
+  f.targets = targets;
+  f.U = QMatrix(d, k, Rational(0));
+  f.Qpinv = QMatrix(k, d, Rational(0));
+  f.W = QMatrix(d, d, Rational(0));
+  if (k == 0) return f;
+  // Q_R = [e^(t)]_{t in R} (d x |R|) and its exact left inverse (Q_R^T Q_R)^{-1} Q_R^T.
+  QMatrix QR(d, k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t c = 0; c < d; ++c) QR(c, i) = ds.queries(group[i], c);
+  auto L = qmat_left_inverse(QR);
+  if (!L) return std::nullopt;
+  f.Qpinv = *L;
+  // u^(t) = E^(t)+ l^(t) (exact right inverse), or the given preimage with E u = l checked exactly.
+  for (std::size_t i = 0; i < k; ++i) {
+    const QMatrix& E = ds.contexts[group[i]];
+    if (targets[i].size() != E.rows()) throw std::invalid_argument("claim1_fit_head: target length != n");
+    QVector u;
+    if (preimages) {
+      u = (*preimages)[i];
+      if (mat_vec(E, u) != targets[i]) return std::nullopt;
+    } else {
+      auto R = qmat_right_inverse(E);
+      if (!R) return std::nullopt;
+      u = mat_vec(*R, targets[i]);
+    }
+    for (std::size_t c = 0; c < d; ++c) f.U(c, i) = u[c];
+  }
+  f.W = mat_mul(f.U, f.Qpinv);
+  return f;
+}
+
+// ---- Lemma 3 (THEORY.md section 3, "Lemma 3"; weakened to a unique maximum as in Lemma 4) ----------
+bool lemma3_check(const AttentionDataset& ds, const std::vector<std::size_t>& group,
+                  const std::vector<std::size_t>& others, const QVector& g, const QVector& w) {
+  for (std::size_t t : group)
+    if (dot(w, row_of(ds.queries, t)) != 0) return false;  // (20): W' e^(t) = g (w^T e^(t)) = 0
+  for (std::size_t t : others) {
+    Rational we = dot(w, row_of(ds.queries, t));
+    if (we == 0) return false;
+    QVector s = mat_vec(ds.contexts[t], g);
+    for (auto& x : s) x *= we;
+    if (!saturation_data(s, s).unique) return false;
+  }
+  return true;
+}
+
+std::optional<Saturator> lemma3_rank_one_saturator(const AttentionDataset& ds,
+                                                   const std::vector<std::size_t>& group,
+                                                   const std::vector<std::size_t>& others,
+                                                   std::mt19937_64& rng, std::size_t max_attempts,
+                                                   const QVector* first_g) {
+  const std::size_t d = ds.d();
+  // A basis of the orthogonal complement of span{e^(t) : t in group}: the kernel of Q_R^T.
+  QMatrix QRt(group.size(), d);
+  for (std::size_t i = 0; i < group.size(); ++i)
+    for (std::size_t c = 0; c < d; ++c) QRt(i, c) = ds.queries(group[i], c);
+  QMatrix K = group.empty() ? QMatrix::identity(d) : qmat_kernel(QRt);
+  if (K.cols() == 0) return std::nullopt;
+  std::uniform_int_distribution<int> cw(-8, 8), cg(-64, 64);
+  for (std::size_t attempt = 0; attempt < max_attempts; ++attempt) {
+    QVector coef(K.cols());
+    bool nz = false;
+    for (auto& x : coef) { x = cw(rng); nz = nz || x != 0; }
+    if (!nz) coef[0] = 1;
+    QVector w = mat_vec(K, coef);
+    // Scale w to a primitive integer vector (scaling keeps every property checked).
+    Integer l = rational_denominator_lcm(w.begin(), w.end()), gc = 0;
+    for (auto& x : w) { x *= l; mpz_gcd(gc.get_mpz_t(), gc.get_mpz_t(), x.get_num_mpz_t()); }
+    if (gc > 1) for (auto& x : w) x /= gc;
+    QVector g(d);
+    if (attempt == 0 && first_g) g = *first_g;
+    else for (auto& x : g) x = cg(rng);
+    if (lemma3_check(ds, group, others, g, w)) return Saturator{g, w, attempt + 1};
+  }
+  return std::nullopt;
+}
+
+// ---- Lemma 4 made quantitative (THEORY.md section 4, "Explicit saturation bound") -----------------
+SaturationData saturation_data(const QVector& a, const QVector& s) {
+  SaturationData r;
+  if (s.empty()) return r;
+  std::size_t j = 0;
+  for (std::size_t i = 1; i < s.size(); ++i) if (s[i] > s[j]) j = i;
+  r.jstar = j;
+  r.unique = true;
+  bool have_second = false;
+  Rational second;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i == j) continue;
+    if (s[i] == s[j]) r.unique = false;
+    if (!have_second || s[i] > second) { second = s[i]; have_second = true; }
+  }
+  r.gap = have_second ? Rational(s[j] - second) : Rational(0);
+  r.spread = 0;
+  for (std::size_t i = 0; i < a.size() && i < s.size(); ++i)
+    if (a[i] - a[j] > r.spread) r.spread = a[i] - a[j];
+  return r;
+}
+
+Rational lemma4_saturation_scale(const Rational& spread, const Rational& gap, std::size_t n, const Rational& eps) {
+  if (n <= 1) return Rational(0);
+  if (gap <= 0 || eps <= 0) throw std::invalid_argument("lemma4_saturation_scale: gap and eps must be > 0");
+  // c >= (A + ln(2(n-1)/eps)) / delta, with the right side enclosed rigorously; then rounded up.
+  Interval v = (Interval(spread) + interval_log(Interval(Rational(2 * static_cast<long>(n - 1)) / eps))) / Interval(gap);
+  Rational hi = v.upper();
+  if (hi <= 0) return Rational(0);
+  return round_dyadic(hi, 12, /*up=*/true);
+}
+
+double lemma4_l1_bound_upper(const Rational& spread, const Rational& gap, std::size_t n, const Rational& c) {
+  if (n <= 1) return 0.0;
+  Interval v = Interval(Rational(2 * static_cast<long>(n - 1))) * interval_exp(Interval(spread - c * gap));
+  return v.upper_double_up();
+}
+
+// ---- Lemma 5 (Weyl), direct criterion (THEORY.md section 4, "The saturation scale c") -------------
+std::optional<Rational> lemma5_weyl_eps(const Rational& sigma_lower, std::size_t m, const Rational& B2) {
+  if (sigma_lower <= 0) return std::nullopt;
+  if (m == 0 || B2 == 0) return Rational(1);  // no perturbed rows: any eps works
+  // eps < sigma / (sqrt(m) B), checked exactly as m eps^2 B^2 < sigma^2.
+  double est = rational_to_double(sigma_lower) / std::sqrt(double(m) * rational_to_double(B2));
+  Rational eps = est >= 1 ? Rational(1) : round_dyadic(rational_from_double(est * 0.999), 16, false);
+  const Rational s2 = sigma_lower * sigma_lower;
+  for (int i = 0; i < 200 && eps > 0; ++i) {
+    if (Rational(static_cast<long>(m)) * eps * eps * B2 < s2) return eps;
+    eps /= 2;
+  }
+  return std::nullopt;
+}
+
+// ---- Rump's floating-point positive-definiteness test (THEORY.md section 7) ------------------------
+// a: k x k symmetric (row-major), the midpoint of an interval matrix whose radius has spectral norm
+// <= rad_norm_upper. Shift c = 2 * sum_j (j+2) u a_jj + rad + 6 k (k + max a_jj) eta (twice Rump's
+// constant on the first term as a margin); form a - c I rounding the diagonal downward; Cholesky in
+// round-to-nearest (IEEE double, FMA contraction off by the build flags). Success => every matrix in
+// the interval matrix is positive definite.
+bool rump_positive_definite(std::vector<double> a, std::size_t k, double rad_norm_upper) {
+  if (k == 0) return true;
+  const double u = std::ldexp(1.0, -53), eta = std::ldexp(1.0, -1074);
+  double s = 0, maxd = 0;
+  for (std::size_t j = 0; j < k; ++j) {
+    double ajj = a[j * k + j];
+    if (!(ajj > 0) || !std::isfinite(ajj)) return false;
+    s += double(j + 3) * u * ajj;  // j is 0-based: (j+1) + 2
+    maxd = std::max(maxd, ajj);
+  }
+  double c = 2.0 * s * (1.0 + 1e-6) + rad_norm_upper * (1.0 + 1e-12) + 6.0 * double(k) * (double(k) + maxd) * eta * 2.0;
+  c = std::nextafter(c, INFINITY);
+  for (std::size_t j = 0; j < k; ++j) a[j * k + j] = std::nextafter(a[j * k + j] - c, -INFINITY);
+  // Cholesky (lower triangle stored in place, row-major; L(i,j) for j <= i).
+  for (std::size_t j = 0; j < k; ++j) {
+    double* rj = &a[j * k];
+    double sjj = rj[j];
+    for (std::size_t t = 0; t < j; ++t) sjj -= rj[t] * rj[t];
+    if (!(sjj > 0)) return false;
+    const double ljj = std::sqrt(sjj);
+    rj[j] = ljj;
+    for (std::size_t i = j + 1; i < k; ++i) {
+      double* ri = &a[i * k];
+      double sij = ri[j];
+      for (std::size_t t = 0; t < j; ++t) sij -= ri[t] * rj[t];
+      ri[j] = sij / ljj;
+    }
+  }
+  return true;
+}
+
+}  // namespace memcert::mahdavi24
