@@ -1,4 +1,4 @@
-// Data sets (INTERFACE.md "Files"): attention examples {"contexts" [T][n][d], "queries" [T][d],
+// Data set readers (INTERFACE.md "Files"): attention examples {"contexts" [T][n][d], "queries" [T][d],
 // "labels" [T] ints | [T][d_out]} and token sequences {"sequences" [N][n][d], "labels" [N] | [N][n]},
 // as JSON or .npz. Shapes are checked against the first example; every mismatch is one InputError line
 // naming the file and the position, e.g. "data.json: contexts[3][1]: expected 8 numbers (d = 8), got 7".
@@ -67,8 +67,6 @@ long to_label(const Rational& q, const std::string& file, const std::string& whe
                                        " integer class label, got " + rational_to_string(q));
   return q.get_num().get_si();
 }
-
-json label_to_json(long v) { return static_cast<std::int64_t>(v); }
 
 // [N][n][d] of exact numbers: the first entry fixes n and d.
 std::vector<QMatrix> json_blocks(const json& v, const std::string& file, const std::string& where,
@@ -246,12 +244,6 @@ SequenceDataset sequence_from_npz(const std::string& file) {
   return ds;
 }
 
-json blocks_to_json(const std::vector<QMatrix>& blocks) {
-  json out = json::array();
-  for (const QMatrix& b : blocks) out.push_back(qmat_to_json(b));
-  return out;
-}
-
 }  // namespace
 
 AttentionDataset attention_dataset_read(const std::string& path) {
@@ -260,43 +252,6 @@ AttentionDataset attention_dataset_read(const std::string& path) {
 
 SequenceDataset sequence_dataset_read(const std::string& path) {
   return has_extension(path, ".npz") ? sequence_from_npz(path) : sequence_from_json(json_read(path), path);
-}
-
-void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds) {
-  json root{{"contexts", blocks_to_json(ds.contexts)}, {"queries", qmat_to_json(ds.queries)}};
-  if (ds.labels) {
-    if (ds.class_labels) {
-      json l = json::array();
-      for (std::size_t t = 0; t < ds.labels->rows(); ++t)
-        l.push_back(label_to_json(to_label((*ds.labels)(t, 0), path, idx("labels", t), false)));
-      root["labels"] = std::move(l);
-    } else {
-      root["labels"] = qmat_to_json(*ds.labels);
-    }
-  }
-  file_write_atomic(path, root.dump() + "\n");
-}
-
-void sequence_dataset_write_json(const std::string& path, const SequenceDataset& ds) {
-  json root{{"sequences", blocks_to_json(ds.sequences)}};
-  auto rows = [](const std::vector<std::vector<long>>& ls) {
-    json out = json::array();
-    for (const auto& r : ls) {
-      json row = json::array();
-      for (long v : r) row.push_back(label_to_json(v));
-      out.push_back(std::move(row));
-    }
-    return out;
-  };
-  if (!ds.labels.empty()) {
-    json l = json::array();
-    for (long v : ds.labels) l.push_back(label_to_json(v));
-    root["labels"] = std::move(l);
-    if (!ds.token_labels.empty()) root["token_labels"] = rows(ds.token_labels);
-  } else if (!ds.token_labels.empty()) {
-    root["labels"] = rows(ds.token_labels);
-  }
-  file_write_atomic(path, root.dump() + "\n");
 }
 
 }  // namespace memcert

@@ -1,4 +1,6 @@
 // Attention and sequence data sets: JSON and .npz readers, JSON writers, shape errors.
+#include <filesystem>
+
 #include <nlohmann/json.hpp>
 
 #include "memcert/data/dataset.hpp"
@@ -177,4 +179,30 @@ TEST_CASE("sequence per-token labels given twice are rejected", "[dataset][error
         R"({"sequences": [[[1], [2]]], "labels": [[0, 1]], "token_labels": [[1, 0]]})"));
   });
   CHECK(m.find("twice.json: token_labels: expected per-token labels only once") == 0);
+}
+
+TEST_CASE("float64 npz writers round-trip exactly-representable data and refuse to round", "[dataset]") {
+  AttentionDataset ds = attention_dataset_read(write_file("c.json", kAttention));
+  // kAttention holds 1/2, 0.1 (a double) and 7/3 (not a double).
+  std::string path = (fixtures::scratch() / "c.npz").string();
+  CHECK_THROWS_AS(attention_dataset_write_npz(path, ds), std::invalid_argument);
+  CHECK_FALSE(std::filesystem::exists(path));
+  ds.queries(1, 2) = Rational(7, 4);
+  attention_dataset_write_npz(path, ds);
+  AttentionDataset back = attention_dataset_read(path);
+  CHECK(back.contexts == ds.contexts);
+  CHECK(back.queries == ds.queries);
+  CHECK(back.class_labels);
+  CHECK(*back.labels == *ds.labels);
+
+  SequenceDataset s;
+  s.sequences = {mat(2, 1, {1, 2}), mat(2, 1, {3, -4})};
+  s.labels = {1, 0};
+  s.token_labels = {{0, 1}, {1, 1}};
+  std::string spath = (fixtures::scratch() / "s.npz").string();
+  sequence_dataset_write_npz(spath, s);
+  SequenceDataset sback = sequence_dataset_read(spath);
+  CHECK(sback.sequences == s.sequences);
+  CHECK(sback.labels == s.labels);
+  CHECK(sback.token_labels == s.token_labels);
 }

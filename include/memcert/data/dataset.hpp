@@ -25,6 +25,9 @@ struct AttentionDataset {
 // Flat labels [T] must be integers (class labels); [T][d_out] labels are exact numbers.
 AttentionDataset attention_dataset_read(const std::string& path);
 void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds);
+// .npz of float64 arrays (class labels as a float64 (T,) array), for generated float data: every number
+// must be exactly a double, else std::invalid_argument (nothing is rounded, nothing written).
+void attention_dataset_write_npz(const std::string& path, const AttentionDataset& ds);
 
 // N sequences X^(i) with n tokens in R^d (token k of sequence i = row k of sequences[i], n x d) and class
 // labels in [0, C). Seq-to-seq data carries per-token labels (N x n).
@@ -42,5 +45,6 @@ struct SequenceDataset {
 // kinds are present, "token_labels" [N][n] (per-token labels alone go to "labels").
 SequenceDataset sequence_dataset_read(const std::string& path);
 void sequence_dataset_write_json(const std::string& path, const SequenceDataset& ds);
+void sequence_dataset_write_npz(const std::string& path, const SequenceDataset& ds);
 
 }  // namespace memcert

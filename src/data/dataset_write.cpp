@@ -1,0 +1,116 @@
+// Data set writers: JSON (exact strings, integer labels) and float64 .npz (only for data that is exactly
+// representable in double, as generated float data is). Formats as read by dataset.cpp.
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "memcert/data/dataset.hpp"
+#include "memcert/data/matrix_io.hpp"
+
+namespace memcert {
+
+namespace {
+
+using nlohmann::json;
+using NpzArrays = std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>>;
+
+json blocks_to_json(const std::vector<QMatrix>& blocks) {
+  json out = json::array();
+  for (const QMatrix& b : blocks) out.push_back(qmat_to_json(b));
+  return out;
+}
+
+json labels_to_json(const std::vector<long>& labels) {
+  json out = json::array();
+  for (long v : labels) out.push_back(static_cast<std::int64_t>(v));
+  return out;
+}
+
+json label_rows_to_json(const std::vector<std::vector<long>>& rows) {
+  json out = json::array();
+  for (const auto& r : rows) out.push_back(labels_to_json(r));
+  return out;
+}
+
+long class_label(const Rational& q, std::size_t t) {
+  if (q.get_den() != 1 || !q.get_num().fits_slong_p())
+    throw std::invalid_argument("class label " + std::to_string(t) + " is not an integer: " + rational_to_string(q));
+  return q.get_num().get_si();
+}
+
+std::vector<long> class_labels(const AttentionDataset& ds) {
+  std::vector<long> out;
+  for (std::size_t t = 0; t < ds.labels->rows(); ++t) out.push_back(class_label((*ds.labels)(t, 0), t));
+  return out;
+}
+
+double exact_double(const Rational& q, const char* what) {
+  double x = rational_to_double(q);
+  if (rational_from_double(x) != q)
+    throw std::invalid_argument(std::string("npz writer: ") + what + " holds " + rational_to_string(q) +
+                                ", which is not exactly a double");
+  return x;
+}
+
+void append(std::vector<double>& out, const QMatrix& m, const char* what) {
+  for (const Rational& q : m.data()) out.push_back(exact_double(q, what));
+}
+
+}  // namespace
+
+void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds) {
+  json root{{"contexts", blocks_to_json(ds.contexts)}, {"queries", qmat_to_json(ds.queries)}};
+  if (ds.labels) root["labels"] = ds.class_labels ? labels_to_json(class_labels(ds)) : qmat_to_json(*ds.labels);
+  file_write_atomic(path, root.dump() + "\n");
+}
+
+void sequence_dataset_write_json(const std::string& path, const SequenceDataset& ds) {
+  json root{{"sequences", blocks_to_json(ds.sequences)}};
+  if (!ds.labels.empty()) {
+    root["labels"] = labels_to_json(ds.labels);
+    if (!ds.token_labels.empty()) root["token_labels"] = label_rows_to_json(ds.token_labels);
+  } else if (!ds.token_labels.empty()) {
+    root["labels"] = label_rows_to_json(ds.token_labels);
+  }
+  file_write_atomic(path, root.dump() + "\n");
+}
+
+void attention_dataset_write_npz(const std::string& path, const AttentionDataset& ds) {
+  NpzArrays arrays;
+  auto& c = arrays["contexts"];
+  c.first = {ds.T(), ds.n(), ds.T() ? ds.contexts[0].cols() : 0};
+  for (const QMatrix& e : ds.contexts) append(c.second, e, "contexts");
+  auto& q = arrays["queries"];
+  q.first = {ds.queries.rows(), ds.queries.cols()};
+  append(q.second, ds.queries, "queries");
+  if (ds.labels) {
+    auto& l = arrays["labels"];
+    if (ds.class_labels) {
+      for (long v : class_labels(ds)) l.second.push_back(exact_double(Rational(v), "labels"));
+      l.first = {ds.T()};
+    } else {
+      l.first = {ds.labels->rows(), ds.labels->cols()};
+      append(l.second, *ds.labels, "labels");
+    }
+  }
+  npz_write_float64(path, arrays);
+}
+
+void sequence_dataset_write_npz(const std::string& path, const SequenceDataset& ds) {
+  NpzArrays arrays;
+  auto& s = arrays["sequences"];
+  s.first = {ds.N(), ds.n(), ds.d()};
+  for (const QMatrix& x : ds.sequences) append(s.second, x, "sequences");
+  auto labels = [&](const char* key, std::vector<std::size_t> shape, const std::vector<long>& flat) {
+    auto& l = arrays[key];
+    l.first = std::move(shape);
+    for (long v : flat) l.second.push_back(exact_double(Rational(v), key));
+  };
+  std::vector<long> tokens;
+  for (const auto& r : ds.token_labels) tokens.insert(tokens.end(), r.begin(), r.end());
+  if (!ds.labels.empty()) labels("labels", {ds.N()}, ds.labels);
+  if (!ds.token_labels.empty()) labels(ds.labels.empty() ? "labels" : "token_labels", {ds.N(), ds.n()}, tokens);
+  npz_write_float64(path, arrays);
+}
+
+}  // namespace memcert
