@@ -341,6 +341,39 @@ QMatrix to_qmatrix(const DMatrix& d) {
   return mat_map<Rational>(d, [](double x) { return rational_from_double(x); });
 }
 
+// The exact tier: exact Gram of the rational rows, exact LDL^T of G - mu I. Candidates: fractions of a
+// double estimate of lambda_min (useless when G is very ill-conditioned), then mu just above `floor`
+// (enough for a rank certificate: Lemma 5 only needs mu > ||R_S||_F^2).
+std::optional<Rational> exact_tier(const QMatrix& cs, const Rational& floor) {
+  const std::size_t k = cs.rows();
+  QMatrix g(k, k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j <= i; ++j) {
+      Rational s = 0;
+      for (std::size_t l = 0; l < cs.cols(); ++l) s += cs(i, l) * cs(j, l);
+      g(i, j) = g(j, i) = s;
+    }
+  std::vector<Rational> cands;
+  DMatrix gd = mat_map<double>(g, [](const Rational& q) { return rational_to_double(q); });
+  if (auto est = lambda_min_estimate(gd, 1); est && *est > 0)
+    for (double f : {0.5, 0.1})
+      if (Rational m = rational_from_double(*est * f); m > floor) cands.push_back(m);
+  Rational tiny = 1;
+  mpz_mul_2exp(tiny.get_den_mpz_t(), tiny.get_den_mpz_t(), 64);
+  Rational step = floor * tiny;
+  for (int e = 0; e < 4; ++e) {
+    Rational t = 1;
+    mpz_mul_2exp(t.get_den_mpz_t(), t.get_den_mpz_t(), static_cast<mp_bitcnt_t>(100 + 300 * e));
+    cands.push_back(floor + step + t);
+  }
+  for (const Rational& mu : cands) {
+    QMatrix s = g;
+    for (std::size_t i = 0; i < k; ++i) s(i, i) -= mu;
+    if (qmat_is_positive_definite(s)) return mu;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Rational dmat_rows_frobenius_sq(const DMatrix& a, const std::vector<std::size_t>& rows) {
@@ -395,7 +428,7 @@ std::optional<SigmaLower> sigma_min_sq_lower_fast(const DMatrix& c, const Ration
       if (auto mu = mpfr_tier(c, floor_up, 0.0, b); mu && rational_from_double(*mu) > floor)
         return SigmaLower{rational_from_double(*mu), "mpfr-" + std::to_string(b)};
   if (c.rows() <= 200) {
-    if (auto mu = qmat_sigma_min_sq_lower(to_qmatrix(c)); mu && *mu > floor) return SigmaLower{*mu, "exact-ldl"};
+    if (auto mu = exact_tier(to_qmatrix(c), floor)) return SigmaLower{*mu, "exact-ldl"};
   }
   return std::nullopt;
 }
@@ -443,10 +476,10 @@ std::optional<EnclosureRankCertificate> enclosure_rank_lower_fast(const DMatrix&
     }
   }
   if (opt.allow_exact && rows.size() <= opt.exact_max_rows) {
-    auto c = enclosure_rank_lower(to_qmatrix(centre), to_qmatrix(radius), rows);
-    if (c) {
-      c->method = "exact-ldl";
-      return c;
+    if (auto mu = exact_tier(to_qmatrix(cs), cert.radius_frobenius_sq)) {
+      cert.mu = *mu;
+      cert.method = "exact-ldl";
+      return cert;
     }
   }
   return std::nullopt;
@@ -472,9 +505,15 @@ std::optional<EnclosureRankCertificate> enclosure_rank_lower_fast(const QMatrix&
   auto cert = enclosure_rank_lower_fast(c, r, rows, o);
   if (cert) return cert;
   if (opt.allow_exact && rows.size() <= opt.exact_max_rows) {
-    auto e = enclosure_rank_lower(centre, radius, rows);
-    if (e) e->method = "exact-ldl";
-    return e;
+    EnclosureRankCertificate e;
+    e.rows = rows;
+    for (std::size_t i : rows)
+      for (std::size_t j = 0; j < radius.cols(); ++j) e.radius_frobenius_sq += radius(i, j) * radius(i, j);
+    if (auto mu = exact_tier(mat_select_rows(centre, rows), e.radius_frobenius_sq)) {
+      e.mu = *mu;
+      e.method = "exact-ldl";
+      return e;
+    }
   }
   return std::nullopt;
 }

@@ -33,7 +33,7 @@ MultimodularRankCertificate qmat_rank_certified_fast(const QMatrix& a);
 bool zmat_rank_certificate_check(const ZMatrix& a, const MultimodularRankCertificate& c);
 
 // Squared Hadamard bound for (k x k) minors of an integer matrix: product of the k largest squared row
-// norms (and the same for columns; the smaller is returned).
+// norms (the checker's multi-prime rule).
 Integer zmat_minor_bound_sq(const ZMatrix& a, std::size_t k);
 
 }  // namespace memcert

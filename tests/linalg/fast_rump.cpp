@@ -1,0 +1,183 @@
+// Rump's floating-point PD certificate and the tiered enclosure rank: every certified mu is confirmed
+// by exact rational LDL^T (independent second method); ill-conditioned and singular inputs make the
+// double tier decline, and the escalation answers (or everything declines when the claim is false).
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "memcert/checker/checker.hpp"
+#include "memcert/linalg/fast/fast_cert.hpp"
+#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/fast/rump.hpp"
+#include "memcert/linalg/qmat.hpp"
+
+using namespace memcert;
+
+namespace {
+
+QMatrix to_q(const DMatrix& d) {
+  return mat_map<Rational>(d, [](double x) { return rational_from_double(x); });
+}
+// Exact: C_S C_S^T - mu I positive definite.
+bool exact_gram_minus_mu_pd(const DMatrix& c, const std::vector<std::size_t>& rows, const Rational& mu) {
+  QMatrix cs = to_q(mat_select_rows(c, rows));
+  QMatrix g = mat_mul(cs, mat_transpose(cs));
+  for (std::size_t i = 0; i < g.rows(); ++i) g(i, i) -= mu;
+  return qmat_is_positive_definite(g);
+}
+std::vector<std::size_t> iota_rows(std::size_t k) {
+  std::vector<std::size_t> r(k);
+  for (std::size_t i = 0; i < k; ++i) r[i] = i;
+  return r;
+}
+DMatrix hilbert(std::size_t n) {
+  DMatrix h(n, n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) h(i, j) = 1.0 / static_cast<double>(i + j + 1);
+  return h;
+}
+EnclosureFastOptions double_only() {
+  EnclosureFastOptions o;
+  o.allow_mpfr = false;
+  o.allow_exact = false;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("rump_isspd: identity and PD matrices certify, indefinite and singular decline", "[linalg][fast]") {
+  REQUIRE(rump_isspd(DMatrix::identity(50)).certified);
+  REQUIRE(rump_isspd(DMatrix(0, 0)).certified);
+  DMatrix a = DMatrix::identity(3);
+  a(2, 2) = -1;
+  REQUIRE(!rump_isspd(a).certified);
+  DMatrix s(2, 2, 1.0);  // [[1,1],[1,1]]: singular PSD
+  REQUIRE(!rump_isspd(s).certified);
+  // PD but within the radius of a singular matrix: must decline.
+  DMatrix e = DMatrix::identity(4);
+  e(3, 3) = 1e-3;
+  REQUIRE(rump_isspd(e, 1e-4).certified);
+  REQUIRE(!rump_isspd(e, 2e-3).certified);
+}
+
+TEST_CASE("rump_isspd never certifies a matrix that is not PD (exact check)", "[linalg][fast]") {
+  std::mt19937_64 g(71);
+  std::normal_distribution<double> nd;
+  int certified = 0, declined = 0;
+  for (int it = 0; it < 120; ++it) {
+    const std::size_t n = 2 + g() % 10;
+    DMatrix c(n, n + 1);
+    for (auto& x : c.data()) x = nd(g);
+    DMatrix a(n, n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        double s = 0;
+        for (std::size_t l = 0; l < c.cols(); ++l) s += c(i, l) * c(j, l);
+        a(i, j) = a(j, i) = s;
+      }
+    // Shift to straddle lambda_min: some are PD by a hair, some indefinite by a hair.
+    const double shift = std::ldexp(1.0, -static_cast<int>(g() % 50)) * (it % 2 ? 1 : -1);
+    QMatrix exact = to_q(a);
+    for (std::size_t i = 0; i < n; ++i) a(i, i) -= 1e-2 * (1 + shift);
+    exact = to_q(a);
+    const bool pd = qmat_is_positive_definite(exact);
+    const bool cert = rump_isspd(a).certified;
+    if (cert) REQUIRE(pd);
+    (cert ? certified : declined)++;
+  }
+  REQUIRE(certified > 0);
+}
+
+TEST_CASE("double-rump enclosure certificate is exact-correct and the checker re-runs it", "[linalg][fast]") {
+  std::mt19937_64 g(72);
+  std::normal_distribution<double> nd;
+  for (std::size_t k : {1u, 3u, 20u, 60u}) {
+    DMatrix c(k, k + 7), r(k, k + 7, 1e-6);
+    for (auto& x : c.data()) x = nd(g);
+    auto rows = iota_rows(k);
+    auto cert = enclosure_rank_lower_fast(c, r, rows, double_only());
+    REQUIRE(cert);
+    REQUIRE(cert->method == "double-rump");
+    REQUIRE(cert->mu > cert->radius_frobenius_sq);
+    REQUIRE(cert->radius_frobenius_sq == to_q(r).data()[0] * to_q(r).data()[0] * Rational(k * (k + 7)));
+    REQUIRE(exact_gram_minus_mu_pd(c, rows, cert->mu));
+    auto v = memcert_checker::verify_certificate_text(enclosure_rank_fast_certificate_to_json(c, r, *cert).dump());
+    INFO(v.reason);
+    REQUIRE(v.valid);
+    REQUIRE(v.kind == "enclosure-rank-rump");
+    // Tampering with mu (far above sigma_min^2) is rejected by the checker.
+    auto bad = *cert;
+    bad.mu *= 1000;
+    REQUIRE(!memcert_checker::verify_certificate_text(enclosure_rank_fast_certificate_to_json(c, r, bad).dump()).valid);
+  }
+}
+
+TEST_CASE("Hilbert matrices: the double tier declines and the escalation answers", "[linalg][fast]") {
+  for (std::size_t n : {10u, 14u}) {
+    DMatrix h = hilbert(n), r(n, n, 0.0);
+    auto rows = iota_rows(n);
+    REQUIRE(!enclosure_rank_lower_fast(h, r, rows, double_only()));
+    auto cert = enclosure_rank_lower_fast(h, r, rows);
+    REQUIRE(cert);
+    REQUIRE((cert->method.rfind("mpfr-", 0) == 0 || cert->method == "exact-ldl"));
+    REQUIRE(exact_gram_minus_mu_pd(h, rows, cert->mu));
+    EnclosureFastOptions exact_only = double_only();
+    exact_only.allow_exact = true;
+    auto e = enclosure_rank_lower_fast(h, r, rows, exact_only);
+    REQUIRE(e);
+    REQUIRE(e->method == "exact-ldl");
+    REQUIRE(exact_gram_minus_mu_pd(h, rows, e->mu));
+  }
+}
+
+TEST_CASE("a tiny singular value declines in double, escalates; exact singularity declines everywhere", "[linalg][fast]") {
+  std::mt19937_64 g(73);
+  std::normal_distribution<double> nd;
+  const std::size_t k = 12, n = 20;
+  DMatrix c(k, n);
+  for (auto& x : c.data()) x = nd(g);
+  // Last row = exactly half the first (scaling by 2^-1 is exact) + 2^-40 e_3: sigma_min ~ 1e-12.
+  DMatrix near = c;
+  for (std::size_t j = 0; j < n; ++j) near(k - 1, j) = 0.5 * c(0, j);
+  DMatrix singular = near;
+  near(k - 1, 3) += std::ldexp(1.0, -40);
+  DMatrix r(k, n, 0.0);
+  auto rows = iota_rows(k);
+  REQUIRE(!enclosure_rank_lower_fast(near, r, rows, double_only()));
+  auto cert = enclosure_rank_lower_fast(near, r, rows);
+  REQUIRE(cert);
+  REQUIRE(cert->method != "double-rump");
+  REQUIRE(exact_gram_minus_mu_pd(near, rows, cert->mu));
+  REQUIRE(!enclosure_rank_lower_fast(singular, r, rows));  // false claim: every tier declines
+  auto s = sigma_min_sq_lower_fast(singular);
+  REQUIRE(!s);
+  // A radius larger than the tiny singular value: rank k is not provable; nothing certifies.
+  DMatrix big(k, n, 1e-9);
+  REQUIRE(!enclosure_rank_lower_fast(near, big, rows));
+}
+
+TEST_CASE("rational enclosures and thread-count independence", "[linalg][fast]") {
+  std::mt19937_64 g(74);
+  QMatrix c(5, 8), r(5, 8, Rational(1, 1000000));
+  for (auto& x : c.data()) x = Rational(static_cast<long>(g() % 201) - 100, 3 + static_cast<long>(g() % 5));
+  auto cert = enclosure_rank_lower_fast(c, r, iota_rows(5));
+  REQUIRE(cert);
+  REQUIRE(cert->mu > cert->radius_frobenius_sq);
+  REQUIRE(cert->radius_frobenius_sq >= Rational(40) / Rational(1000000) / Rational(1000000));  // widened, never narrowed
+
+  std::normal_distribution<double> nd;
+  DMatrix d(150, 400), rd(150, 400, 1e-8);
+  for (auto& x : d.data()) x = nd(g);
+  fast_set_threads(1);
+  auto g1 = gram_double(d);
+  auto c1 = enclosure_rank_lower_fast(d, rd, iota_rows(150), double_only());
+  fast_set_threads(2);
+  auto g2 = gram_double(d);
+  auto c2 = enclosure_rank_lower_fast(d, rd, iota_rows(150), double_only());
+  REQUIRE(g1.g == g2.g);
+  REQUIRE(g1.err2 == g2.err2);
+  REQUIRE(c1);
+  REQUIRE(c2);
+  REQUIRE(c1->mu == c2->mu);
+  REQUIRE(c1->method == c2->method);
+}
