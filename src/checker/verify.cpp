@@ -23,6 +23,7 @@ namespace memcert_checker {
   X("rank", check_rank)                         \
   X("kruskal", check_kruskal)                   \
   X("enclosure-rank", check_enclosure_rank)     \
+  X("enclosure-rank-rump", check_enclosure_rank_rump) \
   X("claim", check_claim)
 
 using CheckFn = bool (*)(const json::Value& cert, std::string& why);
