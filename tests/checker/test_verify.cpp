@@ -16,6 +16,14 @@ const std::string kValid =
     R"({"kind":"rank","claim":"rank","matrix":{"rows":3,"cols":3,"data":[["1","2","3"],["2","4","6"],["1","0","1"]]},)"
     R"("rank_lower":2,"rank_upper":2,"lower":{"method":"minor-mod-p","prime":"7","rows":[0,2],"cols":[0,1]},)"
     R"("upper":{"method":"kernel","kernel":[["-1","-1","1"]],"free_rows":[2]}})";
+const std::string kKruskal =
+    R"({"kind":"kruskal","claim":"kruskal-rank","vectors":{"rows":4,"cols":3,"data":[["1","0","0"],["0","1","0"],)"
+    R"(["0","0","1"],["1","1","0"]]},"kruskal_lower":2,"lower":{"method":"exhaustive-mod-p","prime":"101"},)"
+    R"("kruskal_upper":2,"upper":{"method":"dependent-subset","subset":[0,1,3],"coefficients":["1","1","-1"]}})";
+const std::string kEnclosure =
+    R"({"kind":"enclosure-rank","claim":"rank-lower-enclosure","centre":{"rows":2,"cols":3,"data":[["2","0","0"],)"
+    R"(["0","3","0"]]},"radius":{"rows":2,"cols":3,"data":[["0.7","0.7","0.7"],["0.7","0.7","0.7"]]},)"
+    R"("rows":[0,1],"mu":"3","rank_lower":2})";
 }
 
 TEST_CASE("verify: dispatch and envelope errors", "[checker][verify]") {
@@ -34,31 +42,35 @@ TEST_CASE("verify: dispatch and envelope errors", "[checker][verify]") {
 }
 
 TEST_CASE("verify: every truncation and many random mutations are handled", "[checker][verify]") {
-  for (std::size_t len = 0; len < kValid.size(); ++len) {
-    auto v = check(kValid.substr(0, len));
-    REQUIRE_FALSE(v.valid);  // a prefix of an object is never valid JSON
-    REQUIRE_FALSE(v.reason.empty());
-  }
-  std::mt19937_64 rng(99);
-  const std::string alphabet = "0123456789-+./eE\"[]{},:aznul \\";
-  int still_valid = 0;
-  for (int trial = 0; trial < 3000; ++trial) {
-    std::string s = kValid;
-    int edits = 1 + rng() % 3;
-    for (int e = 0; e < edits; ++e) {
-      std::size_t pos = rng() % s.size();
-      switch (rng() % 3) {
-        case 0: s[pos] = alphabet[rng() % alphabet.size()]; break;
-        case 1: s.erase(pos, 1); break;
-        default: s.insert(pos, 1, alphabet[rng() % alphabet.size()]); break;
-      }
+  REQUIRE(check(kKruskal).valid);
+  REQUIRE(check(kEnclosure).valid);
+  for (const std::string& valid : {kValid, kKruskal, kEnclosure}) {
+    for (std::size_t len = 0; len < valid.size(); ++len) {
+      auto v = check(valid.substr(0, len));
+      REQUIRE_FALSE(v.valid);  // a prefix of an object is never valid JSON
+      REQUIRE_FALSE(v.reason.empty());
     }
-    auto v = check(s);  // must return, never throw or crash
-    if (v.valid) ++still_valid;
-    else REQUIRE_FALSE(v.reason.empty());
+    std::mt19937_64 rng(99);
+    const std::string alphabet = "0123456789-+./eE\"[]{},:aznul \\";
+    int still_valid = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+      std::string s = valid;
+      int edits = 1 + rng() % 3;
+      for (int e = 0; e < edits; ++e) {
+        std::size_t pos = rng() % s.size();
+        switch (rng() % 3) {
+          case 0: s[pos] = alphabet[rng() % alphabet.size()]; break;
+          case 1: s.erase(pos, 1); break;
+          default: s.insert(pos, 1, alphabet[rng() % alphabet.size()]); break;
+        }
+      }
+      auto v = check(s);  // must return, never throw or crash
+      if (v.valid) ++still_valid;
+      else REQUIRE_FALSE(v.reason.empty());
+    }
+    // A few mutations are harmless (whitespace, "-1/1" for "-1", ...), most are not.
+    CHECK(still_valid < 300);
   }
-  // A few mutations are harmless (whitespace, "-1/1" for "-1", ...), most are not.
-  CHECK(still_valid < 300);
 }
 
 TEST_CASE("verify: hostile sizes are rejected quickly", "[checker][verify]") {
