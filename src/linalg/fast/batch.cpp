@@ -1,0 +1,102 @@
+// Batched certified rank checks over many small matrices (contexts, Kruskal trials), one matrix per task,
+// tasks spread over the fast-path threads; each task is a double modular elimination (exact mod p).
+#include "memcert/linalg/fast/batch.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/qmat.hpp"
+
+namespace memcert {
+
+namespace {
+template <class F>
+void parallel_for(std::size_t count, int threads, F f) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < count;) f(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+}
+QMatrix to_q(const DMatrix& d) {
+  return mat_map<Rational>(d, [](double x) { return rational_from_double(x); });
+}
+}  // namespace
+
+BatchRankResult dmat_batch_rank(const std::vector<DMatrix>& mats, int threads) {
+  BatchRankResult out;
+  out.prime = prime_fast(0);
+  out.rank.assign(mats.size(), 0);
+  std::vector<char> esc(mats.size(), 0);
+  const int t = threads <= 0 ? fast_threads() : threads;
+  parallel_for(mats.size(), t, [&](std::size_t i) {
+    const DMatrix& m = mats[i];
+    const std::size_t full = std::min(m.rows(), m.cols());
+    std::size_t r = 0;
+    if (full > 0) r = dmod_rank_profile(dmod_from_double_rows(m.data().data(), m.rows(), m.cols(), out.prime), 1).rank;
+    if (r < full) {  // escalate: exact rank over Q
+      esc[i] = 1;
+      r = qmat_rank(to_q(m));
+    }
+    out.rank[i] = r;
+  });
+  for (char e : esc) (e ? out.escalated : out.certified_mod_p)++;
+  return out;
+}
+
+KruskalSample dmat_kruskal_sample_fast(const DMatrix& v, std::size_t size, std::size_t trials, std::uint64_t seed,
+                                       int threads) {
+  KruskalSample s;
+  s.trials = trials;
+  const std::size_t T = v.rows(), d = v.cols();
+  if (size > T) throw std::invalid_argument("dmat_kruskal_sample_fast: subset size exceeds the number of vectors");
+  // The subsets are drawn sequentially (reproducible), then checked in parallel.
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<std::size_t>> subsets(trials);
+  std::vector<std::size_t> idx(T);
+  for (auto& sub : subsets) {
+    std::iota(idx.begin(), idx.end(), 0);
+    for (std::size_t i = 0; i < size; ++i) std::swap(idx[i], idx[i + rng() % (T - i)]);
+    sub.assign(idx.begin(), idx.begin() + size);
+    std::sort(sub.begin(), sub.end());
+  }
+  const std::uint64_t p = prime_fast(0);
+  const DModMatrix all = dmod_from_double_rows(v.data().data(), T, d, p);  // row scaling is per row: fine
+  std::vector<char> indep(trials, 0);
+  const int t = threads <= 0 ? fast_threads() : threads;
+  parallel_for(trials, t, [&](std::size_t k) {
+    DModMatrix sub{p, size, d, std::vector<double>(size * d)};
+    for (std::size_t i = 0; i < size; ++i)
+      std::copy(all.a.begin() + subsets[k][i] * d, all.a.begin() + (subsets[k][i] + 1) * d, sub.a.begin() + i * d);
+    indep[k] = (size == 0 || dmod_rank_profile(sub, 1).rank == size) ? 1 : 0;
+  });
+  for (std::size_t k = 0; k < trials; ++k) {
+    if (indep[k]) {
+      ++s.independent;
+      continue;
+    }
+    // Escalate: exact dependency (kernel of the transpose gives the coefficients).
+    QMatrix sub = to_q(mat_select_rows(v, subsets[k]));
+    QMatrix ker = qmat_kernel(mat_transpose(sub));
+    if (ker.cols() == 0) {
+      ++s.independent;  // unlucky prime: independent over Q after all
+      continue;
+    }
+    ++s.dependent;
+    if (s.first_dependent_subset.empty()) {
+      s.first_dependent_subset = subsets[k];
+      s.first_dependent_coefficients.resize(size);
+      for (std::size_t i = 0; i < size; ++i) s.first_dependent_coefficients[i] = ker(i, 0);
+    }
+  }
+  return s;
+}
+
+}  // namespace memcert
