@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "zmat_bareiss.hpp"
 
@@ -70,7 +71,7 @@ RankCertificate qmat_rank_certified(const QMatrix& a) {
   // rank mod p <= rank over Q; an unlucky prime shows up as a kernel candidate that fails the exact
   // check, and we move on to the next prime. Each attempt fails with probability ~ (minor size)/2^31.
   for (std::size_t attempt = 0; attempt < 64; ++attempt) {
-    ModpRankProfile prof = zmat_rank_profile_modp(z, modp::prime_31(attempt));
+    ModpRankProfile prof = dmod_rank_profile(z, prime_fast(attempt));  // fast path (issue 6)
     cert.rank = prof.rank;
     cert.prime = prof.prime;
     cert.minor_rows = prof.pivot_rows;
@@ -96,7 +97,7 @@ std::size_t qmat_rank(const QMatrix& a) { return qmat_rank_certified(a).rank; }
 QMatrix qmat_kernel(const QMatrix& a) {
   ZMatrix z = qmat_row_scaled_integer(a);
   for (std::size_t attempt = 0; attempt < 64; ++attempt) {
-    ModpRankProfile prof = zmat_rank_profile_modp(z, modp::prime_31(attempt));
+    ModpRankProfile prof = dmod_rank_profile(z, prime_fast(attempt));  // fast path (issue 6)
     std::vector<std::size_t> free_cols;
     QMatrix kernel = kernel_from_profile(z, prof, free_cols);
     if (kernel_annihilates(z, kernel)) return kernel;  // exact: rank mod p was the true rank
