@@ -1,0 +1,161 @@
+// Every registered claim runs on fixed seeds (fast sizes) and is confirmed; every boundary claim finds its
+// counterexample; every certificate re-verifies with memcert_checker, and altered certificates do not.
+#include <catch2/catch.hpp>
+
+#include <gmpxx.h>
+
+#include <algorithm>
+#include <set>
+
+#include "memcert/checker/checker.hpp"
+#include "memcert/proofs/registry.hpp"
+
+using namespace memcert::proofs;
+
+namespace {
+const std::uint64_t kSeeds[] = {1, 20261121, 987654321};
+
+bool is_large(const Claim& c) { return c.id.rfind("vaswani17/", 0) == 0; }  // instances 3-4 are big
+
+// Applies `f` to the first string leaf found under `j` (depth-first); returns false if none.
+template <class F>
+bool mutate_first_string(nlohmann::json& j, F f) {
+  if (j.is_string()) { j = f(j.get<std::string>()); return true; }
+  if (j.is_array())
+    for (auto& x : j)
+      if (mutate_first_string(x, f)) return true;
+  if (j.is_object())
+    for (auto& [k, v] : j.items())
+      if (mutate_first_string(v, f)) return true;
+  return false;
+}
+std::string plus_one(const std::string& s) {
+  mpq_class q(s);  // memcert writes "p" or "p/q"
+  q.canonicalize();
+  q += 1;
+  return q.get_str();
+}
+}  // namespace
+
+TEST_CASE("the registry holds every claim issue 4 names", "[proofs]") {
+  std::set<std::string> ids;
+  for (const auto& c : claims_all()) ids.insert(c.id);
+  for (const char* id : {"mahdavi24/proposition-2", "mahdavi24/proposition-3", "mahdavi24/proposition-4",
+                         "mahdavi24/proposition-5", "mahdavi24/lemma-1", "mahdavi24/lemma-2", "mahdavi24/lemma-3",
+                         "mahdavi24/lemma-4", "mahdavi24/lemma-5", "mahdavi24/lemma-2-boundary",
+                         "mahdavi24/proposition-4-without-assumption-3", "mahdavi24/proposition-2-non-shared",
+                         "mahdavi24/theorem-1-dependent-queries", "vaswani17/sinusoidal-full-rank"})
+    CHECK(ids.count(id) == 1);
+  for (const auto& c : claims_all()) {
+    CHECK(!c.statement.empty());
+    CHECK(!c.method.empty());
+    CHECK((c.expect == Expect::holds) == c.refutes.empty());
+    CHECK(claim_find(c.id) == &c);
+  }
+  CHECK(claim_find("no/such-claim") == nullptr);
+}
+
+TEST_CASE("every claim is confirmed on fixed seeds and its certificates re-verify", "[proofs]") {
+  for (const auto& c : claims_all()) {
+    for (std::uint64_t seed : kSeeds) {
+      std::size_t k = is_large(c) ? 3 : c.default_instances;
+      ClaimRun run = claim_run(c, k, seed);
+      INFO(c.id << " seed " << seed << "\n" << claim_run_json(run).dump(1));
+      REQUIRE(run.records.size() == k);
+      CHECK(run.holds());
+      CHECK(!run.finding());
+      CHECK(run.undecided == 0);
+      for (const auto& r : run.records) {
+        CHECK(r.certificate_verified);
+        // The run's re-verification is the checker's own verdict on the written text.
+        auto v = memcert_checker::verify_certificate_text(r.result.certificate.dump());
+        CHECK(v.valid);
+        if (c.expect == Expect::counterexample) {
+          CHECK(r.result.outcome == Outcome::counterexample);
+          CHECK(!r.result.witness.is_null());
+          CHECK(r.result.certificate["verdict"] == "counterexample");
+        } else {
+          CHECK(r.result.outcome == Outcome::confirmed);
+        }
+      }
+      auto j = claim_run_json(run);
+      CHECK(j["claim"] == c.id);
+      CHECK(j["instances"] == k);
+      CHECK(j["confirmed"] == k);
+      CHECK(j["counterexamples"].is_array());
+      CHECK(j["counterexamples"].size() == (c.expect == Expect::counterexample ? k : 0));
+    }
+  }
+}
+
+TEST_CASE("instances are reproducible from the seed", "[proofs]") {
+  for (const auto& c : claims_all()) {
+    if (is_large(c)) continue;
+    auto a = claim_run(c, 2, 42), b = claim_run(c, 2, 42);
+    for (std::size_t i = 0; i < 2; ++i) CHECK(a.records[i].result.certificate == b.records[i].result.certificate);
+  }
+}
+
+TEST_CASE("altered claim certificates are rejected", "[proofs]") {
+  for (const auto& c : claims_all()) {
+    if (is_large(c)) continue;
+    ClaimRun run = claim_run(c, 2, 7);
+    for (const auto& r : run.records) {
+      const nlohmann::json& good = r.result.certificate;
+      if (good.value("kind", "") != "claim") continue;
+      INFO(c.id);
+      // The opposite verdict is never provable from the same evidence.
+      nlohmann::json flipped = good;
+      flipped["verdict"] = good["verdict"] == "confirmed" ? "counterexample" : "confirmed";
+      CHECK_FALSE(memcert_checker::verify_certificate_text(flipped.dump()).valid);
+      // Another claim's id: the evidence does not fit it.
+      nlohmann::json other = good;
+      other["claim"] = c.id == "mahdavi24/lemma-2" ? "mahdavi24/lemma-3" : "mahdavi24/lemma-2";
+      CHECK_FALSE(memcert_checker::verify_certificate_text(other.dump()).valid);
+      // The evidence itself, altered.
+      // Kernel vectors: the zero vector breaks independence; moving one coordinate leaves the kernel for
+      // at least one coordinate (the matrix is non-zero).
+      for (const char* key : {"kernel_A", "kernel_Z", "kernel_D", "kernel_M", "kernel_B"}) {
+        if (!good.contains(key) || good[key].empty()) continue;
+        INFO(key);
+        nlohmann::json zero = good;
+        for (auto& x : zero[key][0]) x = "0";
+        CHECK_FALSE(memcert_checker::verify_certificate_text(zero.dump()).valid);
+        bool some_rejected = false;
+        for (std::size_t i = 0; i < good[key][0].size() && !some_rejected; ++i) {
+          nlohmann::json bad = good;
+          bad[key][0][i] = plus_one(bad[key][0][i].get<std::string>());
+          some_rejected = !memcert_checker::verify_certificate_text(bad.dump()).valid;
+        }
+        CHECK(some_rejected);
+      }
+      for (const char* key : {"coefficients", "alpha", "w", "context"}) {
+        if (!good.contains(key)) continue;
+        nlohmann::json bad = good;
+        if (!mutate_first_string(bad[key], plus_one)) continue;  // e.g. an empty kernel list
+        INFO(key);
+        CHECK_FALSE(memcert_checker::verify_certificate_text(bad.dump()).valid);
+      }
+      if (good.contains("weight_lower")) {
+        nlohmann::json bad = good;
+        bad["weight_lower"] = "1";
+        CHECK_FALSE(memcert_checker::verify_certificate_text(bad.dump()).valid);
+      }
+      if (good.contains("steps")) {
+        nlohmann::json bad = good;
+        bad["steps"].back()["c"] = "0";
+        CHECK_FALSE(memcert_checker::verify_certificate_text(bad.dump()).valid);
+      }
+      if (good.contains("mu")) {
+        nlohmann::json bad = good;
+        bad["mu"] = "1000000000";
+        CHECK_FALSE(memcert_checker::verify_certificate_text(bad.dump()).valid);
+      }
+      if (good.contains("rank_Z_lower")) {
+        nlohmann::json bad = good;
+        bad["rank_Z_lower"] = good["rank_Z_lower"].get<std::size_t>() + 1;
+        CHECK_FALSE(memcert_checker::verify_certificate_text(bad.dump()).valid);
+      }
+    }
+  }
+}
