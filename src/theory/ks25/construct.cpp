@@ -629,6 +629,27 @@ SequenceDataset ks_generate(std::size_t N, std::size_t n, std::size_t d, std::si
   return ds;
 }
 
+SequenceDataset ks_generate_seq2seq(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C,
+                                    std::uint64_t seed, bool float64) {
+  SequenceDataset ds = ks_generate(N, n, d, V, C, seed, float64);
+  std::mt19937_64 rng(seed ^ 0x5e525e9ULL);
+  std::uniform_int_distribution<long> lab(0, C - 1);
+  std::map<std::pair<QVector, std::vector<QVector>>, long> key_label;
+  ds.token_labels.assign(N, std::vector<long>(n, 0));
+  for (std::size_t i = 0; i < N; ++i) {
+    std::vector<QVector> toks;
+    for (std::size_t k = 0; k < n; ++k) toks.emplace_back(ds.sequences[i].row(k), ds.sequences[i].row(k) + d);
+    std::vector<QVector> ms = toks;
+    std::sort(ms.begin(), ms.end());
+    for (std::size_t k = 0; k < n; ++k) {
+      auto [it, fresh] = key_label.emplace(std::make_pair(toks[k], ms), lab(rng));
+      ds.token_labels[i][k] = it->second;
+    }
+  }
+  ds.labels.clear();
+  return ds;
+}
+
 KsSweep ks25_parameter_sweep(const std::vector<std::size_t>& Ns, std::size_t n, std::size_t d, std::size_t V,
                              long C, std::uint64_t seed) {
   KsSweep s;

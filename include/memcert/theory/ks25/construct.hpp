@@ -123,6 +123,9 @@ DeepSet theoremD1_deep_set(const std::vector<std::vector<QVector>>& multisets, c
 // consistent (a repeated (last token, multiset) reuses its label).
 SequenceDataset ks_generate(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C, std::uint64_t seed,
                             bool float64);
+// The same with per-token labels (Corollary 4.1), consistent per (token, multiset).
+SequenceDataset ks_generate_seq2seq(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C,
+                                    std::uint64_t seed, bool float64);
 
 struct KsSweepRow {
   std::size_t N = 0;
