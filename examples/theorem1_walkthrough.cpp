@@ -1,6 +1,7 @@
 // Walkthrough of mahdavi24's Theorem 1 (THEORY.md section 4): generate a small data set satisfying
 // Assumptions 1-2, construct the memorizing weights step by step, and verify the certificate with the
 // independent checker. Usage: example_theorem1_walkthrough [H n d dh seed]
+#include <chrono>
 #include <cstdlib>
 #include <iostream>
 
@@ -19,9 +20,18 @@ int main(int argc, char** argv) {
   opt.H = H;
   opt.dh = dh;
   opt.seed = seed;
-  opt.narrate = [](const std::string& s) { std::cout << s << "\n"; };
+  static auto start = std::chrono::steady_clock::now();
+  opt.narrate = [](const std::string& s) {
+    std::cout << "[" << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << "s] " << s << "\n";
+  };
+  auto t0 = std::chrono::steady_clock::now();
   Theorem1Result res = theorem1_construct(ds, opt);
-  auto v = memcert_checker::verify_certificate_text(res.certificate.dump());
+  auto t1 = std::chrono::steady_clock::now();
+  std::string text = res.certificate.dump();
+  auto v = memcert_checker::verify_certificate_text(text);
+  auto t2 = std::chrono::steady_clock::now();
+  std::cout << "construction " << std::chrono::duration<double>(t1 - t0).count() << " s, checker "
+            << std::chrono::duration<double>(t2 - t1).count() << " s, certificate " << text.size() / 1024 << " KiB\n";
   std::cout << "memorized: " << (res.memorized ? "yes" : "no") << "; independent checker: "
             << (v.valid ? "valid" : "REJECTED (" + v.reason + ")") << "\n";
   return res.memorized && v.valid ? 0 : 1;

@@ -216,7 +216,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     res.d_out = 1;
     Y = QMatrix(Tstar, 1);
     std::uniform_int_distribution<int> ul(-64, 64);
-    for (std::size_t t = 0; t < Tstar; ++t) Y(t, 0) = Rational(ul(rng), 64);
+    for (std::size_t t = 0; t < Tstar; ++t) { Y(t, 0) = Rational(ul(rng), 64); Y(t, 0).canonicalize(); }
   }
   ds.labels = res.class_labels ? std::optional<QMatrix>() : std::optional<QMatrix>(Y);
   if (res.d_out > d) throw InputError("labels: expected d_out <= d (the output is W_D^T o with o in R^d), got d_out = " +
@@ -301,7 +301,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     U.clear(); L.clear();
     for (std::size_t t : group) {
       QVector u(d);
-      for (auto& x : u) x = Rational(uu(rng), 8);
+      for (auto& x : u) { x = Rational(uu(rng), 8); x.canonicalize(); }
       L.push_back(mat_vec(ds.contexts[t], u));
       U.push_back(std::move(u));
     }
@@ -386,7 +386,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
         }
       }
       for (std::size_t i = 0; i < group.size(); ++i)
-        if (a_all[group[i]] != fit->targets[i]) throw std::logic_error("Claim 1: E W_fit e != target (impossible)");
+        if (a_all[group[i]] != fit->targets[i]) throw std::logic_error("Claim 1: E W_fit e != target (impossible), head " + std::to_string(h + 1) + " example " + std::to_string(group[i]));
       if (h == 0) {
         say("Head 1, Claim 1: random rational target logits l^(t) for the " + std::to_string(group.size()) +
             " examples of R_1; W_fit = U Q_R^+ reproduces them exactly (rank <= " + std::to_string(group.size()) +
@@ -667,7 +667,7 @@ AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t
   std::mt19937_64 rng(seed);
   const int den = kind == "general" ? 4096 : 64;
   std::uniform_int_distribution<int> u(-den, den);
-  auto draw = [&]() { return Rational(u(rng), den); };
+  auto draw = [&]() { Rational q(u(rng), den); q.canonicalize(); return q; };
   auto context = [&]() {
     for (int attempt = 0;; ++attempt) {
       QMatrix E(n, d);
