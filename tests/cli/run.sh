@@ -7,11 +7,13 @@
 #
 # Layout: helpers first, then one `section_<command>` function per command. To add a command, write its
 # section function and append its name to SECTIONS at the bottom. Only bash and python3 (no numpy) are
-# used; .npy files are written with python's struct. Prints "N passed, M failed" last; exits 1 on failure.
+# used: one python3 helper process (tests/cli/clihelp.py) checks JSON and writes .npy/.npz with struct.
+# Prints "N passed, M failed" last; exits 1 on failure.
 set -u
 
 BIN=${1:?usage: run.sh <memcert-binary> <source-dir>}
 SRC=${2:?usage: run.sh <memcert-binary> <source-dir>}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/memcert_cli.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 PASSED=0
@@ -45,21 +47,27 @@ expect_rc() {
   if [ "$RC" -eq "$2" ]; then pass; else fail "$1: expected exit $2, got $RC ($(head -c 300 "$ERR"))"; fi
 }
 
+# py OP ARGS...: one request to the python helper (tests/cli/clihelp.py, started once as a coprocess);
+# succeeds when it answers "1", else leaves its reason in $PY_WHY.
+coproc PY { python3 -u "$HERE/clihelp.py"; }
+PY_WHY=""
+py() {
+  local IFS=$'\t' answer
+  printf '%s\n' "$*" >&"${PY[1]}"
+  read -r answer <&"${PY[0]}"
+  PY_WHY=${answer#0 }
+  [ "$answer" = 1 ]
+}
+
 # json_check DESCRIPTION PYTHON_EXPR: stdout is exactly one JSON object (one line) and PYTHON_EXPR,
 # evaluated with the object bound to `j`, is true.
 json_check() {
-  if python3 - "$OUT" "$2" <<'EOF'
-import json, sys
-text = open(sys.argv[1]).read()
-lines = [l for l in text.splitlines() if l.strip()]
-if len(lines) != 1:
-    sys.exit(1)
-j = json.loads(lines[0])
-if not isinstance(j, dict):
-    sys.exit(1)
-sys.exit(0 if eval(sys.argv[2], {"j": j}) else 1)
-EOF
-  then pass; else fail "$1: $2 on $(head -c 400 "$OUT")"; fi
+  if py stdout "$OUT" "$2"; then pass; else fail "$1: $2 ($PY_WHY) on $(head -c 400 "$OUT")"; fi
+}
+
+# file_check DESCRIPTION FILE PYTHON_EXPR: FILE is JSON and PYTHON_EXPR (object bound to `j`) is true.
+file_check() {
+  if py file "$2" "$3"; then pass; else fail "$1: $3 ($PY_WHY) on $(head -c 400 "$2" 2>/dev/null)"; fi
 }
 
 # json_keys DESCRIPTION KEY...: stdout is one JSON object holding every KEY.
@@ -94,55 +102,15 @@ stderr_mentions() {
 
 # write_npy PATH DTYPE SHAPE VALUES: a .npy file (version 1, C order) written with struct.
 #   write_npy m.npy '<f8' '2,3' '0.1,2,3,4,5,6'     (use nan / inf for non-finite values)
-write_npy() {
-  python3 - "$@" <<'EOF'
-import struct, sys
-path, descr, shape, values = sys.argv[1:5]
-shape = tuple(int(s) for s in shape.split(",") if s)
-vals = [float(v) if descr[1] == "f" else int(v) for v in values.split(",") if v]
-shape_txt = "(%s,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
-header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape_txt)
-header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
-fmt = {"f8": "d", "f4": "f", "i8": "q", "i4": "i"}[descr[1:]]
-data = b"".join(struct.pack(descr[0] + fmt, v) for v in vals)
-with open(path, "wb") as f:
-    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data)
-EOF
-}
+write_npy() { py npy "$@" || fail "write_npy $*: $PY_WHY"; }
 
 # write_npz PATH stored|deflated NAME=DTYPE:SHAPE:VALUES...: an .npz written the way numpy.savez does it
 # (python's zipfile with zip64 local headers), each member encoded like write_npy.
 #   write_npz d.npz deflated 'contexts=<f8:2,1,2:1,2,3,4' 'queries=<f8:2,2:1,0,0,1'
-write_npz() {
-  python3 - "$@" <<'EOF'
-import struct, sys, zipfile
-path, mode = sys.argv[1:3]
-comp = zipfile.ZIP_DEFLATED if mode == "deflated" else zipfile.ZIP_STORED
-with zipfile.ZipFile(path, "w", compression=comp, allowZip64=True) as z:
-    for spec in sys.argv[3:]:
-        name, rest = spec.split("=", 1)
-        descr, shape, values = rest.split(":")
-        shape = tuple(int(s) for s in shape.split(",") if s)
-        vals = [float(v) if descr[1] == "f" else int(v) for v in values.split(",") if v]
-        shape_txt = "(%s,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
-        header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape_txt)
-        header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
-        fmt = {"f8": "d", "f4": "f", "i8": "q", "i4": "i"}[descr[1:]]
-        data = b"".join(struct.pack(descr[0] + fmt, v) for v in vals)
-        with z.open(name + ".npy", "w", force_zip64=True) as f:
-            f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data)
-EOF
-}
+write_npz() { py npz "$@" || fail "write_npz $*: $PY_WHY"; }
 
 # alter_json IN OUT PYTHON_STATEMENT: rewrites a JSON file; the statement edits `j`.
-alter_json() {
-  python3 - "$1" "$2" "$3" <<'EOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-json.dump(j, open(sys.argv[2], "w"))
-EOF
-}
+alter_json() { py alter "$@" || fail "alter_json $*: $PY_WHY"; }
 
 # ---------------------------------------------------------------------------------------------------
 # memcert rank
@@ -163,7 +131,7 @@ section_rank() {
 
   run rank "$d/m.txt" --cert "$d/cert.json" --json
   expect_rc "rank --cert" 0
-  check "rank --cert writes the certificate" python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j['kind']=='rank' and j['rank_lower']==2 else 1)" "$d/cert.json"
+  file_check "rank --cert writes the certificate" "$d/cert.json" 'j["kind"] == "rank" and j["rank_lower"] == 2'
   check "rank --cert leaves no temp file" bash -c "! ls '$d'/cert.json.tmp.* >/dev/null 2>&1"
 
   # float64 .npy: 0.1 is the dyadic 3602879701896397/2^55; rows 2 and 3 are exact multiples of row 1.
@@ -256,7 +224,7 @@ section_kruskal() {
 
   run kruskal "$d/dep.txt" --cert "$d/cert.json"
   expect_rc "kruskal --cert" 0
-  check "kruskal --cert writes the certificate" python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j['kind']=='kruskal' and j['upper']['method']=='dependent-subset' else 1)" "$d/cert.json"
+  file_check "kruskal --cert writes the certificate" "$d/cert.json" 'j["kind"] == "kruskal" and j["upper"]["method"] == "dependent-subset"'
 
   local out=$d/bad_cert.json
   expect_bad_input "kruskal: missing file" "$out" kruskal "$d/missing.json" --cert "$out"

@@ -1,0 +1,71 @@
+"""Helper server for tests/cli/run.sh: one python process answers every request, so the shell test
+doesn't pay python's start-up per check. Requests are single lines of tab-separated fields; each
+answer is one line, "1" (success) or "0 <why>".
+
+  stdout PATH EXPR          PATH holds exactly one JSON object on one line and EXPR (bound to j) is true
+  file PATH EXPR            PATH is a JSON file and EXPR (bound to j) is true
+  npy PATH DESCR SHAPE VALUES            write a .npy (v1, C order) with struct: npy m.npy <f8 2,3 0.1,2,...
+  npz PATH stored|deflated NAME=DESCR:SHAPE:VALUES...   write an .npz as numpy.savez does (zip64 headers)
+  alter IN OUT STATEMENT    load JSON IN as j, exec STATEMENT, write OUT
+Only the standard library is used (no numpy)."""
+import json
+import struct
+import sys
+import zipfile
+
+
+def npy_bytes(descr, shape, values):
+    shape = tuple(int(s) for s in shape.split(",") if s)
+    vals = [float(v) if descr[1] == "f" else int(v) for v in values.split(",") if v]
+    shape_txt = "(%s,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape_txt)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    fmt = {"f8": "d", "f4": "f", "i8": "q", "i4": "i"}[descr[1:]]
+    data = b"".join(struct.pack(descr[0] + fmt, v) for v in vals)
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
+
+
+def op_stdout(path, expr):
+    lines = [l for l in open(path).read().splitlines() if l.strip()]
+    if len(lines) != 1:
+        return "expected one line of JSON, got %d lines" % len(lines)
+    j = json.loads(lines[0])
+    if not isinstance(j, dict):
+        return "expected a JSON object"
+    return None if eval(expr, {"j": j}) else "false"
+
+
+def op_file(path, expr):
+    j = json.load(open(path))
+    return None if eval(expr, {"j": j}) else "false"
+
+
+def op_npy(path, descr, shape, values):
+    with open(path, "wb") as f:
+        f.write(npy_bytes(descr, shape, values))
+
+
+def op_npz(path, mode, *specs):
+    comp = zipfile.ZIP_DEFLATED if mode == "deflated" else zipfile.ZIP_STORED
+    with zipfile.ZipFile(path, "w", compression=comp, allowZip64=True) as z:
+        for spec in specs:
+            name, rest = spec.split("=", 1)
+            with z.open(name + ".npy", "w", force_zip64=True) as f:
+                f.write(npy_bytes(*rest.split(":")))
+
+
+def op_alter(src, dst, statement):
+    j = json.load(open(src))
+    exec(statement, {"j": j})
+    json.dump(j, open(dst, "w"))
+
+
+OPS = {"stdout": op_stdout, "file": op_file, "npy": op_npy, "npz": op_npz, "alter": op_alter}
+
+for line in sys.stdin:
+    op, *args = line.rstrip("\n").split("\t")
+    try:
+        why = OPS[op](*args)
+    except Exception as e:  # a failed check, not a crash of the server
+        why = "%s: %s" % (type(e).__name__, e)
+    print("1" if why is None else "0 " + str(why).replace("\n", " "), flush=True)
