@@ -44,7 +44,8 @@ TEST_CASE("the registry holds every claim issue 4 names", "[proofs]") {
                          "mahdavi24/proposition-5", "mahdavi24/lemma-1", "mahdavi24/lemma-2", "mahdavi24/lemma-3",
                          "mahdavi24/lemma-4", "mahdavi24/lemma-5", "mahdavi24/lemma-2-boundary",
                          "mahdavi24/proposition-4-without-assumption-3", "mahdavi24/proposition-2-non-shared",
-                         "mahdavi24/theorem-1-dependent-queries", "vaswani17/sinusoidal-full-rank"})
+                         "mahdavi24/theorem-1-dependent-queries", "vaswani17/sinusoidal-full-rank",
+                         "mahdavi24/theorem-1", "ks25/theorem-4.1"})
     CHECK(ids.count(id) == 1);
   for (const auto& c : claims_all()) {
     CHECK(!c.statement.empty());
