@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <mutex>
 #include <numeric>
 #include <stdexcept>
@@ -68,6 +69,7 @@ struct Elim {
   int threads;
   std::vector<std::size_t> perm, pivcol;
   std::size_t r = 0;
+  bool need_u = true;  // false: only the rank profile is wanted
 
   Elim(double* a_, std::size_t m_, std::size_t ld_, const ModCtx& M_, std::uint64_t p_, int t)
       : a(a_), m(m_), ld(ld_), M(M_), p(p_), threads(t), perm(m_) {
@@ -154,7 +156,9 @@ struct Elim {
     const std::size_t r0 = r;
     rec(c0, mid);
     const std::size_t r1 = r;
-    if (r1 > r0) {
+    // When every row is a pivot row already, the right half can hold no further pivot: only a caller that
+    // needs U (kernel, solve) pays for the updates.
+    if (r1 > r0 && (need_u || m > r1)) {
       trsm(r0, r1, mid, c1);
       if (m > r1)
         fast_detail::gemm_sub(m - r1, c1 - mid, r1 - r0, a + r1 * ld, ld, pivcol.data() + r0, a + r0 * ld + mid,
@@ -281,34 +285,39 @@ DModMatrix dmod_from_qmat(const QMatrix& q, std::uint64_t p) {
 DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t cols, std::uint64_t p) {
   ModCtx M(p);
   DModMatrix d{p, rows, cols, std::vector<double>(rows * cols)};
-  // x = mant * 2^(e - 53) with |mant| < 2^53 an integer; row i is scaled by 2^-(min e - 53).
-  std::vector<std::uint64_t> pow2(2200);
-  pow2[0] = 1;
-  for (std::size_t s = 1; s < pow2.size(); ++s) pow2[s] = (pow2[s - 1] * 2) % p;
+  // A finite double is x = (-1)^s mant 2^(E - 1075) with mant < 2^53 an integer (E = max(biased exponent,
+  // 1)); row i is scaled by 2^(1075 - min_E), giving integers mant 2^(E - min_E). Residues: mant mod p
+  // (exact double reduction, |mant| < 2^53) times 2^(E - min_E) mod p (table), both centred (< 2^25), so
+  // the product is an exact double below 2^50 and one more reduction finishes.
+  std::vector<double> pow2(2048);
+  std::uint64_t v = 1;
+  for (std::size_t e = 0; e < pow2.size(); ++e, v = (v * 2) % p) pow2[e] = centre(v, p);
+  std::vector<int> ex(cols);
+  std::vector<double> ma(cols);
   for (std::size_t i = 0; i < rows; ++i) {
     const double* ri = a + i * cols;
     int emin = 1 << 20;
     for (std::size_t j = 0; j < cols; ++j) {
-      if (!std::isfinite(ri[j])) throw std::domain_error("dmod_from_double_rows: NaN or infinity");
-      if (ri[j] != 0) {
-        int e;
-        std::frexp(ri[j], &e);
-        emin = std::min(emin, e);
-      }
+      std::uint64_t bits;
+      std::memcpy(&bits, &ri[j], sizeof bits);
+      const int be = static_cast<int>((bits >> 52) & 0x7ff);
+      if (be == 0x7ff) throw std::domain_error("dmod_from_double_rows: NaN or infinity");
+      std::uint64_t mant = bits & ((std::uint64_t(1) << 52) - 1);
+      if (be != 0) mant |= std::uint64_t(1) << 52;
+      ex[j] = be == 0 ? 1 : be;
+      const double m = static_cast<double>(mant);  // exact (< 2^53)
+      ma[j] = (bits >> 63) ? -m : m;
+      if (mant != 0) emin = std::min(emin, ex[j]);
     }
     for (std::size_t j = 0; j < cols; ++j) {
-      if (ri[j] == 0) {
+      if (ma[j] == 0) {
         d.a[i * cols + j] = 0;
         continue;
       }
-      int e;
-      double f = std::frexp(ri[j], &e);                 // |f| in [0.5, 1)
-      double mant = std::ldexp(f, 53);                  // exact integer, |mant| < 2^53
-      std::int64_t mi = static_cast<std::int64_t>(mant);
-      std::int64_t s = mi % static_cast<std::int64_t>(p);
-      std::uint64_t u = static_cast<std::uint64_t>(s < 0 ? s + static_cast<std::int64_t>(p) : s);
-      u = modp::nmod_mul(u, pow2[static_cast<std::size_t>(e - emin)], p);
-      d.a[i * cols + j] = centre(u, p);
+      // |mant| < 2^53 may exceed reduce_one's bound: reduce it in integers.
+      const std::int64_t mi = static_cast<std::int64_t>(ma[j]) % static_cast<std::int64_t>(p);
+      const double r = centre(static_cast<std::uint64_t>(mi < 0 ? mi + static_cast<std::int64_t>(p) : mi), p);
+      d.a[i * cols + j] = reduce_one(r * pow2[static_cast<std::size_t>(ex[j] - emin)], M);
     }
   }
   return d;
@@ -323,6 +332,7 @@ ModpRankProfile dmod_rank_profile(const DModMatrix& a, int threads) {
   if (a.rows == 0 || a.cols == 0) return prof;
   std::vector<double> w = a.a;
   Elim e(w.data(), a.rows, a.cols, M, a.p, resolve_threads(threads));
+  e.need_u = false;
   e.run(a.cols);
   prof.rank = e.r;
   prof.pivot_rows.assign(e.perm.begin(), e.perm.begin() + e.r);

@@ -2,12 +2,13 @@
 //
 // EXACTNESS ARGUMENT. Let h = (p-1)/2 with p < 2^26 prime. Every operand is an integer with |x| <= h
 // (centred residues). The micro-kernel accumulates acc = sum_{k<kc} a_k b_k with kc <= kmax(p), where
-// kmax(p) = floor((2^53 - 1 - h) / h^2). Every partial sum is an integer of magnitude <= kc h^2 < 2^53,
+// kmax(p) = floor((2^53 - p - h) / h^2). Every partial sum is an integer of magnitude <= kc h^2 < 2^53,
 // so it is exactly representable; an FMA (or a multiply followed by an add) whose exact result is
 // representable returns it exactly, so whether the compiler or the intrinsics fuse or not, the
-// accumulators hold the exact integer sums. Then x = c - acc is exact (|x| <= h + kc h^2 < 2^53) and the
-// reduction q = round(x * (1/p)), r = fma(-q, p, x) is exact too: r is the integer x - q p with
-// |r| <= p/2 + 1 (the rounded quotient is off by < 2^-20), so one conditional +-p lands it in [-h, h].
+// accumulators hold the exact integer sums. Then x = c - acc is exact (|x| <= h + kc h^2 <= 2^53 - p) and
+// the reduction q = round(x * (1/p)), r = x - q p (vector kernels: one FMA) is exact too: |q p| <= |x| + p
+// <= 2^53 is an exactly representable integer, and r is the integer x - q p with |r| <= p/2 + 1 (the
+// rounded quotient is off by < 2^-20), so one conditional +-p lands it in [-h, h].
 // Hence the kernel computes EXACTLY centred(C - A B mod p), independent of ISA, blocking and threads.
 // (The project compiles with -ffp-contract=off; we only use FMA explicitly through intrinsics.)
 // GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized on _mm512_undefined_pd (a known false positive).
@@ -33,7 +34,8 @@ ModCtx::ModCtx(std::uint64_t prime) {
   pinv = 1.0 / p;
   h = static_cast<double>((prime - 1) / 2);
   const double two53 = 9007199254740992.0;
-  double km = std::floor((two53 - 1.0 - h) / (h * h));
+  // Margin p (not 1) so that |x| <= 2^53 - p and the quotient product q p in reduce_one stays exact.
+  double km = std::floor((two53 - p - h) / (h * h));
   kmax = km > 1e6 ? 1000000 : static_cast<std::size_t>(km);
   if (kmax < 1) kmax = 1;
 }
@@ -44,13 +46,7 @@ namespace {
 // Micro-kernels: C[0:mv, 0:nv] = reduce(C - Ap * Bp) for packed Ap (kc x MR, MR contiguous per k) and
 // Bp (kc x NR, NR contiguous per k).
 
-inline double reduce_scalar(double x, const ModCtx& M) {
-  double q = std::nearbyint(x * M.pinv);
-  double r = std::fma(-q, M.p, x);  // exact, see header comment
-  if (r > M.h) r -= M.p;
-  if (r < -M.h) r += M.p;
-  return r;
-}
+inline double reduce_scalar(double x, const ModCtx& M) { return reduce_one(x, M); }
 
 // C[i][j] = reduce(C[i][j] - acc[i][j]), or plain C - acc in the floating-point mode (M.p == 0).
 inline void writeback_scalar(const double* acc, int lda, double* C, std::size_t ldc, int mv, int nv,
@@ -290,7 +286,6 @@ void dmod_gemm_sub(std::size_t m, std::size_t n, std::size_t k, const double* a,
   gemm_sub(m, n, k, a, lda, acol, b, ldb, c, ldc, M, threads <= 0 ? fast_threads() : threads);
 }
 
-double reduce_one(double x, const ModCtx& M) { return reduce_scalar(x, M); }
 
 ModCtx ModCtx::floating() {
   ModCtx M;

@@ -2,6 +2,7 @@
 // Internal helpers shared by the fast-path sources (not installed).
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
 
 namespace memcert::fast_detail {
 
@@ -21,7 +22,17 @@ void gemm_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std:
 // order, so |computed - exact| <= gamma_{k+1} sum_k |a_ik b_kj| (+ underflow) in the usual model.
 void gemm_plain_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
                     const double* b, std::size_t ldb, double* c, std::size_t ldc, int threads);
-// Centred residue of an integer-valued double |x| < 2^53.
-double reduce_one(double x, const ModCtx& M);
+// Centred residue of an integer-valued double with |x| <= 2^53 - p (every caller's bound: see kmax).
+// q = round(x/p) by the 1.5*2^52 trick (exact rounding for |y| < 2^51; libm beyond); q p is an integer
+// of magnitude <= |x| + p <= 2^53, hence exact, and so is x - q p (|r| <= p/2 + 1 before the fix-up).
+inline double reduce_one(double x, const ModCtx& M) {
+  const double y = x * M.pinv;
+  constexpr double kMagic = 0x1.8p52;
+  const double q = std::fabs(y) < 0x1p51 ? (y + kMagic) - kMagic : std::nearbyint(y);
+  double r = x - q * M.p;
+  if (r > M.h) r -= M.p;
+  if (r < -M.h) r += M.p;
+  return r;
+}
 
 }  // namespace memcert::fast_detail
