@@ -4,6 +4,7 @@
 // R vanishes on e^(t0), so (21) is impossible (this is also why Theorem 1's construction needs
 // Assumption 1: a head cannot saturate an earlier example whose query lies in the span of its group).
 #include "../common.hpp"
+#include "memcert/theory/mahdavi24/theorem1.hpp"
 
 namespace memcert::proofs {
 namespace {
@@ -136,6 +137,26 @@ InstanceResult check_boundary(const Instance& inst, const std::string& id) {
               "E W' e^(t0) = 0 has no distinct entries";
   r.witness = {{"R", in.R}, {"t0", in.t0}, {"coefficients", jvec(coeff)}};
   r.figures = {{"R_size", in.R.size()}, {"k", in.k}};
+  if (id == "mahdavi24/theorem-1-dependent-queries") {
+    // Cross-check: what the Theorem 1 construction itself does on this data (H = 2, d_h = n).
+    AttentionDataset ds;
+    ds.contexts = in.contexts;
+    ds.queries = in.queries;
+    mahdavi24::Theorem1Options opt;
+    opt.H = 2;
+    opt.dh = in.n;
+    opt.c_minimal = false;
+    try {
+      auto res = mahdavi24::theorem1_construct(ds, opt);
+      r.figures["construction"] = res.memorized ? "memorized (the obstruction concerns this grouping only)"
+                                                : "did not memorize";
+    } catch (const mahdavi24::HypothesisFailure& e) {
+      r.figures["construction"] = std::string("refused: ") + e.what();
+      r.figures["construction_witness"] = e.witness;
+    } catch (const std::exception& e) {
+      r.figures["construction"] = std::string("error: ") + e.what();
+    }
+  }
   nlohmann::json cert = base_cert(id, in);
   cert["t0"] = in.t0;
   cert["coefficients"] = jvec(coeff);

@@ -193,6 +193,7 @@ bool check_rank_claim(const Value& c, const std::string& claim, std::string& why
   if (!field_mats(c, "contexts", ctx, why) || !read_alphas(c, H, T, n, alpha, why)) return false;
   if (ctx[0].size() != n || cols(ctx[0]) != d) { why = "contexts: expected n x d"; return false; }
   bool prop5 = claim == "mahdavi24/proposition-5";
+  bool prop5_ablation = claim == "mahdavi24/proposition-5-nonconstant-sums";
   bool shared_claim = claim == "mahdavi24/proposition-2";
   if (shared_claim && ctx.size() != 1) { why = "contexts: proposition-2 needs one shared context"; return false; }
   if (!shared_claim && ctx.size() != T) { why = "contexts: expected T contexts"; return false; }
@@ -208,6 +209,8 @@ bool check_rank_claim(const Value& c, const std::string& claim, std::string& why
         if (sum != s) { why = "contexts[" + std::to_string(t) + "][" + std::to_string(k) + "]: coordinate sum is not s"; return false; }
       }
     bound = H * (d - 1) + (s == 0 ? 0 : 1);
+  } else if (prop5_ablation) {
+    bound = H * (d - 1) + 1;
   } else {
     bound = H * (n - 1) + 1;
   }
@@ -216,7 +219,8 @@ bool check_rank_claim(const Value& c, const std::string& claim, std::string& why
     if (lower <= bound) { why = "rank_Z_lower does not exceed the bound " + std::to_string(bound); return false; }
     return true;
   }
-  if (claim == "mahdavi24/proposition-2-non-shared") return expect_verdict(verdict, "counterexample", why);
+  if (claim == "mahdavi24/proposition-2-non-shared" || prop5_ablation)
+    return expect_verdict(verdict, "counterexample", why);
   std::size_t b;
   if (!field_size(c, "bound", b, why)) return false;
   if (b != bound) { why = "bound: expected " + std::to_string(bound); return false; }
@@ -577,6 +581,7 @@ bool check_claim(const json::Value& cert, std::string& why) {
       {"mahdavi24/proposition-2", check_rank_claim},
       {"mahdavi24/proposition-2-non-shared", check_rank_claim},
       {"mahdavi24/proposition-5", check_rank_claim},
+      {"mahdavi24/proposition-5-nonconstant-sums", check_rank_claim},
       {"mahdavi24/proposition-3", [](const Value& c, const std::string&, std::string& w) { return check_prop3(c, w); }},
       {"mahdavi24/proposition-4", check_prop4},
       {"mahdavi24/proposition-4-without-assumption-3", check_prop4},
