@@ -18,8 +18,10 @@ const char* kCeiling =
     "it is NOT an upper bound on memorization capacity";
 
 Instance generate(std::uint64_t seed, std::size_t index, bool shared) {
-  static const std::size_t sizes[][3] = {{2, 2, 4}, {3, 3, 5}, {2, 4, 6}, {4, 2, 3}, {3, 4, 4}, {2, 3, 8}};
-  const auto& s = sizes[index % 6];
+  // Instances 0-5 are fast; 6-8 are Figure 2's setting (d = 64) at paper-like sizes.
+  static const std::size_t sizes[][3] = {{2, 2, 4}, {3, 3, 5}, {2, 4, 6}, {4, 2, 3}, {3, 4, 4}, {2, 3, 8},
+                                         {4, 8, 64}, {8, 8, 64}, {8, 16, 64}};
+  const auto& s = sizes[index % 9];
   Rng rng(seed);
   Prop2Instance in{s[0], s[1], s[2], 0, {}, {}};
   std::size_t bound = in.H * (in.n - 1) + 1;
