@@ -1,6 +1,7 @@
 // The individual proof steps of mahdavi24's Theorem 1 (THEORY.md sections 3-4), one function each:
 // Claim 1, Lemma 3, Lemma 4 (quantitative), Lemma 5 (Weyl), and Rump's positive-definiteness test used
 // by the enclosure rank certificates (THEORY.md section 7).
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <stdexcept>
@@ -116,6 +117,11 @@ std::optional<Saturator> lemma3_rank_one_saturator(const AttentionDataset& ds,
     Integer l = rational_denominator_lcm(w.begin(), w.end()), gc = 0;
     for (auto& x : w) { x *= l; mpz_gcd(gc.get_mpz_t(), gc.get_mpz_t(), x.get_num_mpz_t()); }
     if (gc > 1) for (auto& x : w) x /= gc;
+    // Normalise by a power of two so that max |w_i| is in [1/2, 1): keeps gaps and c readable (any
+    // non-zero multiple of w satisfies the same checks).
+    std::size_t bits = 0;
+    for (auto& x : w) bits = std::max<std::size_t>(bits, mpz_sizeinbase(x.get_num_mpz_t(), 2));
+    if (bits > 0) for (auto& x : w) x /= Rational(Integer(1) << static_cast<unsigned long>(bits));
     QVector g(d);
     if (attempt == 0 && first_g) g = *first_g;
     else for (auto& x : g) x = cg(rng);

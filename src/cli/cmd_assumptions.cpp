@@ -1,0 +1,54 @@
+// memcert assumptions DATASET [--budget B] [--json]
+// mahdavi24's hypotheses decided exactly (THEORY.md section 2). JSON (INTERFACE.md):
+//   {"T","n","d","assumption1":{"holds","kruskal_lower","kruskal_upper","method",...},
+//    "assumption2":{"holds","failing":[t...]},"assumption3":{...},"general_position":{...},
+//    "separation":{"r2","delta2"},"seconds"}        ("holds" is true, false, or null when undecided)
+// Exit: 0 when Assumptions 1 and 2 hold, 1 when one fails (witness in the output) or is undecided,
+// 2 bad input.
+#include "command.hpp"
+#include "memcert/data/dataset.hpp"
+#include "memcert/theory/mahdavi24/assumptions.hpp"
+
+namespace memcert::cli {
+namespace {
+
+struct Args {
+  std::string dataset;
+  std::uint64_t budget = 20'000'000;
+  bool json = false;
+};
+
+std::string holds_text(const nlohmann::json& h) { return h.is_null() ? "undecided" : (h.get<bool>() ? "holds" : "FAILS"); }
+
+int run(const Args& a) {
+  auto start = std::chrono::steady_clock::now();
+  AttentionDataset ds = attention_dataset_read(a.dataset);
+  nlohmann::json j = mahdavi24::assumptions_report(ds, a.budget);
+  const auto& a1 = j["assumption1"];
+  const auto& a2 = j["assumption2"];
+  std::string h = "T=" + std::to_string(ds.T()) + " n=" + std::to_string(ds.n()) + " d=" + std::to_string(ds.d()) + "\n";
+  h += "Assumption 1 (queries Kruskal rank >= " + a1["required"].dump() + "): " + holds_text(a1["holds"]) +
+       " [kruskal in " + a1["kruskal_lower"].dump() + ".." + a1["kruskal_upper"].dump() + ", " + a1["method"].get<std::string>() + "]";
+  if (a1.contains("dependent_subset")) h += " dependent subset " + a1["dependent_subset"].dump();
+  h += "\n  Remark 1: " + a1["remark1"].get<std::string>() + "\n";
+  h += "Assumption 2 (every context rank n): " + holds_text(a2["holds"]);
+  if (!a2["failing"].empty()) h += " failing " + a2["failing"].dump();
+  h += "\nAssumption 3 (e + xbar Kruskal rank >= " + j["assumption3"]["required"].dump() + "): " + holds_text(j["assumption3"]["holds"]);
+  h += "\nGeneral position of the queries: " + holds_text(j["general_position"]["holds"]);
+  h += "\nSeparation: r^2 = " + j["separation"]["r2"].get<std::string>() + ", delta^2 = " + j["separation"]["delta2"].get<std::string>();
+  emit(a.json, j, h, start);
+  bool ok = a1["holds"].is_boolean() && a1["holds"].get<bool>() && a2["holds"].get<bool>();
+  return ok ? kExitHolds : kExitNegative;
+}
+
+const CommandRegistrar reg{{30, [](CLI::App& root, auto bind) {
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = root.add_subcommand("assumptions", "mahdavi24 Assumptions 1-3, general position, token separation (exact)");
+  sub->add_option("DATASET", args->dataset, "Attention data set (.json or .npz)")->required();
+  sub->add_option("--budget", args->budget, "Kruskal enumeration budget (subset extensions)");
+  sub->add_flag("--json", args->json, "Print one JSON object");
+  bind(sub, [args] { return run(*args); });
+}}};
+
+}  // namespace
+}  // namespace memcert::cli
