@@ -25,3 +25,26 @@ KruskalSample dmat_kruskal_sample_fast(const DMatrix& vectors, std::size_t size,
                                        std::uint64_t seed, int threads = 0);
 
 }  // namespace memcert
+
+namespace memcert {
+
+// exp(x) for x <= 0 with a rigorous bound (own range reduction + Taylor polynomial, no libm):
+// |result - exp(x)| <= kExpRelErr * exp(x) + kExpAbsErr. See batch.cpp for the error analysis.
+inline constexpr double kExpRelErr = 0x1p-44;
+inline constexpr double kExpAbsErr = 0x1p-1020;
+double exp_nonpositive_bounded(double x);
+
+// The representation matrix Z of mahdavi24 eq. (7) for many examples at once, in double with a rigorous
+// entrywise radius: every real Z_t,(h,:) = p_h^(t) = E^(t)T softmax(E^(t) W_K^h W_Q^hT e^(t)) lies in
+// [centre - radius, centre + radius]. Inputs are doubles taken as exact values: contexts (n x d each),
+// queries (T x d, row t = e^(t)), per head W_K^h, W_Q^h (d x d_h). Logit products run as blocked FMA
+// matrix products over all examples (Q W_Q, then (Q W_Q) W_K^T), bounded by gamma_k |A||B| products;
+// softmax uses exp_nonpositive_bounded. The result feeds enclosure_rank_lower_fast (Theorem 1's Z).
+struct ZEnclosureDouble {
+  DMatrix centre, radius;  // T x (H d)
+};
+ZEnclosureDouble mha_z_enclosure_double(const std::vector<DMatrix>& contexts, const DMatrix& queries,
+                                        const std::vector<DMatrix>& WK, const std::vector<DMatrix>& WQ,
+                                        int threads = 0);
+
+}  // namespace memcert
