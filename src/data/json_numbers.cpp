@@ -4,15 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include "memcert/data/matrix_io.hpp"
+#include "printable.hpp"
 
 namespace memcert {
 
 namespace {
 
-std::string quoted_excerpt(const std::string& s) {
-  std::string t = s.size() > 40 ? s.substr(0, 37) + "..." : s;
-  return "\"" + t + "\"";
-}
+std::string quoted_excerpt(const std::string& s) { return "\"" + detail::printable_excerpt(s) + "\""; }
 
 std::string describe(const nlohmann::json& v) {
   if (v.is_string()) return "the string " + quoted_excerpt(v.get<std::string>());

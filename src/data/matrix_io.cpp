@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memcert/data/matrix_io.hpp"
+#include "printable.hpp"
 
 namespace memcert {
 
@@ -59,9 +60,8 @@ QMatrix txt_parse(const std::string& text, const std::string& path) {
       std::string_view tok = line.substr(start, i - start);
       auto q = rational_parse(tok);
       if (!q) {
-        std::string shown(tok.substr(0, 40));
         throw input_error(path, "line " + std::to_string(line_no) + ", column " + std::to_string(row.size() + 1),
-                          "expected an exact number, got \"" + shown + (tok.size() > 40 ? "...\"" : "\""));
+                          "expected an exact number, got \"" + detail::printable_excerpt(tok) + "\"");
       }
       row.push_back(std::move(*q));
     }
@@ -93,13 +93,13 @@ QMatrix matrix_read(const std::string& path) {
     auto arrays = npz_read(path);
     if (arrays.size() != 1)
       throw input_error(path, "", "expected exactly one array in the .npz archive, got " + std::to_string(arrays.size()));
-    a = ndarray_to_matrix(arrays.begin()->second, path + ": member " + arrays.begin()->first);
+    a = ndarray_to_matrix(arrays.begin()->second, path + ": member " + detail::printable_excerpt(arrays.begin()->first, 80));
   } else if (ext == ".txt") {
     a = txt_parse(file_read_all(path), path);
   } else if (ext == ".json") {
     a = json_matrix_to_qmat(json_read(path), path, "");
   } else {
-    throw input_error(path, "", "expected a matrix file ending in .npy, .npz, .txt or .json, got '" + ext + "'");
+    throw input_error(path, "", "expected a matrix file ending in .npy, .npz, .txt or .json, got '" + detail::printable_excerpt(ext) + "'");
   }
   if (a.empty())
     throw input_error(path, "", "expected a non-empty matrix, got " + std::to_string(a.rows()) + " x " +

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "memcert/data/matrix_io.hpp"
+#include "printable.hpp"
 
 namespace memcert {
 
@@ -55,7 +56,7 @@ class HeaderParser {
         h.shape = tuple();
         have_shape = true;
       } else {
-        fail(key_at, "expected header key 'descr', 'fortran_order' or 'shape', got '" + key + "'");
+        fail(key_at, "expected header key 'descr', 'fortran_order' or 'shape', got '" + detail::printable_excerpt(key) + "'");
       }
       skip_ws();
       if (peek() == ',') { ++i_; continue; }
@@ -75,7 +76,10 @@ class HeaderParser {
   char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
   std::string got() const {
     if (i_ >= s_.size()) return "the end of the header";
-    return std::string("'") + s_[i_] + "'";
+    std::string out(1, '\'');
+    out += detail::printable_excerpt(std::string_view(s_).substr(i_, 1));
+    out += '\'';
+    return out;
   }
   void skip_ws() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
@@ -124,18 +128,18 @@ class HeaderParser {
     const std::string supported =
         "a numeric dtype ('<f8', '<f4', '<i8', '<i4', '<i2', '|i1', '<u8', '<u4', '<u2', '|u1', '|b1' "
         "or big-endian '>...')";
-    if (d.size() < 3) fail(at, "expected " + supported + ", got '" + d + "'");
+    if (d.size() < 3) fail(at, "expected " + supported + ", got '" + detail::printable_excerpt(d) + "'");
     char order = d[0];
     if (order == '<' || order == '|') h.big_endian = false;
     else if (order == '>') h.big_endian = true;
     else if (order == '=') h.big_endian = (std::endian::native == std::endian::big);
-    else fail(at, "expected " + supported + ", got '" + d + "'");
+    else fail(at, "expected " + supported + ", got '" + detail::printable_excerpt(d) + "'");
     h.kind = d[1];
     std::string sz = d.substr(2);
     h.size = (sz == "1") ? 1 : (sz == "2") ? 2 : (sz == "4") ? 4 : (sz == "8") ? 8 : 0;
     bool ok = (h.kind == 'f' && (h.size == 4 || h.size == 8)) ||
               ((h.kind == 'i' || h.kind == 'u') && h.size != 0) || (h.kind == 'b' && h.size == 1);
-    if (!ok) fail(at, "expected " + supported + ", got '" + d + "'");
+    if (!ok) fail(at, "expected " + supported + ", got '" + detail::printable_excerpt(d) + "'");
   }
 
   const std::string& s_;

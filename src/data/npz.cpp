@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "memcert/data/matrix_io.hpp"
+#include "printable.hpp"
 
 namespace memcert {
 
@@ -108,8 +109,9 @@ void put_le(std::string& s, std::uint64_t v, int size) {
 
 }  // namespace
 
-std::map<std::string, NdArray> npz_read(const std::string& path) {
-  std::string bytes = file_read_all(path);
+std::map<std::string, NdArray> npz_read(const std::string& path) { return npz_parse(file_read_all(path), path); }
+
+std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::string& path) {
   ByteReader r(bytes, path);
   Directory dir = find_central_directory(r);
   std::map<std::string, NdArray> out;
@@ -123,6 +125,7 @@ std::map<std::string, NdArray> npz_read(const std::string& path) {
     std::uint64_t clen = r.le(at + 32, 2, "comment length"), local = r.le(at + 42, 4, "local offset");
     if (at + 46 + nlen > bytes.size()) r.fail(at, "truncated zip archive (expected a member name)");
     std::string member = bytes.substr(at + 46, nlen);
+    std::string shown = detail::printable_excerpt(member, 80);  // for messages
     // zip64 extended information: present fields replace the 0xffffffff placeholders, in this order.
     for (std::uint64_t x = at + 46 + nlen; x + 4 <= at + 46 + nlen + xlen;) {
       std::uint64_t id = r.le(x, 2, "extra id"), len = r.le(x + 2, 2, "extra length");
@@ -134,25 +137,25 @@ std::map<std::string, NdArray> npz_read(const std::string& path) {
       }
       x += 4 + len;
     }
-    if (flags & 1) r.fail(at, "member '" + member + "': expected an unencrypted member, got an encrypted one");
+    if (flags & 1) r.fail(at, "member '" + shown + "': expected an unencrypted member, got an encrypted one");
     if (method != 0 && method != 8)
-      r.fail(at, "member '" + member + "': expected compression method 0 (stored) or 8 (deflate), got " +
+      r.fail(at, "member '" + shown + "': expected compression method 0 (stored) or 8 (deflate), got " +
                      std::to_string(method));
-    if (r.le(local, 4, "local header") != kLocalSig) r.fail(local, "member '" + member + "': expected a local file header");
+    if (r.le(local, 4, "local header") != kLocalSig) r.fail(local, "member '" + shown + "': expected a local file header");
     std::uint64_t data_at = local + 30 + r.le(local + 26, 2, "name length") + r.le(local + 28, 2, "extra length");
     if (data_at > bytes.size() || bytes.size() - data_at < csize)
-      r.fail(data_at, "member '" + member + "': truncated data (expected " + std::to_string(csize) + " bytes, got " +
+      r.fail(data_at, "member '" + shown + "': truncated data (expected " + std::to_string(csize) + " bytes, got " +
                           std::to_string(data_at > bytes.size() ? 0 : bytes.size() - data_at) + ")");
     std::string raw = bytes.substr(data_at, csize);
-    std::string content = method == 0 ? raw : inflate_raw(raw, usize, r, data_at, member);
+    std::string content = method == 0 ? raw : inflate_raw(raw, usize, r, data_at, shown);
     if (method == 0 && csize != usize)
-      r.fail(at, "member '" + member + "': expected equal sizes for a stored member");
+      r.fail(at, "member '" + shown + "': expected equal sizes for a stored member");
     std::uint64_t actual = crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size()));
-    if (actual != crc) r.fail(data_at, "member '" + member + "': expected CRC-32 " + std::to_string(crc) + ", got " + std::to_string(actual));
+    if (actual != crc) r.fail(data_at, "member '" + shown + "': expected CRC-32 " + std::to_string(crc) + ", got " + std::to_string(actual));
     std::string key = member;
     if (key.size() > 4 && key.compare(key.size() - 4, 4, ".npy") == 0) key.resize(key.size() - 4);
-    if (out.count(key)) r.fail(at, "expected distinct member names, got '" + member + "' twice");
-    out.emplace(key, npy_parse(content, path + ": member " + member));
+    if (out.count(key)) r.fail(at, "expected distinct member names, got '" + shown + "' twice");
+    out.emplace(key, npy_parse(content, path + ": member " + shown));
     at += 46 + nlen + xlen + clen;
   }
   return out;

@@ -27,6 +27,7 @@ NdArray npy_parse(const std::string& bytes, const std::string& name);
 NdArray npy_read(const std::string& path);
 // .npz (stored or deflated zip members) -> name (without ".npy") -> array.
 std::map<std::string, NdArray> npz_read(const std::string& path);
+std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::string& name);
 // float64 .npy writing (values rounded to nearest double: for generated float data only).
 std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::vector<double>& data);
 void npz_write_float64(const std::string& path,
