@@ -291,6 +291,7 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
       first_ctx.push_back(c);
     } else if (plabels[it->second] != label_of(c) && !r.collision) {
       r.collision = std::make_pair(first_ctx[it->second] / per, c / per);
+      r.collision_positions = {prep.seq2seq ? first_ctx[it->second] % n : n - 1, prep.seq2seq ? c % n : n - 1};
       const std::size_t a = first_ctx[it->second];
       // Do the two sequences collide for EVERY linear phi? (same token at the position, equal token sums)
       QVector sa(d, Rational(0)), sb(d, Rational(0));
@@ -438,6 +439,7 @@ nlohmann::json ks_certificate_json(const KsResult& r) {
   c["network"] = std::move(net);
   if (r.collision) {
     c["collision"] = {r.collision->first, r.collision->second};
+    if (P.seq2seq) c["positions"] = {r.collision_positions.first, r.collision_positions.second};
     c["token_sums_equal"] = r.collision_token_sums_equal;
   } else {
     c["complexity"] = complexity_json(r.total);

@@ -86,6 +86,7 @@ struct KsResult {
   bool eq55_holds = false;
   Rational eq55_min_dist2 = 0;  // min ||s - s'||^2 over keys that differ (0 if a collision)
   std::optional<std::pair<std::size_t, std::size_t>> collision;  // differently-labeled, equal contexts
+  std::pair<std::size_t, std::size_t> collision_positions{0, 0};  // token positions (seq-to-seq)
   bool collision_token_sums_equal = false;  // the pair collides for EVERY linear phi
   NetComplexity f1c, f2c, total;
   KsBounds bounds;

@@ -1,0 +1,275 @@
+// ks25 Theorem 4.1 / Corollary 4.1 / Theorem D.1 end to end: every built network is re-evaluated by the
+// independent checker (memcert_checker, GMP only, its own JSON reader) from the certificate text;
+// tampered certificates are rejected; checks before building; the linear-phi ablation; the sweep.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "memcert/checker/checker.hpp"
+#include "memcert/theory/ks25/construct.hpp"
+#include "memcert/util/error.hpp"
+
+using namespace memcert;
+using namespace memcert::ks25;
+
+namespace {
+
+SequenceDataset make(const std::vector<std::vector<std::vector<Rational>>>& seqs, const std::vector<long>& labels) {
+  SequenceDataset ds;
+  for (const auto& s : seqs) {
+    QMatrix X(s.size(), s.empty() ? 0 : s[0].size());
+    for (std::size_t k = 0; k < s.size(); ++k)
+      for (std::size_t j = 0; j < s[k].size(); ++j) X(k, j) = s[k][j];
+    ds.sequences.push_back(X);
+  }
+  ds.labels = labels;
+  return ds;
+}
+
+// Builds, checks memorization and eq. (55), and re-verifies the certificate independently.
+KsResult build_and_verify(const SequenceDataset& ds, std::optional<long> C = std::nullopt, std::uint64_t seed = 1) {
+  KsPrepared P = ks_prepare(ds, C, "test");
+  REQUIRE(P.consistent);
+  KsOptions o;
+  o.seed = seed;
+  KsResult r = ks_construct(P, o);
+  CHECK(r.memorized);
+  CHECK(r.eq55_holds);
+  CHECK(r.mismatches == 0);
+  CHECK(r.total.width <= 14);
+  auto v = memcert_checker::verify_certificate_text(ks_certificate_json(r).dump());
+  INFO(v.reason);
+  CHECK(v.valid);
+  // The dense evaluator (a second route) agrees with the recorded predictions on every sequence.
+  for (std::size_t i = 0; i < P.N && i < 20; ++i) {
+    std::vector<QVector> toks;
+    for (TokenId t : P.seq_ids[i]) toks.push_back(relunet_eval(r.net.f1, P.tokens[t]));
+    const std::size_t per = P.seq2seq ? P.n : 1;
+    for (std::size_t q = 0; q < per; ++q) {
+      QVector s = ks_context(toks, r.net.WOV, P.seq2seq ? q : P.n - 1);
+      long y = P.seq2seq ? P.token_labels[i][q] : P.labels[i];
+      CHECK(relunet_eval(r.net.f2, s)[0] == Rational(y));
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("Theorem 4.1 on generated data (rational and float64), checker re-verifies", "[ks25][construct]") {
+  for (std::uint64_t seed : {1, 2}) {
+    build_and_verify(ks_generate(40, 5, 3, 15, 4, seed, false), 4, seed);
+    build_and_verify(ks_generate(25, 3, 4, 10, 3, seed, true), 3, seed);
+  }
+}
+
+TEST_CASE("edge cases: N = 1, C = 1, N perfect square and not", "[ks25][construct]") {
+  SECTION("N = 1") {
+    auto r = build_and_verify(make({{{Rational(1), Rational(2)}, {Rational(3), Rational(4)}}}, {0}));
+    CHECK(r.prep.N == 1);
+  }
+  SECTION("N = 1 with a single token") { build_and_verify(make({{{Rational(7)}}}, {2})); }
+  SECTION("C = 1") { build_and_verify(ks_generate(20, 4, 2, 8, 1, 3, false), 1); }
+  SECTION("N = 16 and N = 17") {
+    build_and_verify(ks_generate(16, 4, 2, 9, 3, 4, false), 3);
+    build_and_verify(ks_generate(17, 4, 2, 9, 3, 4, false), 3);
+  }
+}
+
+TEST_CASE("all sequences permutations of one another with equal labels", "[ks25][construct]") {
+  std::vector<std::vector<Rational>> t{{Rational(0), Rational(1)}, {Rational(2), Rational(0)}, {Rational(1), Rational(1)}};
+  // Permutations: the multiset is the same; labels depend only on the last token -> consistent.
+  auto ds = make({{t[0], t[1], t[2]}, {t[1], t[0], t[2]}, {t[2], t[0], t[1]}, {t[0], t[2], t[1]}, {t[1], t[2], t[0]}},
+                 {1, 1, 0, 0, 2});
+  auto r = build_and_verify(ds);
+  CHECK(r.prep.distinct_multisets.size() == 1);
+}
+
+TEST_CASE("near-equal tokens and huge coordinates", "[ks25][construct]") {
+  Rational eps(Integer(1), Integer("1000000000000000000000000000000"));
+  Rational big(Integer("1000000000000000000000000000000"));
+  SECTION("near-equal") {
+    std::vector<Rational> a{Rational(1), Rational(0)}, b{Rational(1) + eps, Rational(0)}, c{Rational(0), Rational(1)};
+    auto r = build_and_verify(make({{a, b, c}, {b, a, a}, {c, c, b}, {a, a, c}}, {0, 1, 2, 1}));
+    CHECK(r.prep.delta2 == eps * eps);
+  }
+  SECTION("huge") {
+    std::vector<Rational> a{big, -big}, b{-big, big}, c{big, big};
+    build_and_verify(make({{a, b, c}, {b, a, a}, {c, c, b}, {a, a, c}}, {0, 1, 2, 1}));
+  }
+}
+
+TEST_CASE("Corollary 4.1 (seq-to-seq) verified per token", "[ks25][construct]") {
+  auto r = build_and_verify(ks_generate_seq2seq(20, 4, 2, 7, 3, 5, false), 3);
+  CHECK(r.prep.seq2seq);
+  CHECK(r.contexts.size() == 80);
+}
+
+TEST_CASE("checks before building", "[ks25][construct]") {
+  std::vector<Rational> a{Rational(1)}, b{Rational(2)}, c{Rational(3)};
+  SECTION("inconsistent labeling reports the pair") {
+    auto P = ks_prepare(make({{a, b, c}, {c, b, a}, {b, a, c}}, {0, 1, 1}), std::nullopt, "t");
+    CHECK_FALSE(P.consistent);
+    CHECK(P.inconsistent_pair == std::make_pair(std::size_t{0}, std::size_t{2}));
+  }
+  SECTION("unequal lengths") {
+    CHECK_THROWS_AS(ks_prepare(make({{a, b}, {a}}, {0, 0}), std::nullopt, "t"), InputError);
+  }
+  SECTION("d mismatch") {
+    std::vector<Rational> a2{Rational(1), Rational(2)}, b2{Rational(3), Rational(4)};
+    CHECK_THROWS_AS(ks_prepare(make({{a, b}, {a2, b2}}, {0, 0}), std::nullopt, "t"), InputError);
+  }
+  SECTION("labels outside [0, C)") {
+    CHECK_THROWS_AS(ks_prepare(make({{a, b}, {b, a}}, {0, 3}), 3, "t"), InputError);
+    CHECK_THROWS_AS(ks_prepare(make({{a, b}, {b, a}}, {0, -1}), std::nullopt, "t"), InputError);
+  }
+  SECTION("missing labels") { CHECK_THROWS_AS(ks_prepare(make({{a, b}, {b, a}}, {0}), std::nullopt, "t"), InputError); }
+  SECTION("separation computed exactly") {
+    auto P = ks_prepare(make({{a, b}, {c, a}}, {0, 1}), std::nullopt, "t");
+    CHECK(P.r2 == 9);
+    CHECK(P.delta2 == 1);
+  }
+}
+
+TEST_CASE("tampered certificates are rejected", "[ks25][construct][checker]") {
+  KsPrepared P = ks_prepare(ks_generate(12, 3, 2, 6, 3, 8, false), 3, "t");
+  KsResult r = ks_construct(P, KsOptions{});
+  REQUIRE(r.memorized);
+  const nlohmann::json cert = ks_certificate_json(r);
+  REQUIRE(memcert_checker::verify_certificate_text(cert.dump()).valid);
+  auto rejected = [](const nlohmann::json& c) { return !memcert_checker::verify_certificate_text(c.dump()).valid; };
+  // Recompute the checksum of an altered network so that the EVALUATION must catch the alteration.
+  auto reseal = [](nlohmann::json c) {
+    Rational sum = 0;
+    unsigned long pos = 0;
+    auto add = [&](const nlohmann::json& s) {
+      ++pos;
+      sum += *rational_parse(s.get<std::string>()) * Rational(pos);
+    };
+    for (const char* part : {"f1", "f2"}) {
+      if (std::string(part) == "f2")
+        for (auto& row : c["network"]["attention"]["WOV"])
+          for (auto& x : row) add(x);
+      for (auto& L : c["network"][part]) {
+        for (auto& row : L["W"])
+          for (auto& x : row) add(x);
+        for (auto& x : L["b"]) add(x);
+      }
+    }
+    c["checksum"] = rational_to_string(sum);
+    return c;
+  };
+  CHECK_FALSE(rejected(reseal(cert)));  // reseal itself is faithful
+  {
+    auto c = cert;  // last layer of f2: the output weight
+    auto& L = c["network"]["f2"].back();
+    L["b"][0] = "1";
+    CHECK(rejected(c));          // checksum
+    CHECK(rejected(reseal(c)));  // evaluation: every prediction shifts by 1
+  }
+  {
+    auto c = cert;
+    c["network"]["attention"]["WOV"][2][0] = "1/2";
+    CHECK(rejected(c));
+    CHECK(rejected(reseal(c)));
+  }
+  {
+    auto c = cert;
+    c["labels"][0] = (c["labels"][0].get<long>() + 1) % 3;
+    CHECK(rejected(c));
+  }
+  {
+    auto c = cert;
+    c["tokens"][0][0] = "1000";
+    CHECK(rejected(c));
+  }
+  {
+    auto c = cert;
+    c["complexity"]["parameters"] = c["complexity"]["parameters"].get<long>() + 1;
+    CHECK(rejected(c));
+  }
+  {
+    auto c = cert;
+    c["separation"]["delta2"] = "1/1000";
+    CHECK(rejected(c));
+  }
+  {
+    auto c = cert;
+    c["claim"] = "ks25/corollary-4.1";
+    CHECK(rejected(c));
+  }
+}
+
+TEST_CASE("ablation linear-phi: a certified collision", "[ks25][ablation]") {
+  std::vector<Rational> z{Rational(0)}, o{Rational(1)}, t{Rational(2)};
+  // {0,2,1} and {1,1,1}: same last token, equal token sums, different multisets and labels.
+  auto ds = make({{z, t, o}, {o, o, o}, {t, z, o}}, {0, 1, 0});
+  KsPrepared P = ks_prepare(ds, std::nullopt, "t");
+  REQUIRE(P.consistent);
+  KsOptions opt;
+  SECTION("phi~ memorizes it") {
+    KsResult r = ks_construct(P, opt);
+    CHECK(r.memorized);
+    CHECK(memcert_checker::verify_certificate_text(ks_certificate_json(r).dump()).valid);
+  }
+  SECTION("the linear F collides, for every linear phi") {
+    opt.ablation_linear_phi = true;
+    KsResult r = ks_construct(P, opt);
+    REQUIRE(r.collision);
+    CHECK(r.collision_token_sums_equal);
+    CHECK_FALSE(r.memorized);
+    auto cert = ks_certificate_json(r);
+    CHECK(cert["claim"] == "ks25/ablation-linear-phi");
+    CHECK(memcert_checker::verify_certificate_text(cert.dump()).valid);
+    auto c = cert;
+    c["labels"][1] = 0;  // equal labels: no counterexample
+    CHECK_FALSE(memcert_checker::verify_certificate_text(c.dump()).valid);
+  }
+  SECTION("generic data: the ablation may work (no collision) and is then verified") {
+    KsPrepared G = ks_prepare(ks_generate(15, 3, 3, 8, 3, 9, false), 3, "t");
+    opt.ablation_linear_phi = true;
+    KsResult r = ks_construct(G, opt);
+    if (!r.collision) CHECK(r.memorized);
+  }
+}
+
+TEST_CASE("Theorem D.1: deep sets memorize multisets", "[ks25][deepsets]") {
+  std::mt19937_64 rng(4);
+  std::vector<std::vector<QVector>> sets;
+  std::vector<long> labels;
+  for (int i = 0; i < 15; ++i) {
+    std::vector<QVector> s;
+    std::size_t card = 1 + rng() % 4;  // varying cardinalities
+    for (std::size_t k = 0; k < card; ++k) s.push_back({Rational(static_cast<long>(rng() % 5)), Rational(1, 2)});
+    sets.push_back(s);
+    labels.push_back(static_cast<long>(rng() % 4));
+  }
+  // make labels consistent for repeated multisets
+  for (std::size_t i = 0; i < sets.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      auto a = sets[i], b = sets[j];
+      std::sort(a.begin(), a.end());
+      std::sort(b.begin(), b.end());
+      if (a == b) labels[i] = labels[j];
+    }
+  DeepSet ds = theoremD1_deep_set(sets, labels, 2);
+  CHECK(ds.memorized);
+  // Second route: dense evaluation.
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    Rational s = 0;
+    for (const auto& x : sets[i]) s += relunet_eval(ds.phi, x)[0];
+    CHECK(relunet_eval(ds.rho, {s})[0] == Rational(labels[i]));
+  }
+  CHECK(ds.complexity.width <= 12);
+}
+
+TEST_CASE("parameter sweep: sublinear growth", "[ks25][sweep]") {
+  KsSweep s = ks25_parameter_sweep({50, 200}, 4, 3, 32, 4, 1);
+  REQUIRE(s.rows.size() == 2);
+  for (const auto& r : s.rows) {
+    CHECK(r.memorized);
+    CHECK(r.eq55);
+  }
+  CHECK(s.exponent < 0.9);
+  CHECK(s.exponent > 0.2);
+}
