@@ -19,7 +19,8 @@ namespace {
 
 struct Args {
   std::string dataset, out, tolerance = "1e-6";
-  std::size_t H = 0, dh = 0, dv = 0;
+  std::size_t H = 0, dh = 0;
+  long dv = -1;
   std::uint64_t seed = 1;
   bool skip = false, json = false, no_cmin = false;
 };
@@ -32,7 +33,7 @@ int run(const Args& a) {
   mahdavi24::Theorem1Options opt;
   opt.H = a.H;
   opt.dh = a.dh;
-  if (a.dv) opt.dv = a.dv;
+  if (a.dv >= 0) opt.dv = static_cast<std::size_t>(a.dv);
   opt.skip = a.skip;
   opt.seed = a.seed;
   opt.c_minimal = !a.no_cmin;

@@ -291,9 +291,80 @@ section_verify() {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# memcert generate theorem1|shared|general, construct theorem1, demo, assumptions (mahdavi24)
+# ---------------------------------------------------------------------------------------------------
+section_theorem1() {
+  local d=$WORK/theorem1
+  mkdir -p "$d"
+  run generate theorem1 --T 20 --n 4 --d 6 --seed 5 --out "$d/data.json" --json
+  expect_rc "generate theorem1" 0
+  json_keys "generate theorem1" kind T n d seed out seconds
+  file_check "generate theorem1 data" "$d/data.json" 'len(j["contexts"]) == 20 and len(j["queries"][0]) == 6 and all(isinstance(x, str) for x in j["queries"][0])'
+  run generate shared --T 10 --n 3 --d 5 --C 3 --out "$d/shared.json"
+  expect_rc "generate shared" 0
+  file_check "generate shared: one context" "$d/shared.json" 'all(c == j["contexts"][0] for c in j["contexts"]) and all(0 <= int(x) < 3 for x in j["labels"])'
+  run generate general --T 8 --n 3 --d 5 --out "$d/general.json"
+  expect_rc "generate general" 0
+
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/cert.json" --json
+  expect_rc "construct theorem1" 0
+  json_keys "construct theorem1" claim H n d dh r T rank_Z_lower memorized saturation seconds
+  json_check "construct theorem1 values" 'j["claim"] == "mahdavi24/theorem-1" and j["T"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is True and len(j["saturation"]) == 4 and all(k in j["saturation"][1] for k in ["head","c","c_minimal","sigma_lower","eps"])'
+  file_check "theorem1 certificate" "$d/cert.json" 'j["kind"] == "theorem1" and "tolerance" in j and all(k in j["weights"]["heads"][0] for k in ["WK","WQ","WV"]) and "WO" in j["weights"] and "WD" in j["weights"]'
+  run verify "$d/cert.json" --json
+  expect_rc "verify theorem1" 0
+  json_check "verify theorem1 valid" 'j["valid"] is True and j["kind"] == "theorem1"'
+  alter_json "$d/cert.json" "$d/b1.json" 'j["weights"]["heads"][1]["WQ"][0][0] = "3/7"'
+  alter_json "$d/cert.json" "$d/b2.json" 'j["weights"]["heads"][0]["WV"][1][0] = "1/3"'
+  alter_json "$d/cert.json" "$d/b3.json" 'j["data"]["labels"][2][0] = "2"'
+  alter_json "$d/cert.json" "$d/b4.json" 'j["data"]["contexts"][0][0][0] = "1/9"'
+  for c in b1 b2 b3 b4; do
+    run verify "$d/$c.json" --json
+    expect_rc "verify rejects altered theorem1 $c" 1
+  done
+  run construct theorem1 "$d/shared.json" --heads 3 --dh 3 --skip --out "$d/cert2.json" --json
+  expect_rc "construct theorem1 --skip, class labels, shared" 0
+  run verify "$d/cert2.json"
+  expect_rc "verify theorem1 skip" 0
+
+  # Hypothesis failure: exit 1 with a witness, no certificate written.
+  alter_json "$d/data.json" "$d/bad.json" 'j["contexts"][2][1] = j["contexts"][2][0]'
+  run construct theorem1 "$d/bad.json" --heads 4 --dh 4 --out "$d/nocert.json" --json
+  expect_rc "construct theorem1: Assumption 2 fails" 1
+  json_check "construct theorem1: witness" 'j["memorized"] is False and j["witness"]["failing"] == [2]'
+  check "construct theorem1: no certificate on failure" test ! -e "$d/nocert.json"
+  # Bad usage: exit 2, one line, nothing written.
+  expect_bad_input "construct theorem1: H = 0" "$d/x.json" construct theorem1 "$d/data.json" --heads 0 --dh 4 --out "$d/x.json"
+  expect_bad_input "construct theorem1: dv < d_out" "$d/x.json" construct theorem1 "$d/data.json" --heads 2 --dh 2 --dv 0 --out "$d/x.json"
+  alter_json "$d/data.json" "$d/wide.json" 'j["labels"] = [[str(i)]*7 for i in range(20)]'
+  expect_bad_input "construct theorem1: d_out > d" "$d/x.json" construct theorem1 "$d/wide.json" --heads 2 --dh 2 --out "$d/x.json"
+  run generate theorem1 --T 4 --n 5 --d 3 --out "$d/ngd.json"
+  expect_bad_input "construct theorem1: n > d" "$d/x.json" construct theorem1 "$d/ngd.json" --heads 2 --dh 2 --out "$d/x.json"
+  expect_bad_input "construct theorem1: missing data set" "$d/x.json" construct theorem1 "$d/none.json" --heads 2 --dh 2 --out "$d/x.json"
+
+  run demo --json
+  expect_rc "demo" 0
+  json_keys "demo" claim H n d dh T memorized verified seconds
+  json_check "demo values" 'j["memorized"] is True and j["verified"] is True and j["T"] == j["H"] * (min(j["n"], j["dh"]) - 1) + 1'
+  run demo
+  expect_rc "demo (human)" 0
+  check "demo narrates Lemma 3" grep -q "Lemma 3" "$OUT"
+
+  run assumptions "$d/data.json" --json
+  expect_rc "assumptions" 0
+  json_keys "assumptions" T n d assumption1 assumption2 assumption3 general_position separation seconds
+  json_check "assumptions values" 'j["assumption1"]["holds"] is True and j["assumption2"]["holds"] is True and j["assumption2"]["failing"] == [] and "r2" in j["separation"] and "delta2" in j["separation"]'
+  run assumptions "$d/bad.json" --json
+  expect_rc "assumptions: Assumption 2 fails" 1
+  json_check "assumptions: failing context" 'j["assumption2"]["holds"] is False and j["assumption2"]["failing"] == [2]'
+  expect_bad_input "assumptions: missing file" "" assumptions "$d/none.json"
+}
+
+# ---------------------------------------------------------------------------------------------------
 # Main: append new sections here.
 # ---------------------------------------------------------------------------------------------------
 SECTIONS=(section_rank section_kruskal section_verify)
+SECTIONS+=(section_theorem1)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2
