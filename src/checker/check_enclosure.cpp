@@ -4,6 +4,7 @@
 // ||R_S||_F^2 < mu means sigma_k(A_S) >= sigma_k(C_S) - ||E_S||_2 > 0, so A_S has full row rank k.
 #include <algorithm>
 
+#include "definite.hpp"
 #include "read.hpp"
 
 namespace memcert_checker {
@@ -61,7 +62,7 @@ bool check_enclosure_rank(const Value& cert, std::string& why) {
       g[b][a] = g[a][b];
     }
   for (std::size_t a = 0; a < k; ++a) g[a][a] -= mu;
-  if (!positive_definite_ldlt(g)) { why = "G - mu I is not positive definite (mu too large or rows S dependent)"; return false; }
+  if (!positive_definite(g)) { why = "G - mu I is not positive definite (mu too large or rows S dependent)"; return false; }
   return true;
 }
 

@@ -124,21 +124,29 @@ bool positive_definite_ldlt(const QMat& a) {
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (a[i][j] != a[j][i]) return false;
-  // A = L D L^T with unit lower-triangular L; column j of L and d_j come from the exact recurrences
-  //   d_j = a_jj - sum_{k<j} l_jk^2 d_k,   l_ij = (a_ij - sum_{k<j} l_ik l_jk d_k) / d_j.
-  // We store w_ik = l_ik d_k to save a multiplication.
-  QMat w(n, QRow(n));
-  QRow d(n);
-  for (std::size_t j = 0; j < n; ++j) {
-    mpq_class dj = a[j][j];
-    for (std::size_t k = 0; k < j; ++k) dj -= w[j][k] * (w[j][k] / d[k]);
-    if (sgn(dj) <= 0) return false;
-    d[j] = dj;
-    for (std::size_t i = j + 1; i < n; ++i) {
-      mpq_class s = a[i][j];
-      for (std::size_t k = 0; k < j; ++k) s -= w[i][k] * (w[j][k] / d[k]);
-      w[i][j] = s;  // = l_ij d_j
-    }
+  // LDL^T in fraction-free form. Multiplying by the common denominator D > 0 keeps definiteness and
+  // gives an integer matrix M. Bareiss elimination without pivoting turns M[t][t] into the leading
+  // principal minor Delta_{t+1} of M, and the LDL^T pivots are d_t = Delta_{t+1} / Delta_t; so "every
+  // d_t > 0" is "every Delta_t > 0" (Sylvester). Integers avoid the gcd in every rational operation,
+  // which makes this orders of magnitude faster than rational LDL^T for Gram matrices of real data.
+  mpz_class den = 1;
+  for (const auto& r : a)
+    for (const auto& x : r) mpz_lcm(den.get_mpz_t(), den.get_mpz_t(), x.get_den_mpz_t());
+  ZMat m(n, ZRow(n));  // only the lower triangle (j <= i) is used: the trailing block stays symmetric
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) m[i][j] = a[i][j].get_num() * (den / a[i][j].get_den());
+  mpz_class prev = 1, t1, t2;
+  for (std::size_t t = 0; t < n; ++t) {
+    if (sgn(m[t][t]) <= 0) return false;
+    for (std::size_t i = t + 1; i < n; ++i)
+      for (std::size_t j = t + 1; j <= i; ++j) {
+        // m[i][j] = (m[t][t] m[i][j] - m[i][t] m[j][t]) / prev, exact by Sylvester's identity.
+        mpz_mul(t1.get_mpz_t(), m[t][t].get_mpz_t(), m[i][j].get_mpz_t());
+        mpz_mul(t2.get_mpz_t(), m[i][t].get_mpz_t(), m[j][t].get_mpz_t());
+        mpz_sub(t1.get_mpz_t(), t1.get_mpz_t(), t2.get_mpz_t());
+        mpz_divexact(m[i][j].get_mpz_t(), t1.get_mpz_t(), prev.get_mpz_t());
+      }
+    prev = m[t][t];
   }
   return true;
 }

@@ -35,9 +35,10 @@ ZMat scale_rows_to_integers(const QMat& a);
 // intermediate is itself a minor, so numbers stay bounded by the Hadamard bound.
 mpz_class det_bareiss(ZMat a);
 
-// True iff the square rational matrix `a` is symmetric and positive definite, decided by the exact
-// LDL^T factorization without pivoting: A is positive definite iff every pivot d_j > 0 (d_j is the
-// ratio of consecutive leading principal minors, so this is Sylvester's criterion).
+// True iff the square rational matrix `a` is symmetric and positive definite, decided exactly by the
+// LDL^T factorization without pivoting: A is positive definite iff every pivot d_j > 0. Computed in
+// fraction-free (Bareiss) form, where d_j = Delta_j / Delta_{j-1} is a ratio of consecutive leading
+// principal minors, so this is also Sylvester's criterion.
 bool positive_definite_ldlt(const QMat& a);
 
 }  // namespace memcert_checker

