@@ -115,3 +115,16 @@ TEST_CASE("mha_z_enclosure_double encloses the exact representation rows", "[lin
   }
   Interval::set_default_precision(128);
 }
+
+#include "../../src/linalg/fast/dmod_internal.hpp"
+TEST_CASE("next_up / next_down match std::nextafter", "[linalg][fast]") {
+  std::mt19937_64 g(85);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> xs = {0.0, -0.0, 0x1p-1074, -0x1p-1074, 1.0, -1.0, 0x1p-1022, -0x1p-1022,
+                            std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(), inf, -inf};
+  for (int i = 0; i < 2000; ++i) xs.push_back(std::ldexp(static_cast<double>(g() % 1000003) - 500000.0, static_cast<int>(g() % 2000) - 1000));
+  for (double x : xs) {
+    REQUIRE(fast_detail::next_up(x) == std::nextafter(x, inf));
+    REQUIRE(fast_detail::next_down(x) == std::nextafter(x, -inf));
+  }
+}

@@ -33,8 +33,8 @@ namespace {
 constexpr double kU = 0x1p-53;
 constexpr double kEta = 0x1p-1074;
 const double kInf = std::numeric_limits<double>::infinity();
-inline double up(double r) { return std::nextafter(r, kInf); }
-inline double dn(double r) { return std::nextafter(r, -kInf); }
+inline double up(double r) { return fast_detail::next_up(r); }
+inline double dn(double r) { return fast_detail::next_down(r); }
 double gamma_up(double k) {
   const double ku = up(k * kU);
   if (!(ku < 0.5)) return kInf;
@@ -121,9 +121,17 @@ ZEnclosureDouble mha_z_enclosure_double(const std::vector<DMatrix>& contexts, co
       double amax = -kInf, dmax = 0;
       for (std::size_t j = 0; j < n; ++j) {
         const double* ej = E.row(j);
-        double s = 0, sa = 0;
-        for (std::size_t l = 0; l < d; ++l) s += ej[l] * vt[l];
-        for (std::size_t l = 0; l < d; ++l) sa += std::fabs(ej[l]) * w[l];
+        // Four interleaved partial sums (any summation order satisfies the gamma_d bound).
+        double s4[4] = {0, 0, 0, 0}, a4[4] = {0, 0, 0, 0};
+        std::size_t l = 0;
+        for (; l + 4 <= d; l += 4)
+          for (int q = 0; q < 4; ++q) {
+            s4[q] += ej[l + q] * vt[l + q];
+            a4[q] += std::fabs(ej[l + q]) * w[l + q];
+          }
+        for (; l < d; ++l) s4[0] += ej[l] * vt[l], a4[0] += std::fabs(ej[l]) * w[l];
+        const double s = (s4[0] + s4[1]) + (s4[2] + s4[3]);
+        const double sa = (a4[0] + a4[1]) + (a4[2] + a4[3]);
         a[j] = s;
         da[j] = up(nonneg_upper(sa, dd, omg_d) + up(dd * kEta));
         amax = std::max(amax, s);
@@ -159,13 +167,17 @@ ZEnclosureDouble mha_z_enclosure_double(const std::vector<DMatrix>& contexts, co
         ra[j] = up(std::max(up(hi - alpha[j]), up(alpha[j] - lo)));
         cj[j] = up(up(g_n * alpha[j]) + ra[j]);
       }
-      // p = E^T alpha and its radius.
+      // p = E^T alpha and its radius (row-wise accumulation: vectorisable, each sum in order j).
+      std::vector<double> ps(d, 0.0), prs(d, 0.0);
+      for (std::size_t j = 0; j < n; ++j) {
+        const double* ej = E.row(j);
+        const double aj = alpha[j], cjj = cj[j];
+        for (std::size_t i = 0; i < d; ++i) ps[i] += ej[i] * aj;
+        for (std::size_t i = 0; i < d; ++i) prs[i] += std::fabs(ej[i]) * cjj;
+      }
       for (std::size_t i = 0; i < d; ++i) {
-        double s = 0, sr = 0;
-        for (std::size_t j = 0; j < n; ++j) s += E(j, i) * alpha[j];
-        for (std::size_t j = 0; j < n; ++j) sr += std::fabs(E(j, i)) * cj[j];
-        zc[i] = s;
-        zr[i] = up(nonneg_upper(sr, nn, omg_n) + up(nn * kEta));
+        zc[i] = ps[i];
+        zr[i] = up(nonneg_upper(prs[i], nn, omg_n) + up(nn * kEta));
       }
     };
     std::vector<std::thread> pool;

@@ -27,8 +27,8 @@ constexpr double kU = 0x1p-53;      // unit roundoff, IEEE double round-to-neare
 constexpr double kEta = 0x1p-1074;  // smallest positive subnormal
 const double kInf = std::numeric_limits<double>::infinity();
 
-inline double up(double r) { return std::nextafter(r, kInf); }
-inline double dn(double r) { return std::nextafter(r, -kInf); }
+inline double up(double r) { return fast_detail::next_up(r); }
+inline double dn(double r) { return fast_detail::next_down(r); }
 inline double add_up(double a, double b) { return up(a + b); }
 inline double mul_up(double a, double b) { return up(a * b); }  // a, b >= 0
 inline double div_up(double a, double b) { return up(a / b); }  // a >= 0, b > 0
