@@ -2,6 +2,7 @@
 // construction. Default: N = 2000 sequences, n = 16, d = 32, vocabulary V = 512, C = 10 (issue 5; target
 // under 120 s on 2 cores). Prints seconds, peak RSS, parameters, depth.
 //   usage: bench_ks [N n d V C seed]
+//          bench_ks --sweep [n d V C seed]   (ks25_parameter_sweep over N in {100, 400, 1600, 6400})
 #include <sys/resource.h>
 
 #include <chrono>
@@ -13,6 +14,20 @@
 
 int main(int argc, char** argv) {
   using namespace memcert::ks25;
+  if (argc > 1 && std::string(argv[1]) == "--sweep") {
+    auto a = [&](int i, long def) { return argc > i ? std::atol(argv[i]) : def; };
+    KsSweep sw = ks25_parameter_sweep({100, 400, 1600, 6400}, a(2, 16), a(3, 32), a(4, 512), a(5, 10), a(6, 1));
+    for (const auto& r : sw.rows)
+      std::printf("N=%6zu parameters=%8zu nonzero=%7zu depth=%5zu width=%2zu bits=%4zu memorized=%d eq55=%d %.1fs\n",
+                  r.N, r.parameters, r.nonzero_parameters, r.depth, r.width, r.bit_complexity, r.memorized, r.eq55,
+                  r.seconds);
+    std::printf("fitted exponent %.3f (parameters ~ %.1f N^%.3f); first swept N below trivial: %s; crossover "
+                "estimate N ~ %.3g\n",
+                sw.exponent, sw.coefficient, sw.exponent,
+                sw.first_below_N ? std::to_string(*sw.first_below_N).c_str() : "none", sw.crossover_estimate);
+    std::printf("%s\n", ks_sweep_json(sw).dump().c_str());
+    return 0;
+  }
   auto arg = [&](int i, long def) { return argc > i ? std::atol(argv[i]) : def; };
   const std::size_t N = arg(1, 2000), n = arg(2, 16), d = arg(3, 32), V = arg(4, 512);
   const long C = arg(5, 10);
