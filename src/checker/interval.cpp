@@ -33,6 +33,11 @@ Interval& Interval::operator=(const Interval& o) {
   }
   return *this;
 }
+Interval& Interval::operator=(Interval&& o) noexcept {
+  mpfr_swap(lo_, o.lo_);  // swaps precisions too; `o` stays a valid interval for its destructor
+  mpfr_swap(hi_, o.hi_);
+  return *this;
+}
 Interval::~Interval() {
   mpfr_clear(lo_);
   mpfr_clear(hi_);

@@ -19,6 +19,7 @@ class Interval {
   Interval(const mpq_class& lo, const mpq_class& hi, mpfr_prec_t prec = kDefaultPrecision);
   Interval(const Interval& o);
   Interval& operator=(const Interval& o);
+  Interval& operator=(Interval&& o) noexcept;  // swaps the MPFR values: no allocation
   ~Interval();
 
   mpfr_srcptr lo() const { return lo_; }
