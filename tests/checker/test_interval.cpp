@@ -33,6 +33,10 @@ TEST_CASE("interval: enclosures of rationals and arithmetic", "[checker][interva
   Interval copy = a;
   copy = b;
   CHECK(copy.contains(seventh));
+  Interval acc(mpq_class(0), 256);  // accumulate by move assignment; precision follows the operands
+  for (int i = 1; i <= 10; ++i) acc = acc + Interval(mpq_class(1, i));
+  CHECK(acc.contains(mpq_class(7381, 2520)));  // H_10
+  CHECK(acc.precision() == 256);
 }
 
 TEST_CASE("interval: exp, log, sqrt enclose the true values", "[checker][interval]") {
