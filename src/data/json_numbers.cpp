@@ -105,7 +105,40 @@ QMatrix json_matrix_to_qmat(const nlohmann::json& v, const std::string& file, co
   return m == 0 ? QMatrix(0, n) : a;
 }
 
-nlohmann::json json_read(const std::string& path) { return json_parse_text(file_read_all(path), path); }
+nlohmann::json json_read(const std::string& path) {
+  std::string text = file_read_all(path);
+  nlohmann::json j = json_parse_text(text, path);
+  json_check_integer_literals(text, path);
+  return j;
+}
+
+void json_check_integer_literals(const std::string& text, const std::string& name) {
+  std::size_t line = 1, line_start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+    } else if (c == '"') {  // skip a string literal (escapes included)
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      std::size_t start = i;
+      bool integral = true;
+      while (i + 1 < text.size() && std::string_view("0123456789+-.eE").find(text[i + 1]) != std::string_view::npos) {
+        ++i;
+        if (text[i] == '.' || text[i] == 'e' || text[i] == 'E') integral = false;
+      }
+      std::string token = text.substr(start, i - start + 1);
+      if (!integral) continue;
+      Integer z(token, 10);
+      if (z < Integer("-9223372036854775808") || z > Integer("18446744073709551615"))
+        throw input_error(name, "line " + std::to_string(line) + ", column " + std::to_string(start - line_start + 1),
+                          "expected an integer within 64 bits (write larger ones as strings, e.g. \"" +
+                              detail::printable_excerpt(token, 20) + "\"), got " + detail::printable_excerpt(token, 20));
+    }
+  }
+}
 
 nlohmann::json json_parse_text(const std::string& text, const std::string& path) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)

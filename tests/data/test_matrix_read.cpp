@@ -104,3 +104,19 @@ TEST_CASE("npy and npz matrices; wrong ndim and unknown extensions", "[npy][erro
   m = input_error_of([] { matrix_read(fixtures::scratch().string() + "/.txt"); });
   CHECK(m.find("expected a readable file") != std::string::npos);
 }
+
+TEST_CASE("json integer literals beyond 64 bits are refused, not rounded", "[json][errors]") {
+  QMatrix a = matrix_read(write_file("i.json",
+      R"({"rows":1,"cols":4,"data":[[18446744073709551615, -9223372036854775808, "123456789012345678901234567890", 1e30]]})"));
+  CHECK(a(0, 0) == Rational(Integer("18446744073709551615")));
+  CHECK(a(0, 1) == Rational(Integer("-9223372036854775808")));
+  CHECK(a(0, 2) == Rational(Integer("123456789012345678901234567890")));
+  CHECK(a(0, 3) == rational_from_double(1e30));  // a float literal: the double it parses to
+  std::string m = input_error_of([] {
+    matrix_read(write_file("big.json", "{\"rows\":1,\"cols\":2,\n\"data\":[[1, 18446744073709551616]]}"));
+  });
+  CHECK(m == "big.json: line 2, column 13: expected an integer within 64 bits (write larger ones as strings, e.g. "
+             "\"18446744073709551616\"), got 18446744073709551616");
+  m = input_error_of([] { matrix_read(write_file("neg.json", R"({"rows":1,"cols":1,"data":[[-9223372036854775809]]})")); });
+  CHECK(m.find("neg.json: line 1, column 29: expected an integer within 64 bits") == 0);
+}

@@ -49,9 +49,12 @@ QMatrix json_to_qmat(const nlohmann::json& v, const std::string& file, const std
 // checks that "rows"/"cols" match "data".
 nlohmann::json qmat_to_json_matrix(const QMatrix& a);
 QMatrix json_matrix_to_qmat(const nlohmann::json& v, const std::string& file, const std::string& where);
-// Parses a whole JSON file; InputError "file: line L, column C: expected valid JSON (...)" otherwise.
-nlohmann::json json_read(const std::string& path);
+// Parses JSON text; InputError "file: line L, column C: expected valid JSON (...)" otherwise.
 nlohmann::json json_parse_text(const std::string& text, const std::string& name);
+// Integer literals beyond 64 bits would silently become doubles: InputError naming line and column.
+void json_check_integer_literals(const std::string& text, const std::string& name);
+// Reads a JSON DATA file: json_parse_text + json_check_integer_literals.
+nlohmann::json json_read(const std::string& path);
 // The 0-based flat index of a C-order shape printed as "[i][j]..." (for error positions).
 std::string ndindex_to_string(const std::vector<std::size_t>& shape, std::size_t flat);
 
