@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/fast/exact.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "zmat_bareiss.hpp"
 
@@ -26,7 +27,7 @@ ZMatrix qmat_row_scaled_integer(const QMatrix& a) {
 namespace {
 
 // Kernel candidate from a rank profile: solve Z[S, C] X = -Z[S, N] and put the identity on N.
-QMatrix kernel_from_profile(const ZMatrix& z, const ModpRankProfile& prof,
+[[maybe_unused]] QMatrix kernel_from_profile(const ZMatrix& z, const ModpRankProfile& prof,
                             std::vector<std::size_t>& free_cols) {
   const std::size_t n = z.cols(), k = prof.rank;
   std::vector<bool> is_pivot(n, false);
@@ -50,7 +51,7 @@ QMatrix kernel_from_profile(const ZMatrix& z, const ModpRankProfile& prof,
 }
 
 // Exact check Z * K == 0 (every row, every kernel column).
-bool kernel_annihilates(const ZMatrix& z, const QMatrix& kernel) {
+[[maybe_unused]] bool kernel_annihilates(const ZMatrix& z, const QMatrix& kernel) {
   for (std::size_t f = 0; f < kernel.cols(); ++f)
     for (std::size_t i = 0; i < z.rows(); ++i) {
       Rational s = 0;
@@ -83,8 +84,9 @@ RankCertificate qmat_rank_certified(const QMatrix& a) {
       return cert;
     }
     std::vector<std::size_t> free_cols;
-    QMatrix kernel = kernel_from_profile(z, prof, free_cols);
-    if (!kernel_annihilates(z, kernel)) continue;
+    bool verified = false;  // fast path (issue 6): CRT kernel, exact integer check Z K = 0 inside
+    QMatrix kernel = zmat_kernel_from_profile_crt(z, prof, free_cols, &verified);
+    if (!verified) continue;
     cert.kernel = std::move(kernel);
     cert.kernel_free_rows = std::move(free_cols);
     return cert;
@@ -99,8 +101,9 @@ QMatrix qmat_kernel(const QMatrix& a) {
   for (std::size_t attempt = 0; attempt < 64; ++attempt) {
     ModpRankProfile prof = dmod_rank_profile(z, prime_fast(attempt));  // fast path (issue 6)
     std::vector<std::size_t> free_cols;
-    QMatrix kernel = kernel_from_profile(z, prof, free_cols);
-    if (kernel_annihilates(z, kernel)) return kernel;  // exact: rank mod p was the true rank
+    bool verified = false;  // fast path (issue 6): CRT kernel, exact integer check Z K = 0 inside
+    QMatrix kernel = zmat_kernel_from_profile_crt(z, prof, free_cols, &verified);
+    if (verified) return kernel;  // exact: rank mod p was the true rank
   }
   throw std::runtime_error("qmat_kernel: 64 primes failed");
 }

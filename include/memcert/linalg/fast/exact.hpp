@@ -36,4 +36,15 @@ bool zmat_rank_certificate_check(const ZMatrix& a, const MultimodularRankCertifi
 // norms (the checker's multi-prime rule).
 Integer zmat_minor_bound_sq(const ZMatrix& a, std::size_t k);
 
+// The exact right kernel of the integer matrix z from a rank profile (pivot rows S, pivot cols P): solves
+// Z[S,P] X = -Z[S,F] by CRT over double-modular solves + rational reconstruction (output-sensitive, up to
+// the Cramer/Hadamard bound) and returns K (identity on the free columns F, X on P). *verified is set iff
+// the exact integer check Z K = 0 passed (it fails only for an unlucky profile prime).
+QMatrix zmat_kernel_from_profile_crt(const ZMatrix& z, const ModpRankProfile& prof,
+                                     std::vector<std::size_t>& free_cols, bool* verified = nullptr);
+
+// The lead's RankCertificate format (minor mod p + exact kernel with identity on free rows) through the
+// fast path: dmod rank profile + CRT kernel + exact check.
+RankCertificate qmat_rank_certified_fast_kernel(const QMatrix& a);
+
 }  // namespace memcert
