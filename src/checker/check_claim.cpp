@@ -571,6 +571,28 @@ bool check_lemma5(const Value& c, const std::string& claim, std::string& why) {
   return true;
 }
 
+// The float64 sinusoidal encodings' rank margin: sigma_min(P)^2 <= ||u^T P||^2 / ||u||^2 <= delta2 <= 1e-24.
+bool check_pe_margin(const Value& c, const std::string&, std::string& why) {
+  QMat P;
+  QRow u;
+  mpq_class delta2;
+  std::string verdict;
+  if (!field_mat(c, "matrix", P, why) || !field_vec(c, "u", u, why) || !field_q(c, "delta2", delta2, why) ||
+      !read_verdict(c, verdict, why) || !expect_verdict(verdict, "counterexample", why))
+    return false;
+  if (u.size() != P.size() || P.size() > cols(P) || all_zero(u)) { why = "u: expected a non-zero vector of length n <= d"; return false; }
+  if (delta2 > mpq_class(1, 1) / mpq_class("1000000000000000000000000")) { why = "delta2: above 1e-24"; return false; }
+  mpq_class num = 0, den = 0;
+  for (std::size_t j = 0; j < cols(P); ++j) {
+    mpq_class s = 0;
+    for (std::size_t i = 0; i < P.size(); ++i) s += u[i] * P[i][j];
+    num += s * s;
+  }
+  for (const auto& x : u) den += x * x;
+  if (num > delta2 * den) { why = "||u^T P||^2 > delta2 ||u||^2"; return false; }
+  return true;
+}
+
 }  // namespace
 
 bool check_claim(const json::Value& cert, std::string& why) {
@@ -596,6 +618,7 @@ bool check_claim(const json::Value& cert, std::string& why) {
       {"mahdavi24/lemma-4-tied-maximum", check_lemma4},
       {"mahdavi24/lemma-5", check_lemma5},
       {"mahdavi24/lemma-5-equality", check_lemma5},
+      {"vaswani17/sinusoidal-rank-margin", check_pe_margin},
   };
   auto it = table.find(claim);
   if (it == table.end()) { why = "claim: no claim checker for \"" + claim + "\""; return false; }

@@ -45,7 +45,8 @@ TEST_CASE("the registry holds every claim issue 4 names", "[proofs]") {
                          "mahdavi24/lemma-4", "mahdavi24/lemma-5", "mahdavi24/lemma-2-boundary",
                          "mahdavi24/proposition-4-without-assumption-3", "mahdavi24/proposition-2-non-shared",
                          "mahdavi24/theorem-1-dependent-queries", "vaswani17/sinusoidal-full-rank",
-                         "mahdavi24/theorem-1", "ks25/theorem-4.1"})
+                         "mahdavi24/theorem-1", "ks25/theorem-4.1",
+                         "vaswani17/sinusoidal-rank-margin", "mahdavi24/proposition-5-nonconstant-sums"})
     CHECK(ids.count(id) == 1);
   for (const auto& c : claims_all()) {
     CHECK(!c.statement.empty());
@@ -130,7 +131,7 @@ TEST_CASE("altered claim certificates are rejected", "[proofs]") {
         }
         CHECK(some_rejected);
       }
-      for (const char* key : {"coefficients", "alpha", "w", "context"}) {
+      for (const char* key : {"coefficients", "alpha", "w", "context", "u"}) {
         if (!good.contains(key)) continue;
         nlohmann::json bad = good;
         if (!mutate_first_string(bad[key], plus_one)) continue;  // e.g. an empty kernel list
@@ -145,6 +146,11 @@ TEST_CASE("altered claim certificates are rejected", "[proofs]") {
       if (good.contains("steps")) {
         nlohmann::json bad = good;
         bad["steps"].back()["c"] = "0";
+        CHECK_FALSE(memcert_checker::verify_certificate_text(bad.dump()).valid);
+      }
+      if (good.contains("delta2")) {
+        nlohmann::json bad = good;
+        bad["delta2"] = "0";
         CHECK_FALSE(memcert_checker::verify_certificate_text(bad.dump()).valid);
       }
       if (good.contains("mu")) {
