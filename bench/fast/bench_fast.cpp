@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--theorem1")) theorem1 = true;
     else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
   }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   openblas_set_num_threads(2);
   flint_set_num_threads(2);
   fast_set_threads(2);
