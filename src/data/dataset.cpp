@@ -4,7 +4,6 @@
 // naming the file and the position, e.g. "data.json: contexts[3][1]: expected 8 numbers (d = 8), got 7".
 #include <algorithm>
 #include <cctype>
-#include <climits>
 
 #include <nlohmann/json.hpp>
 
