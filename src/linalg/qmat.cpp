@@ -137,6 +137,7 @@ std::optional<QMatrix> qmat_solve(const QMatrix& a, const QMatrix& b) {
   if (a.rows() != a.cols() || b.rows() != a.rows()) throw std::invalid_argument("qmat_solve: shape mismatch");
   ZMatrix za, zb;
   scale_system(a, b, za, zb);
+  if (a.rows() >= 8) return zmat_solve_crt(za, zb);  // fast path (issue 6): CRT + exact check A X == B
   return detail::zmat_solve_bareiss(std::move(za), std::move(zb));
 }
 

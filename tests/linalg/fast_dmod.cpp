@@ -183,3 +183,19 @@ TEST_CASE("CRT kernel: the fast RankCertificate equals the exact path's and the 
     REQUIRE(v.valid);
   }
 }
+
+TEST_CASE("zmat_solve_crt matches qmat_solve and detects singular systems", "[linalg][fast]") {
+  std::mt19937_64 g(68);
+  for (int it = 0; it < 8; ++it) {
+    const std::size_t n = 1 + g() % 25, nb = 1 + g() % 3;
+    ZMatrix a = random_z(g, n, n, 1000), b = random_z(g, n, nb, 1000);
+    auto x = zmat_solve_crt(a, b);
+    auto to_q = [](const ZMatrix& z) { return mat_map<Rational>(z, [](const Integer& v) { return Rational(v); }); };
+    auto y = qmat_solve(to_q(a), to_q(b));
+    REQUIRE(x.has_value() == y.has_value());
+    if (x) REQUIRE(*x == *y);
+  }
+  ZMatrix s = low_rank(g, 12, 12, 11, 5);
+  REQUIRE(!zmat_solve_crt(s, random_z(g, 12, 2, 5)));
+  REQUIRE(zmat_solve_crt(ZMatrix(0, 0), ZMatrix(0, 1))->rows() == 0);
+}

@@ -193,4 +193,39 @@ RankCertificate qmat_rank_certified_fast_kernel(const QMatrix& a) {
   throw std::runtime_error("qmat_rank_certified_fast_kernel: 64 primes failed");
 }
 
+std::optional<QMatrix> zmat_solve_crt(const ZMatrix& a, const ZMatrix& b) {
+  const std::size_t n = a.rows(), nb = b.cols();
+  if (a.cols() != n || b.rows() != n) throw std::invalid_argument("zmat_solve_crt: shape mismatch");
+  if (n == 0) return QMatrix(0, nb);
+  // Singular over Q <=> certified rank < n (the multi-prime certificate decides it exactly).
+  if (!dmod_solve(dmod_from_zmat(a, prime_fast(0)), dmod_from_zmat(ZMatrix(n, 0), prime_fast(0))) &&
+      zmat_rank_certified_fast(a).rank < n)
+    return std::nullopt;
+  double logh = 0;  // Cramer: numerators and det are n x n minors of [A | b_j]
+  for (std::size_t i = 0; i < n; ++i) {
+    Integer s = 0, mx = 0;
+    for (std::size_t j = 0; j < n; ++j) mpz_addmul(s.get_mpz_t(), a(i, j).get_mpz_t(), a(i, j).get_mpz_t());
+    for (std::size_t j = 0; j < nb; ++j) mx = std::max<Integer>(mx, b(i, j) * b(i, j));
+    logh += 0.5 * log2_mpz(Integer(s + mx) + 1);
+  }
+  auto res = crt_solve(a, b, 2 * logh + 4, [&](const ZMatrix& num, const Integer& den) {
+    Integer s;  // exact check A num == den B
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < nb; ++j) {
+        s = -den * b(i, j);
+        for (std::size_t k = 0; k < n; ++k)
+          if (a(i, k) != 0) mpz_addmul(s.get_mpz_t(), a(i, k).get_mpz_t(), num(k, j).get_mpz_t());
+        if (s != 0) return false;
+      }
+    return true;
+  });
+  if (!res) throw std::logic_error("zmat_solve_crt: reconstruction failed below the Hadamard bound");
+  QMatrix x(n, nb);
+  for (std::size_t i = 0; i < n * nb; ++i) {
+    x.data()[i] = Rational(res->first.data()[i], res->second);
+    x.data()[i].canonicalize();
+  }
+  return x;
+}
+
 }  // namespace memcert

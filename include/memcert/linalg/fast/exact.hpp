@@ -47,4 +47,9 @@ QMatrix zmat_kernel_from_profile_crt(const ZMatrix& z, const ModpRankProfile& pr
 // fast path: dmod rank profile + CRT kernel + exact check.
 RankCertificate qmat_rank_certified_fast_kernel(const QMatrix& a);
 
+// Exact solution of A X = B for square integer A (nullopt iff A is singular, decided by the certified
+// rank): CRT over double-modular solves + rational reconstruction, returned only after the exact check
+// A X == B.
+std::optional<QMatrix> zmat_solve_crt(const ZMatrix& a, const ZMatrix& b);
+
 }  // namespace memcert
