@@ -14,6 +14,10 @@ namespace memcert::cli {
 inline constexpr int kExitHolds = 0;
 inline constexpr int kExitNegative = 1;
 inline constexpr int kExitBadInput = 2;
+// Extensions (docs/CLI.md): the command ran but could not decide within its budget (a "holds": null
+// verdict); and a bug (an exception escaped, or the checker rejected what the engine built).
+inline constexpr int kExitUndecided = 3;
+inline constexpr int kExitInternal = 70;  // EX_SOFTWARE
 
 // A command's callback returns its exit code; InputError thrown from it becomes exit 2 with one line.
 using CommandRun = std::function<int()>;

@@ -87,9 +87,9 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   } catch (const std::bad_alloc&) {
     std::cerr << "memcert: out of memory\n";
-    return 3;
+    return kExitInternal;
   } catch (const std::exception& e) {
     std::cerr << "memcert: internal error: " << e.what() << "\n";
-    return 3;
+    return kExitInternal;
   }
 }
