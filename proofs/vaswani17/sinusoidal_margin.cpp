@@ -56,8 +56,7 @@ InstanceResult check(const Instance& inst) {
   InstanceResult r;
   double delta_up = std::sqrt(rational_to_double_up(d2));
   r.figures = {{"n", in.n}, {"d", in.d}, {"sigma_min_upper", delta_up},
-               {"sigma_max_estimate", svd.singularValues()(0)},
-               {"sigma_min_estimate", svd.singularValues()(in.n - 1)}};
+               {"sigma_max_estimate", svd.singularValues()(0)}};
   if (d2 > kDelta2Max) {
     r.outcome = Outcome::confirmed;
     r.summary = "sigma_min upper bound " + std::to_string(delta_up) + " is above 1e-12";
