@@ -255,34 +255,33 @@ namespace {
 // Per-thread scratch space for ContextEnclosure::mix.
 struct MixScratch {
   mpfr_prec_t prec = 0;
-  std::vector<__mpfr_struct> al, ah;
+  std::vector<__mpfr_struct> al, ah, ll, lh;
   mpfr_t t, sl, sh, pl, ph, mid, rad;
   bool init = false;
   void ensure(std::size_t n, mpfr_prec_t p) {
     if (!init || prec != p) {
       if (init) {
         mpfr_clears(t, sl, sh, pl, ph, mid, rad, (mpfr_ptr)0);
-        for (auto& x : al) mpfr_clear(&x);
-        for (auto& x : ah) mpfr_clear(&x);
-        al.clear();
-        ah.clear();
+        for (auto* v : {&al, &ah, &ll, &lh}) {
+          for (auto& x : *v) mpfr_clear(&x);
+          v->clear();
+        }
       }
       mpfr_inits2(p, t, sl, sh, pl, ph, mid, rad, (mpfr_ptr)0);
       prec = p;
       init = true;
     }
-    while (al.size() < n) {
-      al.emplace_back();
-      ah.emplace_back();
-      mpfr_init2(&al.back(), prec);
-      mpfr_init2(&ah.back(), prec);
-    }
+    while (al.size() < n)
+      for (auto* v : {&al, &ah, &ll, &lh}) {
+        v->emplace_back();
+        mpfr_init2(&v->back(), prec);
+      }
   }
   ~MixScratch() {
     if (!init) return;
     mpfr_clears(t, sl, sh, pl, ph, mid, rad, (mpfr_ptr)0);
-    for (auto& x : al) mpfr_clear(&x);
-    for (auto& x : ah) mpfr_clear(&x);
+    for (auto* v : {&al, &ah, &ll, &lh})
+      for (auto& x : *v) mpfr_clear(&x);
   }
 };
 thread_local MixScratch g_mix;
@@ -302,29 +301,71 @@ void centre_radius(mpfr_srcptr lo, mpfr_srcptr hi, mpfr_ptr mid, mpfr_ptr rad, d
 }
 }  // namespace
 
-void ContextEnclosure::mix(const QVector& logits, double* centre, double* radius) const {
-  if (logits.size() != n_) throw std::invalid_argument("ContextEnclosure::mix: logits size");
-  MixScratch& s = g_mix;
-  s.ensure(n_, std::max<mpfr_prec_t>(prec_, 53));
-  Rational m = logits[0];
-  for (const Rational& a : logits) if (a > m) m = a;
+namespace {
+// alpha enclosures from logit enclosures [ll_k, lh_k] (in the scratch): x_k = exp(a_k - M) with the
+// constant M = max_k lh_k (any constant gives the same softmax), then alpha = x / sum x.
+void alpha_from_logit_bounds(MixScratch& s, std::size_t n) {
+  mpfr_srcptr M = &s.lh[0];
+  for (std::size_t k = 1; k < n; ++k) if (mpfr_greater_p(&s.lh[k], M)) M = &s.lh[k];
   mpfr_set_zero(s.sl, 1);
   mpfr_set_zero(s.sh, 1);
-  Rational diff;
-  for (std::size_t k = 0; k < n_; ++k) {
-    diff = logits[k] - m;
-    mpfr_set_q(s.t, diff.get_mpq_t(), MPFR_RNDD);
+  for (std::size_t k = 0; k < n; ++k) {
+    mpfr_sub(s.t, &s.ll[k], M, MPFR_RNDD);
     mpfr_exp(&s.al[k], s.t, MPFR_RNDD);
-    mpfr_set_q(s.t, diff.get_mpq_t(), MPFR_RNDU);
+    mpfr_sub(s.t, &s.lh[k], M, MPFR_RNDU);
     mpfr_exp(&s.ah[k], s.t, MPFR_RNDU);
     mpfr_add(s.sl, s.sl, &s.al[k], MPFR_RNDD);
     mpfr_add(s.sh, s.sh, &s.ah[k], MPFR_RNDU);
   }
-  for (std::size_t k = 0; k < n_; ++k) {  // alpha in [x_lo / S_hi, min(1, x_hi / S_lo)], all >= 0
+  for (std::size_t k = 0; k < n; ++k) {  // alpha in [x_lo / S_hi, min(1, x_hi / S_lo)], all >= 0
     mpfr_div(&s.al[k], &s.al[k], s.sh, MPFR_RNDD);
     mpfr_div(&s.ah[k], &s.ah[k], s.sl, MPFR_RNDU);
     if (mpfr_cmp_ui(&s.ah[k], 1) > 0) mpfr_set_ui(&s.ah[k], 1, MPFR_RNDU);
   }
+}
+}  // namespace
+
+void ContextEnclosure::mix(const QVector& logits, double* centre, double* radius) const {
+  if (logits.size() != n_) throw std::invalid_argument("ContextEnclosure::mix: logits size");
+  MixScratch& s = g_mix;
+  s.ensure(n_, std::max<mpfr_prec_t>(prec_, 53));
+  for (std::size_t k = 0; k < n_; ++k) {
+    mpfr_set_q(&s.ll[k], logits[k].get_mpq_t(), MPFR_RNDD);
+    mpfr_set_q(&s.lh[k], logits[k].get_mpq_t(), MPFR_RNDU);
+  }
+  alpha_from_logit_bounds(s, n_);
+  mix_alpha(centre, radius);
+}
+
+void ContextEnclosure::mix_scaled(const ScaledVector& a, const ScaledVector* sv, const Rational& c, double* centre,
+                                  double* radius) const {
+  if (a.num.size() != n_ || (sv && sv->num.size() != n_)) throw std::invalid_argument("ContextEnclosure::mix_scaled: size");
+  MixScratch& s = g_mix;
+  s.ensure(n_, std::max<mpfr_prec_t>(prec_, 53));
+  const bool use_s = sv && c != 0;
+  Integer q, pnum;
+  if (use_s) q = c.get_den() * sv->den;
+  for (std::size_t k = 0; k < n_; ++k) {  // every denominator is positive: directions are preserved
+    mpfr_set_z(&s.ll[k], a.num[k].get_mpz_t(), MPFR_RNDD);
+    mpfr_div_z(&s.ll[k], &s.ll[k], a.den.get_mpz_t(), MPFR_RNDD);
+    mpfr_set_z(&s.lh[k], a.num[k].get_mpz_t(), MPFR_RNDU);
+    mpfr_div_z(&s.lh[k], &s.lh[k], a.den.get_mpz_t(), MPFR_RNDU);
+    if (use_s) {
+      pnum = c.get_num() * sv->num[k];
+      mpfr_set_z(s.t, pnum.get_mpz_t(), MPFR_RNDD);
+      mpfr_div_z(s.t, s.t, q.get_mpz_t(), MPFR_RNDD);
+      mpfr_add(&s.ll[k], &s.ll[k], s.t, MPFR_RNDD);
+      mpfr_set_z(s.t, pnum.get_mpz_t(), MPFR_RNDU);
+      mpfr_div_z(s.t, s.t, q.get_mpz_t(), MPFR_RNDU);
+      mpfr_add(&s.lh[k], &s.lh[k], s.t, MPFR_RNDU);
+    }
+  }
+  alpha_from_logit_bounds(s, n_);
+  mix_alpha(centre, radius);
+}
+
+void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
+  MixScratch& s = g_mix;
   for (std::size_t c = 0; c < d_; ++c) {
     mpfr_set_zero(s.pl, 1);
     mpfr_set_zero(s.ph, 1);

@@ -87,10 +87,15 @@ class ContextEnclosure {
   // Encloses p = E^T softmax(logits): writes a double centre and a double radius per coordinate with
   // |p_k - centre_k| <= radius_k guaranteed (radius rounded upward).
   void mix(const QVector& logits, double* centre, double* radius) const;
+  // Same for the exact logits a + c s given in scaled form (s may be null: logits a). Avoids rational
+  // canonicalisation: the logits are enclosed directly from integer numerators.
+  void mix_scaled(const ScaledVector& a, const ScaledVector* s, const Rational& c, double* centre,
+                  double* radius) const;
   // Same for the limit row E_j (a token): centre = nearest double, radius = its rounding error bound.
   void token(std::size_t j, double* centre, double* radius) const;
 
  private:
+  void mix_alpha(double* centre, double* radius) const;  // p from the alpha bounds in the scratch
   std::size_t n_ = 0, d_ = 0;
   mpfr_prec_t prec_ = 64;
   std::vector<__mpfr_struct> lo_, hi_;  // n*d lower / upper bounds of the entries of E

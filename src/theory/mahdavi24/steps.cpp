@@ -87,9 +87,13 @@ bool lemma3_check(const AttentionDataset& ds, const std::vector<std::size_t>& gr
   for (std::size_t t : others) {
     Rational we = dot(w, row_of(ds.queries, t));
     if (we == 0) return false;
-    QVector s = mat_vec(ds.contexts[t], g);
-    for (auto& x : s) x *= we;
-    if (!saturation_data(s, s).unique) return false;
+    // E g in integers over a positive denominator; the sign of w^T e orients it.
+    ScaledVector v = scaled_mat_vec(scaled_from_qmat(ds.contexts[t]), scaled_from_qvec(g));
+    if (we < 0) for (auto& x : v.num) x = -x;
+    std::size_t j = 0;
+    for (std::size_t i = 1; i < v.num.size(); ++i) if (v.num[i] > v.num[j]) j = i;
+    for (std::size_t i = 0; i < v.num.size(); ++i)
+      if (i != j && v.num[i] == v.num[j]) return false;
   }
   return true;
 }

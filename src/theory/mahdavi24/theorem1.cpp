@@ -140,6 +140,32 @@ class GramAccumulator {
   std::size_t cols_ = 0, blocks_ = 0;
 };
 
+// saturation_data for exact vectors in scaled form (positive denominators): integers only, one
+// Rational each for the gap and the spread.
+SaturationData scaled_saturation(const ScaledVector& a, const ScaledVector& s) {
+  SaturationData r;
+  const std::size_t n = s.num.size();
+  if (n == 0) return r;
+  std::size_t j = 0;
+  for (std::size_t i = 1; i < n; ++i) if (s.num[i] > s.num[j]) j = i;
+  r.jstar = j;
+  r.unique = true;
+  const Integer* second = nullptr;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == j) continue;
+    if (s.num[i] == s.num[j]) r.unique = false;
+    if (!second || s.num[i] > *second) second = &s.num[i];
+  }
+  r.gap = second ? Rational(s.num[j] - *second, s.den) : Rational(0);
+  r.gap.canonicalize();
+  Integer best = 0;
+  for (std::size_t i = 0; i < n && i < a.num.size(); ++i)
+    if (a.num[i] - a.num[j] > best) best = a.num[i] - a.num[j];
+  r.spread = Rational(best, a.den);
+  r.spread.canonicalize();
+  return r;
+}
+
 Rational short_down(double x) {  // a short dyadic <= x (x > 0)
   if (!(x > 0)) return Rational(0);
   int e = 0;
@@ -292,6 +318,12 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     ctx[t].mix(logits, c.data(), rr.data());
     for (std::size_t k = 0; k < d; ++k) { C(row, k) = c[k]; R(row, k) = rr[k]; }
   };
+  auto fill_scaled = [&](MatrixXd& C, MatrixXd& R, std::size_t row, const ScaledVector& a, const ScaledVector& sv,
+                         const Rational& cc, std::size_t t) {
+    std::vector<double> c(d), rr(d);
+    ctx[t].mix_scaled(a, &sv, cc, c.data(), rr.data());
+    for (std::size_t k = 0; k < d; ++k) { C(row, k) = c[k]; R(row, k) = rr[k]; }
+  };
   auto fill_token = [&](MatrixXd& C, MatrixXd& R, std::size_t row, std::size_t t, std::size_t j) {
     std::vector<double> c(d), rr(d);
     ctx[t].token(j, c.data(), rr.data());
@@ -319,18 +351,21 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     MhaHead head;
     head.WK = QMatrix(d, opt.dh, Rational(0));
     head.WQ = QMatrix(d, opt.dh, Rational(0));
-    std::vector<QVector> a_all(Tstar), s_all(Tstar);  // head logits = a + c s
+    std::vector<ScaledVector> a_all(Tstar), s_all(Tstar);  // head logits = a + c s (exact, scaled form)
     Rational c = 0;
 
     if (group.empty()) {
       // No examples left for this head: W^h = 0 (uniform attention); the rank is already reached.
-      for (std::size_t t = 0; t < Tstar; ++t) { a_all[t] = QVector(n, Rational(0)); s_all[t] = QVector(n, Rational(0)); }
+      for (std::size_t t = 0; t < Tstar; ++t) {
+        a_all[t].num.assign(n, Integer(0));
+        s_all[t].num.assign(n, Integer(0));
+      }
       tr.eps_criterion = "none";
       say("Head " + std::to_string(h + 1) + ": no examples left; W^" + std::to_string(h + 1) + " = 0.");
     } else {
       std::optional<Saturator> sat;
-      std::vector<QVector> sold(old.size());
       std::vector<std::size_t> jstar(old.size());
+      for (std::size_t t = 0; t < Tstar; ++t) s_all[t].num.assign(n, Integer(0));
       if (h > 0) {
         // Lemma 3: W' = g w^T with W' e = 0 on R_h and a unique maximum of E W' e on the old examples.
         sat = lemma3_rank_one_saturator(ds, group, old, rng, 200);
@@ -338,14 +373,16 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
         tr.g = sat->g;
         tr.w = sat->w;
         tr.lemma3_attempts = sat->attempts;
-        for (std::size_t i = 0; i < old.size(); ++i) {
-          std::size_t t = old[i];
-          QVector s = mat_vec(ds.contexts[t], sat->g);
+        // s^(t) = (w^T e^(t)) E^(t) g for every example, exactly, as integers over one denominator.
+        ScaledVector gs = scaled_from_qvec(sat->g);
+        for (std::size_t t = 0; t < Tstar; ++t) {
+          ScaledVector v = scaled_mat_vec(Es[t], gs);
           Rational we = dot(sat->w, eq[t]);
-          for (auto& x : s) x *= we;
-          jstar[i] = saturation_data(s, s).jstar;
-          sold[i] = std::move(s);
+          for (auto& x : v.num) x *= we.get_num();
+          v.den *= we.get_den();
+          s_all[t] = std::move(v);
         }
+        for (std::size_t i = 0; i < old.size(); ++i) jstar[i] = scaled_saturation(s_all[old[i]], s_all[old[i]]).jstar;
         say("Head " + std::to_string(h + 1) + ", Lemma 3: rank-one W' = g w^T with w orthogonal to the " +
             std::to_string(group.size()) + " queries of R_" + std::to_string(h + 1) + " and a unique maximum of E W' e on the " +
             std::to_string(old.size()) + " earlier examples (" + std::to_string(sat->attempts) + " random draw" +
@@ -375,18 +412,10 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
       ScaledMatrix Us = scaled_from_qmat(fit->U), Qs = scaled_from_qmat(fit->Qpinv);
       for (std::size_t t = 0; t < Tstar; ++t) {
         ScaledVector v = scaled_mat_vec(Qs, es[t]);
-        a_all[t] = scaled_to_qvec(scaled_mat_vec(Es[t], scaled_mat_vec(Us, v)));
-        if (sat) {
-          QVector s = mat_vec(ds.contexts[t], sat->g);
-          Rational we = dot(sat->w, eq[t]);
-          for (auto& x : s) x *= we;
-          s_all[t] = std::move(s);
-        } else {
-          s_all[t] = QVector(n, Rational(0));
-        }
+        a_all[t] = scaled_mat_vec(Es[t], scaled_mat_vec(Us, v));
       }
       for (std::size_t i = 0; i < group.size(); ++i)
-        if (a_all[group[i]] != fit->targets[i]) throw std::logic_error("Claim 1: E W_fit e != target (impossible), head " + std::to_string(h + 1) + " example " + std::to_string(group[i]));
+        if (scaled_to_qvec(a_all[group[i]]) != fit->targets[i]) throw std::logic_error("Claim 1: E W_fit e != target (impossible), head " + std::to_string(h + 1) + " example " + std::to_string(group[i]));
       if (h == 0) {
         say("Head 1, Claim 1: random rational target logits l^(t) for the " + std::to_string(group.size()) +
             " examples of R_1; W_fit = U Q_R^+ reproduces them exactly (rank <= " + std::to_string(group.size()) +
@@ -430,7 +459,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
         // Lemma 4: c = max over the old examples of (A + ln(2(n-1)/eps)) / delta.
         bool first = true;
         for (std::size_t i = 0; i < m; ++i) {
-          SaturationData sd = saturation_data(a_all[old[i]], sold[i]);
+          SaturationData sd = scaled_saturation(a_all[old[i]], s_all[old[i]]);
           if (first || sd.gap < tr.gap) tr.gap = sd.gap;
           if (first || sd.spread > tr.spread) tr.spread = sd.spread;
           first = false;
@@ -450,9 +479,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
       auto step_block = [&](const Rational& cc, MatrixXd& BC, MatrixXd& BR) {
         for (std::size_t i = 0; i < rows.size(); ++i) {
           std::size_t t = rows[i];
-          QVector lg = a_all[t];
-          if (cc != 0) for (std::size_t j = 0; j < n; ++j) lg[j] += cc * s_all[t][j];
-          fill_rows(BC, BR, i, lg, t);
+          fill_scaled(BC, BR, i, a_all[t], s_all[t], cc, t);
         }
       };
       MatrixXd BC(rows.size(), d), BR(rows.size(), d);
@@ -485,9 +512,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     // This head's block of Z for every example (at the chosen c), added to the Gram accumulator.
     MatrixXd HC(Tstar, d), HR(Tstar, d);
     for (std::size_t t = 0; t < Tstar; ++t) {
-      QVector lg = a_all[t];
-      if (c != 0) for (std::size_t j = 0; j < n; ++j) lg[j] += c * s_all[t][j];
-      fill_rows(HC, HR, t, lg, t);
+      fill_scaled(HC, HR, t, a_all[t], s_all[t], c, t);
     }
     gram.add(HC, HR);
     blockC.push_back(std::move(HC));

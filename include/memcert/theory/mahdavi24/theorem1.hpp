@@ -99,7 +99,7 @@ struct Theorem1Options {
   bool c_minimal = true;          // run the c_minimal grid search
   Rational tolerance = Rational(1, 1000000);
   std::size_t max_retries = 40;
-  mpfr_prec_t precision = 96;
+  mpfr_prec_t precision = 64;
   std::function<void(const std::string&)> narrate;  // step-by-step text (demo), may be empty
 };
 
