@@ -166,3 +166,62 @@ TEST_CASE("altered claim certificates are rejected", "[proofs]") {
     }
   }
 }
+
+TEST_CASE("run semantics: findings, boundary claims and rejected certificates", "[proofs]") {
+  // A valid certificate to reuse: the first lemma-2-boundary instance (a certified dependency).
+  const Claim* boundary = claim_find("mahdavi24/lemma-2-boundary");
+  REQUIRE(boundary);
+  nlohmann::json cert = claim_run(*boundary, 1, 3).records[0].result.certificate;
+  REQUIRE(memcert_checker::verify_certificate_text(cert.dump()).valid);
+
+  auto make = [&](Expect e, Outcome o, nlohmann::json c) {
+    Claim k;
+    k.id = "test/semantics";
+    k.statement = "s";
+    k.method = "m";
+    k.expect = e;
+    if (e == Expect::counterexample) k.refutes = "naive";
+    k.generate = [](std::uint64_t, std::size_t) { return Instance{}; };
+    k.check = [o, c](const Instance&) {
+      InstanceResult r;
+      r.outcome = o;
+      r.certificate = c;
+      r.witness = {{"w", 1}};
+      return r;
+    };
+    return k;
+  };
+  SECTION("a certified counterexample to a claim expected to hold is a finding") {
+    Claim k = make(Expect::holds, Outcome::counterexample, cert);
+    ClaimRun run = claim_run(k, 2, 1);
+    CHECK_FALSE(run.holds());
+    CHECK(run.finding());
+    auto j = claim_run_json(run);
+    CHECK(j["verdict"] == "counterexample");
+    CHECK(j["counterexamples"].size() == 2);
+    CHECK(j["counterexamples"][0]["witness"]["w"] == 1);
+  }
+  SECTION("a boundary claim is confirmed by its certified counterexamples") {
+    Claim k = make(Expect::counterexample, Outcome::counterexample, cert);
+    ClaimRun run = claim_run(k, 2, 1);
+    CHECK(run.holds());
+    CHECK_FALSE(run.finding());
+    CHECK(claim_run_json(run)["verdict"] == "confirmed");
+  }
+  SECTION("a boundary claim whose naive statement held is not confirmed") {
+    Claim k = make(Expect::counterexample, Outcome::confirmed, cert);
+    CHECK_FALSE(claim_run(k, 2, 1).holds());
+  }
+  SECTION("a rejected or missing certificate makes the outcome undecided") {
+    nlohmann::json bad = cert;
+    bad["verdict"] = "confirmed";
+    for (const nlohmann::json& c : {bad, nlohmann::json()}) {
+      Claim k = make(Expect::holds, Outcome::counterexample, c);
+      ClaimRun run = claim_run(k, 2, 1);
+      CHECK(run.undecided == 2);
+      CHECK_FALSE(run.finding());
+      CHECK_FALSE(run.holds());
+      CHECK(claim_run_json(run)["verdict"] == "undecided");
+    }
+  }
+}
