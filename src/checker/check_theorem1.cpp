@@ -245,24 +245,33 @@ bool check_theorem1(const Value& cert, std::string& why) {
   const std::size_t m = H * d;
   std::vector<double> C(T * m), R(T * m);
   Scratch s(n);
-  mpfr_t elo, ehi;
-  mpfr_inits2(kPrec, elo, ehi, (mpfr_ptr)0);
-  struct Guard { mpfr_ptr a, b; ~Guard() { mpfr_clears(a, b, (mpfr_ptr)0); } } guard{elo, ehi};
   for (std::size_t t = 0; t < T; ++t) {
     Scaled Es = scale_matrix(E[t]);
     QMat erow{Q[t]};
     Scaled es = scale_matrix(erow);
     std::vector<Interval> ocat;
     ocat.reserve(H * dv);
+    // The context's entries as MPFR bounds, once per example.
+    std::vector<__mpfr_struct> Elo(n * d), Ehi(n * d);
+    for (std::size_t i = 0; i < n * d; ++i) {
+      mpfr_init2(&Elo[i], kPrec);
+      mpfr_init2(&Ehi[i], kPrec);
+      mpfr_set_q(&Elo[i], E[t][i / d][i % d].get_mpq_t(), MPFR_RNDD);
+      mpfr_set_q(&Ehi[i], E[t][i / d][i % d].get_mpq_t(), MPFR_RNDU);
+    }
+    struct EGuard {
+      std::vector<__mpfr_struct>& a; std::vector<__mpfr_struct>& b;
+      ~EGuard() { for (auto& x : a) mpfr_clear(&x); for (auto& x : b) mpfr_clear(&x); }
+    } eguard{Elo, Ehi};
     for (std::size_t h = 0; h < H; ++h) {
       // (1) exact logits: E (W_K (W_Q^T e)) / (den_E den_K den_Q den_e)
       ZRow v = zmul(WQ[h].num, es.num[0], /*transpose=*/true);
       ZRow k = zmul(WK[h].num, v, false);
       ZRow a = zmul(Es.num, k, false);
-      mpz_class den = Es.den * WK[h].den * WQ[h].den * es.den;
-      QRow logits(n);
-      for (std::size_t j = 0; j < n; ++j) { logits[j] = mpq_class(a[j], den); logits[j].canonicalize(); }
+      mpz_class den = Es.den * WK[h].den * WQ[h].den * es.den;  // > 0
       if (const Value* tv2 = target_of[h][t]) {
+        QRow logits(n);
+        for (std::size_t j = 0; j < n; ++j) { logits[j] = mpq_class(a[j], den); logits[j].canonicalize(); }
         QRow target;
         if (!read_rational_vector(*tv2, "trace[" + std::to_string(h) + "].target_logits", n, target, why)) return false;
         if (target != logits) {
@@ -271,16 +280,18 @@ bool check_theorem1(const Value& cert, std::string& why) {
           return false;
         }
       }
-      // (2) softmax enclosure
-      mpq_class mx = logits[0];
-      for (const auto& x : logits) if (x > mx) mx = x;
+      // (2) softmax enclosure: a_j - M with the integer M = max_j a_j (numerators), exp, normalise.
+      std::size_t jm = 0;
+      for (std::size_t j = 1; j < n; ++j) if (a[j] > a[jm]) jm = j;
       mpfr_set_zero(s.sl, 1);
       mpfr_set_zero(s.sh, 1);
       for (std::size_t j = 0; j < n; ++j) {
-        mpq_class df = logits[j] - mx;
-        mpfr_set_q(s.t, df.get_mpq_t(), MPFR_RNDD);
+        mpz_class df = a[j] - a[jm];  // <= 0; divided by den > 0 keeps the rounding directions
+        mpfr_set_z(s.t, df.get_mpz_t(), MPFR_RNDD);
+        mpfr_div_z(s.t, s.t, den.get_mpz_t(), MPFR_RNDD);
         mpfr_exp(&s.al[j], s.t, MPFR_RNDD);
-        mpfr_set_q(s.t, df.get_mpq_t(), MPFR_RNDU);
+        mpfr_set_z(s.t, df.get_mpz_t(), MPFR_RNDU);
+        mpfr_div_z(s.t, s.t, den.get_mpz_t(), MPFR_RNDU);
         mpfr_exp(&s.ah[j], s.t, MPFR_RNDU);
         mpfr_add(s.sl, s.sl, &s.al[j], MPFR_RNDD);
         mpfr_add(s.sh, s.sh, &s.ah[j], MPFR_RNDU);
@@ -296,8 +307,7 @@ bool check_theorem1(const Value& cert, std::string& why) {
         mpfr_set_zero(s.pl, 1);
         mpfr_set_zero(s.ph, 1);
         for (std::size_t j = 0; j < n; ++j) {
-          mpfr_set_q(elo, E[t][j][c].get_mpq_t(), MPFR_RNDD);
-          mpfr_set_q(ehi, E[t][j][c].get_mpq_t(), MPFR_RNDU);
+          mpfr_srcptr elo = &Elo[j * d + c], ehi = &Ehi[j * d + c];
           mpfr_mul(s.t, elo, mpfr_sgn(elo) >= 0 ? &s.al[j] : &s.ah[j], MPFR_RNDD);
           mpfr_add(s.pl, s.pl, s.t, MPFR_RNDD);
           mpfr_mul(s.t, ehi, mpfr_sgn(ehi) >= 0 ? &s.ah[j] : &s.al[j], MPFR_RNDU);
