@@ -18,7 +18,8 @@
 // every prediction equals its label exactly; eq. (55): contexts of different (token, multiset) keys are
 // >= 1/n apart (squared distances >= 1/n^2); the complexity figures; the checksum
 // sum_(position p >= 1) p * value over all network numbers (f1 W row-major then b per layer, WOV, f2).
-// For the ablation: the two sequences have different labels and exactly equal contexts (so no f2 can
+// For "ks25/theorem-D.1" (deep sets in this format: f1 = (phi~, 0, 0), f2 = rho~ of n * s_3) eq. (55) is
+// not required: the prediction rho~(sum phi~) must equal every label. For the ablation: the two sequences have different labels and exactly equal contexts (so no f2 can
 // separate them); with token_sums_equal, also equal token-vector sums and equal tokens at the positions
 // (so they collide for EVERY linear phi).
 #include <algorithm>
@@ -145,13 +146,15 @@ bool check_ks(const Value& c, std::string& why) {
   std::string claim, setting;
   if (!read_string(c, "", "claim", claim, why) || !read_string(c, "", "setting", setting, why)) return false;
   const bool ablation = claim == "ks25/ablation-linear-phi";
-  if (claim != "ks25/theorem-4.1" && claim != "ks25/corollary-4.1" && !ablation) {
-    why = "claim: expected ks25/theorem-4.1, ks25/corollary-4.1 or ks25/ablation-linear-phi, got " + claim;
+  const bool deep_set = claim == "ks25/theorem-D.1";
+  if (claim != "ks25/theorem-4.1" && claim != "ks25/corollary-4.1" && !ablation && !deep_set) {
+    why = "claim: expected ks25/theorem-4.1, ks25/corollary-4.1, ks25/theorem-D.1 or ks25/ablation-linear-phi, got " +
+          claim;
     return false;
   }
   if (setting != "next-token" && setting != "seq-to-seq") { why = "setting: expected next-token or seq-to-seq"; return false; }
   const bool s2s = setting == "seq-to-seq";
-  if ((claim == "ks25/theorem-4.1" && s2s) || (claim == "ks25/corollary-4.1" && !s2s)) {
+  if (((claim == "ks25/theorem-4.1" || deep_set) && s2s) || (claim == "ks25/corollary-4.1" && !s2s)) {
     why = "setting: " + setting + " does not match claim " + claim;
     return false;
   }
@@ -337,8 +340,9 @@ bool check_ks(const Value& c, std::string& why) {
     }
   }
 
-  // eq. (55): contexts of different (token, multiset) keys are >= 1/n apart.
-  {
+  // eq. (55): contexts of different (token, multiset) keys are >= 1/n apart (not for deep sets, which
+  // ignore the last token).
+  if (!deep_set) {
     std::map<std::pair<std::size_t, std::vector<std::size_t>>, std::size_t> keys;
     std::vector<std::size_t> kc;
     for (std::size_t q = 0; q < ctx.size(); ++q) {

@@ -1,6 +1,7 @@
-// memcert construct ks DATASET [--ablation linear-phi] [--C C] [--seed S] [--check] --out CERT [--json]
+// memcert construct ks DATASET [--ablation linear-phi | --deep-sets] [--C C] [--seed S] [--check] --out CERT [--json]
 // The Kajitsuka-Sato construction (ks25 Theorem 4.1; Corollary 4.1 when the data set has per-token
-// labels), built and verified end to end in exact arithmetic. JSON (INTERFACE.md):
+// labels; Theorem D.1, deep sets, with --deep-sets: each sequence read as a multiset), built and verified
+// end to end in exact arithmetic. JSON (INTERFACE.md):
 //   {"claim","N","n","d","C","parameters","nonzero_parameters","depth","width","bit_complexity",
 //    "memorized","collision"?: [i, j], "seconds"} plus "setting", "separation", "consistent",
 //    "inconsistent_pair"?, "eq55", "f1", "f2", "bounds" (Theorem B.1's expressions), "verified"? (--check).
@@ -22,7 +23,7 @@ struct Args {
   std::string dataset, out, ablation;
   std::optional<long> C;
   std::uint64_t seed = 1;
-  bool json = false, check = false;
+  bool json = false, check = false, deep_sets = false;
 };
 
 int run(const Args& a) {
@@ -37,22 +38,37 @@ int run(const Args& a) {
     << P.distinct_multisets.size() << " distinct multisets\n";
   h << "  separation (exact): r^2 = " << rational_to_string(P.r2) << ", delta^2 = " << rational_to_string(P.delta2)
     << "\n";
-  if (!P.consistent) {
-    ks25::KsResult r;
-    r.prep = P;
-    nlohmann::json j = ks25::ks_summary_json(r);
-    h << "  INCONSISTENT labels: sequences " << P.inconsistent_pair.first << " and " << P.inconsistent_pair.second
-      << " have the same " << (P.seq2seq ? "token at position " + std::to_string(P.inconsistent_position)
-                                          : std::string("last token"))
-      << " and the same multiset but different labels: no such Transformer can memorize them";
-    emit(a.json, j, h.str(), start);
-    return kExitNegative;
-  }
   ks25::KsOptions o;
   o.seed = a.seed;
   o.ablation_linear_phi = a.ablation == "linear-phi";
   o.C = a.C;
-  ks25::KsResult r = ks25::ks_construct(P, o);
+  if (a.deep_sets && o.ablation_linear_phi)
+    throw input_error("construct ks", "--deep-sets", "expected either --deep-sets or --ablation, not both");
+  std::optional<ks25::KsResult> built;
+  if (a.deep_sets) {
+    built = ks25::ks_construct_deep_set(P, o);
+    P = built->prep;
+    h.str("");
+    h << "ks25 Theorem D.1 (deep sets, each sequence as a multiset): N=" << P.N << " n=" << P.n << " d=" << P.d
+      << " C=" << P.C << ", " << P.tokens.size() << " distinct tokens, " << P.distinct_multisets.size()
+      << " distinct multisets\n";
+  }
+  if (!P.consistent) {
+    ks25::KsResult r;
+    r.prep = P;
+    r.deep_set = a.deep_sets;
+    nlohmann::json j = ks25::ks_summary_json(r);
+    const std::string same = a.deep_sets ? std::string("the same multiset")
+                             : P.seq2seq ? "the same token at position " + std::to_string(P.inconsistent_position) +
+                                               " and the same multiset"
+                                         : std::string("the same last token and the same multiset");
+    h << "  INCONSISTENT labels: sequences " << P.inconsistent_pair.first << " and " << P.inconsistent_pair.second
+      << " have " << same << " but different labels: no such " << (a.deep_sets ? "deep set" : "Transformer")
+      << " can memorize them";
+    emit(a.json, j, h.str(), start);
+    return kExitNegative;
+  }
+  ks25::KsResult r = built ? std::move(*built) : ks25::ks_construct(P, o);
   nlohmann::json j = ks25::ks_summary_json(r);
   if (o.ablation_linear_phi) j["ablation"] = "linear-phi";
   const std::string cert = ks25::ks_certificate_json(r).dump();
@@ -75,9 +91,10 @@ int run(const Args& a) {
   h << "  parameters " << r.total.parameters << " (non-zero " << r.total.nonzero_parameters << "), depth "
     << r.total.depth << " (f1 " << r.f1c.depth << " + attention 1 + f2 " << r.f2c.depth << "), width "
     << r.total.width << ", bit complexity " << r.total.bit_complexity << "\n";
-  h << "  Theorem B.1 expressions (constants hidden): depth ~ " << r.bounds.depth_expr << ", bits ~ "
-    << r.bounds.bit_expr << ", log2 R = " << r.bounds.log2_R << ", width <= 14\n";
-  h << "  eq. (55) context ids >= 1/n apart: " << (r.eq55_holds ? "yes" : "NO") << "\n";
+  h << "  Theorem " << (a.deep_sets ? "D.1" : "B.1") << " expressions (constants hidden): depth ~ "
+    << r.bounds.depth_expr << ", bits ~ " << r.bounds.bit_expr << ", log2 R = " << r.bounds.log2_R << ", width <= "
+    << r.bounds.width_bound << "\n";
+  if (!a.deep_sets) h << "  eq. (55) context ids >= 1/n apart: " << (r.eq55_holds ? "yes" : "NO") << "\n";
   h << "  memorized (exact evaluation of every " << (P.seq2seq ? "token" : "sequence") << "): "
     << (r.memorized ? "yes" : "NO (" + std::to_string(r.mismatches) + " mismatches)") << "\n";
   h << "  certificate written to " << a.out;
@@ -92,6 +109,7 @@ const CommandRegistrar reg{{45, [](CLI::App& root, auto bind) {
                       ->add_subcommand("ks", "ks25 Theorem 4.1: O~(sqrt N)-parameter memorization, built exactly");
   sub->add_option("DATASET", args->dataset, "Sequence data set (.json / .npz)")->required();
   sub->add_option("--ablation", args->ablation, "linear-phi: replace phi~ by the linear projection F");
+  sub->add_flag("--deep-sets", args->deep_sets, "Theorem D.1: memorize each sequence as a multiset (deep set)");
   sub->add_option("--C", args->C, "Number of classes (labels must lie in [0, C); default max label + 1)");
   sub->add_option("--seed", args->seed, "Seed for the random directions (each is certified on the data)");
   sub->add_flag("--check", args->check, "Also re-verify the written certificate with the independent checker");

@@ -419,6 +419,7 @@ nlohmann::json ks_certificate_json(const KsResult& r) {
   nlohmann::json c;
   c["kind"] = "ks";
   if (r.collision) c["claim"] = "ks25/ablation-linear-phi";
+  else if (r.deep_set) c["claim"] = "ks25/theorem-D.1";
   else c["claim"] = P.seq2seq ? "ks25/corollary-4.1" : "ks25/theorem-4.1";
   c["setting"] = P.seq2seq ? "seq-to-seq" : "next-token";
   c["N"] = P.N;
@@ -468,7 +469,7 @@ nlohmann::json ks_certificate_json(const KsResult& r) {
 nlohmann::json ks_summary_json(const KsResult& r) {
   const KsPrepared& P = r.prep;
   nlohmann::json j;
-  j["claim"] = P.seq2seq ? "ks25/corollary-4.1" : "ks25/theorem-4.1";
+  j["claim"] = r.deep_set ? "ks25/theorem-D.1" : P.seq2seq ? "ks25/corollary-4.1" : "ks25/theorem-4.1";
   j["setting"] = P.seq2seq ? "seq-to-seq" : "next-token";
   j["N"] = P.N;
   j["n"] = P.n;
@@ -590,6 +591,93 @@ DeepSet theoremD1_deep_set(const std::vector<std::vector<QVector>>& sets, const 
   }
   ds.complexity = complexity_sequential(relunet_complexity(ds.phi), relunet_complexity(ds.rho));
   return ds;
+}
+
+KsResult ks_construct_deep_set(const KsPrepared& prep0, const KsOptions& opt) {
+  KsResult r;
+  r.prep = prep0;
+  r.deep_set = true;
+  KsPrepared& P = r.prep;
+  if (P.seq2seq) throw InputError("construct ks --deep-sets: expected one label per sequence, got per-token labels");
+  // Deep-set consistency: equal multisets => equal labels.
+  P.consistent = true;
+  std::map<std::size_t, std::size_t> first;  // multiset -> sequence
+  for (std::size_t i = 0; i < P.N; ++i) {
+    auto [it, fresh] = first.emplace(P.ms_index[i], i);
+    if (!fresh && P.labels[it->second] != P.labels[i]) {
+      P.consistent = false;
+      P.inconsistent_pair = {it->second, i};
+      return r;
+    }
+  }
+  const auto t0 = Clock::now();
+  std::vector<std::vector<QVector>> sets(P.N);
+  for (std::size_t i = 0; i < P.N; ++i)
+    for (TokenId t : P.seq_ids[i]) sets[i].push_back(P.tokens[t]);
+  DeepSet ds = theoremD1_deep_set(sets, P.labels, opt.seed);
+  r.phi = ds.phi_info;
+  r.f2info = ds.rho_info;
+  // f1 = (phi~, 0, 0): phi's output layer padded with two zero rows.
+  r.net.f1 = ds.phi;
+  {
+    ReluLayer& L = r.net.f1.layers.back();
+    QMatrix W(3, L.W.cols(), Rational(0));
+    for (std::size_t j = 0; j < L.W.cols(); ++j) W(0, j) = L.W(0, j);
+    QVector b{L.b[0], Rational(0), Rational(0)};
+    L.W = std::move(W);
+    L.b = std::move(b);
+  }
+  r.net.WOV = ks_uniform_attention_wov();
+  // f2 = rho~ reading n * s_3 (= the sum of phi~ over the sequence).
+  r.net.f2 = ds.rho;
+  {
+    ReluLayer& L = r.net.f2.layers.front();
+    QMatrix W(L.W.rows(), 3, Rational(0));
+    for (std::size_t i = 0; i < L.W.rows(); ++i) W(i, 2) = L.W(i, 0) * Rational(static_cast<long>(P.n));
+    L.W = std::move(W);
+    r.net.f2.in_dim = 3;
+  }
+  r.f2_built = true;
+  r.build_seconds = since(t0);
+  const auto t1 = Clock::now();
+  ReluNetSparse f1s(r.net.f1), f2s(r.net.f2);
+  r.f1_out = f1s.eval_all(P.tokens, opt.threads);
+  r.contexts.resize(P.N);
+  r.predictions.resize(P.N);
+  for (std::size_t i = 0; i < P.N; ++i) {
+    std::vector<QVector> toks;
+    for (TokenId t : P.seq_ids[i]) toks.push_back(r.f1_out[t]);
+    r.contexts[i] = ks_context(toks, r.net.WOV, P.n - 1);
+  }
+  std::map<QVector, Rational> memo;
+  for (std::size_t i = 0; i < P.N; ++i) {
+    auto it = memo.find(r.contexts[i]);
+    if (it == memo.end()) it = memo.emplace(r.contexts[i], f2s.eval(r.contexts[i])[0]).first;
+    r.predictions[i] = it->second;
+    if (r.predictions[i] != Rational(P.labels[i])) {
+      ++r.mismatches;
+      if (!r.first_mismatch) r.first_mismatch = std::make_pair(i, P.n - 1);
+    }
+  }
+  r.memorized = r.mismatches == 0;
+  r.eq55_holds = true;  // not part of Theorem D.1 (the last token is ignored)
+  r.verify_seconds = since(t1);
+  r.f1c = relunet_complexity(r.net.f1);
+  r.f2c = relunet_complexity(r.net.f2);
+  r.total = complexity_sequential(complexity_sequential(r.f1c, wov_complexity(r.net.WOV)), r.f2c);
+  r.total.width = std::max({r.f1c.width, r.f2c.width, std::size_t{3}});
+  // Theorem D.1's expressions: R = 80 M^2 N^5 r delta^-1 pi sqrt(d), M = n.
+  const double Nd = double(P.N), lg = std::max(1.0, std::log2(Nd));
+  const double rr = std::max(1.0, std::sqrt(rational_to_double(P.r2)));
+  const double dl = P.delta2 > 0 ? std::min(1.0, std::sqrt(rational_to_double(P.delta2))) : 1.0;
+  r.bounds.log2_R = std::log2(80.0 * M_PI) + 2 * std::log2(double(P.n)) + 5 * std::log2(Nd) + std::log2(rr) -
+                    std::log2(dl) + 0.5 * std::log2(double(P.d));
+  const double mx = std::max(r.bounds.log2_R, std::log2(std::max<double>(2, double(P.C))));
+  r.bounds.depth_expr = std::sqrt(Nd * lg) + std::sqrt(Nd / lg) * mx;
+  r.bounds.bit_expr = std::log2(double(P.d)) + std::sqrt(Nd / lg) * mx;
+  r.bounds.parameters_expr = double(P.d) + r.bounds.depth_expr;
+  r.bounds.width_bound = 12;
+  return r;
 }
 
 // ---- data sets and the sweep -------------------------------------------------------------------------------

@@ -76,6 +76,7 @@ struct KsResult {
   TokenProjection linear_F; // the ablation's F
   C1Info f2info;
   bool f2_built = false;
+  bool deep_set = false;    // Theorem D.1 (ks_construct_deep_set)
   std::vector<QVector> f1_out;                   // per distinct token
   std::vector<QVector> contexts;                 // per sequence (next-token) or per sequence*n + k
   std::vector<Rational> predictions;             // same indexing
@@ -117,6 +118,12 @@ struct DeepSet {
 // must carry equal labels (std::invalid_argument otherwise).
 DeepSet theoremD1_deep_set(const std::vector<std::vector<QVector>>& multisets, const std::vector<long>& labels,
                            std::uint64_t seed);
+
+// Theorem D.1 in the Transformer format: each sequence read as a multiset (labels must agree on equal
+// multisets, else prep.consistent is set false with the pair). f1 = (phi~, 0, 0), the same uniform
+// attention, and f2 = rho~ reading n * (third coordinate) = sum phi~; so the prediction is
+// rho~(sum_k phi~(x_k)). Verified exactly on every sequence; certificate claim "ks25/theorem-D.1".
+KsResult ks_construct_deep_set(const KsPrepared& prep, const KsOptions& opt);
 
 // ---- data sets and the complexity sweep ------------------------------------------------------------------
 // N sequences of n tokens drawn from a vocabulary of V distinct vectors in R^d (rational: integer
