@@ -454,6 +454,13 @@ bool check_lemma3(const Value& c, const std::string& claim, std::string& why) {
   if (R.size() != k) { why = "R: the boundary case has |R| = k"; return false; }
   if (t0 >= T || std::find(R.begin(), R.end(), t0) != R.end()) { why = "t0: must be an example outside R"; return false; }
   if (coef.size() != R.size() || n < 2) { why = "coefficients: one per element of R (and n >= 2)"; return false; }
+  if (claim == "mahdavi24/theorem-1-dependent-queries") {
+    // Theorem 1's grouping with r = |R| + 1 <= n: R_1 = {0..r-1}, R_2 = {r..2r-2}; t0 must lie in R_1.
+    std::size_t r = R.size() + 1;
+    if (r > n || t0 >= r) { why = "t0/R: not Theorem 1's grouping (t0 in R_1, r <= n)"; return false; }
+    for (std::size_t i = 0; i < R.size(); ++i)
+      if (R[i] != r + i) { why = "R: expected Theorem 1's group R_2 = {r, ..., 2r-2}"; return false; }
+  }
   for (std::size_t j = 0; j < d; ++j) {
     mpq_class s = 0;
     for (std::size_t i = 0; i < R.size(); ++i) s += coef[i] * Q[R[i]][j];
