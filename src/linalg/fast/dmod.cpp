@@ -292,6 +292,7 @@ DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t 
   std::vector<double> pow2(2048);
   std::uint64_t v = 1;
   for (std::size_t e = 0; e < pow2.size(); ++e, v = (v * 2) % p) pow2[e] = centre(v, p);
+  const double c26 = pow2[26];
   std::vector<int> ex(cols);
   std::vector<double> ma(cols);
   for (std::size_t i = 0; i < rows; ++i) {
@@ -314,9 +315,12 @@ DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t 
         d.a[i * cols + j] = 0;
         continue;
       }
-      // |mant| < 2^53 may exceed reduce_one's bound: reduce it in integers.
-      const std::int64_t mi = static_cast<std::int64_t>(ma[j]) % static_cast<std::int64_t>(p);
-      const double r = centre(static_cast<std::uint64_t>(mi < 0 ? mi + static_cast<std::int64_t>(p) : mi), p);
+      // |mant| < 2^53 may exceed reduce_one's bound: split mant = hi 2^26 + lo (hi < 2^27, lo < 2^26), then
+      // hi (2^26 mod p) + lo < 2^27 h + 2^26 <= 2^53 - p in magnitude: exact, and one reduction.
+      const std::uint64_t am = static_cast<std::uint64_t>(std::fabs(ma[j]));  // exact integer < 2^53
+      const double hi = static_cast<double>(am >> 26), lo = static_cast<double>(am & ((1u << 26) - 1));
+      double r = reduce_one(hi * c26 + lo, M);
+      if (ma[j] < 0) r = -r;
       d.a[i * cols + j] = reduce_one(r * pow2[static_cast<std::size_t>(ex[j] - emin)], M);
     }
   }
