@@ -58,6 +58,54 @@ inline std::uint64_t uncentre(double x, std::uint64_t p) {
 }
 inline double inverse_centred(double x, std::uint64_t p) { return centre(modp::nmod_inv(uncentre(x, p), p), p); }
 
+// Reduction for the panel kernel: |x| <= 2^53 - p and |x / p| < 2^51 (true for every panel value: they are
+// bounded by h + kmax h^2, and for p = 3 kmax is capped at 10^6), so the 1.5*2^52 rounding is exact and no
+// libm call is needed; branch-free so that the loops vectorise.
+inline double reduce_panel(double x, double pp, double pinv, double h) {
+  constexpr double kMagic = 0x1.8p52;
+  const double q = (x * pinv + kMagic) - kMagic;
+  double r = x - q * pp;
+  r = r > h ? r - pp : r;
+  r = r < -h ? r + pp : r;
+  return r;
+}
+
+// Elimination of a transposed panel T (w columns of mm contiguous rows). Records the row swaps (local
+// indices, in order) and the pivot columns (local). See Elim::base for the exactness argument.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void panel_eliminate(
+    double* T, std::size_t mm, std::size_t w, const ModCtx& M, std::uint64_t p, bool delay,
+    std::vector<std::pair<std::size_t, std::size_t>>& swaps, std::vector<std::size_t>& pivk) {
+  const double pp = M.p, pinv = M.pinv, h = M.h;
+  std::size_t rr = 0;
+  for (std::size_t k = 0; k < w && rr < mm; ++k) {
+    double* col = T + k * mm;
+    if (delay)
+      for (std::size_t i = rr; i < mm; ++i) col[i] = reduce_panel(col[i], pp, pinv, h);
+    std::size_t piv = rr;
+    while (piv < mm && col[piv] == 0) ++piv;
+    if (piv == mm) continue;
+    if (piv != rr) {
+      for (std::size_t kk = 0; kk < w; ++kk) std::swap(T[kk * mm + piv], T[kk * mm + rr]);
+      swaps.emplace_back(rr, piv);
+    }
+    if (delay)
+      for (std::size_t kk = k + 1; kk < w; ++kk) T[kk * mm + rr] = reduce_panel(T[kk * mm + rr], pp, pinv, h);
+    const double inv = inverse_centred(col[rr], p);
+    for (std::size_t i = rr + 1; i < mm; ++i) col[i] = reduce_panel(col[i] * inv, pp, pinv, h);  // |.| <= h^2
+    for (std::size_t kk = k + 1; kk < w; ++kk) {
+      double* ck = T + kk * mm;
+      const double u = ck[rr];
+      if (u == 0) continue;
+      if (delay)
+        for (std::size_t i = rr + 1; i < mm; ++i) ck[i] -= col[i] * u;
+      else
+        for (std::size_t i = rr + 1; i < mm; ++i) ck[i] = reduce_panel(ck[i] - col[i] * u, pp, pinv, h);
+    }
+    pivk.push_back(k);
+    ++rr;
+  }
+}
+
 constexpr std::size_t kBase = 16;       // width of the unblocked base case
 constexpr std::size_t kSmallTrsm = 32;  // rows handled without recursion in the triangular solves
 
@@ -85,36 +133,39 @@ struct Elim {
   // Unblocked elimination of columns [c0, c1) on rows >= r. With delay, an entry receives at most
   // (c1 - c0) <= kmax - 1 updates l * u (|l|, |u| <= h) before its column is reduced, so it stays an
   // integer below h + kmax h^2 < 2^53 in magnitude: exact.
+  // Unblocked elimination of columns [c0, c1) on rows >= r, on a transposed copy of the panel (each column
+  // contiguous over the rows) so every step is a long vectorisable loop (panel_eliminate). With delay, an
+  // entry receives at most (c1 - c0) <= kmax - 1 updates l * u (|l|, |u| <= h) before its column is
+  // reduced, so it stays an integer of magnitude <= h + kmax h^2 <= 2^53 - p: exact. Same pivots as the
+  // row-wise elimination (first non-zero at or below the current rank).
   void base(std::size_t c0, std::size_t c1) {
-    const bool delay = M.kmax > c1 - c0;
-    for (std::size_t j = c0; j < c1 && r < m; ++j) {
-      std::size_t piv = m;
-      for (std::size_t i = r; i < m; ++i) {
-        double& x = a[i * ld + j];
-        if (delay) x = reduce_one(x, M);
-        if (piv == m && x != 0) piv = i;
-      }
-      if (piv == m) continue;
-      swap_rows(piv, r);
-      double* pr = a + r * ld;
-      if (delay)
-        for (std::size_t c = j + 1; c < c1; ++c) pr[c] = reduce_one(pr[c], M);
-      const double inv = inverse_centred(pr[j], p);
-      for (std::size_t i = r + 1; i < m; ++i) {
-        double* ri = a + i * ld;
-        const double f = ri[j];
-        if (f == 0) continue;
-        const double l = reduce_one(f * inv, M);  // |f inv| <= h^2 < 2^50: exact
-        ri[j] = l;
-        if (delay)
-          for (std::size_t c = j + 1; c < c1; ++c) ri[c] -= l * pr[c];
-        else
-          for (std::size_t c = j + 1; c < c1; ++c) ri[c] = reduce_one(ri[c] - l * pr[c], M);
-      }
-      pivcol.push_back(j);
-      ++r;
+    const std::size_t r0 = r, mm = m - r0, w = c1 - c0;
+    if (mm == 0) return;
+    panel.resize(w * mm);
+    for (std::size_t i = 0; i < mm; ++i) {
+      const double* src = a + (r0 + i) * ld + c0;
+      for (std::size_t k = 0; k < w; ++k) panel[k * mm + i] = src[k];
     }
+    swaps.clear();
+    pivk.clear();
+    panel_eliminate(panel.data(), mm, w, M, p, M.kmax > w, swaps, pivk);
+    for (std::size_t i = 0; i < mm; ++i) {
+      double* dst = a + (r0 + i) * ld + c0;
+      for (std::size_t k = 0; k < w; ++k) dst[k] = panel[k * mm + i];
+    }
+    for (const auto& sw : swaps) {  // the row swaps, outside the panel columns (already in place inside)
+      double* x = a + (r0 + sw.first) * ld;
+      double* y = a + (r0 + sw.second) * ld;
+      std::swap_ranges(x, x + c0, y);
+      std::swap_ranges(x + c1, x + ld, y + c1);
+      std::swap(perm[r0 + sw.first], perm[r0 + sw.second]);
+    }
+    for (std::size_t k : pivk) pivcol.push_back(c0 + k);
+    r += pivk.size();
   }
+  std::vector<double> panel;
+  std::vector<std::pair<std::size_t, std::size_t>> swaps;
+  std::vector<std::size_t> pivk;
 
   // Forward substitution with the unit lower factor: rows [r0, r1), columns [cA, cB):
   // row_i -= sum_{k in [r0, i)} L_ik row_k, L_ik = a[i][pivcol[k]].
