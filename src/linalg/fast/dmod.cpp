@@ -106,6 +106,17 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void panel_eliminat
   }
 }
 
+// y[0:n] -= l * x[0:n] (exact: callers keep |y| + |l x| within the kmax bound) and in-place reduction of a
+// row segment; vectorised via target_clones.
+__attribute__((target_clones("avx512f", "avx2", "default"))) void axpy_sub(double* y, const double* x, double l,
+                                                                         std::size_t n) {
+  for (std::size_t c = 0; c < n; ++c) y[c] -= l * x[c];
+}
+__attribute__((target_clones("avx512f", "avx2", "default"))) void reduce_row(double* y, std::size_t n, double pp,
+                                                                           double pinv, double h) {
+  for (std::size_t c = 0; c < n; ++c) y[c] = reduce_panel(y[c], pp, pinv, h);
+}
+
 constexpr std::size_t kBase = 16;       // width of the unblocked base case
 constexpr std::size_t kSmallTrsm = 32;  // rows handled without recursion in the triangular solves
 
@@ -178,15 +189,13 @@ struct Elim {
         for (std::size_t k = r0; k < i; ++k) {
           const double l = ri[pivcol[k]];
           if (l == 0) continue;
-          const double* rk = a + k * ld;
-          for (std::size_t c = cA; c < cB; ++c) ri[c] -= l * rk[c];  // exact while cnt <= kmax
+          axpy_sub(ri + cA, a + k * ld + cA, l, cB - cA);  // exact while cnt <= kmax
           if (++cnt == M.kmax) {
-            for (std::size_t c = cA; c < cB; ++c) ri[c] = reduce_one(ri[c], M);
+            reduce_row(ri + cA, cB - cA, M.p, M.pinv, M.h);
             cnt = 0;
           }
         }
-        if (cnt)
-          for (std::size_t c = cA; c < cB; ++c) ri[c] = reduce_one(ri[c], M);
+        if (cnt) reduce_row(ri + cA, cB - cA, M.p, M.pinv, M.h);
       }
       return;
     }
