@@ -2,6 +2,7 @@
 // and itself with 1 and 2 threads.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <random>
 
 #include "memcert/checker/checker.hpp"
@@ -198,4 +199,44 @@ TEST_CASE("zmat_solve_crt matches qmat_solve and detects singular systems", "[li
   ZMatrix s = low_rank(g, 12, 12, 11, 5);
   REQUIRE(!zmat_solve_crt(s, random_z(g, 12, 2, 5)));
   REQUIRE(zmat_solve_crt(ZMatrix(0, 0), ZMatrix(0, 1))->rows() == 0);
+}
+
+TEST_CASE("dmod_from_double_rows gives the residues of the exactly row-scaled integers", "[linalg][fast]") {
+  std::mt19937_64 g(69);
+  std::normal_distribution<double> nd;
+  for (std::uint64_t p : {3ull, 13ull, 65521ull, static_cast<unsigned long long>(prime_fast(0)), 67108859ull}) {
+    const std::size_t rows = 6, cols = 9;
+    std::vector<double> a(rows * cols);
+    for (auto& x : a) x = nd(g) * std::ldexp(1.0, static_cast<int>(g() % 200) - 100);
+    a[3] = 0;
+    a[10] = 0x1p-1074;    // subnormals
+    a[11] = -0x1.8p-1060;
+    a[12] = std::ldexp(1.0, 1000);
+    a[20] = -std::ldexp(0x1.fffffffffffffp0, 52);  // 2^53 - 1: the largest mantissa
+    DModMatrix d = dmod_from_double_rows(a.data(), rows, cols, p);
+    for (std::size_t i = 0; i < rows; ++i) {
+      std::vector<Rational> q(cols);
+      for (std::size_t j = 0; j < cols; ++j) q[j] = rational_from_double(a[i * cols + j]);
+      // Reference: the row times 2^(1075 - min E) (min over its non-zero entries' exponent fields), exactly.
+      int emin = 1 << 20;
+      for (std::size_t j = 0; j < cols; ++j)
+        if (a[i * cols + j] != 0) {
+          std::uint64_t bits;
+          std::memcpy(&bits, &a[i * cols + j], sizeof bits);
+          int be = static_cast<int>((bits >> 52) & 0x7ff);
+          emin = std::min(emin, be == 0 ? 1 : be);
+        }
+      for (std::size_t j = 0; j < cols; ++j) {
+        Rational z = q[j];
+        if (emin < (1 << 20) && 1075 - emin >= 0) {
+          mpz_mul_2exp(z.get_num_mpz_t(), z.get_num_mpz_t(), static_cast<mp_bitcnt_t>(1075 - emin));
+          z.canonicalize();
+        }
+        REQUIRE(z.get_den() == 1);
+        std::uint64_t u = mpz_fdiv_ui(z.get_num_mpz_t(), p);
+        double c = u > (p - 1) / 2 ? double(u) - double(p) : double(u);
+        REQUIRE(d(i, j) == c);
+      }
+    }
+  }
 }
