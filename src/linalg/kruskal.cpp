@@ -2,6 +2,7 @@
 // level is checked by a depth-first enumeration of subsets that extends a prefix's reduced basis mod p
 // (cost O(k d) per subset instead of a fresh elimination). Dependencies found mod p are confirmed exactly.
 #include "memcert/linalg/kruskal.hpp"
+#include "memcert/linalg/fast/dmod.hpp"
 
 #include <algorithm>
 #include <random>
@@ -160,7 +161,7 @@ KruskalSample qmat_kruskal_sample(const QMatrix& vectors, std::size_t size, std:
   std::mt19937_64 rng(seed);
   std::vector<std::size_t> idx(vectors.rows());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  const u64 p = modp::prime_31(0);
+  const u64 p = prime_fast(0);  // fast path (issue 6): double modular elimination, p < 2^26
   for (std::size_t t = 0; t < trials; ++t) {
     // Partial Fisher-Yates: the first `size` entries are a uniform random subset.
     for (std::size_t i = 0; i < size; ++i) {
@@ -171,7 +172,7 @@ KruskalSample qmat_kruskal_sample(const QMatrix& vectors, std::size_t size, std:
     std::sort(sub.begin(), sub.end());
     ++s.trials;
     // Independent mod p certifies independence over Q; otherwise decide exactly.
-    if (zmat_rank_profile_modp(mat_select_rows(z, sub), p).rank == size) { ++s.independent; continue; }
+    if (dmod_rank_profile(mat_select_rows(z, sub), p).rank == size) { ++s.independent; continue; }
     QVector c = exact_dependency(vectors, sub);
     if (c.empty()) { ++s.independent; continue; }
     ++s.dependent;
