@@ -15,6 +15,8 @@
 // GMP and MPFR are trusted.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <limits>
 
 #include "interval.hpp"
@@ -189,6 +191,7 @@ bool check_theorem1(const Value& cert, std::string& why) {
   if (!hv) return false;
   if (hv->items.size() != H) { why = "weights.heads: expected " + std::to_string(H) + " heads"; return false; }
   std::vector<Scaled> WK(H), WQ(H);
+  std::vector<QMat> WKq(H), WQq(H);
   std::vector<QMat> WV(H);
   for (std::size_t h = 0; h < H; ++h) {
     const Value& hd = hv->items[h];
@@ -202,6 +205,8 @@ bool check_theorem1(const Value& cert, std::string& why) {
     if (!vv || !read_plain_matrix(*vv, w + ".WV", d, dv, WV[h], why)) return false;
     WK[h] = scale_matrix(k);
     WQ[h] = scale_matrix(q);
+    WKq[h] = std::move(k);
+    WQq[h] = std::move(q);
   }
   QMat WO, WD;
   const Value* ov = member(*wv, "weights", "WO", json::Type::Array, why);
@@ -220,26 +225,128 @@ bool check_theorem1(const Value& cert, std::string& why) {
   for (std::size_t h = 0; h < H; ++h) WVi[h] = to_iv(WV[h]);
   auto WOi = to_iv(WO), WDi = to_iv(WD);
 
-  // Optional trace: per head, the group and its target logits (Claim 1: reproduced exactly).
-  std::vector<std::vector<std::pair<std::size_t, const Value*>>> trace_targets(H);
-  if (const Value* trv = cert.find("trace")) {
-    if (trv->type != json::Type::Array || trv->items.size() != H) { why = "trace: expected one entry per head"; return false; }
+  // ---- the trace (THEORY.md section 4), re-derived where it is a function of data and weights ----
+  // Groups: R_1 = the first r examples, R_h = the next r-1. Claim 1: the target logits are E W e.
+  // Claim 2 / Lemma 3: W_K[:, |R_h|] = c g and W_Q[:, |R_h|] = w, w^T e = 0 on R_h, w^T e != 0 and a
+  // unique maximum of s = (w^T e) E g on the earlier examples; gap = min delta, spread = max A over them
+  // (with a = logits - c s); Lemma 4: c >= (A + ln(2(n-1)/eps)) / delta for each of them; Lemma 5
+  // (direct criterion): m eps^2 B^2 < sigma_lower^2. The remaining descriptive fields (attempt counts,
+  // sigma values, c_minimal, the B.2 estimate) are covered by "trace_checksum" against accidental edits.
+  struct HeadTrace {
+    std::vector<std::size_t> group;
+    std::vector<const Value*> targets;
+    bool sat = false, direct = false;
+    mpq_class c = 0, eps = 0, gap = 0, spread = 0, sigma = 0;
+    QRow g, w;
+    Scaled gs;
+    std::size_t old = 0, rank_target = 0;
+    bool have = false;
+    mpq_class min_gap, max_spread;
+  };
+  std::vector<HeadTrace> ht(H);
+  std::vector<std::size_t> grp(T, H);
+  {
+    const Value* trv = member(cert, "", "trace", json::Type::Array, why);
+    if (!trv) return false;
+    if (trv->items.size() != H) { why = "trace: expected one entry per head"; return false; }
+    std::size_t next = 0;
     for (std::size_t h = 0; h < H; ++h) {
       const Value& e = trv->items[h];
-      const Value* gv = member(e, at("trace", h), "group", json::Type::Array, why);
-      const Value* lv = gv ? member(e, at("trace", h), "target_logits", json::Type::Array, why) : nullptr;
+      const std::string w = at("trace", h);
+      HeadTrace& x = ht[h];
+      const Value* gv = member(e, w, "group", json::Type::Array, why);
+      const Value* lv = gv ? member(e, w, "target_logits", json::Type::Array, why) : nullptr;
       if (!lv) return false;
-      if (gv->items.size() != lv->items.size()) { why = at("trace", h) + ": group and target_logits differ in length"; return false; }
-      for (std::size_t i = 0; i < gv->items.size(); ++i) {
-        std::size_t t = 0;
-        if (!read_size(gv->items[i], at(at("trace", h) + ".group", i), T - 1, t, why)) return false;
-        trace_targets[h].push_back({t, &lv->items[i]});
+      const std::size_t want = std::min(h == 0 ? r : r - 1, T - next);
+      if (gv->items.size() != want || lv->items.size() != want) {
+        why = w + ": expected the group R_" + std::to_string(h + 1) + " of " + std::to_string(want) + " examples with their target logits";
+        return false;
       }
+      for (std::size_t i = 0; i < want; ++i) {
+        std::size_t t = 0;
+        if (!read_size(gv->items[i], at(w + ".group", i), T - 1, t, why)) return false;
+        if (t != next + i) { why = at(w + ".group", i) + ": expected example " + std::to_string(next + i); return false; }
+        x.group.push_back(t);
+        x.targets.push_back(&lv->items[i]);
+        grp[t] = h;
+      }
+      x.old = next;
+      next += want;
+      std::size_t old = 0, rt = 0;
+      const Value* ov2 = member(e, w, "old_examples", json::Type::Number, why);
+      if (!ov2 || !read_size(*ov2, w + ".old_examples", T, old, why)) return false;
+      const Value* rv2 = member(e, w, "rank_target", json::Type::Number, why);
+      if (!rv2 || !read_size(*rv2, w + ".rank_target", T, rt, why)) return false;
+      if (old != x.old || rt != x.old + want) { why = w + ": old_examples / rank_target do not match the groups"; return false; }
+      const Value* cv2 = e.find("c");
+      if (!cv2 || !read_rational(*cv2, w + ".c", x.c, why)) { if (why.empty()) why = w + ".c: missing"; return false; }
+      x.sat = h > 0 && want > 0;
+      if (!x.sat) {
+        if (sgn(x.c) != 0) { why = w + ".c: expected 0 for a head without a saturator"; return false; }
+        continue;
+      }
+      const Value* gv2 = member(e, w, "g", json::Type::Array, why);
+      if (!gv2 || !read_rational_vector(*gv2, w + ".g", d, x.g, why)) return false;
+      const Value* wv2 = member(e, w, "w", json::Type::Array, why);
+      if (!wv2 || !read_rational_vector(*wv2, w + ".w", d, x.w, why)) return false;
+      for (std::size_t c = 0; c < d; ++c)
+        if (WKq[h][c][want] != x.c * x.g[c] || WQq[h][c][want] != x.w[c]) {
+          why = w + ": W_K[:, " + std::to_string(want) + "] != c g or W_Q[:, " + std::to_string(want) + "] != w (row " + std::to_string(c) + ")";
+          return false;
+        }
+      x.gs = scale_matrix(QMat{x.g});
+      const Value* ev = e.find("eps");
+      if (!ev || !read_rational(*ev, w + ".eps", x.eps, why)) { if (why.empty()) why = w + ".eps: missing"; return false; }
+      if (sgn(x.eps) <= 0) { why = w + ".eps: must be > 0"; return false; }
+      const Value* gapv = e.find("gap");
+      const Value* spv = e.find("spread");
+      if (!gapv || !spv) { why = w + ": gap / spread missing"; return false; }
+      if (!read_rational(*gapv, w + ".gap", x.gap, why) || !read_rational(*spv, w + ".spread", x.spread, why)) return false;
+      std::string crit;
+      if (!read_string(e, w, "eps_criterion", crit, why)) return false;
+      if (crit != "direct" && crit != "b2") { why = w + ".eps_criterion: expected direct or b2"; return false; }
+      x.direct = crit == "direct";
+      const Value* sv2 = e.find("sigma_lower");
+      if (!sv2 || !read_rational(*sv2, w + ".sigma_lower", x.sigma, why)) { if (why.empty()) why = w + ".sigma_lower: missing"; return false; }
     }
+    // Integrity of the descriptive fields.
+    auto text = [](const Value* v) -> std::string {
+      if (!v) return "missing";
+      switch (v->type) {
+        case json::Type::Null: return "null";
+        case json::Type::Bool: return v->boolean ? "true" : "false";
+        case json::Type::Array: {
+          std::string s2;
+          for (std::size_t i = 0; i < v->items.size(); ++i) s2 += (i ? "," : "") + v->items[i].text;
+          return s2;
+        }
+        default: return v->text;
+      }
+    };
+    std::string all;
+    for (const Value& e : trv->items)
+      for (const char* k : {"lemma3_attempts", "target_attempts", "eps_b2_estimate", "sigma_lower", "c_minimal", "step_sigma_lower"})
+        all += std::string(k) + "=" + text(e.find(k)) + ";";
+    for (const char* k : {"hypotheses", "notes", "labels_generated", "examples"}) all += std::string(k) + "=" + text(cert.find(k)) + ";";
+    std::uint64_t hh = 1469598103934665603ull;
+    for (unsigned char ch : all) { hh ^= ch; hh *= 1099511628211ull; }
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(hh));
+    std::string sum;
+    if (!read_string(cert, "", "trace_checksum", sum, why)) return false;
+    if (sum != buf) { why = "trace_checksum: does not match the trace's descriptive fields"; return false; }
   }
   std::vector<std::vector<const Value*>> target_of(H, std::vector<const Value*>(T, nullptr));
   for (std::size_t h = 0; h < H; ++h)
-    for (auto& [t, v] : trace_targets[h]) target_of[h][t] = v;
+    for (std::size_t i = 0; i < ht[h].group.size(); ++i) target_of[h][ht[h].group[i]] = ht[h].targets[i];
+  // B^2: the largest squared token norm.
+  mpq_class B2 = 0;
+  for (const auto& Et : E)
+    for (const auto& row : Et) {
+      mpq_class s2 = 0;
+      for (const auto& x : row) s2 += x * x;
+      if (s2 > B2) B2 = s2;
+    }
 
   // ---- forward pass per example ----
   const std::size_t m = H * d;
@@ -278,6 +385,52 @@ bool check_theorem1(const Value& cert, std::string& why) {
           why = "trace[" + std::to_string(h) + "]: target logits of example " + std::to_string(t) +
                 " differ from E W_K W_Q^T e recomputed from the weights";
           return false;
+        }
+      }
+      if (ht[h].sat && grp[t] == h) {  // (20): w^T e = 0 on the group
+        mpq_class we = 0;
+        for (std::size_t c = 0; c < d; ++c) we += ht[h].w[c] * Q[t][c];
+        if (sgn(we) != 0) { why = "trace[" + std::to_string(h) + "]: w^T e != 0 for example " + std::to_string(t) + " of the group"; return false; }
+      }
+      if (ht[h].sat && grp[t] < h) {  // an earlier example: saturation data and Lemma 4
+        HeadTrace& x = ht[h];
+        const std::string w = "trace[" + std::to_string(h) + "]";
+        mpq_class we = 0;
+        for (std::size_t c = 0; c < d; ++c) we += x.w[c] * Q[t][c];
+        if (sgn(we) == 0) { why = w + ": w^T e = 0 for the earlier example " + std::to_string(t); return false; }
+        ZRow v = zmul(Es.num, x.gs.num[0], false);  // E g = v / (den_E den_g)
+        const int sg = sgn(we);
+        std::size_t js = 0;
+        for (std::size_t j = 1; j < n; ++j) if (sg * cmp(v[j], v[js]) > 0) js = j;
+        mpz_class second;
+        bool have2 = false;
+        for (std::size_t j = 0; j < n; ++j) {
+          if (j == js) continue;
+          if (v[j] == v[js]) { why = w + ": E W' e has no unique maximum for example " + std::to_string(t); return false; }
+          mpz_class o = sg * v[j];
+          if (!have2 || o > second) { second = o; have2 = true; }
+        }
+        mpz_class Dg = Es.den * x.gs.den;
+        mpq_class delta = have2 ? mpq_class(abs(we) * mpq_class(sg * v[js] - second, Dg)) : mpq_class(0);
+        // A = max_j (a_j - a_j*) with a = logits - c s, as integers over one positive denominator.
+        mpz_class K1 = Dg * we.get_den() * x.c.get_den(), K2 = den * x.c.get_num() * we.get_num();
+        mpz_class best = 0;
+        for (std::size_t j = 0; j < n; ++j) {
+          mpz_class val = (a[j] - a[js]) * K1 - (v[j] - v[js]) * K2;
+          if (val > best) best = val;
+        }
+        mpq_class A(best, den * K1);
+        A.canonicalize();
+        if (!x.have || delta < x.min_gap) x.min_gap = delta;
+        if (!x.have || A > x.max_spread) x.max_spread = A;
+        x.have = true;
+        if (n >= 2) {
+          if (sgn(delta) <= 0) { why = w + ": zero gap for example " + std::to_string(t); return false; }
+          Interval rhs = (Interval(A, kPrec) + log(Interval(mpq_class(2 * long(n - 1)) / x.eps, kPrec))) / Interval(delta, kPrec);
+          if (!rhs.is_valid() || mpfr_cmp_q(rhs.hi(), x.c.get_mpq_t()) > 0) {
+            why = w + ": Lemma 4 bound fails for example " + std::to_string(t) + ": c < (A + ln(2(n-1)/eps)) / delta";
+            return false;
+          }
         }
       }
       // (2) softmax enclosure: a_j - M with the integer M = max_j a_j (numerators), exp, normalise.
@@ -371,6 +524,20 @@ bool check_theorem1(const Value& cert, std::string& why) {
           return false;
         }
       }
+    }
+  }
+
+  for (std::size_t h = 0; h < H; ++h) {
+    const HeadTrace& x = ht[h];
+    if (!x.sat) continue;
+    const std::string w = "trace[" + std::to_string(h) + "]";
+    if (!x.have || x.gap != x.min_gap || x.spread != x.max_spread) {
+      why = w + ": gap / spread differ from the values recomputed over the earlier examples";
+      return false;
+    }
+    if (x.direct && !(mpq_class(long(x.old)) * x.eps * x.eps * B2 < x.sigma * x.sigma)) {
+      why = w + ": direct Weyl criterion m eps^2 B^2 < sigma_lower^2 fails";
+      return false;
     }
   }
 

@@ -5,6 +5,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "memcert/linalg/qmat.hpp"
@@ -667,11 +668,12 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     j["eps"] = tr.eps ? json(rational_to_string(*tr.eps)) : json(nullptr);
     j["eps_criterion"] = tr.eps_criterion;
     j["eps_direct"] = tr.eps_direct ? json(rational_to_string(*tr.eps_direct)) : json(nullptr);
-    j["eps_b2_estimate"] = tr.eps_b2 ? json(*tr.eps_b2) : json(nullptr);
-    j["sigma_lower"] = tr.sigma_lower;
+    auto dq = [](double x) { return json(rational_to_string(rational_from_double(x))); };
+    j["eps_b2_estimate"] = tr.eps_b2 ? dq(*tr.eps_b2) : json(nullptr);
+    j["sigma_lower"] = dq(tr.sigma_lower);
     j["c"] = rational_to_string(tr.c);
     j["c_minimal"] = tr.c_minimal ? json(rational_to_string(*tr.c_minimal)) : json(nullptr);
-    j["step_sigma_lower"] = tr.step_sigma_lower;
+    j["step_sigma_lower"] = dq(tr.step_sigma_lower);
     trace.push_back(j);
   }
   cert["trace"] = trace;
@@ -679,8 +681,36 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
                   "positive-definiteness test; sigma_lower values are certified; eps_b2_estimate is a double estimate "
                   "(when eps_criterion is b2 the step's rank is certified directly at the resulting c); c_minimal is the "
                   "smallest grid value {0} u {c 2^-j : j=0..40} at which the step's rank certificate succeeds.";
+  cert["trace_checksum"] = theorem1_trace_checksum(cert);
   res.certificate = std::move(cert);
   return res;
+}
+
+// FNV-1a (64 bit) over "key=value;" for the trace entries the checker cannot re-derive cheaply
+// (an integrity check against accidental edits, not a proof; the checker re-derives everything else).
+std::string theorem1_trace_checksum(const nlohmann::json& cert) {
+  auto text = [](const json& v) -> std::string {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_null()) return "null";
+    if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+    if (v.is_array()) {
+      std::string s;
+      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i].dump();
+      return s;
+    }
+    return v.dump();
+  };
+  std::string all;
+  for (const auto& e : cert["trace"])
+    for (const char* k : {"lemma3_attempts", "target_attempts", "eps_b2_estimate", "sigma_lower", "c_minimal", "step_sigma_lower"})
+      all += std::string(k) + "=" + (e.contains(k) ? text(e[k]) : "missing") + ";";
+  for (const char* k : {"hypotheses", "notes", "labels_generated", "examples"})
+    all += std::string(k) + "=" + (cert.contains(k) ? text(cert[k]) : "missing") + ";";
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : all) { h ^= ch; h *= 1099511628211ull; }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
 }
 
 // ---- data generation (uniform random rationals m/64, like the paper's uniform data) -----------------

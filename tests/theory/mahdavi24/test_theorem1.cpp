@@ -352,13 +352,28 @@ TEST_CASE("Theorem 1: corrupted certificates are rejected", "[theorem1][checker]
   CHECK(!alter([](auto& c) { c["skip"] = true; }));
   CHECK(!alter([](auto& c) { c["weights"]["heads"].erase(3); }));
   // Duplicating an example makes Z rank deficient: the rank certificate fails even with labels adjusted.
-  CHECK(!alter([](auto& c) {
+  {
+    nlohmann::json c = res.certificate;
     c["data"]["contexts"][16] = c["data"]["contexts"][15];
     c["data"]["queries"][16] = c["data"]["queries"][15];
     c["data"]["labels"][16] = c["data"]["labels"][15];
-    c["trace"] = nullptr;
-    c.erase("trace");
-  }));
+    c["trace"][3]["target_logits"][3] = c["trace"][3]["target_logits"][2];
+    auto v = memcert_checker::verify_certificate_text(c.dump());
+    CHECK(!v.valid);
+    CHECK(v.reason.find("rank") != std::string::npos);
+  }
+  // trace entries: re-derived ones and checksummed ones
+  CHECK(!alter([](auto& c) { c["trace"][2]["c"] = "1/1024"; }));
+  CHECK(!alter([](auto& c) { c["trace"][2]["gap"] = "1/1024"; }));
+  CHECK(!alter([](auto& c) { c["trace"][2]["spread"] = "0"; }));
+  CHECK(!alter([](auto& c) { c["trace"][2]["eps"] = "1/1000000000"; }));
+  CHECK(!alter([](auto& c) { c["trace"][1]["g"][0] = "3"; }));
+  CHECK(!alter([](auto& c) { c["trace"][1]["w"][0] = "3"; }));
+  CHECK(!alter([](auto& c) { c["trace"][1]["c_minimal"] = "1"; }));
+  CHECK(!alter([](auto& c) { c["trace"][1]["sigma_lower"] = "100"; }));
+  CHECK(!alter([](auto& c) { c["trace"][3]["group"][0] = 12; }));
+  CHECK(!alter([](auto& c) { c["trace"][3]["old_examples"] = 12; }));
+  CHECK(!alter([](auto& c) { c.erase("trace"); }));
 }
 
 TEST_CASE("Theorem 1: clean failures on violated hypotheses and bad usage", "[theorem1][hypotheses]") {

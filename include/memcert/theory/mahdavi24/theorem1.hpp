@@ -154,6 +154,10 @@ std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t
 // fail; otherwise returns the certified result (result.memorized tells whether every check passed).
 Theorem1Result theorem1_construct(const AttentionDataset& ds, const Theorem1Options& opt);
 
+// The certificate's "trace_checksum" (FNV-1a 64, hex) over the trace entries the checker does not
+// re-derive (attempt counts, sigma values, c_minimal, the B.2 estimate) and the descriptive top-level fields.
+std::string theorem1_trace_checksum(const nlohmann::json& cert);
+
 // Default embedded instance and generators (rational entries m/64, seeded).
 AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t T, std::size_t n, std::size_t d,
                                             std::optional<std::size_t> classes, std::uint64_t seed);
