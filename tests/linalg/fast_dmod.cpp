@@ -240,3 +240,21 @@ TEST_CASE("dmod_from_double_rows gives the residues of the exactly row-scaled in
     }
   }
 }
+
+TEST_CASE("an unlucky first prime is retried: det = prime_fast(0)", "[linalg][fast]") {
+  const long p = static_cast<long>(prime_fast(0));
+  QMatrix a(3, 3, Rational(0));
+  a(0, 0) = p;
+  a(1, 1) = 1;
+  a(2, 0) = 2 * p;  // rank 2 over Q; rank 1 mod p
+  a(2, 1) = 3;
+  REQUIRE(dmod_rank_profile(qmat_row_scaled_integer(a), prime_fast(0)).rank == 1);
+  RankCertificate c = qmat_rank_certified_fast_kernel(a);
+  REQUIRE(c.rank == 2);
+  REQUIRE(c.prime != prime_fast(0));
+  REQUIRE(mat_mul(a, c.kernel) == QMatrix(3, 1, Rational(0)));
+  REQUIRE(qmat_rank_certified(a).rank == 2);
+  auto m = qmat_rank_certified_fast(a);
+  REQUIRE(m.rank == 2);
+  REQUIRE(zmat_rank_certificate_check(qmat_row_scaled_integer(a), m));
+}
