@@ -20,7 +20,7 @@ struct Rng {
   explicit Rng(std::uint64_t seed) : g(seed) {}
   long integer(long lo, long hi) { return std::uniform_int_distribution<long>(lo, hi)(g); }
   std::size_t index(std::size_t n) { return static_cast<std::size_t>(integer(0, static_cast<long>(n) - 1)); }
-  // A small non-zero-free rational p/q with |p| <= num, 1 <= q <= den.
+  // A small rational p/q with |p| <= num, 1 <= q <= den (may be 0).
   Rational rational(long num, long den) {
     Rational q(Integer(integer(-num, num)), Integer(integer(1, den)));
     q.canonicalize();

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 
 #include "memcert/checker/checker.hpp"
@@ -64,9 +65,16 @@ ClaimRun claim_run(const Claim& c, std::size_t instances, std::uint64_t seed,
     InstanceRecord rec;
     rec.index = i;
     rec.seed = instance_seed(seed, i);
-    Instance inst = c.generate(rec.seed, i);
-    rec.params = inst.params;
-    rec.result = c.check(inst);
+    try {
+      Instance inst = c.generate(rec.seed, i);
+      rec.params = inst.params;
+      rec.result = c.check(inst);
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& e) {  // a failing instance is undecided, never a verdict
+      rec.result = InstanceResult{};
+      rec.result.summary = std::string("internal error on this instance: ") + e.what();
+    }
     // A decided outcome stands only if its certificate re-verifies independently.
     if (!rec.result.certificate.is_null()) {
       auto v = memcert_checker::verify_certificate_text(rec.result.certificate.dump());
