@@ -106,8 +106,10 @@ Interval operator-(const Interval& a, const Interval& b) {
   return r;
 }
 
-Interval operator*(const Interval& a, const Interval& b) {
-  // min/max over the four endpoint products, each rounded in its direction.
+// [min, max] of op(x, y) over the endpoint pairs, each product/quotient rounded in its direction: the
+// exact range of a monotone-in-each-argument operation on a box (mul everywhere, div with 0 not in b).
+Interval endpoint_extremes(const Interval& a, const Interval& b,
+                                  int (*op)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t)) {
   mpfr_prec_t p = prec_of(a, b);
   mpfr_t t;
   mpfr_init2(t, p);
@@ -118,9 +120,9 @@ Interval operator*(const Interval& a, const Interval& b) {
   bool first = true;
   for (auto x : xs)
     for (auto y : ys) {
-      mpfr_mul(t, x, y, MPFR_RNDD);
+      op(t, x, y, MPFR_RNDD);
       if (first || mpfr_less_p(t, r.lo_)) mpfr_set(r.lo_, t, MPFR_RNDD);
-      mpfr_mul(t, x, y, MPFR_RNDU);
+      op(t, x, y, MPFR_RNDU);
       if (first || mpfr_greater_p(t, r.hi_)) mpfr_set(r.hi_, t, MPFR_RNDU);
       first = false;
     }
@@ -128,26 +130,11 @@ Interval operator*(const Interval& a, const Interval& b) {
   return r;
 }
 
+Interval operator*(const Interval& a, const Interval& b) { return endpoint_extremes(a, b, mpfr_mul); }
+
 Interval operator/(const Interval& a, const Interval& b) {
   if (mpfr_sgn(b.lo_) <= 0 && mpfr_sgn(b.hi_) >= 0) throw std::domain_error("Interval: division by an interval containing 0");
-  mpfr_prec_t p = prec_of(a, b);
-  mpfr_t t;
-  mpfr_init2(t, p);
-  Interval r;
-  mpfr_set_prec(r.lo_, p);
-  mpfr_set_prec(r.hi_, p);
-  const mpfr_srcptr xs[2] = {a.lo_, a.hi_}, ys[2] = {b.lo_, b.hi_};
-  bool first = true;
-  for (auto x : xs)
-    for (auto y : ys) {
-      mpfr_div(t, x, y, MPFR_RNDD);
-      if (first || mpfr_less_p(t, r.lo_)) mpfr_set(r.lo_, t, MPFR_RNDD);
-      mpfr_div(t, x, y, MPFR_RNDU);
-      if (first || mpfr_greater_p(t, r.hi_)) mpfr_set(r.hi_, t, MPFR_RNDU);
-      first = false;
-    }
-  mpfr_clear(t);
-  return r;
+  return endpoint_extremes(a, b, mpfr_div);
 }
 
 Interval interval_exp(const Interval& a) {  // exp is increasing

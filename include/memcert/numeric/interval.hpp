@@ -47,6 +47,8 @@ class Interval {
   friend Interval interval_sqrt(const Interval& a);  // requires a >= 0
   friend Interval interval_max(const Interval& a, const Interval& b);
   friend Interval interval_hull(const Interval& a, const Interval& b);
+  friend Interval endpoint_extremes(const Interval&, const Interval&,
+                                    int (*)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t));
 
   const mpfr_t& lo() const { return lo_; }
   const mpfr_t& hi() const { return hi_; }
