@@ -215,12 +215,38 @@ bool check_ks(const Value& c, std::string& why) {
   {
     const Value* sep = member(c, "", "separation", json::Type::Object, why);
     if (!sep) return false;
+    std::string method = "exact";
+    if (sep->find("method") && !read_string(*sep, "separation", "method", method, why)) return false;
+    if (method != "exact" && method != "projection") { why = "separation.method: expected exact or projection"; return false; }
     mpq_class r2 = 0, d2 = 0, acc, df;
     bool have = false;
+    if (method == "projection") {
+      // delta2 = g^2 / |u|^2, g = the smallest gap of the projections u^T x: a certified lower bound on
+      // every |x - x'|^2 (Cauchy-Schwarz), computed in O(V log V).
+      const Value* uv = member(*sep, "separation", "direction", json::Type::Array, why);
+      QRow u;
+      if (!uv || !read_rational_vector(*uv, "separation.direction", d, u, why)) return false;
+      mpq_class u2 = 0;
+      for (const auto& x : u) u2 += x * x;
+      if (sgn(u2) == 0) { why = "separation.direction: zero vector"; return false; }
+      std::vector<mpq_class> p(V, mpq_class(0));
+      for (std::size_t t = 0; t < V; ++t)
+        for (std::size_t j = 0; j < d; ++j) p[t] += u[j] * tok[t][j];
+      std::sort(p.begin(), p.end());
+      for (std::size_t t = 1; t < V; ++t) {
+        df = p[t] - p[t - 1];
+        if (!have || df < acc) acc = df;
+        have = true;
+      }
+      if (have && sgn(acc) == 0) { why = "separation.direction: two tokens have equal projections"; return false; }
+      d2 = have ? mpq_class(acc * acc / u2) : mpq_class(0);
+      have = false;
+    }
     for (std::size_t a = 0; a < V; ++a) {
       acc = 0;
       for (const auto& x : tok[a]) acc += x * x;
       if (acc > r2) r2 = acc;
+      if (method == "projection") continue;
       for (std::size_t b = a + 1; b < V; ++b) {
         acc = 0;
         for (std::size_t j = 0; j < d; ++j) {

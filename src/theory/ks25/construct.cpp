@@ -157,10 +157,13 @@ KsPrepared ks_prepare(const SequenceDataset& ds, std::optional<long> C, const st
       Z[t][j] = s.get_num();
     }
   Integer best_r = 0, best_d = -1, acc, diff;
+  const double V = double(Z.size());
+  P.delta2_exact = V * V * double(P.d) <= kExactSeparationBudget;
   for (std::size_t a = 0; a < Z.size(); ++a) {
     acc = 0;
     for (const auto& z : Z[a]) acc += z * z;
     if (acc > best_r) best_r = acc;
+    if (!P.delta2_exact) continue;
     for (std::size_t b = a + 1; b < Z.size(); ++b) {
       acc = 0;
       for (std::size_t j = 0; j < P.d; ++j) {
@@ -174,12 +177,51 @@ KsPrepared ks_prepare(const SequenceDataset& ds, std::optional<long> C, const st
       }
     }
   }
+  if (!P.delta2_exact) {
+    // Certified lower bound through a random integer direction u: |x - x'|^2 >= (u^T(x - x'))^2 / |u|^2.
+    std::mt19937_64 rng(0x5e9a7a7e);
+    std::uniform_int_distribution<long> dist(-(1L << 20), 1L << 20);
+    for (int attempt = 0; attempt < 16; ++attempt) {
+      std::vector<Integer> u(P.d);
+      Integer u2 = 0;
+      for (auto& x : u) {
+        x = dist(rng);
+        u2 += x * x;
+      }
+      if (sgn(u2) == 0) continue;
+      std::vector<Integer> p(Z.size());
+      for (std::size_t t = 0; t < Z.size(); ++t)
+        for (std::size_t j = 0; j < P.d; ++j) p[t] += u[j] * Z[t][j];
+      std::vector<std::size_t> ord(Z.size());
+      for (std::size_t t = 0; t < ord.size(); ++t) ord[t] = t;
+      std::sort(ord.begin(), ord.end(), [&](std::size_t a, std::size_t b) { return p[a] < p[b]; });
+      Integer g = -1;
+      for (std::size_t t = 1; t < ord.size(); ++t) {
+        Integer gt = p[ord[t]] - p[ord[t - 1]];
+        if (sgn(g) < 0 || gt < g) {
+          g = gt;
+          P.delta_pair = {ord[t - 1], ord[t]};
+        }
+      }
+      if (sgn(g) <= 0) continue;
+      best_d = g * g;
+      P.delta_direction.clear();
+      for (const auto& x : u) P.delta_direction.push_back(Rational(x));
+      // delta2 = (g / D)^2 / |u|^2 (g is a gap of the projections of the SCALED tokens).
+      P.delta2 = Rational(g * g, D * D * u2);
+      P.delta2.canonicalize();
+      break;
+    }
+    if (P.delta_direction.empty()) throw std::runtime_error("ks_prepare: no separating projection found");
+  }
   const Integer D2 = D * D;
   P.r2 = Rational(best_r, D2);
   P.r2.canonicalize();
   if (sgn(best_d) > 0) {
-    P.delta2 = Rational(best_d, D2);
-    P.delta2.canonicalize();
+    if (P.delta2_exact) {
+      P.delta2 = Rational(best_d, D2);
+      P.delta2.canonicalize();
+    }
     P.delta_pair_seq = first[P.delta_pair.first];
     P.delta_pair_seq2 = first[P.delta_pair.second];
   }
@@ -432,7 +474,9 @@ nlohmann::json ks_certificate_json(const KsResult& r) {
   c["sequences"] = P.seq_ids;
   if (P.seq2seq) c["labels"] = P.token_labels;
   else c["labels"] = P.labels;
-  c["separation"] = {{"r2", rational_to_string(P.r2)}, {"delta2", rational_to_string(P.delta2)}};
+  c["separation"] = {{"r2", rational_to_string(P.r2)}, {"delta2", rational_to_string(P.delta2)},
+                     {"method", P.delta2_exact ? "exact" : "projection"}};
+  if (!P.delta2_exact) c["separation"]["direction"] = qvec_json(P.delta_direction);
   nlohmann::json net;
   net["f1"] = net_json(r.net.f1);
   net["attention"] = {{"WOV", qmat_rows_json(r.net.WOV)}};
@@ -479,6 +523,7 @@ nlohmann::json ks_summary_json(const KsResult& r) {
   j["distinct_multisets"] = P.distinct_multisets.size();
   j["separation"] = {{"r2", rational_to_string(P.r2)},
                      {"delta2", rational_to_string(P.delta2)},
+                     {"delta2_exact", P.delta2_exact},
                      {"delta_tokens", {{"first", {P.delta_pair_seq.first, P.delta_pair_seq.second}},
                                        {"second", {P.delta_pair_seq2.first, P.delta_pair_seq2.second}}}}};
   j["consistent"] = P.consistent;

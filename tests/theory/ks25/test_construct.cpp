@@ -330,3 +330,23 @@ TEST_CASE("CLI: generate ks, construct ks, verify; exit codes", "[ks25][cli]") {
   CHECK(rc(B + " verify " + dir + "/a.json") == 0);
   std::system(("rm -rf " + dir).c_str());
 }
+
+TEST_CASE("large vocabularies: certified projection lower bound on delta", "[ks25][separation]") {
+  KsPrepared P = ks_prepare(ks_generate(300, 8, 16, 1200, 3, 5, true), 3, "t");
+  REQUIRE(double(P.tokens.size()) * double(P.tokens.size()) * 16 > kExactSeparationBudget);
+  CHECK_FALSE(P.delta2_exact);
+  CHECK(P.delta2 > 0);
+  std::mt19937_64 rng(3);
+  for (int s = 0; s < 300; ++s) {  // the bound holds on sampled pairs (exactly)
+    std::size_t a = rng() % P.tokens.size(), b = rng() % P.tokens.size();
+    if (a == b) continue;
+    Rational dd = 0;
+    for (std::size_t j = 0; j < P.d; ++j) dd += (P.tokens[a][j] - P.tokens[b][j]) * (P.tokens[a][j] - P.tokens[b][j]);
+    CHECK(dd >= P.delta2);
+  }
+  KsResult r = ks_construct(P, KsOptions{});
+  CHECK(r.memorized);
+  auto v = memcert_checker::verify_certificate_text(ks_certificate_json(r).dump());
+  INFO(v.reason);
+  CHECK(v.valid);
+}

@@ -18,6 +18,7 @@
 namespace memcert::ks25 {
 
 // ---- checks before building ---------------------------------------------------------------------------
+inline constexpr double kExactSeparationBudget = 1e7;
 struct KsPrepared {
   std::size_t N = 0, n = 0, d = 0;
   long C = 0;
@@ -28,8 +29,12 @@ struct KsPrepared {
   std::vector<std::size_t> ms_index;             // sequence -> distinct multiset
   std::vector<long> labels;                      // next-token labels (N)
   std::vector<std::vector<long>> token_labels;   // seq-to-seq labels (N x n)
-  // Token-wise (r, delta) separation, exact: r2 = max |x|^2, delta2 = min |x - x'|^2 over distinct tokens.
+  // Token-wise (r, delta) separation, exact: r2 = max |x|^2, delta2 = min |x - x'|^2 over distinct tokens
+  // when V^2 d <= kExactSeparationBudget; above it delta2 is the certified lower bound g^2 / |u|^2 with g the
+  // smallest gap of the projections u^T x (|x - x'| >= |u^T (x - x')| / |u|), delta2_exact = false.
   Rational r2 = 0, delta2 = 0;
+  bool delta2_exact = true;
+  QVector delta_direction;  // u (when !delta2_exact)
   std::pair<std::size_t, std::size_t> delta_pair{0, 0};  // token ids attaining delta2
   std::pair<std::size_t, std::size_t> delta_pair_seq{0, 0};  // (sequence, position) of the first token
   std::pair<std::size_t, std::size_t> delta_pair_seq2{0, 0};
