@@ -600,6 +600,56 @@ bool check_pe_margin(const Value& c, const std::string&, std::string& why) {
   return true;
 }
 
+// Step 2: predictions y_hat = W_D^T W_O^T [W_V^h^T p_h]_h equal the labels for every example.
+bool check_readout(const Value& c, const std::string&, std::string& why) {
+  std::size_t H, n, d, T;
+  std::string verdict;
+  std::vector<QMat> ctx, alpha, WV;
+  QMat Y, WO, WD;
+  if (!field_size(c, "H", H, why) || !field_size(c, "n", n, why) || !field_size(c, "d", d, why) ||
+      !field_size(c, "T", T, why) || !read_verdict(c, verdict, why) || !expect_verdict(verdict, "confirmed", why) ||
+      !field_mats(c, "contexts", ctx, why) || !read_alphas(c, H, T, n, alpha, why) || !field_mat(c, "labels", Y, why) ||
+      !field_mats(c, "W_V", WV, why) || !field_mat(c, "W_O", WO, why) || !field_mat(c, "W_D", WD, why))
+    return false;
+  if (ctx.size() != T || ctx[0].size() != n || cols(ctx[0]) != d || Y.size() != T || WV.size() != H ||
+      WV[0].size() != d) { why = "shapes"; return false; }
+  std::size_t dv = cols(WV[0]), dout = cols(Y);
+  if (WO.size() != H * dv || cols(WO) != d || WD.size() != d || cols(WD) != dout) { why = "W_O/W_D shapes"; return false; }
+  if (dv < dout || d < dout) { why = "Step 2 needs d_v >= d_out and d >= d_out"; return false; }
+  QMat Z = representation(ctx, alpha);
+  for (std::size_t t = 0; t < T; ++t) {
+    QRow stacked;
+    for (std::size_t h = 0; h < H; ++h) {
+      QRow p(Z[t].begin() + h * d, Z[t].begin() + (h + 1) * d);
+      QRow o = mulv(transpose(WV[h]), p);
+      stacked.insert(stacked.end(), o.begin(), o.end());
+    }
+    if (mulv(transpose(WD), mulv(transpose(WO), stacked)) != Y[t]) { why = "example " + std::to_string(t) + ": prediction != label"; return false; }
+  }
+  return true;
+}
+
+// Theorem 1 without d >= d_out: Assumptions 1-2, T = H(r-1)+1, rank(labels) > d.
+bool check_dout(const Value& c, const std::string&, std::string& why) {
+  std::size_t H, dh, dout;
+  std::string verdict;
+  std::vector<QMat> ctx;
+  QMat Q, Y;
+  if (!field_size(c, "H", H, why) || !field_size(c, "d_h", dh, why) || !field_size(c, "d_out", dout, why) ||
+      !read_verdict(c, verdict, why) || !expect_verdict(verdict, "counterexample", why) ||
+      !field_mats(c, "contexts", ctx, why) || !field_mat(c, "queries", Q, why) || !field_mat(c, "labels", Y, why))
+    return false;
+  std::size_t T = ctx.size(), n = ctx[0].size(), d = cols(ctx[0]);
+  if (H == 0 || dh == 0 || n >= d || Q.size() != T || cols(Q) != d || Y.size() != T || cols(Y) != dout) { why = "shapes (the theorem takes n < d)"; return false; }
+  std::size_t r = std::min(n, dh);
+  if (T > H * (r - 1) + 1) { why = "T exceeds H(r-1)+1"; return false; }
+  for (std::size_t t = 0; t < T; ++t)
+    if (rank_lower(ctx[t]) != n) { why = "Assumption 2 not certified"; return false; }
+  if (!kruskal_at_least(Q, std::min(n, T), why, "Assumption 1")) return false;
+  if (rank_lower(Y) <= d) { why = "labels: rank not certified above d"; return false; }
+  return true;
+}
+
 }  // namespace
 
 bool check_claim(const json::Value& cert, std::string& why) {
@@ -626,6 +676,8 @@ bool check_claim(const json::Value& cert, std::string& why) {
       {"mahdavi24/lemma-5", check_lemma5},
       {"mahdavi24/lemma-5-equality", check_lemma5},
       {"vaswani17/sinusoidal-rank-margin", check_pe_margin},
+      {"mahdavi24/step-2-readout", check_readout},
+      {"mahdavi24/theorem-1-without-d-ge-dout", check_dout},
   };
   auto it = table.find(claim);
   if (it == table.end()) { why = "claim: no claim checker for \"" + claim + "\""; return false; }
