@@ -547,8 +547,7 @@ nlohmann::json ks_summary_json(const KsResult& r) {
   j["eq55"] = {{"holds", r.eq55_holds}, {"min_dist2", rational_to_string(r.eq55_min_dist2)},
                {"bound2", rational_to_string(Rational(1, static_cast<unsigned long>(P.n * P.n)))}};
   nlohmann::json f1 = complexity_json(r.f1c);
-  if (!r.linear_F.values.empty() || r.phi.weights.A.empty()) f1["phi"] = r.linear_F.values.empty() ? "phi~" : "linear";
-  else f1["phi"] = "phi~";
+  f1["phi"] = r.linear_F.values.empty() ? "phi~" : "linear (ablation)";
   f1["A"] = r.phi.weights.A.size();
   f1["weight_max"] = r.phi.weights.f.empty() ? std::string("0")
                                               : (*std::max_element(r.phi.weights.f.begin(), r.phi.weights.f.end())).get_str();
@@ -786,7 +785,7 @@ SequenceDataset ks_generate_seq2seq(std::size_t N, std::size_t n, std::size_t d,
 }
 
 KsSweep ks25_parameter_sweep(const std::vector<std::size_t>& Ns, std::size_t n, std::size_t d, std::size_t V,
-                             long C, std::uint64_t seed) {
+                             long C, std::uint64_t seed, bool keep_certificates) {
   KsSweep s;
   s.n = n;
   s.d = d;
@@ -809,7 +808,8 @@ KsSweep ks25_parameter_sweep(const std::vector<std::size_t>& Ns, std::size_t n, 
     row.memorized = r.memorized;
     row.eq55 = r.eq55_holds;
     row.seconds = since(t0);
-    s.rows.push_back(row);
+    if (keep_certificates) row.certificate = ks_certificate_json(r);
+    s.rows.push_back(std::move(row));
     if (!s.first_below_N && row.parameters < N) s.first_below_N = N;
   }
   // Least squares on (ln N, ln parameters).

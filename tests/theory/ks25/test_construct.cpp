@@ -267,11 +267,13 @@ TEST_CASE("Theorem D.1: deep sets memorize multisets", "[ks25][deepsets]") {
 }
 
 TEST_CASE("parameter sweep: sublinear growth", "[ks25][sweep]") {
-  KsSweep s = ks25_parameter_sweep({50, 200}, 4, 3, 32, 4, 1);
+  KsSweep s = ks25_parameter_sweep({50, 200}, 4, 3, 32, 4, 1, true);
   REQUIRE(s.rows.size() == 2);
   for (const auto& r : s.rows) {
     CHECK(r.memorized);
     CHECK(r.eq55);
+    CHECK(memcert_checker::verify_certificate_text(r.certificate.dump()).valid);
+    CHECK(r.parameters == r.certificate["complexity"]["parameters"].get<std::size_t>());
   }
   CHECK(s.exponent < 0.9);
   CHECK(s.exponent > 0.2);
