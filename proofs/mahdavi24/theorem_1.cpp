@@ -56,6 +56,55 @@ InstanceResult check(const Instance& inst) {
   return r;
 }
 
+// Proposition 1: weights with rank Z >= min(T, H(r-1)+1), here with MORE examples than H(r-1)+1 and with
+// d_h > n (r = min(n, d_h) stays n).
+Instance generate_prop1(std::uint64_t seed, std::size_t index) {
+  static const std::size_t sizes[][4] = {{2, 2, 4, 3}, {3, 2, 4, 2}, {2, 3, 5, 5}};  // H n d dh
+  const auto& s = sizes[index % 3];
+  std::size_t H = s[0], n = s[1], d = s[2], dh = s[3], r = std::min(n, dh), T = H * (r - 1) + 1 + 2;
+  T1Instance in{mahdavi24::generate_attention_dataset("theorem1", T, n, d, std::nullopt, seed), H, dh, seed};
+  Instance inst;
+  inst.params = {{"H", H}, {"n", n}, {"d", d}, {"dh", dh}, {"T", T}, {"r", r}};
+  inst.data = std::move(in);
+  return inst;
+}
+
+InstanceResult check_prop1(const Instance& inst) {
+  const auto& in = std::any_cast<const T1Instance&>(inst.data);
+  InstanceResult r;
+  mahdavi24::Theorem1Options opt;
+  opt.H = in.H;
+  opt.dh = in.dh;
+  opt.seed = in.seed;
+  opt.c_minimal = false;
+  std::size_t rr = std::min(in.ds.n(), in.dh), target = std::min(in.ds.T(), in.H * (rr - 1) + 1);
+  try {
+    auto res = mahdavi24::theorem1_construct(in.ds, opt);
+    r.figures = {{"rank_Z_lower", res.rank_Z_lower}, {"target", target}, {"T", in.ds.T()}};
+    r.certificate = res.certificate;
+    if (res.rank_Z_lower >= target) {
+      r.outcome = Outcome::confirmed;
+      r.summary = "certified rank Z >= " + std::to_string(res.rank_Z_lower) + " = min(T, H(r-1)+1) with r = min(n, d_h) = " +
+                  std::to_string(rr);
+    } else {
+      r.outcome = Outcome::undecided;
+      r.summary = "the construction certified only rank " + std::to_string(res.rank_Z_lower);
+    }
+  } catch (const mahdavi24::HypothesisFailure& e) {
+    r.outcome = Outcome::undecided;
+    r.summary = std::string("hypothesis failed on the generated data: ") + e.what();
+  }
+  return r;
+}
+
+ClaimRegistrar reg_prop1{Claim{
+    "mahdavi24/proposition-1",
+    "Under the conditions of Theorem 1 there are attention weights with rank Z >= min(T, H(r-1)+1), "
+    "r = min(n, d_h) (instances include T > H(r-1)+1 and d_h > n).",
+    "the construction's certified rank of Z on the chosen H(r-1)+1 examples (a submatrix of Z); certificate kind "
+    "\"theorem1\"",
+    Expect::holds, "", 3, generate_prop1, check_prop1}};
+
 ClaimRegistrar reg{Claim{
     "mahdavi24/theorem-1",
     "With n <= d, Assumptions 1 and 2, d_v >= d_out and d >= d_out, an H-head attention layer memorizes any "
