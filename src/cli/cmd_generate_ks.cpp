@@ -1,7 +1,9 @@
-// memcert generate ks --N N --n n --d d --V V --C C [--seed S] [--float64] [--seq2seq] --out FILE [--json]
+// memcert generate ks --N N (or --T N) --n n --d d [--V V] [--C C] [--seed S] [--float64] [--seq2seq] --out FILE [--json]
 // Sequence data set for ks25 (INTERFACE.md): N sequences of n tokens drawn from a vocabulary of V distinct
 // vectors in R^d (rational halves in [-4, 4], or float64 uniform in [-1, 1] written exactly), labels in
 // [0, C) made consistent (equal last token and multiset => equal label; --seq2seq: per-token labels).
+#include <algorithm>
+
 #include "command.hpp"
 #include "memcert/data/dataset.hpp"
 #include "memcert/theory/ks25/construct.hpp"
@@ -20,15 +22,24 @@ struct Args {
 
 int run(const Args& a) {
   auto start = std::chrono::steady_clock::now();
-  if (a.N == 0 || a.n == 0 || a.d == 0 || a.V == 0 || a.C < 1)
-    throw InputError("generate ks: expected --N, --n, --d, --V >= 1 and --C >= 1");
-  SequenceDataset ds = a.seq2seq ? ks25::ks_generate_seq2seq(a.N, a.n, a.d, a.V, a.C, a.seed, a.float64)
-                                 : ks25::ks_generate(a.N, a.n, a.d, a.V, a.C, a.seed, a.float64);
+  if (a.N == 0 || a.n == 0 || a.d == 0 || a.C < 1)
+    throw InputError("generate ks: expected --N, --n, --d >= 1 and --C >= 1");
+  std::size_t V = a.V;
+  if (V == 0) {  // default: min(N n, 512), at most the 17^d rational tokens available
+    V = std::min<std::size_t>(a.N * a.n, 512);
+    if (!a.float64) {
+      double avail = 1;
+      for (std::size_t j = 0; j < a.d && avail < 1e6; ++j) avail *= 17;
+      V = std::min<std::size_t>(V, static_cast<std::size_t>(avail));
+    }
+  }
+  SequenceDataset ds = a.seq2seq ? ks25::ks_generate_seq2seq(a.N, a.n, a.d, V, a.C, a.seed, a.float64)
+                                 : ks25::ks_generate(a.N, a.n, a.d, V, a.C, a.seed, a.float64);
   sequence_dataset_write_json(a.out, ds);
-  nlohmann::json j{{"N", a.N},     {"n", a.n},           {"d", a.d},       {"V", a.V},  {"C", a.C},
+  nlohmann::json j{{"N", a.N},     {"n", a.n},           {"d", a.d},       {"V", V},  {"C", a.C},
                    {"seed", a.seed}, {"float64", a.float64}, {"seq2seq", a.seq2seq}, {"out", a.out}};
   std::string h = "wrote " + std::to_string(a.N) + " sequences (n=" + std::to_string(a.n) + ", d=" +
-                  std::to_string(a.d) + ", V=" + std::to_string(a.V) + ", C=" + std::to_string(a.C) + ") to " + a.out;
+                  std::to_string(a.d) + ", V=" + std::to_string(V) + ", C=" + std::to_string(a.C) + ") to " + a.out;
   emit(a.json, j, h, start);
   return kExitHolds;
 }
@@ -39,7 +50,7 @@ const CommandRegistrar reg{{46, [](CLI::App& root, auto bind) {
   sub->add_option("--N,--T", args->N, "Number of sequences")->required();
   sub->add_option("--n", args->n, "Tokens per sequence")->required();
   sub->add_option("--d", args->d, "Token dimension")->required();
-  sub->add_option("--V", args->V, "Vocabulary size (distinct token vectors)")->required();
+  sub->add_option("--V", args->V, "Vocabulary size (distinct token vectors; default min(N n, 512))");
   sub->add_option("--C", args->C, "Number of classes");
   sub->add_option("--seed", args->seed, "Seed");
   sub->add_flag("--float64", args->float64, "float64 tokens (written exactly) instead of small rationals");
