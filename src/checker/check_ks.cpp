@@ -414,6 +414,13 @@ bool check_ks(const Value& c, std::string& why) {
                                                         {"depth", depth},
                                                         {"width", width},
                                                         {"bit_complexity", bits}};
+    // The theorems' width: 14 (Theorem 4.1 / Corollary 4.1), 12 (Theorem D.1's deep set).
+    const std::size_t width_bound = deep_set ? 12 : 14;
+    if (width > width_bound) {
+      why = "complexity.width: the network has width " + std::to_string(width) + ", the theorem's is " +
+            std::to_string(width_bound);
+      return false;
+    }
     for (const auto& [key, val] : want) {
       const Value* e = member(*cx, "complexity", key, json::Type::Number, why);
       std::size_t got;
