@@ -288,3 +288,62 @@ TEST_CASE("Lemma B.3: phi~ sums separate distinct multisets by >= 1", "[ks25][B3
   for (std::size_t i = 1; i < sums.size(); ++i) CHECK(sums[i] - sums[i - 1] >= 1);
   CHECK(relunet_complexity(phi).width <= 12);
 }
+
+TEST_CASE("Lemma G.3 directly: group values on the points, 0 or a group value elsewhere", "[ks25][G3]") {
+  // Points >= 2 with gaps >= 2 (some non-integer), groups of k = 3.
+  std::vector<Rational> xs{Rational(5, 2), Rational(5), Rational(15, 2), Rational(10), Rational(13),
+                           Rational(31, 2), Rational(20), Rational(45, 2)};
+  const std::size_t k = 3, m = 3;
+  std::vector<Integer> w{Integer(11), Integer(22), Integer(33)}, u{Integer(7), Integer(0), Integer(9)};
+  NetBuilder nb(1);
+  Lin x = nb.input(0);
+  auto ys = lemmaG3_selection_network(nb, x, xs, k, {w, u});
+  ReluNet net = nb.finish({ys[0], ys[1]});
+  CHECK(net.depth() == m + 2);
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    auto out = relunet_eval(net, {xs[i]});
+    CHECK(out[0] == Rational(w[i / k]));
+    CHECK(out[1] == Rational(u[i / k]));
+  }
+  // Points at distance >= 2 from every x_i: 0 or some group's values.
+  for (int q = 0; q <= 120; ++q) {
+    Rational z(q, 4);
+    bool far = true;
+    for (const auto& p : xs) far = far && abs(z - p) >= 2;
+    if (!far) continue;
+    auto out = relunet_eval(net, {z});
+    bool ok = out[0] == 0 && out[1] == 0;
+    for (std::size_t j = 0; j < m; ++j) ok = ok || (out[0] == Rational(w[j]) && out[1] == Rational(u[j]));
+    CHECK(ok);
+  }
+}
+
+TEST_CASE("Lemma G.6 directly: packed lookup with the window test", "[ks25][G6]") {
+  // u packs floors {3, 7, 12} (B = 4 bits each), w packs labels {5, 0, 9}.
+  const std::size_t B = 4, fields = 3;
+  std::vector<long> fl{3, 7, 12}, lab{5, 0, 9};
+  Integer u = 0, w = 0;
+  for (std::size_t i = 0; i < fields; ++i) {
+    u = u * 16 + fl[i];
+    w = w * 16 + lab[i];
+  }
+  NetBuilder nb(3);
+  Lin x = nb.input(0);
+  Lin out = lemmaG6_packed_lookup(nb, x, nb.input(1), nb.input(2), fields, B);
+  ReluNet net = nb.finish({out});
+  CHECK(relunet_complexity(net).width <= 12);
+  for (int q = 8; q <= 64; ++q) {  // x in [2, 16]
+    Rational xv(q, 4);
+    Rational got = relunet_eval(net, {xv, Rational(w), Rational(u)})[0];
+    bool matched = false;
+    for (std::size_t i = 0; i < fields; ++i)
+      if (xv >= fl[i] && xv < fl[i] + 1) {
+        CHECK(got == lab[i]);
+        matched = true;
+      }
+    bool outside = true;
+    for (std::size_t i = 0; i < fields; ++i) outside = outside && abs(xv - Rational(1, 2) - fl[i]) > 1;
+    if (outside) CHECK(got == 0);
+    (void)matched;
+  }
+}
