@@ -56,8 +56,15 @@ int run(const Args& a) {
     return kExitNegative;
   }
   std::string text = res.certificate.dump();
-  memcert_checker::Verdict v = memcert_checker::verify_certificate_text(text);
-  if (v.valid) file_write_atomic(a.out, text + "\n");
+  memcert_checker::Verdict v;
+  if (res.memorized) {
+    v = memcert_checker::verify_certificate_text(text);
+    if (v.valid) file_write_atomic(a.out, text + "\n");
+  } else {
+    v.reason = res.class_labels ? "arg-max not certified for every example"
+                                : "labels reproduced only within " + nlohmann::json(res.max_label_error).dump() +
+                                      " > tolerance " + a.tolerance;
+  }
   j["r"] = res.r;
   j["T"] = res.T_star;
   j["rank_Z_lower"] = res.rank_Z_lower;
@@ -91,8 +98,10 @@ int run(const Args& a) {
   j["saturation"] = sat;
   human += "rank(Z) >= " + std::to_string(res.rank_Z_lower) + " certified; labels " +
            (res.labels_ok ? "reproduced" : "NOT certified") + "; independent checker: " +
-           (v.valid ? "VALID, certificate written to " + a.out : "REJECTED (" + v.reason + "), nothing written");
+           (v.valid ? "VALID, certificate written to " + a.out
+                    : (res.memorized ? "REJECTED (" : "not run (") + v.reason + "), nothing written");
   emit(a.json, j, human, start);
+  if (!res.memorized) return kExitNegative;  // verdict negative: no certificate written
   if (!v.valid) {
     std::cerr << "memcert: internal error: the independent checker rejected the constructed certificate: " << v.reason << "\n";
     return 3;

@@ -406,6 +406,20 @@ TEST_CASE("Theorem 1: clean failures on violated hypotheses and bad usage", "[th
       CHECK(s == 0);
     }
   }
+  // Kruskal rank too expensive (C(57, 8) subsets): the weaker grouping facts are certified instead, and
+  // an earlier query in the span of a later group's queries is reported with an exact witness.
+  auto big = generate_attention_dataset("theorem1", 57, 8, 16, std::nullopt, 13);
+  auto okb = build(big, 8, 8);
+  CHECK(okb.hypotheses == "grouping-facts");
+  CHECK(okb.memorized);
+  for (std::size_t c = 0; c < 16; ++c) big.queries(3, c) = big.queries(15, c) + big.queries(16, c);  // R_1 vs R_3
+  try {
+    build(big, 8, 8);
+    FAIL("expected HypothesisFailure");
+  } catch (const HypothesisFailure& f) {
+    CHECK(f.witness["fact"] == "[Q_R_h, e_t] full column rank");
+    CHECK(f.witness["head"] == 3);
+  }
   // Usage errors (exit 2 in the CLI)
   CHECK_THROWS_AS(build(ds, 0, 3), InputError);
   CHECK_THROWS_AS(build(ds, 2, 0), InputError);
