@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <Eigen/Dense>
+
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
@@ -185,6 +187,31 @@ std::optional<Rational> lemma5_weyl_eps(const Rational& sigma_lower, std::size_t
     eps /= 2;
   }
   return std::nullopt;
+}
+
+// ---- Lemma 5, the paper's B.2 criterion (appendix B.2; an estimate in double) -----------------------
+// Column reduction of Z_inf = [[Z_o, L], [X, D]] (old rows / new rows x old heads / head h) with
+// C = X Z_o^+ = (X Z_o^T)(Z_o Z_o^T)^{-1} gives [[Z_o, 0], [X, D - C L]], so rank Z_c >= m + rank(D - C L_c)
+// and the perturbation of the Schur block is C (L_c - L_inf): admissible when
+// ||C||_2 sqrt(m) eps B < sigma_min(D - C L_inf). Estimated from the double Gram blocks; the step's rank
+// is certified directly at the resulting c either way.
+WeylB2 lemma5_weyl_b2_estimate(const std::vector<double>& Goo, const std::vector<double>& Gno,
+                               const std::vector<double>& Linf, const std::vector<double>& D, std::size_t m,
+                               std::size_t k, std::size_t d, double B) {
+  using Eigen::MatrixXd;
+  WeylB2 r;
+  if (m == 0 || k == 0 || k > d || !(B > 0)) return r;
+  Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> go(Goo.data(), m, m),
+      gn(Gno.data(), k, m), l(Linf.data(), m, d), dd(D.data(), k, d);
+  MatrixXd C = MatrixXd(go).ldlt().solve(MatrixXd(gn).transpose()).transpose();  // k x m
+  MatrixXd S = MatrixXd(dd) - C * MatrixXd(l);
+  Eigen::JacobiSVD<MatrixXd> svs(S), svc(C);
+  r.sigma = svs.singularValues().minCoeff();
+  r.c_norm = svc.singularValues()(0);
+  if (!(r.sigma > 0) || !std::isfinite(r.c_norm)) return r;
+  r.eps = r.c_norm > 0 ? std::min(1.0, r.sigma / (r.c_norm * std::sqrt(double(m)) * B)) : 1.0;
+  r.available = std::isfinite(r.eps);
+  return r;
 }
 
 // ---- Rump's floating-point positive-definiteness test (THEORY.md section 7) ------------------------

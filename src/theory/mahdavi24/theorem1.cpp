@@ -430,22 +430,18 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
         tr.eps_direct = lemma5_weyl_eps(sigma_q, m, B2);
         // B.2 (estimate): C = X Z_{h-1}^+ via the accumulated Gram, S = D - C L_inf.
         {
-          MatrixXd Goo(m, m), Gno(group.size(), m);
+          const std::size_t k = group.size();
+          std::vector<double> Goo(m * m), Gno(k * m), Linf(m * d), Dm(k * d);
           for (std::size_t i = 0; i < m; ++i)
-            for (std::size_t j = 0; j < m; ++j) Goo(i, j) = gram.G()(old[i], old[j]);
-          for (std::size_t i = 0; i < group.size(); ++i)
-            for (std::size_t j = 0; j < m; ++j) Gno(i, j) = gram.G()(group[i], old[j]);
-          MatrixXd Cm = Goo.ldlt().solve(Gno.transpose()).transpose();  // (r-1) x m
-          MatrixXd Linf = XC.topRows(m), D = XC.bottomRows(group.size());
-          MatrixXd S = D - Cm * Linf;
-          Eigen::JacobiSVD<MatrixXd> svs(S), svc(Cm);
-          double sig = svs.singularValues().size() ? svs.singularValues().minCoeff() : 0.0;
-          if (S.rows() > S.cols()) sig = 0;
-          double cn = svc.singularValues().size() ? svc.singularValues()(0) : 0.0;
-          if (sig > 0 && std::isfinite(cn)) {
-            double e = cn > 0 ? sig / (cn * std::sqrt(double(m)) * B) : 1.0;
-            tr.eps_b2 = std::min(e, 1.0);
-          }
+            for (std::size_t j = 0; j < m; ++j) Goo[i * m + j] = gram.G()(old[i], old[j]);
+          for (std::size_t i = 0; i < k; ++i)
+            for (std::size_t j = 0; j < m; ++j) Gno[i * m + j] = gram.G()(group[i], old[j]);
+          for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t c2 = 0; c2 < d; ++c2) Linf[i * d + c2] = XC(i, c2);
+          for (std::size_t i = 0; i < k; ++i)
+            for (std::size_t c2 = 0; c2 < d; ++c2) Dm[i * d + c2] = XC(m + i, c2);
+          WeylB2 b2 = lemma5_weyl_b2_estimate(Goo, Gno, Linf, Dm, m, k, d, B);
+          if (b2.available) tr.eps_b2 = b2.eps;
         }
         double ed = tr.eps_direct ? rational_to_double(*tr.eps_direct) : 0.0;
         if (tr.eps_b2 && *tr.eps_b2 > ed) {

@@ -243,6 +243,13 @@ TEST_CASE("Lemma 5: direct Weyl criterion holds exactly; Rump PD agrees with exa
     CHECK(*eps > 0);
   }
   CHECK(!lemma5_weyl_eps(0, 3, 1));
+  // B.2 on a hand-computed instance: Z_o = [1 0], X = [2 5] (so C = 2), L = [1 1], D = [3 -1]:
+  // S = D - C L = [1 -3], sigma = sqrt(10), ||C|| = 2, eps = sqrt(10) / (2 sqrt(1) B) with B = 2.
+  WeylB2 b2 = lemma5_weyl_b2_estimate({1}, {2}, {1, 1}, {3, -1}, 1, 1, 2, 2.0);
+  REQUIRE(b2.available);
+  CHECK(std::fabs(b2.sigma - std::sqrt(10.0)) < 1e-12);
+  CHECK(std::fabs(b2.c_norm - 2) < 1e-12);
+  CHECK(std::fabs(b2.eps - std::min(1.0, std::sqrt(10.0) / 4)) < 1e-12);
   std::mt19937_64 rng(9);
   for (int it = 0; it < 40; ++it) {
     std::size_t k = 1 + rng() % 6;

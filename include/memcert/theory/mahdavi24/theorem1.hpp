@@ -76,6 +76,11 @@ struct WeylB2 {
   double eps = 0, c_norm = 0, sigma = 0;
   bool available = false;
 };
+// Inputs (row-major doubles): Goo = Z_o Z_o^T (m x m), Gno = X Z_o^T (k x m), Linf (m x d) the limit
+// rows of head h for the old examples, D (k x d) head h's rows for the new examples; B the token norm bound.
+WeylB2 lemma5_weyl_b2_estimate(const std::vector<double>& Goo, const std::vector<double>& Gno,
+                               const std::vector<double>& Linf, const std::vector<double>& D, std::size_t m,
+                               std::size_t k, std::size_t d, double B);
 
 // ---- certified rank of an enclosure via a Gram matrix --------------------------------------------
 // Accumulates, over column blocks, the double Gram matrix of the centres together with rigorous
