@@ -258,3 +258,20 @@ TEST_CASE("an unlucky first prime is retried: det = prime_fast(0)", "[linalg][fa
   REQUIRE(m.rank == 2);
   REQUIRE(zmat_rank_certificate_check(qmat_row_scaled_integer(a), m));
 }
+
+TEST_CASE("dmod_from_i64: both the double and the integer reduction paths are exact", "[linalg][fast]") {
+  std::mt19937_64 g(70);
+  for (std::uint64_t p : {3ull, static_cast<unsigned long long>(prime_fast(2)), 67108859ull}) {
+    for (int big = 0; big < 2; ++big) {
+      std::vector<std::int64_t> a(50);
+      for (auto& x : a) x = static_cast<std::int64_t>(g() >> (big ? 2 : 13)) * ((g() & 1) ? 1 : -1);
+      a[0] = big ? INT64_MIN + 1 : (std::int64_t(1) << 52) - 1;
+      DModMatrix d = dmod_from_i64(a.data(), 5, 10, p);
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        Integer z = static_cast<long>(a[i]);
+        std::uint64_t u = mpz_fdiv_ui(z.get_mpz_t(), p);
+        REQUIRE(d.a[i] == (u > (p - 1) / 2 ? double(u) - double(p) : double(u)));
+      }
+    }
+  }
+}

@@ -294,15 +294,44 @@ DModMatrix dmod_from_zmat(const ZMatrix& z, std::uint64_t p) {
   return d;
 }
 
+namespace {
+__attribute__((target_clones("avx512f", "avx2", "default"))) bool i64_all_below_2_52(const std::int64_t* a,
+                                                                                   std::size_t n) {
+  std::uint64_t big = 0;
+  constexpr std::int64_t kLim = std::int64_t(1) << 52;
+  for (std::size_t i = 0; i < n; ++i) big |= static_cast<std::uint64_t>(a[i] >= kLim || a[i] <= -kLim);
+  return big == 0;
+}
+__attribute__((target_clones("avx512f", "avx2", "default"))) void i64_residues_small(const std::int64_t* a,
+                                                                                   std::size_t n, double pp,
+                                                                                   double pinv, double h,
+                                                                                   double* out) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = reduce_panel(static_cast<double>(a[i]), pp, pinv, h);
+}
+}  // namespace
+
 DModMatrix dmod_from_i64(const std::int64_t* a, std::size_t rows, std::size_t cols, std::uint64_t p) {
+  DModMatrix d;
+  dmod_from_i64_into(a, rows, cols, p, d);
+  return d;
+}
+
+void dmod_from_i64_into(const std::int64_t* a, std::size_t rows, std::size_t cols, std::uint64_t p, DModMatrix& d) {
   ModCtx M(p);
-  DModMatrix d{p, rows, cols, std::vector<double>(rows * cols)};
+  d.p = p;
+  d.rows = rows;
+  d.cols = cols;
+  d.a.resize(rows * cols);
+  const std::size_t n = rows * cols;
+  if (i64_all_below_2_52(a, n)) {  // exact doubles; reduce_panel's preconditions hold (|x / p| < 2^51)
+    i64_residues_small(a, n, M.p, M.pinv, M.h, d.a.data());
+    return;
+  }
   const std::int64_t ps = static_cast<std::int64_t>(p);
-  for (std::size_t i = 0; i < rows * cols; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     std::int64_t s = a[i] % ps;
     d.a[i] = centre(static_cast<std::uint64_t>(s < 0 ? s + ps : s), p);
   }
-  return d;
 }
 
 DModMatrix dmod_from_qmat(const QMatrix& q, std::uint64_t p) {
@@ -400,11 +429,16 @@ DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t 
 // ---------------------------------------------------------------------------------------------------
 
 ModpRankProfile dmod_rank_profile(const DModMatrix& a, int threads) {
+  DModMatrix w = a;
+  return dmod_rank_profile_inplace(w, threads);
+}
+
+ModpRankProfile dmod_rank_profile_inplace(DModMatrix& a, int threads) {
   ModCtx M(a.p);
   ModpRankProfile prof;
   prof.prime = a.p;
   if (a.rows == 0 || a.cols == 0) return prof;
-  std::vector<double> w = a.a;
+  std::vector<double>& w = a.a;
   Elim e(w.data(), a.rows, a.cols, M, a.p, resolve_threads(threads));
   e.need_u = false;
   e.run(a.cols);

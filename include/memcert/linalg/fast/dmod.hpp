@@ -40,8 +40,9 @@ DModMatrix dmod_from_zmat(const ZMatrix& z, std::uint64_t p);
 // Row-scaled (qmat_row_scaled_integer) residues of a rational matrix, without building big integers
 // when the row's denominators are coprime to p (else falls back to the exact row scaling).
 DModMatrix dmod_from_qmat(const QMatrix& q, std::uint64_t p);
-// Residues of an int64 matrix (row-major).
+// Residues of an int64 matrix (row-major); the _into form reuses `out`'s storage.
 DModMatrix dmod_from_i64(const std::int64_t* a, std::size_t rows, std::size_t cols, std::uint64_t p);
+void dmod_from_i64_into(const std::int64_t* a, std::size_t rows, std::size_t cols, std::uint64_t p, DModMatrix& out);
 // Residues of the exact values of finite doubles, row-scaled to integers (row i times 2^-e_i where e_i is
 // the smallest exponent of the row): same rank as the real matrix. Throws on NaN/inf.
 DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t cols, std::uint64_t p);
@@ -50,6 +51,8 @@ DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t 
 // (pivot_rows / pivot_cols sorted, the minor is non-zero mod p). Destroys nothing (copies `a`).
 ModpRankProfile dmod_rank_profile(const DModMatrix& a, int threads = 0);
 ModpRankProfile dmod_rank_profile(const ZMatrix& a, std::uint64_t p);
+// Same, eliminating in place (destroys `a`; saves the copy).
+ModpRankProfile dmod_rank_profile_inplace(DModMatrix& a, int threads = 0);
 ModpRankProfile dmod_rank_profile(const QMatrix& a, std::uint64_t p);
 
 // Right kernel mod p: cols x (cols - rank) in reduced form (identity on the free columns), entries in
