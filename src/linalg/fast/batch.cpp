@@ -40,7 +40,10 @@ BatchRankResult dmat_batch_rank(const std::vector<DMatrix>& mats, int threads) {
     const DMatrix& m = mats[i];
     const std::size_t full = std::min(m.rows(), m.cols());
     std::size_t r = 0;
-    if (full > 0) r = dmod_rank_profile(dmod_from_double_rows(m.data().data(), m.rows(), m.cols(), out.prime), 1).rank;
+    if (full > 0) {
+      DModMatrix d = dmod_from_double_rows(m.data().data(), m.rows(), m.cols(), out.prime);
+      r = dmod_rank_profile_inplace(d, 1).rank;
+    }
     if (r < full) {  // escalate: exact rank over Q
       esc[i] = 1;
       r = qmat_rank(to_q(m));
@@ -75,7 +78,7 @@ KruskalSample dmat_kruskal_sample_fast(const DMatrix& v, std::size_t size, std::
     DModMatrix sub{p, size, d, std::vector<double>(size * d)};
     for (std::size_t i = 0; i < size; ++i)
       std::copy(all.a.begin() + subsets[k][i] * d, all.a.begin() + (subsets[k][i] + 1) * d, sub.a.begin() + i * d);
-    indep[k] = (size == 0 || dmod_rank_profile(sub, 1).rank == size) ? 1 : 0;
+    indep[k] = (size == 0 || dmod_rank_profile_inplace(sub, 1).rank == size) ? 1 : 0;
   });
   for (std::size_t k = 0; k < trials; ++k) {
     if (indep[k]) {
