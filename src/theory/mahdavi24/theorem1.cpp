@@ -177,6 +177,16 @@ Rational short_down(double x) {  // a short dyadic <= x (x > 0)
 
 }  // namespace
 
+// c_minimal (THEORY.md section 4, "Minimal c"): grid {0} u {c 2^-j : j = 40..0} in increasing order;
+// acceptance is not monotone in c, so no bisection.
+std::optional<Rational> c_minimal_grid_search(const Rational& c_proof, const std::function<bool(const Rational&)>& certifies) {
+  std::vector<Rational> grid{Rational(0)};
+  for (int j = 40; j >= 0; --j) grid.push_back(c_proof / Rational(Integer(1) << static_cast<unsigned long>(j)));
+  for (const Rational& cc : grid)
+    if (certifies(cc)) return cc;
+  return std::nullopt;
+}
+
 std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t H, std::size_t r) {
   std::vector<std::vector<std::size_t>> g(H);
   std::size_t next = 0;
@@ -185,6 +195,79 @@ std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t
     for (std::size_t i = 0; i < want && next < T; ++i) g[h].push_back(next++);
   }
   return g;
+}
+
+// ---- Step 2 (THEORY.md section 3-4): the read-out ---------------------------------------------------
+Step2Readout step2_readout(const std::vector<double>& Zc_in, const std::vector<double>& Zr_in, std::size_t T,
+                           std::size_t Hd, const QMatrix& Yt, const std::vector<long>* cls,
+                           const std::vector<QVector>& shift) {
+  const std::size_t dout = Yt.cols();
+  Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> Zc(Zc_in.data(), T, Hd),
+      Zr(Zr_in.data(), T, Hd);
+  MatrixXd G = Zc * Zc.transpose();
+  Step2Readout out;
+  MatrixXd Yd(T, dout);
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t c = 0; c < dout; ++c) Yd(t, c) = rational_to_double(Yt(t, c));
+  Eigen::LLT<MatrixXd> llt(G);
+  MatrixXd M = Zc.transpose() * llt.solve(Yd);
+  for (int it = 0; it < 3; ++it) {  // iterative refinement with long-double residuals
+    MatrixXd res_d(T, dout);
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t c = 0; c < dout; ++c) {
+        long double s = 0;
+        for (std::size_t i = 0; i < Hd; ++i) s += (long double)Zc(t, i) * (long double)M(i, c);
+        res_d(t, c) = double((long double)Yd(t, c) - s);
+      }
+    M += Zc.transpose() * llt.solve(res_d);
+  }
+  out.M = M;
+  // Rigorous label check: y_hat_c = sum_i M_ic p_i (+ e_c), p_i in [centre +- radius].
+  {
+    mpfr_t lo, hi, t1, rad;
+    mpfr_inits2(256, lo, hi, t1, rad, (mpfr_ptr)0);
+    double worst = 0, margin = INFINITY;
+    for (std::size_t t = 0; t < T; ++t) {
+      std::vector<std::pair<double, double>> yh(dout);  // [lo, hi] as doubles (outward)
+      for (std::size_t c = 0; c < dout; ++c) {
+        mpfr_set_zero(lo, 1); mpfr_set_zero(hi, 1); mpfr_set_zero(rad, 1);
+        for (std::size_t i = 0; i < Hd; ++i) {
+          double mv = M(i, c);
+          if (mv == 0) continue;
+          mpfr_set_d(t1, Zc(t, i), MPFR_RNDN);
+          mpfr_mul_d(t1, t1, mv, MPFR_RNDN);  // exact: 53 x 53 bits < 256
+          mpfr_add(lo, lo, t1, MPFR_RNDD);
+          mpfr_add(hi, hi, t1, MPFR_RNDU);
+          mpfr_set_d(t1, Zr(t, i), MPFR_RNDU);
+          mpfr_mul_d(t1, t1, std::fabs(mv), MPFR_RNDU);
+          mpfr_add(rad, rad, t1, MPFR_RNDU);
+        }
+        mpfr_sub(lo, lo, rad, MPFR_RNDD);
+        mpfr_add(hi, hi, rad, MPFR_RNDU);
+        if ((cls != nullptr)) {
+          if (!shift.empty()) { mpfr_add_q(lo, lo, shift[t][c].get_mpq_t(), MPFR_RNDD); mpfr_add_q(hi, hi, shift[t][c].get_mpq_t(), MPFR_RNDU); }
+          yh[c] = {mpfr_get_d(lo, MPFR_RNDD), mpfr_get_d(hi, MPFR_RNDU)};
+        } else {  // |y_hat - y| = |sum - Y'| <= max(hi - Y', Y' - lo)
+          mpfr_sub_q(hi, hi, Yt(t, c).get_mpq_t(), MPFR_RNDU);
+          mpfr_sub_q(lo, lo, Yt(t, c).get_mpq_t(), MPFR_RNDD);
+          mpfr_neg(lo, lo, MPFR_RNDU);
+          double e = std::max(mpfr_get_d(hi, MPFR_RNDU), mpfr_get_d(lo, MPFR_RNDU));
+          worst = std::max(worst, e);
+        }
+      }
+      if ((cls != nullptr)) {
+        long yl = (*cls)[t];
+        double best_other = -INFINITY;
+        for (std::size_t c = 0; c < dout; ++c) if ((long)c != yl) best_other = std::max(best_other, yh[c].second);
+        double mg = dout == 1 ? INFINITY : std::nextafter(yh[yl].first - best_other, -INFINITY);
+        margin = std::min(margin, mg);
+      }
+    }
+    mpfr_clears(lo, hi, t1, rad, (mpfr_ptr)0);
+    out.max_error = worst;
+    out.min_margin = margin;
+  }
+  return out;
 }
 
 Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1Options& opt) {
@@ -340,6 +423,8 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     }
   };
 
+  // ---- Proposition 1: induction over heads (THEORY.md section 4). Step h certifies
+  // rank Z_c >= k_h = |R_1 u ... u R_h| for rows R_1..R_h and heads 1..h. ----
   for (std::size_t h = 0; h < opt.H; ++h) {
     const auto& group = groups[h];
     HeadTrace tr;
@@ -488,13 +573,11 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
       if (h > 0 && opt.c_minimal) {
         // c_minimal: the smallest grid value {0} u {c 2^-j} at which this step's certificate succeeds
         // (acceptance is not monotone in c, so every grid point is tried in increasing order).
-        std::vector<Rational> grid{Rational(0)};
-        for (int j = 40; j >= 0; --j) grid.push_back(c / Rational(Integer(1) << static_cast<unsigned long>(j)));
-        for (const Rational& cc : grid) {
+        tr.c_minimal = c_minimal_grid_search(c, [&](const Rational& cc) {
           MatrixXd TC(rows.size(), d), TR(rows.size(), d);
           step_block(cc, TC, TR);
-          if (gram.certify(rows, &TC, &TR, false).ok) { tr.c_minimal = cc; break; }
-        }
+          return gram.certify(rows, &TC, &TR, false).ok;
+        });
         if (!tr.c_minimal) tr.c_minimal = c;
         say("   rank(Z_c) >= " + std::to_string(rows.size()) + " certified at the proof's c (sigma >= " + fmt(stepc.sigma_lower) +
             "); minimal grid c = " + fmtq(*tr.c_minimal) + (c > 0 ? " (ratio " + fmt(rational_to_double(*tr.c_minimal / c)) + ")" : "") + ".");
@@ -539,21 +622,14 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   if (opt.skip)
     for (std::size_t t = 0; t < Tstar; ++t)
       for (std::size_t c = 0; c < dout; ++c) Yt(t, c) -= ds.queries(t, c);
-  MatrixXd Yd(Tstar, dout);
+  std::vector<double> Zcv(Tstar * Hd), Zrv(Tstar * Hd);
   for (std::size_t t = 0; t < Tstar; ++t)
-    for (std::size_t c = 0; c < dout; ++c) Yd(t, c) = rational_to_double(Yt(t, c));
-  Eigen::LLT<MatrixXd> llt(gram.G());
-  MatrixXd M = Zc.transpose() * llt.solve(Yd);
-  for (int it = 0; it < 3; ++it) {  // iterative refinement with long-double residuals
-    MatrixXd res_d(Tstar, dout);
-    for (std::size_t t = 0; t < Tstar; ++t)
-      for (std::size_t c = 0; c < dout; ++c) {
-        long double s = 0;
-        for (std::size_t i = 0; i < Hd; ++i) s += (long double)Zc(t, i) * (long double)M(i, c);
-        res_d(t, c) = double((long double)Yd(t, c) - s);
-      }
-    M += Zc.transpose() * llt.solve(res_d);
-  }
+    for (std::size_t i = 0; i < Hd; ++i) { Zcv[t * Hd + i] = Zc(t, i); Zrv[t * Hd + i] = Zr(t, i); }
+  std::vector<QVector> shift;
+  if (opt.skip && res.class_labels)
+    for (std::size_t t = 0; t < Tstar; ++t) shift.push_back(QVector(ds.queries.row(t), ds.queries.row(t) + dout));
+  Step2Readout s2 = step2_readout(Zcv, Zrv, Tstar, Hd, Yt, res.class_labels ? &cls : nullptr, shift);
+  const MatrixXd& M = s2.M;
   QMatrix Mq(Hd, dout);
   for (std::size_t i = 0; i < Hd; ++i)
     for (std::size_t c = 0; c < dout; ++c) Mq(i, c) = rational_from_double(M(i, c));
@@ -567,52 +643,9 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   res.weights.WD = QMatrix(d, dout, Rational(0));
   for (std::size_t c = 0; c < dout; ++c) res.weights.WD(c, c) = 1;
 
-  // Rigorous label check: y_hat_c = sum_i M_ic p_i (+ e_c), p_i in [centre +- radius].
-  {
-    mpfr_t lo, hi, t1, rad;
-    mpfr_inits2(256, lo, hi, t1, rad, (mpfr_ptr)0);
-    double worst = 0, margin = INFINITY;
-    for (std::size_t t = 0; t < Tstar; ++t) {
-      std::vector<std::pair<double, double>> yh(dout);  // [lo, hi] as doubles (outward)
-      for (std::size_t c = 0; c < dout; ++c) {
-        mpfr_set_zero(lo, 1); mpfr_set_zero(hi, 1); mpfr_set_zero(rad, 1);
-        for (std::size_t i = 0; i < Hd; ++i) {
-          double mv = M(i, c);
-          if (mv == 0) continue;
-          mpfr_set_d(t1, Zc(t, i), MPFR_RNDN);
-          mpfr_mul_d(t1, t1, mv, MPFR_RNDN);  // exact: 53 x 53 bits < 256
-          mpfr_add(lo, lo, t1, MPFR_RNDD);
-          mpfr_add(hi, hi, t1, MPFR_RNDU);
-          mpfr_set_d(t1, Zr(t, i), MPFR_RNDU);
-          mpfr_mul_d(t1, t1, std::fabs(mv), MPFR_RNDU);
-          mpfr_add(rad, rad, t1, MPFR_RNDU);
-        }
-        mpfr_sub(lo, lo, rad, MPFR_RNDD);
-        mpfr_add(hi, hi, rad, MPFR_RNDU);
-        if (res.class_labels) {
-          if (opt.skip) { mpfr_add_q(lo, lo, ds.queries(t, c).get_mpq_t(), MPFR_RNDD); mpfr_add_q(hi, hi, ds.queries(t, c).get_mpq_t(), MPFR_RNDU); }
-          yh[c] = {mpfr_get_d(lo, MPFR_RNDD), mpfr_get_d(hi, MPFR_RNDU)};
-        } else {  // |y_hat - y| = |sum - Y'| <= max(hi - Y', Y' - lo)
-          mpfr_sub_q(hi, hi, Yt(t, c).get_mpq_t(), MPFR_RNDU);
-          mpfr_sub_q(lo, lo, Yt(t, c).get_mpq_t(), MPFR_RNDD);
-          mpfr_neg(lo, lo, MPFR_RNDU);
-          double e = std::max(mpfr_get_d(hi, MPFR_RNDU), mpfr_get_d(lo, MPFR_RNDU));
-          worst = std::max(worst, e);
-        }
-      }
-      if (res.class_labels) {
-        long yl = cls[t];
-        double best_other = -INFINITY;
-        for (std::size_t c = 0; c < dout; ++c) if ((long)c != yl) best_other = std::max(best_other, yh[c].second);
-        double mg = dout == 1 ? INFINITY : std::nextafter(yh[yl].first - best_other, -INFINITY);
-        margin = std::min(margin, mg);
-      }
-    }
-    mpfr_clears(lo, hi, t1, rad, (mpfr_ptr)0);
-    res.max_label_error = worst;
-    res.min_class_margin = res.class_labels ? margin : 0;
-    res.labels_ok = res.class_labels ? margin > 0 : rational_from_double(worst) <= opt.tolerance;
-  }
+  res.max_label_error = s2.max_error;
+  res.min_class_margin = res.class_labels ? s2.min_margin : 0;
+  res.labels_ok = res.class_labels ? s2.min_margin > 0 : rational_from_double(s2.max_error) <= opt.tolerance;
   res.memorized = res.labels_ok && res.rank_Z_lower == Tstar;
   say(std::string("Step 2: read-out M solving Z M = Y") + (opt.skip ? " - e_{1..d_out} (skip connection, appendix C)" : "") +
       " written as W_V^h = M_h, W_O stacking identities, W_D selecting the first d_out coordinates; " +

@@ -272,6 +272,37 @@ TEST_CASE("Lemma 5: direct Weyl criterion holds exactly; Rump PD agrees with exa
   CHECK(!rump_positive_definite({1, 0, 0, 1}, 2, 1.5));  // radius larger than lambda_min
 }
 
+TEST_CASE("c_minimal grid search and Step 2 read-out on hand-made inputs", "[cmin][step2]") {
+  // Non-monotone acceptance: accepted at c/2^3 and c, rejected in between and below: the smallest is c/8.
+  Rational c(5);
+  int calls = 0;
+  auto cm = c_minimal_grid_search(c, [&](const Rational& x) { ++calls; return x == c / 8 || x == c; });
+  REQUIRE(cm);
+  CHECK(*cm == c / 8);
+  CHECK(calls == 1 + 38);  // 0, c 2^-40 .. c 2^-3
+  CHECK(*c_minimal_grid_search(c, [](const Rational& x) { return x == 0; }) == 0);
+  CHECK(!c_minimal_grid_search(c, [](const Rational&) { return false; }));
+  // Step 2 on Z = [[1, 0, 1], [0, 2, 0]] (exact, radius 0): y_hat = Z M reproduces Y; a radius widens the bound.
+  std::vector<double> Zc{1, 0, 1, 0, 2, 0}, Zr(6, 0.0);
+  QMatrix Y(2, 1);
+  Y(0, 0) = Rational(3, 4);
+  Y(1, 0) = -1;
+  Step2Readout s = step2_readout(Zc, Zr, 2, 3, Y, nullptr, {});
+  CHECK(s.max_error < 1e-15);
+  CHECK(std::fabs(s.M(0, 0) + s.M(2, 0) - 0.75) < 1e-15);
+  CHECK(std::fabs(2 * s.M(1, 0) + 1) < 1e-15);
+  std::vector<double> Zr2(6, 1e-3);
+  Step2Readout s2 = step2_readout(Zc, Zr2, 2, 3, Y, nullptr, {});
+  CHECK(s2.max_error >= 1e-3 * (std::fabs(s2.M(0, 0)) + std::fabs(s2.M(2, 0))) * 0.999);
+  // class labels: one-hot targets, certified margin close to 1
+  QMatrix Y2(2, 2, Rational(0));
+  Y2(0, 1) = 1;
+  Y2(1, 0) = 1;
+  std::vector<long> cls{1, 0};
+  Step2Readout s3 = step2_readout(Zc, Zr, 2, 3, Y2, &cls, {});
+  CHECK(s3.min_margin > 0.999);
+}
+
 TEST_CASE("Theorem 1: constructions certified and re-verified, second route to rank(Z)", "[theorem1]") {
   struct Case { std::size_t H, n, d, dh; const char* kind; bool skip; };
   for (Case c : {Case{4, 5, 8, 5, "theorem1", false},   // the demo's default

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/Dense>
 #include <nlohmann/json.hpp>
 
 #include "memcert/data/dataset.hpp"
@@ -94,6 +95,22 @@ struct GramRankResult {
   double lambda_estimate = 0;
 };
 bool rump_positive_definite(std::vector<double> a, std::size_t k, double rad_norm_upper);
+
+// ---- c_minimal: smallest grid value {0} u {c_proof 2^-j : j = 40..0} (increasing) accepted ----------
+std::optional<Rational> c_minimal_grid_search(const Rational& c_proof,
+                                              const std::function<bool(const Rational&)>& certifies);
+
+// ---- Step 2: the read-out --------------------------------------------------------------------------
+// Z known as centre +- radius (T x Hd, row-major doubles) with full row rank: M solving Z M = Y (in
+// double, min-norm, iteratively refined; M is then exact as the doubles it holds), and a rigorous bound
+// on max |Z M - Y| over the whole enclosure (real labels), or for class labels (cls != null; y_hat =
+// Z M + shift) the certified arg-max margin min_t (y_label - max_other).
+struct Step2Readout {
+  Eigen::MatrixXd M;  // Hd x d_out
+  double max_error = 0, min_margin = 0;
+};
+Step2Readout step2_readout(const std::vector<double>& Zc, const std::vector<double>& Zr, std::size_t T, std::size_t Hd,
+                           const QMatrix& Ytarget, const std::vector<long>* cls, const std::vector<QVector>& shift);
 
 // ---- the whole construction -----------------------------------------------------------------------
 struct Theorem1Options {
