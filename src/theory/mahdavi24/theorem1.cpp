@@ -297,6 +297,9 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   ds.queries = QMatrix(Tstar, d);
   for (std::size_t t = 0; t < Tstar; ++t)
     for (std::size_t c = 0; c < d; ++c) ds.queries(t, c) = ds_in.queries(t, c);
+  // GMP's mpq functions assume canonical operands: canonicalise whatever the caller built.
+  for (auto& E : ds.contexts) for (auto& x : E.data()) x.canonicalize();
+  for (auto& x : ds.queries.data()) x.canonicalize();
   QMatrix Y;
   std::vector<long> cls;
   if (ds_in.labels) {
@@ -306,20 +309,26 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
       if (L.cols() != 1) throw InputError("dataset: labels: expected a flat list of class labels");
       long C = 0;
       for (std::size_t t = 0; t < T; ++t) {
-        const Rational& q = L(t, 0);
+        Rational q = L(t, 0);
+        q.canonicalize();
         if (q.get_den() != 1 || q < 0) throw InputError("dataset: labels[" + std::to_string(t) + "]: expected a class index >= 0");
         C = std::max(C, q.get_num().get_si() + 1);
       }
       res.class_labels = true;
       res.d_out = std::size_t(C);
       Y = QMatrix(Tstar, res.d_out, Rational(0));
-      for (std::size_t t = 0; t < Tstar; ++t) { cls.push_back(L(t, 0).get_num().get_si()); Y(t, cls.back()) = 1; }
+      for (std::size_t t = 0; t < Tstar; ++t) {
+        Rational q = L(t, 0);
+        q.canonicalize();
+        cls.push_back(q.get_num().get_si());
+        Y(t, cls.back()) = 1;
+      }
     } else {
       if (L.cols() == 0) throw InputError("dataset: labels: expected d_out >= 1 columns");
       res.d_out = L.cols();
       Y = QMatrix(Tstar, res.d_out);
       for (std::size_t t = 0; t < Tstar; ++t)
-        for (std::size_t c = 0; c < res.d_out; ++c) Y(t, c) = L(t, c);
+        for (std::size_t c = 0; c < res.d_out; ++c) { Y(t, c) = L(t, c); Y(t, c).canonicalize(); }
     }
   } else {
     res.labels_generated = true;
