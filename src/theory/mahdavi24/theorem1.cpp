@@ -589,7 +589,11 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
         });
         if (!tr.c_minimal) tr.c_minimal = c;
         say("   rank(Z_c) >= " + std::to_string(rows.size()) + " certified at the proof's c (sigma >= " + fmt(stepc.sigma_lower) +
-            "); minimal grid c = " + fmtq(*tr.c_minimal) + (c > 0 ? " (ratio " + fmt(rational_to_double(*tr.c_minimal / c)) + ")" : "") + ".");
+            "); minimal grid c = " + fmtq(*tr.c_minimal) +
+            (*tr.c_minimal == 0 ? " (the step's certificate already holds without saturation: saturation is how the proof "
+                                  "gets there, not what the certificate needs)"
+                                : (c > 0 ? " (c_minimal / c = " + fmt(rational_to_double(*tr.c_minimal / c)) + ")" : std::string())) +
+            ".");
       }
       // Exact factorization W^h = W_K W_Q^T: W_K = [U, c g], W_Q = [Q_R^+T, w] (padded to d_h).
       const std::size_t kk = group.size();
