@@ -104,7 +104,7 @@ int run(const Args& a) {
   if (!res.memorized) return kExitNegative;  // verdict negative: no certificate written
   if (!v.valid) {
     std::cerr << "memcert: internal error: the independent checker rejected the constructed certificate: " << v.reason << "\n";
-    return 3;
+    return kExitInternal;
   }
   return res.memorized ? kExitHolds : kExitNegative;
 }
