@@ -5,9 +5,12 @@
 //   run:  {"claim","instances","confirmed","counterexamples":[...],"seconds"} plus "statement","expect",
 //         "refutes","undecided","verdict","results","note".
 // Exit status: 0 iff every instance confirmed the claim (for a boundary claim, Expect::counterexample:
-// every instance produced a certified counterexample to the naive statement); 1 otherwise (a certified
-// counterexample to a claim expected to hold — a finding — or undecided instances); 2 unknown id / usage.
+// every instance produced a certified counterexample to the naive statement); 1 a certified counterexample
+// to a claim expected to hold (a finding, witness in "counterexamples"); 3 otherwise (undecided instances,
+// or a boundary claim some instance did not demonstrate); 2 unknown id / usage; 70 when the independent
+// checker rejected a certificate the engine built (a bug).
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 
 #include "command.hpp"
@@ -90,7 +93,16 @@ int run_claim(const ClaimsArgs& args) {
       << " undecided";
   if (!args.cert_dir.empty()) h << "\ncertificates written to " << args.cert_dir;
   emit(args.json, j, h.str(), start);
-  return run.holds() ? kExitHolds : kExitNegative;
+  // A certificate the engine built and the independent checker rejected is a bug (docs/CLI.md: 70).
+  for (const auto& r : run.records)
+    if (!r.result.certificate.is_null() && !r.certificate_verified) {
+      std::cerr << "memcert: internal error: the checker rejected the certificate of instance " << r.index
+                << ": " << r.checker_reason << "\n";
+      return kExitInternal;
+    }
+  if (run.holds()) return kExitHolds;
+  if (run.finding()) return kExitNegative;  // certified counterexample to a claim expected to hold
+  return kExitUndecided;                    // undecided instances, or a boundary claim not demonstrated
 }
 
 const CommandRegistrar reg{{80, [](CLI::App& root, auto bind) {
