@@ -171,10 +171,16 @@ struct HypothesisFailure : std::runtime_error {
 // Groups R_1 (r examples), R_h (h >= 2, the next r-1) over the first min(T, H(r-1)+1) examples.
 std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t H, std::size_t r);
 
-// The full construction (Proposition 1 by induction over heads + Step 2). Throws InputError for bad
-// usage (H = 0, d_v < d_out, d < d_out, n > d, label shape) and HypothesisFailure when the hypotheses
-// fail; otherwise returns the certified result (result.memorized tells whether every check passed).
+// The full construction (Proposition 1 by induction over heads, see proposition1.hpp, then Step 2).
+// Throws InputError for bad usage (H = 0, d_v < d_out, d < d_out, n > d, label shape) and
+// HypothesisFailure when the hypotheses fail; otherwise returns the certified result (result.memorized tells whether every check passed).
 Theorem1Result theorem1_construct(const AttentionDataset& ds, const Theorem1Options& opt);
+
+// The certificate of kind "theorem1" for a finished construction (THEORY.md section 7): sizes, the chosen
+// examples `ds` (contexts, queries) with their labels (`Y` for real labels, `cls` when res.class_labels),
+// the exact weights, the trace and its trace_checksum. Deterministic: equal inputs give equal JSON.
+nlohmann::json theorem1_write_certificate(const Theorem1Result& res, const AttentionDataset& ds, const QMatrix& Y,
+                                          const std::vector<long>& cls);
 
 // The certificate's "trace_checksum" (FNV-1a 64, hex) over the trace entries the checker does not
 // re-derive (attempt counts, sigma values, c_minimal, the B.2 estimate) and the descriptive top-level fields.

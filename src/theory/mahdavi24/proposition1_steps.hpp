@@ -1,0 +1,39 @@
+#pragma once
+// Private to src/theory/mahdavi24: one step of Proposition 1's induction (THEORY.md section 4), i.e. the
+// choice of head h's weights W^h = W_fit + c_h g w^T. Head 1 is Claim 1, each later head Claim 2.
+#include <cstddef>
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "memcert/theory/mahdavi24/theorem1.hpp"
+#include "z_enclosure.hpp"
+
+namespace memcert::mahdavi24 {
+
+// Head h's weights as the induction chose them. Its logits for example t are a[t] + c s[t], exactly.
+struct HeadStep {
+  HeadTrace tr;
+  std::vector<ScaledVector> a, s;  // one per example (all T, not only the step's rows)
+  Rational c;                      // the proof's saturation scale (0 for head 1)
+  FitHead fit;                     // W_fit = U Q_R^+ of Claim 1
+  std::optional<Saturator> sat;    // W' = g w^T of Lemma 3 (none for head 1)
+};
+
+// Claim 1 for head 1 (THEORY.md section 4, "Claim 1"): random rational targets for R_1 = `group`, fitted
+// exactly by claim1_fit_head and redrawn (at most opt.max_retries times) until the rows
+// softmax(l^(t))^T E^(t) have certified rank |R_1|. s = 0, c = 0. Throws std::runtime_error on failure.
+HeadStep claim1_first_head(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
+                           const std::vector<std::size_t>& group, const Theorem1Options& opt, std::mt19937_64& rng);
+
+// Claim 2 for head h >= 2 (THEORY.md section 4): Lemma 3's saturator W' = g w^T (W' e = 0 on R_h =
+// `group`, unique maximum of E W' e on `old` = R_1 u ... u R_{h-1}); Claim 1's exact fit of random targets
+// on R_h, redrawn until Z_inf (heads 1..h, rows old then group, head h saturated on old) has certified
+// rank k_h; eps from Lemma 5 (the larger of the direct and B.2 criteria); c from Lemma 4's bound, the
+// maximum over `old`. `gram` holds heads 1..h-1 (all T rows). h is 0-based (h >= 1). Draws Lemma 3's
+// candidates, then the targets, from rng. Throws std::runtime_error when a step cannot be certified.
+HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
+                              const std::vector<std::size_t>& old, const std::vector<std::size_t>& group, std::size_t h,
+                              const Theorem1Options& opt, std::mt19937_64& rng);
+
+}  // namespace memcert::mahdavi24

@@ -1,0 +1,114 @@
+// The certificate of kind "theorem1" (THEORY.md section 7): the chosen examples, the exact weights and the
+// construction's trace, for the independent checker to re-verify.
+#include <cstdio>
+
+#include "memcert/theory/mahdavi24/theorem1.hpp"
+
+namespace memcert::mahdavi24 {
+
+using nlohmann::json;
+
+namespace {
+json qvec_json(const QVector& v) {
+  json a = json::array();
+  for (const Rational& q : v) a.push_back(rational_to_string(q));
+  return a;
+}
+json qmat_json(const QMatrix& m) {
+  json a = json::array();
+  for (std::size_t i = 0; i < m.rows(); ++i) a.push_back(qvec_json(QVector(m.row(i), m.row(i) + m.cols())));
+  return a;
+}
+}  // namespace
+
+json theorem1_write_certificate(const Theorem1Result& res, const AttentionDataset& ds, const QMatrix& Y,
+                                const std::vector<long>& cls) {
+  const std::size_t Tstar = res.T_star;
+  json cert;
+  cert["kind"] = "theorem1";
+  cert["claim"] = "mahdavi24/theorem-1";
+  cert["H"] = res.H; cert["n"] = res.n; cert["d"] = res.d; cert["dh"] = res.dh; cert["dv"] = res.dv; cert["d_out"] = res.d_out;
+  cert["r"] = res.r; cert["T"] = Tstar; cert["skip"] = res.skip;
+  cert["rank_Z_lower"] = Tstar;
+  cert["tolerance"] = rational_to_string(res.tolerance);
+  cert["hypotheses"] = res.hypotheses;
+  cert["examples"] = res.examples;
+  json data;
+  json ctxj = json::array();
+  for (const QMatrix& E : ds.contexts) ctxj.push_back(qmat_json(E));
+  data["contexts"] = ctxj;
+  data["queries"] = qmat_json(ds.queries);
+  if (res.class_labels) {
+    data["class_labels"] = cls;
+  } else {
+    data["labels"] = qmat_json(Y);
+  }
+  cert["data"] = data;
+  cert["labels_generated"] = res.labels_generated;
+  json heads = json::array();
+  for (const auto& hd : res.weights.heads) heads.push_back({{"WK", qmat_json(hd.WK)}, {"WQ", qmat_json(hd.WQ)}, {"WV", qmat_json(hd.WV)}});
+  cert["weights"] = {{"heads", heads}, {"WO", qmat_json(res.weights.WO)}, {"WD", qmat_json(res.weights.WD)}};
+  json trace = json::array();
+  for (const auto& tr : res.trace) {
+    json j;
+    j["head"] = tr.head;
+    j["group"] = tr.group;
+    json tg = json::array();
+    for (const auto& l : tr.targets) tg.push_back(qvec_json(l));
+    j["target_logits"] = tg;
+    j["g"] = qvec_json(tr.g);
+    j["w"] = qvec_json(tr.w);
+    j["lemma3_attempts"] = tr.lemma3_attempts;
+    j["target_attempts"] = tr.target_attempts;
+    j["old_examples"] = tr.old_examples;
+    j["rank_target"] = tr.rank_target;
+    j["gap"] = rational_to_string(tr.gap);
+    j["spread"] = rational_to_string(tr.spread);
+    j["eps"] = tr.eps ? json(rational_to_string(*tr.eps)) : json(nullptr);
+    j["eps_criterion"] = tr.eps_criterion;
+    j["eps_direct"] = tr.eps_direct ? json(rational_to_string(*tr.eps_direct)) : json(nullptr);
+    auto dq = [](double x) { return json(rational_to_string(rational_from_double(x))); };
+    j["eps_b2_estimate"] = tr.eps_b2 ? dq(*tr.eps_b2) : json(nullptr);
+    j["sigma_lower"] = dq(tr.sigma_lower);
+    j["c"] = rational_to_string(tr.c);
+    j["c_minimal"] = tr.c_minimal ? json(rational_to_string(*tr.c_minimal)) : json(nullptr);
+    j["step_sigma_lower"] = dq(tr.step_sigma_lower);
+    trace.push_back(j);
+  }
+  cert["trace"] = trace;
+  cert["notes"] = "rank(Z) >= T is certified by a Gram matrix of the interval centres of Z and Rump's floating-point "
+                  "positive-definiteness test; sigma_lower values are certified; eps_b2_estimate is a double estimate "
+                  "(when eps_criterion is b2 the step's rank is certified directly at the resulting c); c_minimal is the "
+                  "smallest grid value {0} u {c 2^-j : j=0..40} at which the step's rank certificate succeeds.";
+  cert["trace_checksum"] = theorem1_trace_checksum(cert);
+  return cert;
+}
+
+// FNV-1a (64 bit) over "key=value;" for the trace entries the checker cannot re-derive cheaply
+// (an integrity check against accidental edits, not a proof; the checker re-derives everything else).
+std::string theorem1_trace_checksum(const nlohmann::json& cert) {
+  auto text = [](const json& v) -> std::string {
+    if (v.is_string()) return v.get<std::string>();
+    if (v.is_null()) return "null";
+    if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+    if (v.is_array()) {
+      std::string s;
+      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i].dump();
+      return s;
+    }
+    return v.dump();
+  };
+  std::string all;
+  for (const auto& e : cert["trace"])
+    for (const char* k : {"lemma3_attempts", "target_attempts", "eps_b2_estimate", "sigma_lower", "c_minimal", "step_sigma_lower"})
+      all += std::string(k) + "=" + (e.contains(k) ? text(e[k]) : "missing") + ";";
+  for (const char* k : {"hypotheses", "notes", "labels_generated", "examples"})
+    all += std::string(k) + "=" + (cert.contains(k) ? text(cert[k]) : "missing") + ";";
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : all) { h ^= ch; h *= 1099511628211ull; }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace memcert::mahdavi24

@@ -1,0 +1,65 @@
+#pragma once
+// Private to src/theory/mahdavi24: the enclosure of the representation matrix Z (THEORY.md section 1,
+// eq. 7) as the induction builds it, and the certified rank test on it (THEORY.md section 7).
+#include <cstddef>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "memcert/data/dataset.hpp"
+#include "memcert/linalg/matrix.hpp"
+#include "memcert/model/mha.hpp"
+#include "memcert/theory/mahdavi24/theorem1.hpp"
+
+namespace memcert::mahdavi24 {
+
+// The Gram matrix of the enclosure of Z, accumulated over column blocks (one block per head), with the
+// rigorous error information (|C||C|^T, squared radii) a rank certificate needs.
+class GramAccumulator {
+ public:
+  explicit GramAccumulator(std::size_t T);
+  // Adds the column block (centre C, radius R), T x cols.
+  void add(const Eigen::MatrixXd& C, const Eigen::MatrixXd& R);
+  std::size_t cols() const { return cols_; }
+  const Eigen::MatrixXd& G() const { return G_; }
+  // Certifies rank >= |rows| for the enclosure restricted to `rows`, with the accumulated blocks plus
+  // an optional extra block (|rows| x cols, centre/radius). want_sigma: also aim for a good lower bound
+  // on the |rows|-th singular value (mu near the estimated lambda_min); otherwise mu just above
+  // ||R||_F^2, which is all the rank claim needs.
+  GramRankResult certify(const std::vector<std::size_t>& rows, const Eigen::MatrixXd* XC, const Eigen::MatrixXd* XR,
+                         bool want_sigma) const;
+
+ private:
+  Eigen::MatrixXd G_, A_;
+  std::vector<double> rad2_;
+  std::size_t cols_ = 0, blocks_ = 0;
+};
+
+// The chosen examples in the forms the induction computes with: softmax-mix enclosures of each context,
+// exact contexts and queries as scaled integers, and the token norm bound B (B2 = B^2 exactly).
+struct ZExamples {
+  std::size_t n = 0, d = 0;
+  std::vector<ContextEnclosure> ctx;
+  std::vector<ScaledMatrix> Es;
+  std::vector<ScaledVector> es;
+  std::vector<QVector> eq;
+  Rational B2 = 0;  // max over tokens of the squared Euclidean norm (exact)
+  double B = 0;     // sqrt(B2) in double (used only by the B.2 estimate)
+};
+ZExamples z_examples(const AttentionDataset& ds, mpfr_prec_t prec);
+
+// Row `row` of (C, R) := enclosure of softmax(logits)^T E^(t) (exact logits) ...
+void z_fill_rows(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std::size_t row, const QVector& logits,
+                 std::size_t t);
+// ... of softmax(a + cc s)^T E^(t) (a, s exact in scaled form) ...
+void z_fill_scaled(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std::size_t row, const ScaledVector& a,
+                   const ScaledVector& s, const Rational& cc, std::size_t t);
+// ... of the token E^(t)_j (the limit row e_j^T E^(t) of a saturated head).
+void z_fill_token(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std::size_t row, std::size_t t,
+                  std::size_t j);
+
+// saturation_data for exact vectors in scaled form (positive denominators): integers only, one
+// Rational each for the gap and the spread.
+SaturationData scaled_saturation(const ScaledVector& a, const ScaledVector& s);
+
+}  // namespace memcert::mahdavi24
