@@ -7,6 +7,7 @@
 #include "memcert/linalg/kruskal.hpp"
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/numeric/modp.hpp"
+#include "format.hpp"
 
 namespace memcert::mahdavi24 {
 
@@ -14,11 +15,11 @@ using nlohmann::json;
 __extension__ typedef __int128 i128;
 
 namespace {
-json qvec_json(const QVector& v) {
-  json a = json::array();
-  for (const Rational& q : v) a.push_back(rational_to_string(q));
-  return a;
-}
+
+using detail::fmt;
+using detail::fmtq;
+using detail::qmat_json;
+using detail::qvec_json;
 QMatrix rows_of(const QMatrix& a, const std::vector<std::size_t>& idx) { return mat_select_rows(a, idx); }
 // y != 0 with y^T A = 0 (a dependency among the rows of A), or empty when the rows are independent.
 QVector row_dependency(const QMatrix& a) {

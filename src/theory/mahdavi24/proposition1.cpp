@@ -9,6 +9,7 @@
 
 #include "proposition1_steps.hpp"
 #include "z_enclosure.hpp"
+#include "format.hpp"
 
 namespace memcert::mahdavi24 {
 
@@ -16,19 +17,17 @@ using Eigen::MatrixXd;
 
 namespace {
 
+using detail::fmt;
+using detail::fmtq;
+using detail::qmat_json;
+using detail::qvec_json;
+
 Rational dot(const QVector& a, const QVector& b) {
   Rational s = 0;
   for (std::size_t i = 0; i < a.size(); ++i)
     if (a[i] != 0 && b[i] != 0) s += a[i] * b[i];
   return s;
 }
-std::string fmt(double x) {
-  std::ostringstream s;
-  s.precision(4);
-  s << x;
-  return s.str();
-}
-std::string fmtq(const Rational& q) { return fmt(rational_to_double(q)); }
 void say(const Theorem1Options& opt, const std::string& s) { if (opt.narrate) opt.narrate(s); }
 
 Rational short_down(double x) {  // a short dyadic <= x (x > 0)

@@ -13,6 +13,7 @@
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 #include "memcert/theory/mahdavi24/proposition1.hpp"
 #include "memcert/util/error.hpp"
+#include "format.hpp"
 
 namespace memcert::mahdavi24 {
 
@@ -21,18 +22,11 @@ using Eigen::MatrixXd;
 
 namespace {
 
-json qvec_json(const QVector& v) {
-  json a = json::array();
-  for (const Rational& q : v) a.push_back(rational_to_string(q));
-  return a;
-}
-std::string fmt(double x) {
-  std::ostringstream s;
-  s.precision(4);
-  s << x;
-  return s.str();
-}
-std::string fmtq(const Rational& q) { return fmt(rational_to_double(q)); }
+using detail::fmt;
+using detail::fmtq;
+using detail::qmat_json;
+using detail::qvec_json;
+
 
 }  // namespace
 

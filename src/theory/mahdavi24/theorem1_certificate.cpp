@@ -3,22 +3,18 @@
 #include <cstdio>
 
 #include "memcert/theory/mahdavi24/theorem1.hpp"
+#include "format.hpp"
 
 namespace memcert::mahdavi24 {
 
 using nlohmann::json;
 
 namespace {
-json qvec_json(const QVector& v) {
-  json a = json::array();
-  for (const Rational& q : v) a.push_back(rational_to_string(q));
-  return a;
-}
-json qmat_json(const QMatrix& m) {
-  json a = json::array();
-  for (std::size_t i = 0; i < m.rows(); ++i) a.push_back(qvec_json(QVector(m.row(i), m.row(i) + m.cols())));
-  return a;
-}
+
+using detail::fmt;
+using detail::fmtq;
+using detail::qmat_json;
+using detail::qvec_json;
 }  // namespace
 
 json theorem1_write_certificate(const Theorem1Result& res, const AttentionDataset& ds, const QMatrix& Y,
