@@ -15,7 +15,7 @@
 #include <cmath>
 #include <limits>
 
-#include "read.hpp"
+#include "enclosure_claim.hpp"
 
 namespace memcert_checker {
 
@@ -38,44 +38,13 @@ bool exact_double(const mpq_class& q, double& out) {
 }  // namespace
 
 bool check_enclosure_rank_rump(const Value& cert, std::string& why) {
-  std::string claim;
-  if (!read_string(cert, "", "claim", claim, why)) return false;
-  if (claim != "rank-lower-enclosure") {
-    why = "claim: kind \"enclosure-rank-rump\" proves \"rank-lower-enclosure\", not \"" + claim + "\"";
-    return false;
-  }
-  QMat c, r;
-  std::size_t m = 0, n = 0, rm = 0, rn = 0;
-  const Value* cv = member(cert, "", "centre", json::Type::Object, why);
-  if (!cv || !read_matrix(*cv, "centre", c, m, n, why)) return false;
-  const Value* rv = member(cert, "", "radius", json::Type::Object, why);
-  if (!rv || !read_matrix(*rv, "radius", r, rm, rn, why)) return false;
-  if (rm != m || rn != n) { why = "radius: shape differs from centre"; return false; }
-  std::size_t k = 0;
-  const Value* kv = member(cert, "", "rank_lower", json::Type::Number, why);
-  if (!kv || !read_size(*kv, "rank_lower", std::min(m, n), k, why)) return false;
-  const Value* sv = member(cert, "", "rows", json::Type::Array, why);
-  std::vector<std::size_t> s;
-  if (!sv || !read_index_set(*sv, "rows", k, m, s, why)) return false;
-  mpq_class mu;
-  const Value* muv = cert.find("mu");
-  if (!muv) { why = "mu: missing"; return false; }
-  if (!read_rational(*muv, "mu", mu, why)) return false;
-  if (sgn(mu) <= 0) { why = "mu: must be > 0"; return false; }
+  EnclosureClaim e;
+  if (!read_enclosure_claim(cert, "enclosure-rank-rump", e, why)) return false;
+  const QMat& c = e.c;
+  const std::size_t k = e.k, n = e.n;
+  const std::vector<std::size_t>& s = e.s;
   double mud = 0;
-  if (!exact_double(mu, mud)) { why = "mu: not exactly a double"; return false; }
-
-  // ||R_S||_F^2 < mu exactly.
-  mpq_class frob = 0;
-  for (std::size_t i : s)
-    for (std::size_t j = 0; j < n; ++j) {
-      if (sgn(r[i][j]) < 0) {
-        why = "radius.data[" + std::to_string(i) + "][" + std::to_string(j) + "]: negative radius";
-        return false;
-      }
-      frob += r[i][j] * r[i][j];
-    }
-  if (frob >= mu) { why = "radius: sum of squares over the rows S is not below mu"; return false; }
+  if (!exact_double(e.mu, mud)) { why = "mu: not exactly a double"; return false; }
   if (k == 0) return true;
 
   // The rows S of the centre, which must be doubles exactly.
