@@ -9,26 +9,15 @@
 
 #include "../common.hpp"
 #include "memcert/proofs/positional_encoding.hpp"
+#include "pe_instances.hpp"
 
 namespace memcert::proofs {
 namespace {
 using namespace detail;
+using vaswani17::PEInstance;
 
-const std::size_t kSizes[][2] = {{16, 32}, {50, 64}, {64, 64}, {197, 768}, {512, 768}};
 // The perturbation size the naive robustness statement allows: delta^2 <= 1e-24 (delta <= 1e-12).
 const Rational kDelta2Max(Integer(1), Integer("1000000000000000000000000"));
-
-struct PEInstance {
-  std::size_t n, d;
-};
-
-Instance generate(std::uint64_t, std::size_t index) {
-  const auto& s = kSizes[index % 5];
-  Instance inst;
-  inst.params = {{"n", s[0]}, {"d", s[1]}};
-  inst.data = PEInstance{s[0], s[1]};
-  return inst;
-}
 
 InstanceResult check(const Instance& inst) {
   const auto& in = std::any_cast<const PEInstance&>(inst.data);
@@ -84,7 +73,7 @@ ClaimRegistrar reg{Claim{
     "an exact rational vector u (from a double SVD) with ||u^T P||^2 <= delta^2 ||u||^2 computed exactly, "
     "delta^2 <= 1e-24; the checker recomputes both sums",
     Expect::counterexample, "sinusoidal encodings keep full rank under every perturbation of 2-norm 1e-12", 3,
-    generate, check}};
+    vaswani17::pe_generate, check}};
 
 }  // namespace
 }  // namespace memcert::proofs

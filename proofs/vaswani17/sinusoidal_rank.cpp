@@ -7,6 +7,7 @@
 #include "memcert/cert/linalg_cert.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/proofs/positional_encoding.hpp"
+#include "pe_instances.hpp"
 
 namespace memcert::proofs {
 
@@ -33,21 +34,8 @@ QMatrix sinusoidal_encoding_exact(std::size_t n, std::size_t d) {
 
 namespace {
 using namespace detail;
+using vaswani17::PEInstance;
 
-// Instance i uses sizes[i]: small ones first (tests), then ViT-B (197 x 768) and BERT (512 x 768).
-const std::size_t kSizes[][2] = {{16, 32}, {50, 64}, {64, 64}, {197, 768}, {512, 768}};
-
-struct PEInstance {
-  std::size_t n, d;
-};
-
-Instance generate(std::uint64_t, std::size_t index) {
-  const auto& s = kSizes[index % 5];
-  Instance inst;
-  inst.params = {{"n", s[0]}, {"d", s[1]}};
-  inst.data = PEInstance{s[0], s[1]};
-  return inst;
-}
 
 InstanceResult check(const Instance& inst) {
   const auto& in = std::any_cast<const PEInstance&>(inst.data);
@@ -74,7 +62,7 @@ ClaimRegistrar reg{Claim{
     "instances 0-2 are small, 3 is ViT-B (197 x 768), 4 is BERT (512 x 768).",
     "the float64 values taken exactly as dyadic rationals; rank >= min(n, d) by a minor non-zero mod a prime "
     "(rank certificate of kind \"rank\"), rank <= min(n, d) trivially",
-    Expect::holds, "", 3, generate, check}};
+    Expect::holds, "", 3, vaswani17::pe_generate, check}};
 
 }  // namespace
 }  // namespace memcert::proofs

@@ -8,6 +8,7 @@
 #include "../../src/checker/definite.hpp"
 #include "../../src/checker/exact.hpp"
 #include "../../src/checker/modp.hpp"
+#include "brute_q.hpp"
 
 using namespace memcert_checker;
 
@@ -31,22 +32,6 @@ mpz_class det_cofactor(const ZMat& a) {
       minor.push_back(r);
     }
     d += (j % 2 ? -1 : 1) * a[0][j] * det_cofactor(minor);
-  }
-  return d;
-}
-mpq_class det_q(QMat a) {  // Gaussian elimination over Q
-  const std::size_t n = a.size();
-  mpq_class d = 1;
-  for (std::size_t c = 0; c < n; ++c) {
-    std::size_t p = c;
-    while (p < n && a[p][c] == 0) ++p;
-    if (p == n) return 0;
-    if (p != c) { std::swap(a[p], a[c]); d = -d; }
-    d *= a[c][c];
-    for (std::size_t r = c + 1; r < n; ++r) {
-      mpq_class f = a[r][c] / a[c][c];
-      for (std::size_t j = c; j < n; ++j) a[r][j] -= f * a[c][j];
-    }
   }
   return d;
 }
@@ -178,7 +163,7 @@ TEST_CASE("exact: LDL^T positive definiteness agrees with Sylvester's criterion"
       QMat lead(k, QRow(k));
       for (std::size_t i = 0; i < k; ++i)
         for (std::size_t j = 0; j < k; ++j) lead[i][j] = a[i][j];
-      sylvester = sylvester && det_q(lead) > 0;
+      sylvester = sylvester && brute_q::det(lead) > 0;
     }
     REQUIRE(positive_definite_ldlt(a) == sylvester);
     REQUIRE(positive_definite(a) == sylvester);
