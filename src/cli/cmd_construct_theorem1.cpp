@@ -37,6 +37,9 @@ int run(const Args& a) {
   opt.skip = a.skip;
   opt.seed = a.seed;
   opt.c_minimal = !a.no_cmin;
+  StageTimes times;
+  opt.timings = &times;
+  if (progress_enabled()) opt.progress = [](std::size_t done, std::size_t total) { progress("construct theorem1: heads", done, total); };
   auto tol = rational_parse(a.tolerance);
   if (!tol || *tol < 0) throw InputError("--tolerance: expected an exact non-negative number, got " + a.tolerance);
   opt.tolerance = *tol;
@@ -55,10 +58,18 @@ int run(const Args& a) {
     emit(a.json, j, std::string("NOT CONSTRUCTED: ") + f.what() + "\nwitness: " + f.witness.dump(), start);
     return kExitNegative;
   }
-  std::string text = res.certificate.dump();
+  std::string text;
+  {
+    StageTimes::Scope clock(&times, "certificate JSON");
+    text = res.certificate.dump();
+  }
   memcert_checker::Verdict v;
   if (res.memorized) {
-    v = memcert_checker::verify_certificate_text(text);
+    {
+      StageTimes::Scope clock(&times, "independent checker");
+      v = memcert_checker::verify_certificate_text(text);
+    }
+    StageTimes::Scope clock(&times, "write");
     if (v.valid) file_write_atomic(a.out, text + "\n");
   } else {
     v.reason = res.class_labels ? "arg-max not certified for every example"
@@ -96,6 +107,9 @@ int run(const Args& a) {
              t.eps_criterion + "), sigma_lower = " + std::to_string(t.sigma_lower) + "\n";
   }
   j["saturation"] = sat;
+  nlohmann::json tj = nlohmann::json::object();  // wall-clock seconds per stage (construction, checker, write)
+  for (auto& [stage, secs] : times.entries()) tj[stage] = secs;
+  j["timings"] = tj;
   human += "rank(Z) >= " + std::to_string(res.rank_Z_lower) + " certified; labels " +
            (res.labels_ok ? "reproduced" : "NOT certified") + "; independent checker: " +
            (v.valid ? "VALID, certificate written to " + a.out

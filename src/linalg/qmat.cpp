@@ -161,18 +161,17 @@ std::optional<QMatrix> qmat_inverse(const QMatrix& a) {
   return qmat_solve(a, QMatrix::identity(a.rows()));
 }
 
+// Both one-sided inverses as one solve with the Gram matrix (symmetric): no explicit inverse and no
+// product of big rationals afterwards.
 std::optional<QMatrix> qmat_right_inverse(const QMatrix& a) {
-  QMatrix at = mat_transpose(a);
-  auto y = qmat_inverse(mat_mul(a, at));  // A A^T invertible iff A has full row rank
+  auto y = qmat_solve(mat_mul(a, mat_transpose(a)), a);  // (A A^T)^{-1} A; A A^T invertible iff full row rank
   if (!y) return std::nullopt;
-  return mat_mul(at, *y);
+  return mat_transpose(*y);                             // A^T (A A^T)^{-1}
 }
 
 std::optional<QMatrix> qmat_left_inverse(const QMatrix& a) {
   QMatrix at = mat_transpose(a);
-  auto y = qmat_inverse(mat_mul(at, a));
-  if (!y) return std::nullopt;
-  return mat_mul(*y, at);
+  return qmat_solve(mat_mul(at, a), at);  // (A^T A)^{-1} A^T
 }
 
 bool qmat_is_positive_definite(const QMatrix& a, std::vector<Rational>* pivots) {

@@ -2,6 +2,8 @@
 // and everything after it, and a double pass for estimates.
 #include "memcert/model/mha.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <cmath>
 #include <stdexcept>
 
@@ -230,18 +232,28 @@ MhaDoublePass mha_forward_double(const QMatrix& E, const QVector& e, const MhaWe
 
 // ---- fast enclosure kernel --------------------------------------------------------------------------
 
+namespace {
+void centre_radius(mpfr_srcptr lo, mpfr_srcptr hi, mpfr_ptr mid, mpfr_ptr rad, double* c, double* r);
+}
+
 ContextEnclosure::ContextEnclosure(const QMatrix& E, mpfr_prec_t prec)
-    : n_(E.rows()), d_(E.cols()), prec_(prec), lo_(n_ * d_), hi_(n_ * d_) {
+    : n_(E.rows()), d_(E.cols()), prec_(std::max<mpfr_prec_t>(prec, 53)), lo_(n_ * d_), hi_(n_ * d_), em_(n_ * d_),
+      er_(n_ * d_) {
+  mpfr_t mid, rad;
+  mpfr_inits2(prec_, mid, rad, (mpfr_ptr)0);
   for (std::size_t i = 0; i < n_ * d_; ++i) {
-    mpfr_init2(&lo_[i], prec);
-    mpfr_init2(&hi_[i], prec);
+    mpfr_init2(&lo_[i], prec_);
+    mpfr_init2(&hi_[i], prec_);
     mpfr_set_q(&lo_[i], E.data()[i].get_mpq_t(), MPFR_RNDD);
     mpfr_set_q(&hi_[i], E.data()[i].get_mpq_t(), MPFR_RNDU);
+    centre_radius(&lo_[i], &hi_[i], mid, rad, &em_[i], &er_[i]);  // E_i in [em_i +- er_i] (er_i = 0 if dyadic)
   }
+  mpfr_clears(mid, rad, (mpfr_ptr)0);
 }
 
 ContextEnclosure::ContextEnclosure(ContextEnclosure&& o) noexcept
-    : n_(o.n_), d_(o.d_), prec_(o.prec_), lo_(std::move(o.lo_)), hi_(std::move(o.hi_)) {
+    : n_(o.n_), d_(o.d_), prec_(o.prec_), lo_(std::move(o.lo_)), hi_(std::move(o.hi_)), em_(std::move(o.em_)),
+      er_(std::move(o.er_)) {
   o.lo_.clear();
   o.hi_.clear();
 }
@@ -364,20 +376,112 @@ void ContextEnclosure::mix_scaled(const ScaledVector& a, const ScaledVector* sv,
   mix_alpha(centre, radius);
 }
 
+// ---- AffineLogits ----
+AffineLogits::AffineLogits(const ScaledVector& a, const ScaledVector* s, mpfr_prec_t prec) {
+  const std::size_t n = a.num.size();
+  if (s && s->num.size() != n) throw std::invalid_argument("AffineLogits: a and s differ in length");
+  auto init = [&](std::vector<__mpfr_struct>& v, const ScaledVector& x, mpfr_rnd_t rnd) {
+    v.resize(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      mpfr_init2(&v[k], prec);
+      // x_k = num / den with den > 0: a directed rounding of num then of the quotient keeps the direction.
+      mpfr_set_z(&v[k], x.num[k].get_mpz_t(), rnd);
+      mpfr_div_z(&v[k], &v[k], x.den.get_mpz_t(), rnd);
+    }
+  };
+  init(alo_, a, MPFR_RNDD);
+  init(ahi_, a, MPFR_RNDU);
+  if (s) {
+    init(slo_, *s, MPFR_RNDD);
+    init(shi_, *s, MPFR_RNDU);
+  }
+}
+AffineLogits::AffineLogits(AffineLogits&& o) noexcept
+    : alo_(std::move(o.alo_)), ahi_(std::move(o.ahi_)), slo_(std::move(o.slo_)), shi_(std::move(o.shi_)) {
+  o.alo_.clear(); o.ahi_.clear(); o.slo_.clear(); o.shi_.clear();
+}
+AffineLogits& AffineLogits::operator=(AffineLogits&& o) noexcept {
+  if (this != &o) {
+    clear();
+    alo_ = std::move(o.alo_); ahi_ = std::move(o.ahi_); slo_ = std::move(o.slo_); shi_ = std::move(o.shi_);
+    o.alo_.clear(); o.ahi_.clear(); o.slo_.clear(); o.shi_.clear();
+  }
+  return *this;
+}
+void AffineLogits::clear() {
+  for (auto* v : {&alo_, &ahi_, &slo_, &shi_}) {
+    for (auto& x : *v) mpfr_clear(&x);
+    v->clear();
+  }
+}
+AffineLogits::~AffineLogits() { clear(); }
+
+void AffineLogits::bounds(const Rational& c, mpfr_ptr lo, mpfr_ptr hi, std::size_t k, mpfr_ptr c_lo, mpfr_ptr c_hi,
+                          mpfr_ptr tmp) const {
+  mpfr_set(lo, &alo_[k], MPFR_RNDD);
+  mpfr_set(hi, &ahi_[k], MPFR_RNDU);
+  if (slo_.empty() || c == 0) return;
+  // c in [c_lo, c_hi] with c_lo >= 0 (set by the caller); s in [s_lo, s_hi]. For c >= 0:
+  // min(c s) = s_lo * (s_lo >= 0 ? c_lo : c_hi), max(c s) = s_hi * (s_hi >= 0 ? c_hi : c_lo).
+  mpfr_mul(tmp, &slo_[k], mpfr_sgn(&slo_[k]) >= 0 ? c_lo : c_hi, MPFR_RNDD);
+  mpfr_add(lo, lo, tmp, MPFR_RNDD);
+  mpfr_mul(tmp, &shi_[k], mpfr_sgn(&shi_[k]) >= 0 ? c_hi : c_lo, MPFR_RNDU);
+  mpfr_add(hi, hi, tmp, MPFR_RNDU);
+}
+
+void ContextEnclosure::mix_affine(const AffineLogits& L, const Rational& c, double* centre, double* radius) const {
+  if (L.n() != n_) throw std::invalid_argument("ContextEnclosure::mix_affine: size");
+  if (c < 0) throw std::invalid_argument("ContextEnclosure::mix_affine: c must be >= 0");
+  MixScratch& s = g_mix;
+  s.ensure(n_, std::max<mpfr_prec_t>(prec_, 53));
+  mpfr_set_q(s.pl, c.get_mpq_t(), MPFR_RNDD);  // c_lo (>= 0)
+  mpfr_set_q(s.ph, c.get_mpq_t(), MPFR_RNDU);  // c_hi
+  for (std::size_t k = 0; k < n_; ++k) L.bounds(c, &s.ll[k], &s.lh[k], k, s.pl, s.ph, s.t);
+  alpha_from_logit_bounds(s, n_);
+  mix_alpha(centre, radius);
+}
+
+// p = E^T alpha in double, midpoint-radius (THEORY.md section 7's floating-point rules): alpha_j in
+// [am_j +- ar_j] (from the MPFR bounds, rounded outward), E_jc in [em_jc +- er_jc]. Then
+//   |p_c - sum_j em_jc am_j| <= sum_j (|em_jc| ar_j + er_jc (am_j + ar_j)),
+// and the round-to-nearest sum fl(sum_j em_jc am_j) (n products, n - 1 additions, no FMA: the build
+// disables contraction) is within gamma_n sum_j |em_jc| am_j + n eta of the exact sum. The two
+// non-negative sums are themselves computed in round-to-nearest (at most n + 3 roundings per term chain)
+// and inflated by 1/(1 - gamma_{n+3}) <= 1 + 2 gamma_{n+3}. Every bound step rounds upward (nextafter).
 void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
   MixScratch& s = g_mix;
-  for (std::size_t c = 0; c < d_; ++c) {
-    mpfr_set_zero(s.pl, 1);
-    mpfr_set_zero(s.ph, 1);
-    for (std::size_t j = 0; j < n_; ++j) {
-      mpfr_srcptr el = &lo_[j * d_ + c], eh = &hi_[j * d_ + c];
-      // [el, eh] * [al, ah] with al >= 0: lower = el * (el >= 0 ? al : ah), upper = eh * (eh >= 0 ? ah : al)
-      mpfr_mul(s.t, el, mpfr_sgn(el) >= 0 ? &s.al[j] : &s.ah[j], MPFR_RNDD);
-      mpfr_add(s.pl, s.pl, s.t, MPFR_RNDD);
-      mpfr_mul(s.t, eh, mpfr_sgn(eh) >= 0 ? &s.ah[j] : &s.al[j], MPFR_RNDU);
-      mpfr_add(s.ph, s.ph, s.t, MPFR_RNDU);
+  const double inf = std::numeric_limits<double>::infinity();
+  auto up = [inf](double x) { return std::nextafter(x, inf); };
+  thread_local std::vector<double> am, ar, sa, sr;
+  am.resize(n_);
+  ar.resize(n_);
+  for (std::size_t j = 0; j < n_; ++j) {
+    const double lo = mpfr_get_d(&s.al[j], MPFR_RNDD), hi = mpfr_get_d(&s.ah[j], MPFR_RNDU);  // 0 <= lo <= hi
+    const double m = 0.5 * lo + 0.5 * hi;  // any value in [lo, hi] will do; this one is (lo + hi) / 2 rounded
+    am[j] = m;
+    ar[j] = std::max(up(hi - m), up(m - lo));
+  }
+  std::fill(centre, centre + d_, 0.0);
+  sa.assign(d_, 0.0);
+  sr.assign(d_, 0.0);
+  for (std::size_t j = 0; j < n_; ++j) {
+    const double* em = &em_[j * d_];
+    const double* er = &er_[j * d_];
+    const double a = am[j], r = ar[j], ar2 = up(a + r);  // >= am_j + ar_j
+    for (std::size_t c = 0; c < d_; ++c) {
+      centre[c] += em[c] * a;
+      sa[c] += std::fabs(em[c]) * a;
+      sr[c] += std::fabs(em[c]) * r + er[c] * ar2;
     }
-    centre_radius(s.pl, s.ph, s.mid, s.rad, centre + c, radius + c);
+  }
+  const double u = std::ldexp(1.0, -53), eta = std::ldexp(1.0, -1074);
+  const double nn = double(n_ + 3);
+  const double gam = up(up(nn * u) / (1.0 - nn * u));  // gamma_{n+3} >= gamma_n
+  const double infl = up(1.0 + up(2.0 * gam));
+  const double tiny = up(double(4 * n_ + 8) * eta);
+  for (std::size_t c = 0; c < d_; ++c) {
+    const double sa_up = up(sa[c] * infl), sr_up = up(sr[c] * infl);
+    radius[c] = up(up(sr_up + up(gam * sa_up)) + tiny);
   }
 }
 

@@ -73,6 +73,29 @@ struct MhaDoublePass {
 MhaDoublePass mha_forward_double(const QMatrix& E, const QVector& e, const MhaWeights& w, bool skip);
 
 // ---- fast enclosure kernel for rows of Z ------------------------------------------------------------
+// The logits a + c s of one example for a family of scales c >= 0 (a, s exact, in scaled form), held as
+// MPFR enclosures [a_lo, a_hi], [s_lo, s_hi] at precision `prec`: each value of c then costs two
+// multiplications and two additions per logit instead of big-integer conversions. s null: s = 0.
+class AffineLogits {
+ public:
+  AffineLogits(const ScaledVector& a, const ScaledVector* s, mpfr_prec_t prec);
+  AffineLogits(const AffineLogits&) = delete;
+  AffineLogits& operator=(const AffineLogits&) = delete;
+  AffineLogits(AffineLogits&&) noexcept;
+  AffineLogits& operator=(AffineLogits&&) noexcept;
+  ~AffineLogits();
+  std::size_t n() const { return alo_.size(); }
+  bool has_s() const { return !slo_.empty(); }
+  // Encloses the logits at scale c (c >= 0, exact): lo[k] <= a_k + c s_k <= hi[k], at the precision of lo/hi.
+  void bounds(const Rational& c, mpfr_ptr lo, mpfr_ptr hi, std::size_t k, mpfr_ptr c_lo, mpfr_ptr c_hi,
+              mpfr_ptr tmp) const;
+
+ private:
+  void clear();
+  std::vector<__mpfr_struct> alo_, ahi_, slo_, shi_;
+};
+
+
 // The tokens of one context held as MPFR bounds (exact when the entries are dyadic), so that many
 // rows p = E^T softmax(a) can be enclosed quickly. Used by the Theorem 1 construction.
 class ContextEnclosure {
@@ -91,6 +114,8 @@ class ContextEnclosure {
   // canonicalisation: the logits are enclosed directly from integer numerators.
   void mix_scaled(const ScaledVector& a, const ScaledVector* s, const Rational& c, double* centre,
                   double* radius) const;
+  // Same for the logits a + c s held as an AffineLogits (c >= 0).
+  void mix_affine(const AffineLogits& logits, const Rational& c, double* centre, double* radius) const;
   // Same for the limit row E_j (a token): centre = nearest double, radius = its rounding error bound.
   void token(std::size_t j, double* centre, double* radius) const;
 
@@ -99,6 +124,7 @@ class ContextEnclosure {
   std::size_t n_ = 0, d_ = 0;
   mpfr_prec_t prec_ = 64;
   std::vector<__mpfr_struct> lo_, hi_;  // n*d lower / upper bounds of the entries of E
+  std::vector<double> em_, er_;         // n*d: E_jc in [em +- er] (er = 0 for dyadic entries)
 };
 
 }  // namespace memcert

@@ -167,28 +167,43 @@ GramDouble gram_double(const DMatrix& c, int threads) {
   return out;
 }
 
-namespace {
+void gram_accumulate(DMatrix& g, const DMatrix& c, int threads) {
+  const std::size_t k = c.rows(), n = c.cols();
+  if (g.rows() != k || g.cols() != k) throw std::invalid_argument("gram_accumulate: g must be rows(c) x rows(c)");
+  if (k == 0 || n == 0) return;
+  DMatrix neg(k, n), ct(n, k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t l = 0; l < n; ++l) {
+      neg(i, l) = -c(i, l);  // exact
+      ct(l, i) = c(i, l);
+    }
+  // g := g - (-C) C^T = g + C C^T.
+  fast_detail::gemm_plain_sub(k, k, n, neg.data().data(), n, ct.data().data(), k, g.data().data(), k,
+                              threads_or_default(threads));
+}
 
-// lambda_min estimate of a symmetric PD double matrix (a proposal only): Cholesky + inverse iteration.
-std::optional<double> lambda_min_estimate(const DMatrix& g, int threads) {
+std::optional<double> lambda_min_estimate(const DMatrix& g, int threads, int iterations) {
   const std::size_t n = g.rows();
+  if (n == 0) return std::nullopt;
   std::vector<double> l(n * n);
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j <= i; ++j) l[i * n + j] = g(i, j);
-  if (!fast_detail::cholesky_rn(l.data(), n, threads)) return std::nullopt;
+  if (!fast_detail::cholesky_rn(l.data(), n, threads_or_default(threads))) return std::nullopt;
   std::vector<double> x(n, 1.0), y(n);
   double lam = 0;
-  for (int it = 0; it < 12; ++it) {
-    // y = G^{-1} x via L L^T.
+  for (int it = 0; it < iterations; ++it) {
+    // y = G^{-1} x via L L^T; both solves walk L by rows (L^T y = z as row-wise axpys).
     for (std::size_t i = 0; i < n; ++i) {
       double s = x[i];
-      for (std::size_t j = 0; j < i; ++j) s -= l[i * n + j] * y[j];
-      y[i] = s / l[i * n + i];
+      const double* li = &l[i * n];
+      for (std::size_t j = 0; j < i; ++j) s -= li[j] * y[j];
+      y[i] = s / li[i];
     }
     for (std::size_t i = n; i-- > 0;) {
-      double s = y[i];
-      for (std::size_t j = i + 1; j < n; ++j) s -= l[j * n + i] * y[j];
-      y[i] = s / l[i * n + i];
+      const double* li = &l[i * n];
+      y[i] /= li[i];
+      const double yi = y[i];
+      for (std::size_t j = 0; j < i; ++j) y[j] -= li[j] * yi;
     }
     double nrm = 0, dot = 0;
     for (std::size_t i = 0; i < n; ++i) nrm += y[i] * y[i], dot += x[i] * y[i];
@@ -201,6 +216,8 @@ std::optional<double> lambda_min_estimate(const DMatrix& g, int threads) {
   }
   return lam;
 }
+
+namespace {
 
 // The double tier: Rump on G - mu I with the Gram error as radius. Tries mu candidates from large to small.
 std::optional<double> double_tier(const DMatrix& c, double floor_up, double extra_rad, int threads) {

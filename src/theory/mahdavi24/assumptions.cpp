@@ -6,6 +6,7 @@
 
 #include "memcert/linalg/kruskal.hpp"
 #include "memcert/linalg/qmat.hpp"
+#include "memcert/model/mha.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "format.hpp"
 
@@ -106,6 +107,15 @@ Assumption2Result assumption2_check(const AttentionDataset& ds, const std::vecto
 
 GroupingFacts grouping_facts_check(const AttentionDataset& ds, const std::vector<std::vector<std::size_t>>& groups) {
   GroupingFacts f;
+  // Residues mod a prime below 2^32 (products of two residues fit in 64 bits) of the query numerators.
+  constexpr std::uint64_t kP = 4294967291ull;
+  auto residue = [](const Integer& x) { return std::uint64_t(mpz_fdiv_ui(x.get_mpz_t(), kP)); };
+  const std::size_t d = ds.d();
+  std::vector<std::uint64_t> eq(ds.T() * d);
+  for (std::size_t t = 0; t < ds.T(); ++t) {
+    const ScaledVector e = scaled_from_qvec(QVector(ds.queries.row(t), ds.queries.row(t) + d));
+    for (std::size_t c = 0; c < d; ++c) eq[t * d + c] = residue(e.num[c]);
+  }
   std::vector<std::size_t> old;
   for (std::size_t h = 0; h < groups.size(); ++h) {
     const auto& g = groups[h];
@@ -120,9 +130,24 @@ GroupingFacts grouping_facts_check(const AttentionDataset& ds, const std::vector
         return f;
       }
       if (h > 0) {
+        // e_t lies outside span(rows of Q_R) iff K^T e_t != 0 for a basis K of ker Q_R (the span's
+        // orthogonal complement). K scaled to integers and e_t to its numerators: a non-zero residue of
+        // K^T e_t mod p certifies K^T e_t != 0; only an all-zero residue needs the exact rank test.
+        const ScaledMatrix K = scaled_from_qmat(qmat_kernel(q));
+        const std::size_t kc = K.cols();
+        std::vector<std::uint64_t> Kp(d * kc);
+        for (std::size_t c = 0; c < d; ++c)
+          for (std::size_t j = 0; j < kc; ++j) Kp[c * kc + j] = residue(K.num(c, j));
         std::vector<std::size_t> idx = g;
         idx.push_back(0);
         for (std::size_t t : old) {
+          bool outside = false;
+          for (std::size_t j = 0; j < kc && !outside; ++j) {
+            std::uint64_t acc = 0;
+            for (std::size_t c = 0; c < d; ++c) acc = (acc + Kp[c * kc + j] * eq[t * d + c]) % kP;
+            outside = acc != 0;
+          }
+          if (outside) continue;
           idx.back() = t;
           QMatrix q2 = rows_of(ds.queries, idx);
           if (qmat_rows_independent(q2)) continue;

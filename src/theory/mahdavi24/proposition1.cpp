@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
+#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/util/parallel.hpp"
 #include "proposition1_steps.hpp"
 #include "z_enclosure.hpp"
 #include "format.hpp"
@@ -62,10 +65,12 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
       L.push_back(mat_vec(ds.contexts[t], u));
       U.push_back(std::move(u));
     }
+    StageTimes::Scope fit_clock(opt.timings, "claim1 fit");
     fit = claim1_fit_head(ds, group, L, &U);
     if (!fit) throw std::runtime_error("Claim 1: exact fit failed although the hypotheses hold");
     for (std::size_t i = 0; i < old.size(); ++i) z_fill_token(z, XC, XR, i, old[i], jstar[i]);  // limit rows e_j*^T E
     for (std::size_t i = 0; i < group.size(); ++i) z_fill_rows(z, XC, XR, old.size() + i, L[i], group[i]);
+    StageTimes::Scope zinf_clock(opt.timings, "Z_inf rank certificates");
     zinf = gram.certify(rows, &XC, &XR, /*want_sigma=*/true);
     st.tr.target_attempts = attempt;
     if (zinf.ok) break;
@@ -77,12 +82,13 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
   st.tr.targets = fit->targets;
   st.tr.sigma_lower = zinf.sigma_lower;
   // Logits of this head for every example: a = E W_fit e exactly.
+  StageTimes::Scope logit_clock(opt.timings, "exact logits");
   ScaledMatrix Us = scaled_from_qmat(fit->U), Qs = scaled_from_qmat(fit->Qpinv);
   st.a.assign(T, ScaledVector());
-  for (std::size_t t = 0; t < T; ++t) {
-    ScaledVector v = scaled_mat_vec(Qs, z.es[t]);
-    st.a[t] = scaled_mat_vec(z.Es[t], scaled_mat_vec(Us, v));
-  }
+  parallel_for(T, fast_threads(), [&](std::size_t t) {
+    ScaledVector v = scaled_mat_vec(Qs, z.sd.queries[t]);
+    st.a[t] = scaled_mat_vec(z.sd.contexts[t], scaled_mat_vec(Us, v));
+  });
   for (std::size_t i = 0; i < group.size(); ++i)
     if (scaled_to_qvec(st.a[group[i]]) != fit->targets[i]) throw std::logic_error("Claim 1: E W_fit e != target (impossible), head " + std::to_string(h + 1) + " example " + std::to_string(group[i]));
   return zinf;
@@ -110,11 +116,12 @@ void certify_step(const ZExamples& z, const GramAccumulator& gram, const std::ve
   const std::size_t d = z.d;
   const Rational& c = st.c;
   auto step_block = [&](const Rational& cc, MatrixXd& BC, MatrixXd& BR) {
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      std::size_t t = rows[i];
-      z_fill_scaled(z, BC, BR, i, st.a[t], st.s[t], cc, t);
-    }
+    parallel_for(rows.size(), fast_threads(), [&](std::size_t i) {
+      const std::size_t t = rows[i];
+      z_fill_affine(z, BC, BR, i, st.L[t], cc, t);
+    });
   };
+  StageTimes::Scope step_clock(opt.timings, "step rank certificates");
   MatrixXd BC(rows.size(), d), BR(rows.size(), d);
   step_block(c, BC, BR);
   GramRankResult stepc = gram.certify(rows, &BC, &BR, /*want_sigma=*/true);
@@ -122,6 +129,7 @@ void certify_step(const ZExamples& z, const GramAccumulator& gram, const std::ve
     throw std::runtime_error("step " + std::to_string(h + 1) + ": rank certificate of Z_c failed at the proof's c");
   st.tr.step_sigma_lower = stepc.sigma_lower;
   if (h > 0 && opt.c_minimal) {
+    StageTimes::Scope cmin_clock(opt.timings, "c_minimal grid");
     st.tr.c_minimal = c_minimal_grid_search(c, [&](const Rational& cc) {
       MatrixXd TC(rows.size(), d), TR(rows.size(), d);
       step_block(cc, TC, TR);
@@ -163,7 +171,10 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   const std::size_t T = ds.T(), n = z.n, d = z.d, m = old.size();
   HeadStep st;
   // Lemma 3: W' = g w^T with W' e = 0 on R_h and a unique maximum of E W' e on the old examples.
-  st.sat = lemma3_rank_one_saturator(ds, group, old, rng, 200);
+  {
+    StageTimes::Scope clock(opt.timings, "lemma3 saturator");
+    st.sat = lemma3_rank_one_saturator(ds, group, old, rng, 200, nullptr, &z.sd);
+  }
   if (!st.sat) throw std::runtime_error("Lemma 3: no saturator found after 200 random attempts");
   const Saturator& sat = *st.sat;
   st.tr.g = sat.g;
@@ -171,13 +182,16 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   st.tr.lemma3_attempts = sat.attempts;
   // s^(t) = (w^T e^(t)) E^(t) g for every example, exactly, as integers over one denominator.
   st.s.assign(T, ScaledVector());
-  ScaledVector gs = scaled_from_qvec(sat.g);
-  for (std::size_t t = 0; t < T; ++t) {
-    ScaledVector v = scaled_mat_vec(z.Es[t], gs);
-    Rational we = dot(sat.w, z.eq[t]);
-    for (auto& x : v.num) x *= we.get_num();
-    v.den *= we.get_den();
-    st.s[t] = std::move(v);
+  {
+    StageTimes::Scope clock(opt.timings, "exact logits");
+    ScaledVector gs = scaled_from_qvec(sat.g);
+    parallel_for(T, fast_threads(), [&](std::size_t t) {
+      ScaledVector v = scaled_mat_vec(z.sd.contexts[t], gs);
+      Rational we = dot(sat.w, z.eq[t]);
+      for (auto& x : v.num) x *= we.get_num();
+      v.den *= we.get_den();
+      st.s[t] = std::move(v);
+    });
   }
   std::vector<std::size_t> jstar(m);
   for (std::size_t i = 0; i < m; ++i) jstar[i] = scaled_saturation(st.s[old[i]], st.s[old[i]]).jstar;
@@ -194,6 +208,7 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   tr.eps_direct = lemma5_weyl_eps(sigma_q, m, z.B2);
   // B.2 (estimate): C = X Z_{h-1}^+ via the accumulated Gram, S = D - C L_inf.
   {
+    StageTimes::Scope clock(opt.timings, "lemma5 B.2 estimate");
     const std::size_t k = group.size();
     std::vector<double> Goo(m * m), Gno(k * m), Linf(m * d), Dm(k * d);
     for (std::size_t i = 0; i < m; ++i)
@@ -218,6 +233,7 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
     throw std::runtime_error("step " + std::to_string(h + 1) + ": no admissible eps");
   }
   // Lemma 4: c = max over the old examples of (A + ln(2(n-1)/eps)) / delta.
+  StageTimes::Scope lemma4_clock(opt.timings, "lemma4 scale");
   Rational c = 0;
   bool first = true;
   for (std::size_t i = 0; i < m; ++i) {
@@ -244,7 +260,9 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
 Proposition1Result proposition1_induction(const AttentionDataset& ds, const std::vector<std::vector<std::size_t>>& groups,
                                           const Theorem1Options& opt, std::mt19937_64& rng) {
   const std::size_t T = ds.T(), n = ds.n(), d = ds.d();
+  std::optional<StageTimes::Scope> setup_clock(std::in_place, opt.timings, "exact logits");
   const ZExamples z = z_examples(ds, opt.precision);
+  setup_clock.reset();
   Proposition1Result out;
   GramAccumulator gram(T);
   std::vector<std::size_t> old;  // R_1 u ... u R_{h-1}
@@ -263,6 +281,14 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     MhaHead head;
     head.WK = QMatrix(d, opt.dh, Rational(0));
     head.WQ = QMatrix(d, opt.dh, Rational(0));
+    {
+      StageTimes::Scope clock(opt.timings, "exact logits");
+      const bool with_s = st.sat.has_value();
+      std::vector<std::optional<AffineLogits>> tmp(T);
+      parallel_for(T, fast_threads(), [&](std::size_t t) { tmp[t].emplace(st.a[t], with_s ? &st.s[t] : nullptr, opt.precision); });
+      st.L.clear();
+      for (auto& x : tmp) st.L.push_back(std::move(*x));
+    }
     if (!group.empty()) {
       certify_step(z, gram, rows, h, opt, st);
       // Exact factorization W^h = W_K W_Q^T: W_K = [U, c g], W_Q = [Q_R^+T, w] (padded to d_h).
@@ -274,18 +300,25 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     }
     // This head's block of Z for every example (at the chosen c), added to the Gram accumulator.
     MatrixXd HC(T, d), HR(T, d);
-    for (std::size_t t = 0; t < T; ++t) z_fill_scaled(z, HC, HR, t, st.a[t], st.s[t], st.c, t);
-    gram.add(HC, HR);
+    {
+      StageTimes::Scope clock(opt.timings, "Z block + Gram");
+      parallel_for(T, fast_threads(), [&](std::size_t t) { z_fill_affine(z, HC, HR, t, st.L[t], st.c, t); });
+      gram.add(HC, HR);
+    }
     out.blockC.push_back(std::move(HC));
     out.blockR.push_back(std::move(HR));
     out.heads.push_back(std::move(head));
     out.trace.push_back(std::move(st.tr));
     old.insert(old.end(), group.begin(), group.end());
+    if (opt.progress) opt.progress(h + 1, opt.H);
   }
   // ---- Proposition 1's conclusion: rank(Z) >= T (the fact "memorizes" rests on) ----
   std::vector<std::size_t> all(T);
   for (std::size_t t = 0; t < T; ++t) all[t] = t;
-  out.final = gram.certify(all, nullptr, nullptr, true);
+  {
+    StageTimes::Scope clock(opt.timings, "final rank certificate");
+    out.final = gram.certify(all, nullptr, nullptr, true);
+  }
   if (!out.final.ok) throw std::runtime_error("final rank certificate of Z failed");
   say(opt, "Proposition 1: rank(Z) >= " + std::to_string(T) + " = T* certified for the final weights (Z is " + std::to_string(T) +
       " x " + std::to_string(opt.H * d) + ", sigma_min >= " + fmt(out.final.sigma_lower) + ").");

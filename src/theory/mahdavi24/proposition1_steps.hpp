@@ -15,6 +15,7 @@ namespace memcert::mahdavi24 {
 struct HeadStep {
   HeadTrace tr;
   std::vector<ScaledVector> a, s;  // one per example (all T, not only the step's rows)
+  std::vector<AffineLogits> L;     // a + c s as MPFR enclosures, one per example (filled once a, s are final)
   Rational c;                      // the proof's saturation scale (0 for head 1)
   FitHead fit;                     // W_fit = U Q_R^+ of Claim 1
   std::optional<Saturator> sat;    // W' = g w^T of Lemma 3 (none for head 1)

@@ -16,12 +16,6 @@ namespace memcert::mahdavi24 {
 
 namespace {
 QVector row_of(const QMatrix& a, std::size_t i) { return QVector(a.row(i), a.row(i) + a.cols()); }
-Rational dot(const QVector& a, const QVector& b) {
-  Rational s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i] != 0 && b[i] != 0) s += a[i] * b[i];
-  return s;
-}
 // x rounded up (or down) to a dyadic with `bits` significant bits. x > 0.
 Rational round_dyadic(const Rational& x, int bits, bool up) {
   if (x <= 0) return Rational(0);
@@ -53,7 +47,6 @@ std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::ve
   f.targets = targets;
   f.U = QMatrix(d, k, Rational(0));
   f.Qpinv = QMatrix(k, d, Rational(0));
-  f.W = QMatrix(d, d, Rational(0));
   if (k == 0) return f;
   // Q_R = [e^(t)]_{t in R} (d x |R|) and its exact left inverse (Q_R^T Q_R)^{-1} Q_R^T.
   QMatrix QR(d, k);
@@ -77,20 +70,44 @@ std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::ve
     }
     for (std::size_t c = 0; c < d; ++c) f.U(c, i) = u[c];
   }
-  f.W = mat_mul(f.U, f.Qpinv);
   return f;
 }
 
+QMatrix claim1_fit_matrix(const FitHead& f) { return mat_mul(f.U, f.Qpinv); }
+
 // ---- Lemma 3 (THEORY.md section 3, "Lemma 3"; weakened to a unique maximum as in Lemma 4) ----------
+ScaledDataset scaled_dataset(const AttentionDataset& ds) {
+  ScaledDataset sd;
+  sd.contexts.reserve(ds.T());
+  sd.queries.reserve(ds.T());
+  for (std::size_t t = 0; t < ds.T(); ++t) {
+    sd.contexts.push_back(scaled_from_qmat(ds.contexts[t]));
+    sd.queries.push_back(scaled_from_qvec(row_of(ds.queries, t)));
+  }
+  return sd;
+}
+
+namespace {
+// sign(w^T e^(t)) for w in scaled form: the integer dot product over positive denominators.
+int dot_sign(const ScaledVector& w, const ScaledVector& e) {
+  Integer s = 0;
+  for (std::size_t i = 0; i < w.num.size(); ++i)
+    if (sgn(w.num[i]) != 0 && sgn(e.num[i]) != 0) mpz_addmul(s.get_mpz_t(), w.num[i].get_mpz_t(), e.num[i].get_mpz_t());
+  return sgn(s);
+}
+}  // namespace
+
 bool lemma3_check(const AttentionDataset& ds, const std::vector<std::size_t>& group,
-                  const std::vector<std::size_t>& others, const QVector& g, const QVector& w) {
+                  const std::vector<std::size_t>& others, const QVector& g, const QVector& w, const ScaledDataset* sd) {
+  const ScaledVector ws = scaled_from_qvec(w), gs = scaled_from_qvec(g);
+  auto query = [&](std::size_t t) { return sd ? sd->queries[t] : scaled_from_qvec(row_of(ds.queries, t)); };
   for (std::size_t t : group)
-    if (dot(w, row_of(ds.queries, t)) != 0) return false;  // (20): W' e^(t) = g (w^T e^(t)) = 0
+    if (dot_sign(ws, query(t)) != 0) return false;  // (20): W' e^(t) = g (w^T e^(t)) = 0
   for (std::size_t t : others) {
-    Rational we = dot(w, row_of(ds.queries, t));
+    const int we = dot_sign(ws, query(t));
     if (we == 0) return false;
     // E g in integers over a positive denominator; the sign of w^T e orients it.
-    ScaledVector v = scaled_mat_vec(scaled_from_qmat(ds.contexts[t]), scaled_from_qvec(g));
+    ScaledVector v = scaled_mat_vec(sd ? sd->contexts[t] : scaled_from_qmat(ds.contexts[t]), gs);
     if (we < 0) for (auto& x : v.num) x = -x;
     std::size_t j = 0;
     for (std::size_t i = 1; i < v.num.size(); ++i) if (v.num[i] > v.num[j]) j = i;
@@ -104,7 +121,7 @@ std::optional<Saturator> lemma3_rank_one_saturator(const AttentionDataset& ds,
                                                    const std::vector<std::size_t>& group,
                                                    const std::vector<std::size_t>& others,
                                                    std::mt19937_64& rng, std::size_t max_attempts,
-                                                   const QVector* first_g) {
+                                                   const QVector* first_g, const ScaledDataset* sd) {
   const std::size_t d = ds.d();
   // A basis of the orthogonal complement of span{e^(t) : t in group}: the kernel of Q_R^T.
   QMatrix QRt(group.size(), d);
@@ -131,7 +148,7 @@ std::optional<Saturator> lemma3_rank_one_saturator(const AttentionDataset& ds,
     QVector g(d);
     if (attempt == 0 && first_g) g = *first_g;
     else for (auto& x : g) x = cg(rng);
-    if (lemma3_check(ds, group, others, g, w)) return Saturator{g, w, attempt + 1};
+    if (lemma3_check(ds, group, others, g, w, sd)) return Saturator{g, w, attempt + 1};
   }
   return std::nullopt;
 }
@@ -203,52 +220,20 @@ WeylB2 lemma5_weyl_b2_estimate(const std::vector<double>& Goo, const std::vector
   if (m == 0 || k == 0 || k > d || !(B > 0)) return r;
   Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> go(Goo.data(), m, m),
       gn(Gno.data(), k, m), l(Linf.data(), m, d), dd(D.data(), k, d);
-  MatrixXd C = MatrixXd(go).ldlt().solve(MatrixXd(gn).transpose()).transpose();  // k x m
+  // Blocked Cholesky (LDL^T only if it breaks down): the Gram block is m x m with m up to T.
+  MatrixXd Goo_m(go), GnoT = MatrixXd(gn).transpose();
+  Eigen::LLT<MatrixXd> llt(Goo_m);
+  MatrixXd C = (llt.info() == Eigen::Success ? MatrixXd(llt.solve(GnoT)) : MatrixXd(Goo_m.ldlt().solve(GnoT))).transpose();  // k x m
   MatrixXd S = MatrixXd(dd) - C * MatrixXd(l);
-  Eigen::JacobiSVD<MatrixXd> svs(S), svc(C);
+  Eigen::JacobiSVD<MatrixXd> svs(S);
   r.sigma = svs.singularValues().minCoeff();
-  r.c_norm = svc.singularValues()(0);
+  // ||C||_2 = sqrt(lambda_max(C C^T)), from the small k x k matrix rather than an SVD of k x m.
+  Eigen::SelfAdjointEigenSolver<MatrixXd> cc(C * C.transpose(), Eigen::EigenvaluesOnly);
+  r.c_norm = std::sqrt(std::max(0.0, cc.eigenvalues().maxCoeff()));
   if (!(r.sigma > 0) || !std::isfinite(r.c_norm)) return r;
   r.eps = r.c_norm > 0 ? std::min(1.0, r.sigma / (r.c_norm * std::sqrt(double(m)) * B)) : 1.0;
   r.available = std::isfinite(r.eps);
   return r;
-}
-
-// ---- Rump's floating-point positive-definiteness test (THEORY.md section 7) ------------------------
-// a: k x k symmetric (row-major), the midpoint of an interval matrix whose radius has spectral norm
-// <= rad_norm_upper. Shift c = 2 * sum_j (j+2) u a_jj + rad + 6 k (k + max a_jj) eta (twice Rump's
-// constant on the first term as a margin); form a - c I rounding the diagonal downward; Cholesky in
-// round-to-nearest (IEEE double, FMA contraction off by the build flags). Success => every matrix in
-// the interval matrix is positive definite.
-bool rump_positive_definite(std::vector<double> a, std::size_t k, double rad_norm_upper) {
-  if (k == 0) return true;
-  const double u = std::ldexp(1.0, -53), eta = std::ldexp(1.0, -1074);
-  double s = 0, maxd = 0;
-  for (std::size_t j = 0; j < k; ++j) {
-    double ajj = a[j * k + j];
-    if (!(ajj > 0) || !std::isfinite(ajj)) return false;
-    s += double(j + 3) * u * ajj;  // j is 0-based: (j+1) + 2
-    maxd = std::max(maxd, ajj);
-  }
-  double c = 2.0 * s * (1.0 + 1e-6) + rad_norm_upper * (1.0 + 1e-12) + 6.0 * double(k) * (double(k) + maxd) * eta * 2.0;
-  c = std::nextafter(c, INFINITY);
-  for (std::size_t j = 0; j < k; ++j) a[j * k + j] = std::nextafter(a[j * k + j] - c, -INFINITY);
-  // Cholesky (lower triangle stored in place, row-major; L(i,j) for j <= i).
-  for (std::size_t j = 0; j < k; ++j) {
-    double* rj = &a[j * k];
-    double sjj = rj[j];
-    for (std::size_t t = 0; t < j; ++t) sjj -= rj[t] * rj[t];
-    if (!(sjj > 0)) return false;
-    const double ljj = std::sqrt(sjj);
-    rj[j] = ljj;
-    for (std::size_t i = j + 1; i < k; ++i) {
-      double* ri = &a[i * k];
-      double sij = ri[j];
-      for (std::size_t t = 0; t < j; ++t) sij -= ri[t] * rj[t];
-      ri[j] = sij / ljj;
-    }
-  }
-  return true;
 }
 
 }  // namespace memcert::mahdavi24

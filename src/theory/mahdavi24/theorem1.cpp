@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "memcert/linalg/qmat.hpp"
@@ -203,6 +204,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
 
   // ---- hypotheses ----
   {
+    StageTimes::Scope clock(opt.timings, "hypotheses");
     std::vector<std::size_t> all(Tstar);
     for (std::size_t t = 0; t < Tstar; ++t) all[t] = t;
     Assumption2Result a2 = assumption2_check(ds, all);
@@ -257,6 +259,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   std::vector<QVector> shift;
   if (opt.skip && res.class_labels)
     for (std::size_t t = 0; t < Tstar; ++t) shift.push_back(QVector(ds.queries.row(t), ds.queries.row(t) + dout));
+  std::optional<StageTimes::Scope> readout_clock(std::in_place, opt.timings, "step2 read-out");
   Step2Readout s2 = step2_readout(Zcv, Zrv, Tstar, Hd, Yt, res.class_labels ? &cls : nullptr, shift);
   const MatrixXd& M = s2.M;
   QMatrix Mq(Hd, dout);
@@ -274,6 +277,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   res.weights.WD = QMatrix(d, dout, Rational(0));
   for (std::size_t c = 0; c < dout; ++c) res.weights.WD(c, c) = 1;
 
+  readout_clock.reset();
   res.max_label_error = s2.max_error;
   res.min_class_margin = res.class_labels ? s2.min_margin : 0;
   res.labels_ok = res.class_labels ? s2.min_margin > 0 : rational_from_double(s2.max_error) <= opt.tolerance;
@@ -285,6 +289,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
       (res.labels_ok ? "." : " -- FAILED."));
 
   // ---- the certificate (theorem1_certificate.cpp) ----
+  StageTimes::Scope cert_clock(opt.timings, "certificate assembly");
   res.certificate = theorem1_write_certificate(res, ds, Y, cls);
   return res;
 }

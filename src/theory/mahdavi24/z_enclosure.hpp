@@ -7,6 +7,7 @@
 #include <Eigen/Dense>
 
 #include "memcert/data/dataset.hpp"
+#include "memcert/linalg/fast/rump.hpp"
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/model/mha.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
@@ -21,7 +22,7 @@ class GramAccumulator {
   // Adds the column block (centre C, radius R), T x cols.
   void add(const Eigen::MatrixXd& C, const Eigen::MatrixXd& R);
   std::size_t cols() const { return cols_; }
-  const Eigen::MatrixXd& G() const { return G_; }
+  const DMatrix& G() const { return G_; }  // fl(C C^T), T x T
   // Certifies rank >= |rows| for the enclosure restricted to `rows`, with the accumulated blocks plus
   // an optional extra block (|rows| x cols, centre/radius). want_sigma: also aim for a good lower bound
   // on the |rows|-th singular value (mu near the estimated lambda_min); otherwise mu just above
@@ -30,8 +31,8 @@ class GramAccumulator {
                          bool want_sigma) const;
 
  private:
-  Eigen::MatrixXd G_, A_;
-  std::vector<double> rad2_;
+  DMatrix G_;
+  std::vector<double> norm2_, rad2_;  // per row: squared norms of the centres / of the radii (round-to-nearest sums)
   std::size_t cols_ = 0, blocks_ = 0;
 };
 
@@ -40,8 +41,7 @@ class GramAccumulator {
 struct ZExamples {
   std::size_t n = 0, d = 0;
   std::vector<ContextEnclosure> ctx;
-  std::vector<ScaledMatrix> Es;
-  std::vector<ScaledVector> es;
+  ScaledDataset sd;  // contexts and queries in scaled form
   std::vector<QVector> eq;
   Rational B2 = 0;  // max over tokens of the squared Euclidean norm (exact)
   double B = 0;     // sqrt(B2) in double (used only by the B.2 estimate)
@@ -54,6 +54,9 @@ void z_fill_rows(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std
 // ... of softmax(a + cc s)^T E^(t) (a, s exact in scaled form) ...
 void z_fill_scaled(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std::size_t row, const ScaledVector& a,
                    const ScaledVector& s, const Rational& cc, std::size_t t);
+// ... of softmax(a + cc s)^T E^(t) with the logits held as an AffineLogits (cc >= 0) ...
+void z_fill_affine(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std::size_t row, const AffineLogits& L,
+                   const Rational& cc, std::size_t t);
 // ... of the token E^(t)_j (the limit row e_j^T E^(t) of a saturated head).
 void z_fill_token(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std::size_t row, std::size_t t,
                   std::size_t j);

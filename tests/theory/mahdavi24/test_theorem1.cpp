@@ -163,9 +163,14 @@ TEST_CASE("Claim 1: exact fit through right/left inverses, rank <= |R|", "[claim
     for (std::size_t i = 0; i < k; ++i) targets.push_back(row_of(rmat(rng, 1, n), 0));
     auto fit = claim1_fit_head(ds, group, targets);
     REQUIRE(fit);
-    for (std::size_t i = 0; i < k; ++i) CHECK(mat_vec(ds.contexts[i], mat_vec(fit->W, row_of(ds.queries, i))) == targets[i]);
-    CHECK(qmat_rank(fit->W) <= k);
-    CHECK(mat_mul(fit->U, fit->Qpinv) == fit->W);
+    const QMatrix W = claim1_fit_matrix(*fit);
+    for (std::size_t i = 0; i < k; ++i) CHECK(mat_vec(ds.contexts[i], mat_vec(W, row_of(ds.queries, i))) == targets[i]);
+    CHECK(qmat_rank(W) <= k);
+    // Q_R^+ is a left inverse of Q_R (checked exactly, independently of how it was computed)
+    QMatrix QR(d, k);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t c = 0; c < d; ++c) QR(c, i) = ds.queries(group[i], c);
+    CHECK(mat_mul(fit->Qpinv, QR) == QMatrix::identity(k));
     // a wrong preimage is refused
     std::vector<QVector> pre(k, QVector(d, Rational(1)));
     if (!(mat_vec(ds.contexts[0], pre[0]) == targets[0])) CHECK(!claim1_fit_head(ds, group, targets, &pre));
@@ -235,7 +240,7 @@ TEST_CASE("Lemma 4: the explicit saturation scale achieves ||softmax(a + c s) - 
   CHECK(!tie.unique);
 }
 
-TEST_CASE("Lemma 5: direct Weyl criterion holds exactly; Rump PD agrees with exact LDL", "[lemma5]") {
+TEST_CASE("Lemma 5: direct Weyl criterion holds exactly; the B.2 estimate on a hand-computed instance", "[lemma5]") {
   for (std::size_t m : {1u, 5u, 200u}) {
     auto eps = lemma5_weyl_eps(Rational(3, 10), m, Rational(7, 2));
     REQUIRE(eps);
@@ -250,26 +255,6 @@ TEST_CASE("Lemma 5: direct Weyl criterion holds exactly; Rump PD agrees with exa
   CHECK(std::fabs(b2.sigma - std::sqrt(10.0)) < 1e-12);
   CHECK(std::fabs(b2.c_norm - 2) < 1e-12);
   CHECK(std::fabs(b2.eps - std::min(1.0, std::sqrt(10.0) / 4)) < 1e-12);
-  std::mt19937_64 rng(9);
-  for (int it = 0; it < 40; ++it) {
-    std::size_t k = 1 + rng() % 6;
-    QMatrix A = rmat(rng, k, k + (rng() % 3));
-    QMatrix G = mat_mul(A, mat_transpose(A));
-    Rational shift = rq(rng, 8);
-    for (std::size_t i = 0; i < k; ++i) G(i, i) -= shift;
-    std::vector<double> a(k * k);
-    bool exact_double = true;
-    for (std::size_t i = 0; i < k * k; ++i) {
-      a[i] = rational_to_double(G.data()[i]);
-      exact_double = exact_double && rational_from_double(a[i]) == G.data()[i];
-    }
-    if (!exact_double) continue;
-    if (rump_positive_definite(a, k, 0)) CHECK(qmat_is_positive_definite(G));
-  }
-  CHECK(rump_positive_definite({1, 0, 0, 1}, 2, 0));
-  CHECK(!rump_positive_definite({1, 0, 0, -1}, 2, 0));
-  CHECK(!rump_positive_definite({1, 1, 1, 1}, 2, 0));
-  CHECK(!rump_positive_definite({1, 0, 0, 1}, 2, 1.5));  // radius larger than lambda_min
 }
 
 TEST_CASE("c_minimal grid search and Step 2 read-out on hand-made inputs", "[cmin][step2]") {

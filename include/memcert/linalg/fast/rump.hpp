@@ -46,6 +46,17 @@ struct GramDouble {
 };
 GramDouble gram_double(const DMatrix& c, int threads = 0);
 
+// g += fl(C C^T) for the k x n matrix C (g is k x k, both triangles written): one blocked product, so
+// every entry gains one dot product of length n in some order and |computed - exact| <= gamma_{n+1}
+// sum_l |c_il||c_jl| (+ underflow) per call. For accumulating a Gram matrix over column blocks; the
+// caller owns the error bound (gamma over the total length plus one per block).
+void gram_accumulate(DMatrix& g, const DMatrix& c, int threads = 0);
+
+// An estimate (not a bound) of lambda_min of the symmetric positive definite g (lower triangle read):
+// Cholesky, then `iterations` steps of inverse iteration; nullopt when the Cholesky breaks down. The
+// Rayleigh quotient of g^{-1} tends to overestimate lambda_min: callers certify a fraction of it.
+std::optional<double> lambda_min_estimate(const DMatrix& g, int threads = 0, int iterations = 12);
+
 // Certified mu with C C^T - mu I positive definite (so sigma_min(C) >= sqrt(mu)) for a k x n matrix C,
 // k <= n, trying the largest mu first; `floor`: only mu > floor are of interest. `tier` names the tier that
 // answered: "double-rump", "mpfr-<bits>", "exact-ldl"; nullopt if none could certify.

@@ -16,6 +16,7 @@
 #include "memcert/data/dataset.hpp"
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/model/mha.hpp"
+#include "memcert/util/stage_times.hpp"
 
 namespace memcert::mahdavi24 {
 
@@ -23,34 +24,45 @@ namespace memcert::mahdavi24 {
 // W_fit = U Q_R^+ with u^(t) = E^(t)+ l^(t) (exact right inverse) or a given exact preimage u^(t)
 // (E^(t) u^(t) = l^(t) is then checked exactly), Q_R^+ = (Q_R^T Q_R)^{-1} Q_R^T (exact left inverse).
 // Then E^(t) W_fit e^(t) = l^(t) for t in R, exactly, and W_fit = U Q_R^+ is an exact factorization of
-// rank <= |R|. Returns nullopt when a context is rank deficient, Q_R has dependent columns, or a
-// given preimage does not map to its target.
+// rank <= |R| (kept factored: the weights are W_K = U, W_Q = Q_R^+T). Returns nullopt when a context is
+// rank deficient, Q_R has dependent columns, or a given preimage does not map to its target.
 struct FitHead {
   QMatrix U;      // d x |R|, columns u^(t)
   QMatrix Qpinv;  // |R| x d, the exact left inverse of Q_R
-  QMatrix W;      // d x d, W_fit = U Qpinv
   std::vector<QVector> targets;
 };
+// The d x d matrix W_fit = U Q_R^+ (exact; for tests and small cases: the product of big rationals is costly).
+QMatrix claim1_fit_matrix(const FitHead& f);
 std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::vector<std::size_t>& group,
                                        const std::vector<QVector>& targets,
                                        const std::vector<QVector>* preimages = nullptr);
+
+// The data set's contexts and queries as integer numerators over one denominator each (exact), computed
+// once for the many exact products of the construction.
+struct ScaledDataset {
+  std::vector<ScaledMatrix> contexts;
+  std::vector<ScaledVector> queries;
+};
+ScaledDataset scaled_dataset(const AttentionDataset& ds);
 
 // ---- Lemma 3: the rank-one saturator W' = g w^T ---------------------------------------------------
 // w in the orthogonal complement of span{e^(t) : t in group} (exact kernel), g random small integers;
 // exact checks: w^T e^(t) = 0 for t in group (20); for t in `others`, w^T e^(t) != 0 and
 // s^(t) = E^(t) W' e^(t) = (w^T e^(t)) E^(t) g has a unique maximum (the weakening of (21) the
-// construction needs). Retries the random choices until every check passes.
+// construction needs). Retries the random choices until every check passes. `sd`: scaled_dataset(ds)
+// when the caller has it (otherwise the needed rows are scaled on the fly).
 struct Saturator {
   QVector g, w;
   std::size_t attempts = 0;  // number of candidates tried (1 = first try passed)
 };
 bool lemma3_check(const AttentionDataset& ds, const std::vector<std::size_t>& group,
-                  const std::vector<std::size_t>& others, const QVector& g, const QVector& w);
+                  const std::vector<std::size_t>& others, const QVector& g, const QVector& w,
+                  const ScaledDataset* sd = nullptr);
 std::optional<Saturator> lemma3_rank_one_saturator(const AttentionDataset& ds,
                                                    const std::vector<std::size_t>& group,
                                                    const std::vector<std::size_t>& others,
                                                    std::mt19937_64& rng, std::size_t max_attempts = 64,
-                                                   const QVector* first_g = nullptr);
+                                                   const QVector* first_g = nullptr, const ScaledDataset* sd = nullptr);
 
 // ---- Lemma 4, quantitative: the saturation scale -------------------------------------------------
 // For logits a + c s with j* the unique argmax of s, gap delta = s_j* - max_{j != j*} s_j and spread
@@ -85,8 +97,8 @@ WeylB2 lemma5_weyl_b2_estimate(const std::vector<double>& Goo, const std::vector
 
 // ---- certified rank of an enclosure via a Gram matrix --------------------------------------------
 // Accumulates, over column blocks, the double Gram matrix of the centres together with rigorous
-// error information (|C||C|^T, the squared radii) and certifies rank >= k for a row subset by Rump's
-// floating-point positive-definiteness test (THEORY.md section 7) applied to G - mu I.
+// error information (row norms of the centres, the squared radii) and certifies rank >= k for a row subset
+// by Rump's floating-point positive-definiteness test (rump_isspd, THEORY.md section 7) applied to G - mu I.
 struct GramRankResult {
   bool ok = false;
   double mu = 0;           // G - mu I certified PD
@@ -94,7 +106,6 @@ struct GramRankResult {
   double sigma_lower = 0;  // sqrt(mu) - ||R_S||_F (rounded down), > 0 when ok
   double lambda_estimate = 0;
 };
-bool rump_positive_definite(std::vector<double> a, std::size_t k, double rad_norm_upper);
 
 // ---- c_minimal: smallest grid value {0} u {c_proof 2^-j : j = 40..0} (increasing) accepted ----------
 std::optional<Rational> c_minimal_grid_search(const Rational& c_proof,
@@ -123,6 +134,9 @@ struct Theorem1Options {
   std::size_t max_retries = 40;
   mpfr_prec_t precision = 64;
   std::function<void(const std::string&)> narrate;  // step-by-step text (demo), may be empty
+  // Called after each head of the induction with (heads done, H); may be empty (CLI: stderr progress).
+  std::function<void(std::size_t, std::size_t)> progress;
+  StageTimes* timings = nullptr;  // when set, wall-clock seconds per stage are added to it
 };
 
 struct HeadTrace {
