@@ -25,12 +25,6 @@ using detail::fmtq;
 using detail::qmat_json;
 using detail::qvec_json;
 
-Rational dot(const QVector& a, const QVector& b) {
-  Rational s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (a[i] != 0 && b[i] != 0) s += a[i] * b[i];
-  return s;
-}
 void say(const Theorem1Options& opt, const std::string& s) { if (opt.narrate) opt.narrate(s); }
 
 Rational short_down(double x) {  // a short dyadic <= x (x > 0)
@@ -49,7 +43,7 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
                                     const std::vector<std::size_t>& old, const std::vector<std::size_t>& jstar,
                                     const std::vector<std::size_t>& group, std::size_t h, const Theorem1Options& opt,
                                     std::mt19937_64& rng, HeadStep& st, MatrixXd& XC, MatrixXd& XR) {
-  const std::size_t T = ds.T(), d = z.d;
+  const std::size_t d = z.d;
   std::vector<std::size_t> rows = old;
   rows.insert(rows.end(), group.begin(), group.end());
   std::uniform_int_distribution<int> uu(-2, 2);
@@ -83,12 +77,7 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
   st.tr.sigma_lower = zinf.sigma_lower;
   // Logits of this head for every example: a = E W_fit e exactly.
   StageTimes::Scope logit_clock(opt.timings, "exact logits");
-  ScaledMatrix Us = scaled_from_qmat(fit->U), Qs = scaled_from_qmat(fit->Qpinv);
-  st.a.assign(T, ScaledVector());
-  parallel_for(T, fast_threads(), [&](std::size_t t) {
-    ScaledVector v = scaled_mat_vec(Qs, z.sd.queries[t]);
-    st.a[t] = scaled_mat_vec(z.sd.contexts[t], scaled_mat_vec(Us, v));
-  });
+  st.a = claim1_logits_all(z, *fit, group);
   for (std::size_t i = 0; i < group.size(); ++i)
     if (scaled_to_qvec(st.a[group[i]]) != fit->targets[i]) throw std::logic_error("Claim 1: E W_fit e != target (impossible), head " + std::to_string(h + 1) + " example " + std::to_string(group[i]));
   return zinf;
@@ -168,7 +157,7 @@ HeadStep claim1_first_head(const AttentionDataset& ds, const ZExamples& z, const
 HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
                               const std::vector<std::size_t>& old, const std::vector<std::size_t>& group, std::size_t h,
                               const Theorem1Options& opt, std::mt19937_64& rng) {
-  const std::size_t T = ds.T(), n = z.n, d = z.d, m = old.size();
+  const std::size_t n = z.n, d = z.d, m = old.size();
   HeadStep st;
   // Lemma 3: W' = g w^T with W' e = 0 on R_h and a unique maximum of E W' e on the old examples.
   {
@@ -181,17 +170,9 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   st.tr.w = sat.w;
   st.tr.lemma3_attempts = sat.attempts;
   // s^(t) = (w^T e^(t)) E^(t) g for every example, exactly, as integers over one denominator.
-  st.s.assign(T, ScaledVector());
   {
     StageTimes::Scope clock(opt.timings, "exact logits");
-    ScaledVector gs = scaled_from_qvec(sat.g);
-    parallel_for(T, fast_threads(), [&](std::size_t t) {
-      ScaledVector v = scaled_mat_vec(z.sd.contexts[t], gs);
-      Rational we = dot(sat.w, z.eq[t]);
-      for (auto& x : v.num) x *= we.get_num();
-      v.den *= we.get_den();
-      st.s[t] = std::move(v);
-    });
+    st.s = lemma3_scores_all(z, sat.g, sat.w);
   }
   std::vector<std::size_t> jstar(m);
   for (std::size_t i = 0; i < m; ++i) jstar[i] = scaled_saturation(st.s[old[i]], st.s[old[i]]).jstar;
@@ -282,7 +263,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     head.WK = QMatrix(d, opt.dh, Rational(0));
     head.WQ = QMatrix(d, opt.dh, Rational(0));
     {
-      StageTimes::Scope clock(opt.timings, "exact logits");
+      StageTimes::Scope clock(opt.timings, "logit enclosures");
       const bool with_s = st.sat.has_value();
       std::vector<std::optional<AffineLogits>> tmp(T);
       parallel_for(T, fast_threads(), [&](std::size_t t) { tmp[t].emplace(st.a[t], with_s ? &st.s[t] : nullptr, opt.precision); });

@@ -2,9 +2,14 @@
 // the Gram matrix of the interval centres plus Rump's positive-definiteness test (THEORY.md section 7).
 #include "z_enclosure.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
+#include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/fast/rump.hpp"
+#include "memcert/linalg/qmat.hpp"
+#include "memcert/util/parallel.hpp"
 
 namespace memcert::mahdavi24 {
 
@@ -112,6 +117,19 @@ ZExamples z_examples(const AttentionDataset& ds, mpfr_prec_t prec) {
   }
   z.B = std::sqrt(rational_to_double(z.B2));
   z.sd = scaled_dataset(ds);
+  z.Enum.resize(T);
+  z.Enum_max.assign(T, 0.0);
+  for (std::size_t t = 0; t < T; ++t) {
+    const ZMatrix& num = z.sd.contexts[t].num;
+    std::vector<double> v(n * d);
+    bool ok = true;
+    for (std::size_t i = 0; i < n * d && ok; ++i) {
+      ok = mpz_sizeinbase(num.data()[i].get_mpz_t(), 2) <= 52;
+      v[i] = ok ? num.data()[i].get_d() : 0.0;  // exact: |x| < 2^52
+      z.Enum_max[t] = std::max(z.Enum_max[t], std::fabs(v[i]));
+    }
+    if (ok) z.Enum[t] = std::move(v);
+  }
   return z;
 }
 
@@ -141,6 +159,120 @@ void z_fill_token(const ZExamples& z, MatrixXd& C, MatrixXd& R, std::size_t row,
   std::vector<double> c(z.d), rr(z.d);
   z.ctx[t].token(j, c.data(), rr.data());
   for (std::size_t k = 0; k < z.d; ++k) { C(row, k) = c[k]; R(row, k) = rr[k]; }
+}
+
+namespace {
+// x as an exact double when |x| < 2^52 (sets ok = false otherwise).
+double small_int(const Integer& x, bool& ok) {
+  if (mpz_sizeinbase(x.get_mpz_t(), 2) > 52) { ok = false; return 0.0; }
+  return x.get_d();
+}
+// acc += x * f for an integer-valued double |f| < 2^53.
+void addmul_double(mpz_ptr acc, const Integer& x, double f) {
+  if (f == 0 || sgn(x) == 0) return;
+  const unsigned long m = static_cast<unsigned long>(std::fabs(f));
+  if (f > 0) mpz_addmul_ui(acc, x.get_mpz_t(), m);
+  else mpz_submul_ui(acc, x.get_mpz_t(), m);
+}
+constexpr double kExactLimit = 9007199254740992.0;  // 2^53: integer sums below it are exact in double
+}  // namespace
+
+std::vector<ScaledVector> claim1_logits_all(const ZExamples& z, const FitHead& fit, const std::vector<std::size_t>& group) {
+  const std::size_t T = z.sd.contexts.size(), n = z.n, d = z.d, k = group.size();
+  std::vector<ScaledVector> a(T);
+  // Q_R (d x k) and M = (Q_R^T Q_R)^{-1}, exact.
+  QMatrix QR(d, k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t c = 0; c < d; ++c) QR(c, i) = z.eq[group[i]][c];
+  const ScaledMatrix Us = scaled_from_qmat(fit.U), QRs = scaled_from_qmat(QR);
+  std::optional<QMatrix> M = qmat_inverse(mat_mul(mat_transpose(QR), QR));
+  bool ok = M.has_value();
+  std::vector<double> Ud(d * k), Qd(d * k);
+  double Umax = 0, Qmax = 0;
+  for (std::size_t c = 0; c < d && ok; ++c)
+    for (std::size_t i = 0; i < k && ok; ++i) {
+      Ud[c * k + i] = small_int(Us.num(c, i), ok);
+      Qd[c * k + i] = small_int(QRs.num(c, i), ok);
+      Umax = std::max(Umax, std::fabs(Ud[c * k + i]));
+      Qmax = std::max(Qmax, std::fabs(Qd[c * k + i]));
+    }
+  if (ok) {
+    const ScaledMatrix Ms = scaled_from_qmat(*M);
+    parallel_for(T, fast_threads(), [&](std::size_t t) {
+      const ScaledVector& e = z.sd.queries[t];
+      bool small = !z.Enum[t].empty() && double(d) * z.Enum_max[t] * Umax < kExactLimit;
+      double emax = 0;
+      std::vector<double> ed(d);
+      for (std::size_t c = 0; c < d && small; ++c) { ed[c] = small_int(e.num[c], small); emax = std::max(emax, std::fabs(ed[c])); }
+      small = small && double(d) * Qmax * emax < kExactLimit;
+      if (!small) {  // the direct route
+        ScaledVector v = scaled_mat_vec(scaled_from_qmat(fit.Qpinv), e);
+        a[t] = scaled_mat_vec(z.sd.contexts[t], scaled_mat_vec(Us, v));
+        return;
+      }
+      // y = Q_R^T e and F = E U: small-integer products, exact in double (partial sums < 2^53).
+      std::vector<double> y(k, 0.0), F(n * k, 0.0);
+      for (std::size_t c = 0; c < d; ++c)
+        for (std::size_t i = 0; i < k; ++i) y[i] += Qd[c * k + i] * ed[c];
+      const std::vector<double>& E = z.Enum[t];
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t c = 0; c < d; ++c) {
+          const double ejc = E[j * d + c];
+          if (ejc == 0) continue;
+          for (std::size_t i = 0; i < k; ++i) F[j * k + i] += ejc * Ud[c * k + i];
+        }
+      // v = M y, then a = F v (big integers times small ones).
+      std::vector<Integer> v(k, Integer(0));
+      for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t l = 0; l < k; ++l) addmul_double(v[i].get_mpz_t(), Ms.num(i, l), y[l]);
+      ScaledVector out;
+      out.num.assign(n, Integer(0));
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t i = 0; i < k; ++i) addmul_double(out.num[j].get_mpz_t(), v[i], F[j * k + i]);
+      out.den = z.sd.contexts[t].den * Us.den * Ms.den * QRs.den * e.den;
+      a[t] = std::move(out);
+    });
+    return a;
+  }
+  const ScaledMatrix Qs = scaled_from_qmat(fit.Qpinv);
+  parallel_for(T, fast_threads(), [&](std::size_t t) {
+    ScaledVector v = scaled_mat_vec(Qs, z.sd.queries[t]);
+    a[t] = scaled_mat_vec(z.sd.contexts[t], scaled_mat_vec(Us, v));
+  });
+  return a;
+}
+
+std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w) {
+  const std::size_t T = z.sd.contexts.size(), n = z.n, d = z.d;
+  const ScaledVector gs = scaled_from_qvec(g), ws = scaled_from_qvec(w);
+  bool gsmall = true;
+  std::vector<double> gd(d);
+  double gmax = 0;
+  for (std::size_t c = 0; c < d && gsmall; ++c) { gd[c] = small_int(gs.num[c], gsmall); gmax = std::max(gmax, std::fabs(gd[c])); }
+  std::vector<ScaledVector> s(T);
+  parallel_for(T, fast_threads(), [&](std::size_t t) {
+    // w^T e as an integer over ws.den * e.den.
+    Integer we = 0;
+    for (std::size_t c = 0; c < d; ++c)
+      if (sgn(ws.num[c]) != 0 && sgn(z.sd.queries[t].num[c]) != 0)
+        mpz_addmul(we.get_mpz_t(), ws.num[c].get_mpz_t(), z.sd.queries[t].num[c].get_mpz_t());
+    ScaledVector v;
+    if (gsmall && !z.Enum[t].empty() && double(d) * z.Enum_max[t] * gmax < kExactLimit) {
+      v.num.resize(n);
+      for (std::size_t j = 0; j < n; ++j) {
+        double acc = 0;  // exact: integer partial sums below 2^53
+        for (std::size_t c = 0; c < d; ++c) acc += z.Enum[t][j * d + c] * gd[c];
+        v.num[j] = Integer(acc);
+      }
+      v.den = z.sd.contexts[t].den * gs.den;
+    } else {
+      v = scaled_mat_vec(z.sd.contexts[t], gs);
+    }
+    for (auto& x : v.num) x *= we;
+    v.den *= ws.den * z.sd.queries[t].den;
+    s[t] = std::move(v);
+  });
+  return s;
 }
 
 SaturationData scaled_saturation(const ScaledVector& a, const ScaledVector& s) {

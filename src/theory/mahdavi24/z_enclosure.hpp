@@ -42,6 +42,10 @@ struct ZExamples {
   std::size_t n = 0, d = 0;
   std::vector<ContextEnclosure> ctx;
   ScaledDataset sd;  // contexts and queries in scaled form
+  // The context numerators as exact doubles (row-major n x d) and their largest magnitude; empty when
+  // some numerator has 2^53 or more in magnitude (then the products below take the big-integer route).
+  std::vector<std::vector<double>> Enum;
+  std::vector<double> Enum_max;
   std::vector<QVector> eq;
   Rational B2 = 0;  // max over tokens of the squared Euclidean norm (exact)
   double B = 0;     // sqrt(B2) in double (used only by the B.2 estimate)
@@ -60,6 +64,16 @@ void z_fill_affine(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, s
 // ... of the token E^(t)_j (the limit row e_j^T E^(t) of a saturated head).
 void z_fill_token(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std::size_t row, std::size_t t,
                   std::size_t j);
+
+// Claim 1's logits of every example, exactly: a^(t) = E^(t) U Q_R^+ e^(t) with Q_R^+ = M Q_R^T,
+// M = (Q_R^T Q_R)^{-1}, evaluated as (E U)(M (Q_R^T e)). E U and Q_R^T e are products of small integers,
+// exact in double while every partial sum stays below 2^53 (checked); only M y and (E U) v touch big
+// integers -- about a third of the direct route's big-integer work. Falls back to the direct route
+// E (U (Q_R^+ e)) when the magnitudes do not allow exact doubles. Runs on the fast-path threads.
+std::vector<ScaledVector> claim1_logits_all(const ZExamples& z, const FitHead& fit, const std::vector<std::size_t>& group);
+// Lemma 3's scores s^(t) = (w^T e^(t)) E^(t) g for every example, exactly (E g exact in double when the
+// magnitudes allow, else in big integers).
+std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w);
 
 // saturation_data for exact vectors in scaled form (positive denominators): integers only, one
 // Rational each for the gap and the spread.
