@@ -2,6 +2,8 @@
 // and everything after it, and a double pass for estimates.
 #include "memcert/model/mha.hpp"
 
+#include "memcert/linalg/fast/batch.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <cmath>
@@ -314,25 +316,46 @@ void centre_radius(mpfr_srcptr lo, mpfr_srcptr hi, mpfr_ptr mid, mpfr_ptr rad, d
 }  // namespace
 
 namespace {
+// Per-thread alpha bounds handed from the softmax step to the mixing step.
+thread_local std::vector<double> g_alo, g_ahi;
+
 // alpha enclosures from logit enclosures [ll_k, lh_k] (in the scratch): x_k = exp(a_k - M) with the
-// constant M = max_k lh_k (any constant gives the same softmax), then alpha = x / sum x.
+// constant M = max_k lh_k (any constant gives the same softmax), then alpha = x / sum x. The shifted
+// logits are rounded outward to doubles (<= 0) and exponentiated by exp_nonpositive_bounded, whose
+// result r satisfies |r - exp(x)| <= rho exp(x) + tau (rho = 2^-44, tau = 2^-1020), so
+//   exp(x) >= (r - tau)(1 - rho)   and   exp(x) <= (r + tau)(1 + 2 rho)   (and <= 1 since x <= 0).
+// The sums of the n non-negative bounds are computed in round-to-nearest: S >= s (1 - gamma_n),
+// S <= s (1 + 2 gamma_n). Every step rounds in the safe direction (nextafter after round-to-nearest).
 void alpha_from_logit_bounds(MixScratch& s, std::size_t n) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto up = [inf](double x) { return std::nextafter(x, inf); };
+  auto dn = [inf](double x) { return std::nextafter(x, -inf); };
+  const double rho = kExpRelErr, tau = kExpAbsErr;
   mpfr_srcptr M = &s.lh[0];
   for (std::size_t k = 1; k < n; ++k) if (mpfr_greater_p(&s.lh[k], M)) M = &s.lh[k];
-  mpfr_set_zero(s.sl, 1);
-  mpfr_set_zero(s.sh, 1);
+  g_alo.resize(n);
+  g_ahi.resize(n);
+  double slo = 0, shi = 0;
   for (std::size_t k = 0; k < n; ++k) {
     mpfr_sub(s.t, &s.ll[k], M, MPFR_RNDD);
-    mpfr_exp(&s.al[k], s.t, MPFR_RNDD);
+    const double xlo = mpfr_get_d(s.t, MPFR_RNDD);  // may be -inf: exp bound 0
     mpfr_sub(s.t, &s.lh[k], M, MPFR_RNDU);
-    mpfr_exp(&s.ah[k], s.t, MPFR_RNDU);
-    mpfr_add(s.sl, s.sl, &s.al[k], MPFR_RNDD);
-    mpfr_add(s.sh, s.sh, &s.ah[k], MPFR_RNDU);
+    const double xhi = std::min(0.0, mpfr_get_d(s.t, MPFR_RNDU));  // lh_k <= M, so already <= 0
+    const double rl = exp_nonpositive_bounded(std::max(xlo, -1e300)), rh = exp_nonpositive_bounded(xhi);
+    const double a = dn(rl - tau);
+    g_alo[k] = a > 0 ? dn(a * (1.0 - rho)) : 0.0;
+    g_ahi[k] = std::min(1.0, up(up(rh + tau) * (1.0 + 2.0 * rho)));
+    slo += g_alo[k];
+    shi += g_ahi[k];
   }
+  const double u = std::ldexp(1.0, -53), nn = double(n);
+  const double gam = up(up(nn * u) / dn(1.0 - nn * u));
+  slo = dn(slo * dn(1.0 - gam));
+  shi = up(shi * up(1.0 + 2.0 * gam));
   for (std::size_t k = 0; k < n; ++k) {  // alpha in [x_lo / S_hi, min(1, x_hi / S_lo)], all >= 0
-    mpfr_div(&s.al[k], &s.al[k], s.sh, MPFR_RNDD);
-    mpfr_div(&s.ah[k], &s.ah[k], s.sl, MPFR_RNDU);
-    if (mpfr_cmp_ui(&s.ah[k], 1) > 0) mpfr_set_ui(&s.ah[k], 1, MPFR_RNDU);
+    g_alo[k] = dn(g_alo[k] / shi);
+    g_ahi[k] = slo > 0 ? std::min(1.0, up(g_ahi[k] / slo)) : 1.0;
+    if (g_alo[k] < 0) g_alo[k] = 0;
   }
 }
 }  // namespace
@@ -449,14 +472,13 @@ void ContextEnclosure::mix_affine(const AffineLogits& L, const Rational& c, doub
 // non-negative sums are themselves computed in round-to-nearest (at most n + 3 roundings per term chain)
 // and inflated by 1/(1 - gamma_{n+3}) <= 1 + 2 gamma_{n+3}. Every bound step rounds upward (nextafter).
 void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
-  MixScratch& s = g_mix;
   const double inf = std::numeric_limits<double>::infinity();
   auto up = [inf](double x) { return std::nextafter(x, inf); };
   thread_local std::vector<double> am, ar, sa, sr;
   am.resize(n_);
   ar.resize(n_);
   for (std::size_t j = 0; j < n_; ++j) {
-    const double lo = mpfr_get_d(&s.al[j], MPFR_RNDD), hi = mpfr_get_d(&s.ah[j], MPFR_RNDU);  // 0 <= lo <= hi
+    const double lo = g_alo[j], hi = g_ahi[j];  // 0 <= lo <= hi <= 1
     const double m = 0.5 * lo + 0.5 * hi;  // any value in [lo, hi] will do; this one is (lo + hi) / 2 rounded
     am[j] = m;
     ar[j] = std::max(up(hi - m), up(m - lo));

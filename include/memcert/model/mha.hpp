@@ -120,7 +120,7 @@ class ContextEnclosure {
   void token(std::size_t j, double* centre, double* radius) const;
 
  private:
-  void mix_alpha(double* centre, double* radius) const;  // p from the alpha bounds in the scratch
+  void mix_alpha(double* centre, double* radius) const;  // p from this thread's alpha bounds
   std::size_t n_ = 0, d_ = 0;
   mpfr_prec_t prec_ = 64;
   std::vector<__mpfr_struct> lo_, hi_;  // n*d lower / upper bounds of the entries of E
