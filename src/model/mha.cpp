@@ -239,30 +239,15 @@ void centre_radius(mpfr_srcptr lo, mpfr_srcptr hi, mpfr_ptr mid, mpfr_ptr rad, d
 }
 
 ContextEnclosure::ContextEnclosure(const QMatrix& E, mpfr_prec_t prec)
-    : n_(E.rows()), d_(E.cols()), prec_(std::max<mpfr_prec_t>(prec, 53)), lo_(n_ * d_), hi_(n_ * d_), em_(n_ * d_),
-      er_(n_ * d_) {
-  mpfr_t mid, rad;
-  mpfr_inits2(prec_, mid, rad, (mpfr_ptr)0);
+    : n_(E.rows()), d_(E.cols()), prec_(std::max<mpfr_prec_t>(prec, 53)), em_(n_ * d_), er_(n_ * d_) {
+  mpfr_t lo, hi, mid, rad;
+  mpfr_inits2(prec_, lo, hi, mid, rad, (mpfr_ptr)0);
   for (std::size_t i = 0; i < n_ * d_; ++i) {
-    mpfr_init2(&lo_[i], prec_);
-    mpfr_init2(&hi_[i], prec_);
-    mpfr_set_q(&lo_[i], E.data()[i].get_mpq_t(), MPFR_RNDD);
-    mpfr_set_q(&hi_[i], E.data()[i].get_mpq_t(), MPFR_RNDU);
-    centre_radius(&lo_[i], &hi_[i], mid, rad, &em_[i], &er_[i]);  // E_i in [em_i +- er_i] (er_i = 0 if dyadic)
+    mpfr_set_q(lo, E.data()[i].get_mpq_t(), MPFR_RNDD);
+    mpfr_set_q(hi, E.data()[i].get_mpq_t(), MPFR_RNDU);
+    centre_radius(lo, hi, mid, rad, &em_[i], &er_[i]);  // E_i in [em_i +- er_i] (er_i = 0 if dyadic)
   }
-  mpfr_clears(mid, rad, (mpfr_ptr)0);
-}
-
-ContextEnclosure::ContextEnclosure(ContextEnclosure&& o) noexcept
-    : n_(o.n_), d_(o.d_), prec_(o.prec_), lo_(std::move(o.lo_)), hi_(std::move(o.hi_)), em_(std::move(o.em_)),
-      er_(std::move(o.er_)) {
-  o.lo_.clear();
-  o.hi_.clear();
-}
-
-ContextEnclosure::~ContextEnclosure() {
-  for (auto& x : lo_) mpfr_clear(&x);
-  for (auto& x : hi_) mpfr_clear(&x);
+  mpfr_clears(lo, hi, mid, rad, (mpfr_ptr)0);
 }
 
 namespace {
@@ -508,10 +493,10 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
 }
 
 void ContextEnclosure::token(std::size_t j, double* centre, double* radius) const {
-  MixScratch& s = g_mix;
-  s.ensure(n_, std::max<mpfr_prec_t>(prec_, 53));
-  for (std::size_t c = 0; c < d_; ++c)
-    centre_radius(&lo_[j * d_ + c], &hi_[j * d_ + c], s.mid, s.rad, centre + c, radius + c);
+  for (std::size_t c = 0; c < d_; ++c) {
+    centre[c] = em_[j * d_ + c];
+    radius[c] = er_[j * d_ + c];
+  }
 }
 
 }  // namespace memcert

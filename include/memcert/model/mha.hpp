@@ -96,15 +96,13 @@ class AffineLogits {
 };
 
 
-// The tokens of one context held as MPFR bounds (exact when the entries are dyadic), so that many
-// rows p = E^T softmax(a) can be enclosed quickly. Used by the Theorem 1 construction.
+// The tokens of one context as double midpoint-radius enclosures (exact when the entries are dyadic), so
+// that many rows p = E^T softmax(a) can be enclosed quickly: logits enclosed in MPFR at `prec` bits, the
+// softmax and the mixing in double with rigorous error bounds (see mha.cpp). Used by Theorem 1's construction.
 class ContextEnclosure {
  public:
   ContextEnclosure(const QMatrix& E, mpfr_prec_t prec);
-  ContextEnclosure(const ContextEnclosure&) = delete;
-  ContextEnclosure& operator=(const ContextEnclosure&) = delete;
-  ContextEnclosure(ContextEnclosure&&) noexcept;
-  ~ContextEnclosure();
+
   std::size_t n() const { return n_; }
   std::size_t d() const { return d_; }
   // Encloses p = E^T softmax(logits): writes a double centre and a double radius per coordinate with
@@ -123,8 +121,7 @@ class ContextEnclosure {
   void mix_alpha(double* centre, double* radius) const;  // p from this thread's alpha bounds
   std::size_t n_ = 0, d_ = 0;
   mpfr_prec_t prec_ = 64;
-  std::vector<__mpfr_struct> lo_, hi_;  // n*d lower / upper bounds of the entries of E
-  std::vector<double> em_, er_;         // n*d: E_jc in [em +- er] (er = 0 for dyadic entries)
+  std::vector<double> em_, er_;  // n*d: E_jc in [em +- er] (er = 0 for dyadic entries)
 };
 
 }  // namespace memcert

@@ -10,6 +10,8 @@
 
 #include <mpfr.h>
 
+#include <Eigen/Dense>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -189,30 +191,18 @@ std::optional<double> lambda_min_estimate(const DMatrix& g, int threads, int ite
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j <= i; ++j) l[i * n + j] = g(i, j);
   if (!fast_detail::cholesky_rn(l.data(), n, threads_or_default(threads))) return std::nullopt;
-  std::vector<double> x(n, 1.0), y(n);
+  // The solves are estimates only: Eigen's blocked triangular solves on the factor (row-major, lower).
+  Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> L(l.data(), n, n);
+  Eigen::VectorXd x = Eigen::VectorXd::Ones(n), y(n);
   double lam = 0;
   for (int it = 0; it < iterations; ++it) {
-    // y = G^{-1} x via L L^T; both solves walk L by rows (L^T y = z as row-wise axpys).
-    for (std::size_t i = 0; i < n; ++i) {
-      double s = x[i];
-      const double* li = &l[i * n];
-      for (std::size_t j = 0; j < i; ++j) s -= li[j] * y[j];
-      y[i] = s / li[i];
-    }
-    for (std::size_t i = n; i-- > 0;) {
-      const double* li = &l[i * n];
-      y[i] /= li[i];
-      const double yi = y[i];
-      for (std::size_t j = 0; j < i; ++j) y[j] -= li[j] * yi;
-    }
-    double nrm = 0, dot = 0;
-    for (std::size_t i = 0; i < n; ++i) nrm += y[i] * y[i], dot += x[i] * y[i];
-    nrm = std::sqrt(nrm);
-    if (!(nrm > 0) || !std::isfinite(nrm)) return std::nullopt;
-    double xx = 0;
-    for (double v : x) xx += v * v;
-    lam = xx / dot;  // Rayleigh-like quotient of G^{-1}
-    for (std::size_t i = 0; i < n; ++i) x[i] = y[i] / nrm;
+    y = x;  // y = G^{-1} x via L L^T
+    L.triangularView<Eigen::Lower>().solveInPlace(y);
+    L.transpose().triangularView<Eigen::Upper>().solveInPlace(y);
+    const double nrm = y.norm(), dot = x.dot(y);
+    if (!(nrm > 0) || !std::isfinite(nrm) || !(dot > 0)) return std::nullopt;
+    lam = x.squaredNorm() / dot;  // Rayleigh-like quotient of G^{-1}
+    x = y / nrm;
   }
   return lam;
 }

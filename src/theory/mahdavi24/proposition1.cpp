@@ -56,11 +56,11 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
     for (std::size_t t : group) {
       QVector u(d);
       for (auto& x : u) { x = Rational(uu(rng), 8); x.canonicalize(); }
-      L.push_back(mat_vec(ds.contexts[t], u));
+      L.push_back(scaled_to_qvec(scaled_mat_vec(z.sd.contexts[t], scaled_from_qvec(u))));  // l = E u, exactly
       U.push_back(std::move(u));
     }
     StageTimes::Scope fit_clock(opt.timings, "claim1 fit");
-    fit = claim1_fit_head(ds, group, L, &U);
+    fit = claim1_fit_head(ds, group, L, &U, &z.sd);
     if (!fit) throw std::runtime_error("Claim 1: exact fit failed although the hypotheses hold");
     for (std::size_t i = 0; i < old.size(); ++i) z_fill_token(z, XC, XR, i, old[i], jstar[i]);  // limit rows e_j*^T E
     for (std::size_t i = 0; i < group.size(); ++i) z_fill_rows(z, XC, XR, old.size() + i, L[i], group[i]);
@@ -76,7 +76,7 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
   st.tr.targets = fit->targets;
   st.tr.sigma_lower = zinf.sigma_lower;
   // Logits of this head for every example: a = E W_fit e exactly.
-  StageTimes::Scope logit_clock(opt.timings, "exact logits");
+  StageTimes::Scope logit_clock(opt.timings, "exact logits (claim 1)");
   st.a = claim1_logits_all(z, *fit, group);
   for (std::size_t i = 0; i < group.size(); ++i)
     if (scaled_to_qvec(st.a[group[i]]) != fit->targets[i]) throw std::logic_error("Claim 1: E W_fit e != target (impossible), head " + std::to_string(h + 1) + " example " + std::to_string(group[i]));
@@ -171,7 +171,7 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   st.tr.lemma3_attempts = sat.attempts;
   // s^(t) = (w^T e^(t)) E^(t) g for every example, exactly, as integers over one denominator.
   {
-    StageTimes::Scope clock(opt.timings, "exact logits");
+    StageTimes::Scope clock(opt.timings, "exact logits (lemma 3)");
     st.s = lemma3_scores_all(z, sat.g, sat.w);
   }
   std::vector<std::size_t> jstar(m);
@@ -241,7 +241,7 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
 Proposition1Result proposition1_induction(const AttentionDataset& ds, const std::vector<std::vector<std::size_t>>& groups,
                                           const Theorem1Options& opt, std::mt19937_64& rng) {
   const std::size_t T = ds.T(), n = ds.n(), d = ds.d();
-  std::optional<StageTimes::Scope> setup_clock(std::in_place, opt.timings, "exact logits");
+  std::optional<StageTimes::Scope> setup_clock(std::in_place, opt.timings, "exact data setup");
   const ZExamples z = z_examples(ds, opt.precision);
   setup_clock.reset();
   Proposition1Result out;
@@ -300,6 +300,9 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     StageTimes::Scope clock(opt.timings, "final rank certificate");
     out.final = gram.certify(all, nullptr, nullptr, true);
   }
+  out.gram.resize(T, T);
+  for (std::size_t i = 0; i < T; ++i)
+    for (std::size_t j = 0; j < T; ++j) out.gram(i, j) = gram.G()(i, j);
   if (!out.final.ok) throw std::runtime_error("final rank certificate of Z failed");
   say(opt, "Proposition 1: rank(Z) >= " + std::to_string(T) + " = T* certified for the final weights (Z is " + std::to_string(T) +
       " x " + std::to_string(opt.H * d) + ", sigma_min >= " + fmt(out.final.sigma_lower) + ").");

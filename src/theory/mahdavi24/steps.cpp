@@ -2,13 +2,16 @@
 // Claim 1, Lemma 3, Lemma 4 (quantitative), Lemma 5 (Weyl), and Rump's positive-definiteness test used
 // by the enclosure rank certificates (THEORY.md section 7).
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <stdexcept>
 
 #include <Eigen/Dense>
 
+#include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/qmat.hpp"
+#include "memcert/util/parallel.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
@@ -39,7 +42,7 @@ Rational round_dyadic(const Rational& x, int bits, bool up) {
 // ---- Claim 1 (THEORY.md section 4, "Claim 1 (head 1 fits r examples)") ------------------------------
 std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::vector<std::size_t>& group,
                                        const std::vector<QVector>& targets,
-                                       const std::vector<QVector>* preimages) {
+                                       const std::vector<QVector>* preimages, const ScaledDataset* sd) {
   const std::size_t k = group.size(), d = ds.d();
   if (targets.size() != k || (preimages && preimages->size() != k))
     throw std::invalid_argument("claim1_fit_head: one target per example");
@@ -62,7 +65,14 @@ std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::ve
     QVector u;
     if (preimages) {
       u = (*preimages)[i];
-      if (mat_vec(E, u) != targets[i]) return std::nullopt;
+      if (sd) {  // E u == l in integers: (E_num u_num) * l_den == l_num * (E_den u_den), entrywise
+        const ScaledVector v = scaled_mat_vec(sd->contexts[group[i]], scaled_from_qvec(u));
+        const ScaledVector l = scaled_from_qvec(targets[i]);
+        for (std::size_t j = 0; j < v.num.size(); ++j)
+          if (v.num[j] * l.den != l.num[j] * v.den) return std::nullopt;
+      } else if (mat_vec(E, u) != targets[i]) {
+        return std::nullopt;
+      }
     } else {
       auto R = qmat_right_inverse(E);
       if (!R) return std::nullopt;
@@ -77,13 +87,25 @@ QMatrix claim1_fit_matrix(const FitHead& f) { return mat_mul(f.U, f.Qpinv); }
 
 // ---- Lemma 3 (THEORY.md section 3, "Lemma 3"; weakened to a unique maximum as in Lemma 4) ----------
 ScaledDataset scaled_dataset(const AttentionDataset& ds) {
+  const std::size_t T = ds.T(), n = ds.n(), d = ds.d();
   ScaledDataset sd;
-  sd.contexts.reserve(ds.T());
-  sd.queries.reserve(ds.T());
-  for (std::size_t t = 0; t < ds.T(); ++t) {
-    sd.contexts.push_back(scaled_from_qmat(ds.contexts[t]));
-    sd.queries.push_back(scaled_from_qvec(row_of(ds.queries, t)));
-  }
+  sd.contexts.resize(T);
+  sd.queries.resize(T);
+  sd.context_doubles.resize(T);
+  sd.context_max_abs.assign(T, 0.0);
+  parallel_for(T, fast_threads(), [&](std::size_t t) {
+    sd.contexts[t] = scaled_from_qmat(ds.contexts[t]);
+    sd.queries[t] = scaled_from_qvec(row_of(ds.queries, t));
+    const ZMatrix& num = sd.contexts[t].num;
+    std::vector<double> v(n * d);
+    bool ok = true;
+    for (std::size_t i = 0; i < n * d && ok; ++i) {
+      ok = mpz_sizeinbase(num.data()[i].get_mpz_t(), 2) <= 52;
+      v[i] = ok ? num.data()[i].get_d() : 0.0;  // exact: |x| < 2^52
+      sd.context_max_abs[t] = std::max(sd.context_max_abs[t], std::fabs(v[i]));
+    }
+    if (ok) sd.context_doubles[t] = std::move(v);
+  });
   return sd;
 }
 
@@ -103,18 +125,46 @@ bool lemma3_check(const AttentionDataset& ds, const std::vector<std::size_t>& gr
   auto query = [&](std::size_t t) { return sd ? sd->queries[t] : scaled_from_qvec(row_of(ds.queries, t)); };
   for (std::size_t t : group)
     if (dot_sign(ws, query(t)) != 0) return false;  // (20): W' e^(t) = g (w^T e^(t)) = 0
-  for (std::size_t t : others) {
+  // g's numerators as exact doubles when small: E g is then exact in double (partial sums < 2^53).
+  const std::size_t d = ds.d();
+  std::vector<double> gd(d);
+  double gmax = 0;
+  bool gsmall = true;
+  for (std::size_t c = 0; c < d && gsmall; ++c) {
+    gsmall = mpz_sizeinbase(gs.num[c].get_mpz_t(), 2) <= 52;
+    gd[c] = gs.num[c].get_d();
+    gmax = std::max(gmax, std::fabs(gd[c]));
+  }
+  std::atomic<bool> ok{true};
+  parallel_for(others.size(), fast_threads(), [&](std::size_t idx) {
+    if (!ok.load(std::memory_order_relaxed)) return;
+    const std::size_t t = others[idx];
     const int we = dot_sign(ws, query(t));
-    if (we == 0) return false;
-    // E g in integers over a positive denominator; the sign of w^T e orients it.
+    if (we == 0) { ok = false; return; }
+    // E g over a positive denominator; the sign of w^T e orients it; the maximum must be unique.
+    if (sd && gsmall && !sd->context_doubles[t].empty() &&
+        double(d) * sd->context_max_abs[t] * gmax < 9007199254740992.0) {
+      const std::vector<double>& E = sd->context_doubles[t];
+      const std::size_t n = E.size() / d;
+      double best = -INFINITY;
+      std::size_t count = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        double v = 0;
+        for (std::size_t c = 0; c < d; ++c) v += E[j * d + c] * gd[c];  // exact integer arithmetic
+        if (we < 0) v = -v;
+        if (v > best) { best = v; count = 1; } else if (v == best) ++count;
+      }
+      if (count != 1) ok = false;
+      return;
+    }
     ScaledVector v = scaled_mat_vec(sd ? sd->contexts[t] : scaled_from_qmat(ds.contexts[t]), gs);
     if (we < 0) for (auto& x : v.num) x = -x;
     std::size_t j = 0;
     for (std::size_t i = 1; i < v.num.size(); ++i) if (v.num[i] > v.num[j]) j = i;
     for (std::size_t i = 0; i < v.num.size(); ++i)
-      if (i != j && v.num[i] == v.num[j]) return false;
-  }
-  return true;
+      if (i != j && v.num[i] == v.num[j]) { ok = false; return; }
+  });
+  return ok.load();
 }
 
 std::optional<Saturator> lemma3_rank_one_saturator(const AttentionDataset& ds,

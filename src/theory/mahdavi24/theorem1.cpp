@@ -54,11 +54,11 @@ std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t
 // ---- Step 2 (THEORY.md section 3-4): the read-out ---------------------------------------------------
 Step2Readout step2_readout(const std::vector<double>& Zc_in, const std::vector<double>& Zr_in, std::size_t T,
                            std::size_t Hd, const QMatrix& Yt, const std::vector<long>* cls,
-                           const std::vector<QVector>& shift) {
+                           const std::vector<QVector>& shift, const MatrixXd* gram) {
   const std::size_t dout = Yt.cols();
   Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> Zc(Zc_in.data(), T, Hd),
       Zr(Zr_in.data(), T, Hd);
-  MatrixXd G = Zc * Zc.transpose();
+  MatrixXd G = gram ? *gram : MatrixXd(Zc * Zc.transpose());
   Step2Readout out;
   MatrixXd Yd(T, dout);
   for (std::size_t t = 0; t < T; ++t)
@@ -260,7 +260,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   if (opt.skip && res.class_labels)
     for (std::size_t t = 0; t < Tstar; ++t) shift.push_back(QVector(ds.queries.row(t), ds.queries.row(t) + dout));
   std::optional<StageTimes::Scope> readout_clock(std::in_place, opt.timings, "step2 read-out");
-  Step2Readout s2 = step2_readout(Zcv, Zrv, Tstar, Hd, Yt, res.class_labels ? &cls : nullptr, shift);
+  Step2Readout s2 = step2_readout(Zcv, Zrv, Tstar, Hd, Yt, res.class_labels ? &cls : nullptr, shift, &p1.gram);
   const MatrixXd& M = s2.M;
   QMatrix Mq(Hd, dout);
   for (std::size_t i = 0; i < Hd; ++i)

@@ -105,44 +105,37 @@ ZExamples z_examples(const AttentionDataset& ds, mpfr_prec_t prec) {
   const std::size_t T = ds.T(), n = ds.n(), d = ds.d();
   z.n = n;
   z.d = d;
+  std::vector<std::optional<ContextEnclosure>> ctx(T);
+  std::vector<Rational> b2(T);
+  z.sd = scaled_dataset(ds);
+  z.eq.resize(T);
+  parallel_for(T, fast_threads(), [&](std::size_t t) {
+    ctx[t].emplace(ds.contexts[t], prec);
+    z.eq[t] = QVector(ds.queries.row(t), ds.queries.row(t) + d);
+    const ZMatrix& num = z.sd.contexts[t].num;
+    // The largest squared token norm, max_j sum_c num_jc^2 / den^2, in integers.
+    Integer best = 0, sq;
+    for (std::size_t j = 0; j < n; ++j) {
+      Integer acc = 0;
+      for (std::size_t c = 0; c < d; ++c) mpz_addmul(acc.get_mpz_t(), num(j, c).get_mpz_t(), num(j, c).get_mpz_t());
+      if (acc > best) best = acc;
+    }
+    sq = z.sd.contexts[t].den * z.sd.contexts[t].den;
+    b2[t] = Rational(best, sq);
+    b2[t].canonicalize();
+  });
   z.ctx.reserve(T);
   for (std::size_t t = 0; t < T; ++t) {
-    z.ctx.emplace_back(ds.contexts[t], prec);
-    z.eq.push_back(QVector(ds.queries.row(t), ds.queries.row(t) + ds.queries.cols()));
-    for (std::size_t j = 0; j < n; ++j) {
-      Rational s = 0;
-      for (std::size_t c = 0; c < d; ++c) s += ds.contexts[t](j, c) * ds.contexts[t](j, c);
-      if (s > z.B2) z.B2 = s;
-    }
+    z.ctx.push_back(std::move(*ctx[t]));
+    if (b2[t] > z.B2) z.B2 = b2[t];
   }
   z.B = std::sqrt(rational_to_double(z.B2));
-  z.sd = scaled_dataset(ds);
-  z.Enum.resize(T);
-  z.Enum_max.assign(T, 0.0);
-  for (std::size_t t = 0; t < T; ++t) {
-    const ZMatrix& num = z.sd.contexts[t].num;
-    std::vector<double> v(n * d);
-    bool ok = true;
-    for (std::size_t i = 0; i < n * d && ok; ++i) {
-      ok = mpz_sizeinbase(num.data()[i].get_mpz_t(), 2) <= 52;
-      v[i] = ok ? num.data()[i].get_d() : 0.0;  // exact: |x| < 2^52
-      z.Enum_max[t] = std::max(z.Enum_max[t], std::fabs(v[i]));
-    }
-    if (ok) z.Enum[t] = std::move(v);
-  }
   return z;
 }
 
 void z_fill_rows(const ZExamples& z, MatrixXd& C, MatrixXd& R, std::size_t row, const QVector& logits, std::size_t t) {
   std::vector<double> c(z.d), rr(z.d);
   z.ctx[t].mix(logits, c.data(), rr.data());
-  for (std::size_t k = 0; k < z.d; ++k) { C(row, k) = c[k]; R(row, k) = rr[k]; }
-}
-
-void z_fill_scaled(const ZExamples& z, MatrixXd& C, MatrixXd& R, std::size_t row, const ScaledVector& a,
-                   const ScaledVector& s, const Rational& cc, std::size_t t) {
-  std::vector<double> c(z.d), rr(z.d);
-  z.ctx[t].mix_scaled(a, &s, cc, c.data(), rr.data());
   for (std::size_t k = 0; k < z.d; ++k) { C(row, k) = c[k]; R(row, k) = rr[k]; }
 }
 
@@ -200,7 +193,7 @@ std::vector<ScaledVector> claim1_logits_all(const ZExamples& z, const FitHead& f
     const ScaledMatrix Ms = scaled_from_qmat(*M);
     parallel_for(T, fast_threads(), [&](std::size_t t) {
       const ScaledVector& e = z.sd.queries[t];
-      bool small = !z.Enum[t].empty() && double(d) * z.Enum_max[t] * Umax < kExactLimit;
+      bool small = !z.sd.context_doubles[t].empty() && double(d) * z.sd.context_max_abs[t] * Umax < kExactLimit;
       double emax = 0;
       std::vector<double> ed(d);
       for (std::size_t c = 0; c < d && small; ++c) { ed[c] = small_int(e.num[c], small); emax = std::max(emax, std::fabs(ed[c])); }
@@ -214,7 +207,7 @@ std::vector<ScaledVector> claim1_logits_all(const ZExamples& z, const FitHead& f
       std::vector<double> y(k, 0.0), F(n * k, 0.0);
       for (std::size_t c = 0; c < d; ++c)
         for (std::size_t i = 0; i < k; ++i) y[i] += Qd[c * k + i] * ed[c];
-      const std::vector<double>& E = z.Enum[t];
+      const std::vector<double>& E = z.sd.context_doubles[t];
       for (std::size_t j = 0; j < n; ++j)
         for (std::size_t c = 0; c < d; ++c) {
           const double ejc = E[j * d + c];
@@ -257,11 +250,11 @@ std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g
       if (sgn(ws.num[c]) != 0 && sgn(z.sd.queries[t].num[c]) != 0)
         mpz_addmul(we.get_mpz_t(), ws.num[c].get_mpz_t(), z.sd.queries[t].num[c].get_mpz_t());
     ScaledVector v;
-    if (gsmall && !z.Enum[t].empty() && double(d) * z.Enum_max[t] * gmax < kExactLimit) {
+    if (gsmall && !z.sd.context_doubles[t].empty() && double(d) * z.sd.context_max_abs[t] * gmax < kExactLimit) {
       v.num.resize(n);
       for (std::size_t j = 0; j < n; ++j) {
         double acc = 0;  // exact: integer partial sums below 2^53
-        for (std::size_t c = 0; c < d; ++c) acc += z.Enum[t][j * d + c] * gd[c];
+        for (std::size_t c = 0; c < d; ++c) acc += z.sd.context_doubles[t][j * d + c] * gd[c];
         v.num[j] = Integer(acc);
       }
       v.den = z.sd.contexts[t].den * gs.den;

@@ -42,10 +42,6 @@ struct ZExamples {
   std::size_t n = 0, d = 0;
   std::vector<ContextEnclosure> ctx;
   ScaledDataset sd;  // contexts and queries in scaled form
-  // The context numerators as exact doubles (row-major n x d) and their largest magnitude; empty when
-  // some numerator has 2^53 or more in magnitude (then the products below take the big-integer route).
-  std::vector<std::vector<double>> Enum;
-  std::vector<double> Enum_max;
   std::vector<QVector> eq;
   Rational B2 = 0;  // max over tokens of the squared Euclidean norm (exact)
   double B = 0;     // sqrt(B2) in double (used only by the B.2 estimate)
@@ -55,9 +51,6 @@ ZExamples z_examples(const AttentionDataset& ds, mpfr_prec_t prec);
 // Row `row` of (C, R) := enclosure of softmax(logits)^T E^(t) (exact logits) ...
 void z_fill_rows(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std::size_t row, const QVector& logits,
                  std::size_t t);
-// ... of softmax(a + cc s)^T E^(t) (a, s exact in scaled form) ...
-void z_fill_scaled(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std::size_t row, const ScaledVector& a,
-                   const ScaledVector& s, const Rational& cc, std::size_t t);
 // ... of softmax(a + cc s)^T E^(t) with the logits held as an AffineLogits (cc >= 0) ...
 void z_fill_affine(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, std::size_t row, const AffineLogits& L,
                    const Rational& cc, std::size_t t);

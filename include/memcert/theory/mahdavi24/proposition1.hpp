@@ -20,6 +20,7 @@ struct Proposition1Result {
   std::vector<HeadTrace> trace;                  // one entry per head, in order
   std::vector<Eigen::MatrixXd> blockC, blockR;  // head h's block of Z (T x d): centre / radius, Z in C +- R
   GramRankResult final;                          // the conclusion: rank(Z) >= T certified (final.ok is true)
+  Eigen::MatrixXd gram;                          // fl(C C^T) of the centres C of Z (T x T), as accumulated
 };
 
 // Proposition 1's induction over heads (THEORY.md section 4). Step h (1-based) chooses W^h and certifies

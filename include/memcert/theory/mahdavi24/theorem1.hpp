@@ -20,12 +20,25 @@
 
 namespace memcert::mahdavi24 {
 
+// The data set's contexts and queries as integer numerators over one denominator each (exact), computed
+// once for the many exact products of the construction.
+struct ScaledDataset {
+  std::vector<ScaledMatrix> contexts;
+  std::vector<ScaledVector> queries;
+  // The context numerators as exact doubles (row-major n x d) with their largest magnitude, for exact
+  // small-integer products in double; empty for a context with a numerator of 2^52 or more.
+  std::vector<std::vector<double>> context_doubles;
+  std::vector<double> context_max_abs;
+};
+ScaledDataset scaled_dataset(const AttentionDataset& ds);
+
 // ---- Claim 1: fit |R| examples in one head (THEORY.md section 4, "Claim 1") ----------------------
 // W_fit = U Q_R^+ with u^(t) = E^(t)+ l^(t) (exact right inverse) or a given exact preimage u^(t)
 // (E^(t) u^(t) = l^(t) is then checked exactly), Q_R^+ = (Q_R^T Q_R)^{-1} Q_R^T (exact left inverse).
 // Then E^(t) W_fit e^(t) = l^(t) for t in R, exactly, and W_fit = U Q_R^+ is an exact factorization of
 // rank <= |R| (kept factored: the weights are W_K = U, W_Q = Q_R^+T). Returns nullopt when a context is
 // rank deficient, Q_R has dependent columns, or a given preimage does not map to its target.
+// `sd`: scaled_dataset(ds) when the caller has it (the exact checks then run on integers).
 struct FitHead {
   QMatrix U;      // d x |R|, columns u^(t)
   QMatrix Qpinv;  // |R| x d, the exact left inverse of Q_R
@@ -35,15 +48,9 @@ struct FitHead {
 QMatrix claim1_fit_matrix(const FitHead& f);
 std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::vector<std::size_t>& group,
                                        const std::vector<QVector>& targets,
-                                       const std::vector<QVector>* preimages = nullptr);
+                                       const std::vector<QVector>* preimages = nullptr,
+                                       const ScaledDataset* sd = nullptr);
 
-// The data set's contexts and queries as integer numerators over one denominator each (exact), computed
-// once for the many exact products of the construction.
-struct ScaledDataset {
-  std::vector<ScaledMatrix> contexts;
-  std::vector<ScaledVector> queries;
-};
-ScaledDataset scaled_dataset(const AttentionDataset& ds);
 
 // ---- Lemma 3: the rank-one saturator W' = g w^T ---------------------------------------------------
 // w in the orthogonal complement of span{e^(t) : t in group} (exact kernel), g random small integers;
@@ -120,8 +127,11 @@ struct Step2Readout {
   Eigen::MatrixXd M;  // Hd x d_out
   double max_error = 0, min_margin = 0;
 };
+// `gram`: fl(Zc Zc^T) when the caller has it (T x T; only used to compute M, which is then checked
+// rigorously either way), else computed here.
 Step2Readout step2_readout(const std::vector<double>& Zc, const std::vector<double>& Zr, std::size_t T, std::size_t Hd,
-                           const QMatrix& Ytarget, const std::vector<long>* cls, const std::vector<QVector>& shift);
+                           const QMatrix& Ytarget, const std::vector<long>* cls, const std::vector<QVector>& shift,
+                           const Eigen::MatrixXd* gram = nullptr);
 
 // ---- the whole construction -----------------------------------------------------------------------
 struct Theorem1Options {
