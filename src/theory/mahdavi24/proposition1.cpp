@@ -75,6 +75,7 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
   st.fit = *fit;
   st.tr.targets = fit->targets;
   st.tr.sigma_lower = zinf.sigma_lower;
+  st.lambda_hint = zinf.lambda_estimate;
   // Logits of this head for every example: a = E W_fit e exactly.
   StageTimes::Scope logit_clock(opt.timings, "exact logits (claim 1)");
   st.a = claim1_logits_all(z, *fit, group);
@@ -113,7 +114,7 @@ void certify_step(const ZExamples& z, const GramAccumulator& gram, const std::ve
   StageTimes::Scope step_clock(opt.timings, "step rank certificates");
   MatrixXd BC(rows.size(), d), BR(rows.size(), d);
   step_block(c, BC, BR);
-  GramRankResult stepc = gram.certify(rows, &BC, &BR, /*want_sigma=*/true);
+  GramRankResult stepc = gram.certify(rows, &BC, &BR, /*want_sigma=*/true, st.lambda_hint);
   if (!stepc.ok)
     throw std::runtime_error("step " + std::to_string(h + 1) + ": rank certificate of Z_c failed at the proof's c");
   st.tr.step_sigma_lower = stepc.sigma_lower;

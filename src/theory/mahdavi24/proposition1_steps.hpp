@@ -17,6 +17,7 @@ struct HeadStep {
   std::vector<ScaledVector> a, s;  // one per example (all T, not only the step's rows)
   std::vector<AffineLogits> L;     // a + c s as MPFR enclosures, one per example (filled once a, s are final)
   Rational c;                      // the proof's saturation scale (0 for head 1)
+  double lambda_hint = 0;          // lambda_min estimate of this step's Z_inf Gram (hint for Z_c's certificate)
   FitHead fit;                     // W_fit = U Q_R^+ of Claim 1
   std::optional<Saturator> sat;    // W' = g w^T of Lemma 3 (none for head 1)
 };

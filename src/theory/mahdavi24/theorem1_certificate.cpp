@@ -2,7 +2,9 @@
 // construction's trace, for the independent checker to re-verify.
 #include <cstdio>
 
+#include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
+#include "memcert/util/parallel.hpp"
 #include "format.hpp"
 
 namespace memcert::mahdavi24 {
@@ -30,9 +32,12 @@ json theorem1_write_certificate(const Theorem1Result& res, const AttentionDatase
   cert["hypotheses"] = res.hypotheses;
   cert["examples"] = res.examples;
   json data;
+  // The big parts (contexts, weights) are rendered on the fast-path threads, then assembled in order.
+  std::vector<json> ctxv(ds.contexts.size());
+  parallel_for(ctxv.size(), fast_threads(), [&](std::size_t t) { ctxv[t] = qmat_json(ds.contexts[t]); });
   json ctxj = json::array();
-  for (const QMatrix& E : ds.contexts) ctxj.push_back(qmat_json(E));
-  data["contexts"] = ctxj;
+  for (auto& c : ctxv) ctxj.push_back(std::move(c));
+  data["contexts"] = std::move(ctxj);
   data["queries"] = qmat_json(ds.queries);
   if (res.class_labels) {
     data["class_labels"] = cls;
@@ -41,8 +46,13 @@ json theorem1_write_certificate(const Theorem1Result& res, const AttentionDatase
   }
   cert["data"] = data;
   cert["labels_generated"] = res.labels_generated;
+  std::vector<json> headv(res.weights.heads.size());
+  parallel_for(headv.size(), fast_threads(), [&](std::size_t h) {
+    const auto& hd = res.weights.heads[h];
+    headv[h] = {{"WK", qmat_json(hd.WK)}, {"WQ", qmat_json(hd.WQ)}, {"WV", qmat_json(hd.WV)}};
+  });
   json heads = json::array();
-  for (const auto& hd : res.weights.heads) heads.push_back({{"WK", qmat_json(hd.WK)}, {"WQ", qmat_json(hd.WQ)}, {"WV", qmat_json(hd.WV)}});
+  for (auto& h : headv) heads.push_back(std::move(h));
   cert["weights"] = {{"heads", heads}, {"WO", qmat_json(res.weights.WO)}, {"WD", qmat_json(res.weights.WD)}};
   json trace = json::array();
   for (const auto& tr : res.trace) {

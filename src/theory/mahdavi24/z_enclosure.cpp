@@ -42,7 +42,7 @@ void GramAccumulator::add(const MatrixXd& C, const MatrixXd& R) {
 }
 
 GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, const MatrixXd* XC, const MatrixXd* XR,
-                                        bool want_sigma) const {
+                                        bool want_sigma, double lambda_hint) const {
   const std::size_t k = rows.size();
   GramRankResult res;
   if (k == 0) { res.ok = true; return res; }
@@ -75,28 +75,30 @@ GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, co
   res.radius_f = radF;
   // Candidate mu: near the estimated lambda_min when a good sigma bound is wanted, else just above
   // ||R_S||_F^2 (all the rank claim needs). Each candidate costs one blocked Cholesky.
-  std::vector<double> mus;
-  if (want_sigma) {
-    if (auto lam = lambda_min_estimate(GS); lam && *lam > 0) {
-      res.lambda_estimate = *lam;
-      mus.push_back(0.81 * *lam);
-      mus.push_back(0.25 * *lam);
-    }
-  }
-  mus.push_back(std::nextafter(2.0 * radF * radF + 1e-300, INFINITY));
-  for (double mu : mus) {
-    if (!(mu > radF * radF)) continue;
+  // Rump's test of G_S - mu I with the Gram error as radius: success certifies sigma_k >= sqrt(mu) - ||R_S||_F.
+  auto attempt = [&](double mu) {
+    if (!(mu > radF * radF)) return false;
     DMatrix a = GS;
     for (std::size_t i = 0; i < k; ++i) a(i, i) = std::nextafter(GS(i, i) - mu, -INFINITY);
-    if (!rump_isspd(a, errF).certified) continue;
-    double sq = std::nextafter(std::sqrt(mu), -INFINITY);
-    double sl = std::nextafter(sq - radF, -INFINITY);
-    if (!(sl > 0)) continue;
+    if (!rump_isspd(a, errF).certified) return false;
+    const double sq = std::nextafter(std::sqrt(mu), -INFINITY);
+    const double sl = std::nextafter(sq - radF, -INFINITY);
+    if (!(sl > 0)) return false;
     res.ok = true;
     res.mu = mu;
     res.sigma_lower = sl;
-    return res;
+    return true;
+  };
+  // Candidates, one blocked Cholesky each: near lambda_min when a good sigma bound is wanted (a hint
+  // from a nearby matrix first: it saves the estimate's own Cholesky), else just above ||R_S||_F^2.
+  if (want_sigma) {
+    if (lambda_hint > 0 && attempt(0.81 * lambda_hint)) return res;
+    if (auto lam = lambda_min_estimate(GS); lam && *lam > 0) {
+      res.lambda_estimate = *lam;
+      if (attempt(0.81 * *lam) || attempt(0.25 * *lam)) return res;
+    }
   }
+  attempt(std::nextafter(2.0 * radF * radF + 1e-300, INFINITY));
   return res;
 }
 

@@ -27,8 +27,9 @@ class GramAccumulator {
   // an optional extra block (|rows| x cols, centre/radius). want_sigma: also aim for a good lower bound
   // on the |rows|-th singular value (mu near the estimated lambda_min); otherwise mu just above
   // ||R||_F^2, which is all the rank claim needs.
+  // lambda_hint > 0: an estimate of lambda_min from a nearby matrix, tried first.
   GramRankResult certify(const std::vector<std::size_t>& rows, const Eigen::MatrixXd* XC, const Eigen::MatrixXd* XR,
-                         bool want_sigma) const;
+                         bool want_sigma, double lambda_hint = 0) const;
 
  private:
   DMatrix G_;
