@@ -1,9 +1,10 @@
 // Benchmark harness for mahdavi24 Theorem 1 (issue 3; not a test): full construction + certificate and
-// the independent checker's re-verification for H=8, n=8, d=16, d_h=8 (T*=57) and H=32, n=16, d=32,
-// d_h=16 (T*=481). Reports wall and CPU seconds, peak resident memory, and per head the proof's c
-// versus c_minimal (the smallest grid value {0} u {c 2^-j} at which the step's certificate succeeds).
-//   bench_theorem1 [--only small|large] [--seed S] [--no-cmin] [--json]
-// Target (issue 3): the T*=481 case under 60 s on 2 cores.
+// the independent checker's re-verification for H=8, n=8, d=16, d_h=8 (T*=57), H=32, n=16, d=32,
+// d_h=16 (T*=481) and H=64, n=32, d=64, d_h=32 (T*=1985, Z is 1985 x 4096). Reports wall and CPU seconds,
+// peak resident memory, the construction's stage timings, and per head the proof's c versus c_minimal
+// (the smallest grid value {0} u {c 2^-j} at which the step's certificate succeeds).
+//   bench_theorem1 [--only small|large|h64] [--data theorem1|general] [--seed S] [--no-cmin] [--json]
+// Targets: T*=481 under 60 s (issue 3); T*=1985 construction + certificate under 120 s (issue 6).
 #include <sys/resource.h>
 
 #include <chrono>
@@ -34,24 +35,28 @@ int main(int argc, char** argv) {
   std::string only;
   std::uint64_t seed = 1;
   bool json = false, cmin = true;
+  std::string data = "theorem1";
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--json")) json = true;
     else if (!std::strcmp(argv[i], "--no-cmin")) cmin = false;
-    else { std::cerr << "usage: bench_theorem1 [--only small|large] [--seed S] [--no-cmin] [--json]\n"; return 2; }
+    else if (!std::strcmp(argv[i], "--data") && i + 1 < argc) data = argv[++i];
+    else { std::cerr << "usage: bench_theorem1 [--only small|large|h64] [--data theorem1|general] [--seed S] [--no-cmin] [--json]\n"; return 2; }
   }
   struct Case { const char* name; std::size_t H, n, d, dh; };
   int rc = 0;
-  for (Case c : {Case{"small", 8, 8, 16, 8}, Case{"large", 32, 16, 32, 16}}) {
+  for (Case c : {Case{"small", 8, 8, 16, 8}, Case{"large", 32, 16, 32, 16}, Case{"h64", 64, 32, 64, 32}}) {
     if (!only.empty() && only != c.name) continue;
     const std::size_t r = std::min(c.n, c.dh), T = c.H * (r - 1) + 1;
-    AttentionDataset ds = generate_attention_dataset("theorem1", T, c.n, c.d, std::nullopt, seed);
+    AttentionDataset ds = generate_attention_dataset(data, T, c.n, c.d, std::nullopt, seed);
     Theorem1Options opt;
     opt.H = c.H;
     opt.dh = c.dh;
     opt.seed = seed;
     opt.c_minimal = cmin;
+    StageTimes stages;
+    opt.timings = &stages;
     auto w0 = std::chrono::steady_clock::now();
     double c0 = cpu_seconds();
     Theorem1Result res = theorem1_construct(ds, opt);
@@ -75,6 +80,10 @@ int main(int argc, char** argv) {
                        {"eps_criterion", t.eps_criterion}, {"sigma_lower", t.sigma_lower}});
     }
     j["heads"] = heads;
+    nlohmann::json tj = nlohmann::json::object();
+    for (const auto& [stage, secs] : stages.entries()) tj[stage] = secs;
+    j["stages"] = tj;
+    j["data"] = data;
     if (json) {
       std::cout << j.dump() << "\n";
     } else {
@@ -82,7 +91,9 @@ int main(int argc, char** argv) {
                 << "  memorized=" << res.memorized << " verified=" << v.valid << "\n"
                 << "  construction " << wc << " s wall (" << (c1 - c0) << " s cpu), checker " << wv << " s wall ("
                 << (c2 - c1) << " s cpu), total " << wc + wv << " s; peak RSS " << peak_rss_kib() / 1024 << " MiB; certificate "
-                << text.size() / 1024 << " KiB\n  head: proof c / c_minimal (eps, criterion)\n";
+                << text.size() / 1024 << " KiB (" << data << " data)\n  stages:";
+      for (const auto& [stage, secs] : stages.entries()) std::cout << " " << stage << " " << secs << " s;";
+      std::cout << "\n  head: proof c / c_minimal (eps, criterion)\n";
       for (const auto& h : heads)
         std::cout << "    " << h["head"] << ": " << h["c"].get<double>() << " / " << h["c_minimal"].get<double>() << "  ("
                   << h["eps"].get<double>() << ", " << h["eps_criterion"].get<std::string>() << ")\n";

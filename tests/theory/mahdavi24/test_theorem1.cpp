@@ -3,6 +3,8 @@
 // certificates rejected; clean failures on data violating each hypothesis.
 #include <catch2/catch.hpp>
 
+#include "memcert/linalg/fast/dmod.hpp"
+
 #include <cmath>
 #include <random>
 
@@ -332,6 +334,21 @@ TEST_CASE("Theorem 1: constructions certified and re-verified, second route to r
     used.labels = l;
     check_Z_second_route(used, res);
   }
+}
+
+TEST_CASE("Theorem 1: the certificate does not depend on the number of threads", "[theorem1][threads]") {
+  // The fast path (Gram products, Cholesky, per-example loops) runs on fast_threads(); every result is
+  // written by index and every reduction has a fixed order, so 1 and 2 threads give the same bytes.
+  auto ds = generate_attention_dataset("general", 301, 16, 24, std::nullopt, 31);  // T* = 301 > one Cholesky block
+  const int saved = fast_threads();
+  fast_set_threads(1);
+  auto r1 = build(ds, 20, 16);
+  fast_set_threads(2);
+  auto r2 = build(ds, 20, 16);
+  fast_set_threads(saved);
+  REQUIRE(r1.memorized);
+  CHECK(r1.T_star == 20 * 15 + 1);
+  CHECK(r1.certificate.dump() == r2.certificate.dump());
 }
 
 TEST_CASE("Theorem 1: class labels get a certified arg-max; fewer examples than T*", "[theorem1]") {
