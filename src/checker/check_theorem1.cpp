@@ -3,7 +3,8 @@
 //  1. exact logits a_h = E W_K^h (W_Q^h)^T e for every example and head (integer arithmetic over one
 //     common denominator per matrix, GMP);
 //  2. softmax enclosures alpha_h = x / sum(x), x_k = exp(a_k - max a) with MPFR directed rounding, and
-//     p_h = E^T alpha_h enclosed entrywise: row t of Z is [p_1; ...; p_H] in [centre +- radius];
+//     p_h = E^T alpha_h enclosed entrywise in double midpoint-radius arithmetic with a rigorous bound
+//     (float_kernels.hpp, mix_enclosure): row t of Z is [p_1; ...; p_H] in [centre +- radius];
 //  3. rank(Z) >= T for EVERY matrix of the enclosure: G = fl(C C^T) of the double centres with the
 //     rigorous bound |fl(G) - C C^T| <= gamma_m |C||C|^T; mu just above ||R||_F^2; G - mu I proved
 //     positive definite by Rump's floating-point test (BIT 2006; THEORY.md section 7 constants, first
@@ -12,13 +13,21 @@
 //     MPFR intervals: every real label within "tolerance", or a certified arg-max for class labels;
 //  5. the trace's target logits for each head's group equal the recomputed exact logits (Claim 1).
 // Only IEEE round-to-nearest double +, -, *, /, sqrt (no FMA contraction: the build disables it),
-// GMP and MPFR are trusted.
+// GMP and MPFR are trusted. Reading the contexts and heads, and steps 1, 2 and 4 (example by example, each
+// thread with its own scratch) run on checker_threads() threads, as do the Gram product and the Cholesky
+// factorization of step 3; the first failure in index order is reported, so the verdict and its message
+// do not depend on the number of threads or on scheduling.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <limits>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
 
+#include "float_kernels.hpp"
 #include "interval.hpp"
 #include "read.hpp"
 
@@ -26,10 +35,8 @@ namespace memcert_checker {
 
 namespace {
 
-constexpr mpfr_prec_t kPrec = 128;
-const double kInfD = std::numeric_limits<double>::infinity();
-inline double upd(double r) { return std::nextafter(r, kInfD); }
-inline double dnd(double r) { return std::nextafter(r, -kInfD); }
+constexpr mpfr_prec_t kPrec = 128;     // read-out chain, Lemma 4
+constexpr mpfr_prec_t kSoftPrec = 64;  // softmax: its bounds are rounded to doubles (53 bits) anyway
 
 std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
@@ -62,69 +69,150 @@ Scaled scale_matrix(const QMat& a) {
   }
   return s;
 }
-// y = A x (A: rows x cols) or A^T x, integers.
-ZRow zmul(const ZMat& a, const ZRow& x, bool transpose) {
+// y = A x (A: rows x cols) or A^T x, integers; y is resized and overwritten (its limbs are reused).
+void zmul(const ZMat& a, const ZRow& x, bool transpose, ZRow& y) {
   const std::size_t R = a.size(), C = R ? a[0].size() : 0;
-  ZRow y(transpose ? C : R, mpz_class(0));
+  y.resize(transpose ? C : R);
+  for (auto& z : y) mpz_set_ui(z.get_mpz_t(), 0);
   for (std::size_t i = 0; i < R; ++i)
     for (std::size_t j = 0; j < C; ++j) {
       if (sgn(a[i][j]) == 0) continue;
       if (transpose) { if (sgn(x[i]) != 0) mpz_addmul(y[j].get_mpz_t(), a[i][j].get_mpz_t(), x[i].get_mpz_t()); }
       else if (sgn(x[j]) != 0) mpz_addmul(y[i].get_mpz_t(), a[i][j].get_mpz_t(), x[j].get_mpz_t());
     }
-  return y;
 }
 
-// Rump's test that every symmetric matrix within `rad_norm` (spectral norm) of `a` (k x k, row-major) is
-// positive definite.
-bool rump_pd(std::vector<double> a, std::size_t k, double rad_norm) {
-  const double u = std::ldexp(1.0, -53), eta = std::ldexp(1.0, -1074);
-  double s = 0, maxd = 0;
-  for (std::size_t j = 0; j < k; ++j) {
-    const double ajj = a[j * k + j];
-    if (!(ajj > 0) || !std::isfinite(ajj)) return false;
-    s = upd(s + upd(upd(double(j + 3) * u) * ajj));
-    maxd = std::max(maxd, ajj);
+// An integer matrix held as doubles (row-major) when every |entry| <= 2^53, with the largest |entry|.
+struct SmallInts {
+  bool ok = false;
+  std::size_t rows = 0, cols = 0;
+  std::vector<double> v;
+  mpz_class max = 0;
+  SmallInts() = default;
+  SmallInts(const ZMat& a, bool transpose) {
+    rows = transpose ? (a.empty() ? 0 : a[0].size()) : a.size();
+    cols = transpose ? a.size() : (a.empty() ? 0 : a[0].size());
+    v.resize(rows * cols);
+    const mpz_class lim = mpz_class(1) << 53;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      for (std::size_t j = 0; j < a[i].size(); ++j) {
+        if (abs(a[i][j]) > lim) return;
+        v[transpose ? j * cols + i : i * cols + j] = a[i][j].get_d();  // exact: an integer of <= 53 bits
+        if (abs(a[i][j]) > max) max = abs(a[i][j]);
+      }
+    ok = true;
   }
-  double c = upd(upd(2.0 * s) + rad_norm);
-  c = upd(c + upd(upd(6.0 * double(k)) * upd(upd(double(k) + maxd) * eta)));
-  if (!std::isfinite(c)) return false;
-  for (std::size_t j = 0; j < k; ++j) a[j * k + j] = dnd(a[j * k + j] - c);
-  for (std::size_t j = 0; j < k; ++j) {
-    double* rj = &a[j * k];
-    double sjj = rj[j];
-    for (std::size_t t = 0; t < j; ++t) sjj -= rj[t] * rj[t];
-    if (!(sjj > 0)) return false;
-    const double ljj = std::sqrt(sjj);
-    rj[j] = ljj;
-    for (std::size_t i = j + 1; i < k; ++i) {
-      double* ri = &a[i * k];
-      double sij = ri[j];
-      for (std::size_t t = 0; t < j; ++t) sij -= ri[t] * rj[t];
-      ri[j] = sij / ljj;
+};
+// out = A B (rows x cols, row-major) in doubles, EXACTLY: only when A.cols * max|A| * max|B| <= 2^53, so
+// that every product and partial sum is an integer of absolute value <= 2^53, hence a double, and no
+// IEEE operation rounds. Returns false (out unspecified) otherwise.
+bool exact_product(const SmallInts& A, const SmallInts& B, std::vector<double>& out) {
+  if (!A.ok || !B.ok || A.cols != B.rows || A.max * B.max * static_cast<unsigned long>(A.cols) > (mpz_class(1) << 53))
+    return false;
+  out.assign(A.rows * B.cols, 0.0);
+  for (std::size_t i = 0; i < A.rows; ++i)
+    for (std::size_t c = 0; c < A.cols; ++c) {
+      const double x = A.v[i * A.cols + c];
+      const double* y = &B.v[c * B.cols];
+      double* o = &out[i * B.cols];
+      for (std::size_t j = 0; j < B.cols; ++j) o[j] += x * y[j];
     }
-  }
   return true;
 }
+// r += x * f for an integer-valued double f (|f| <= 2^53).
+void addmul_d(mpz_class& r, const mpz_class& x, double f) {
+  if (f > 0) mpz_addmul_ui(r.get_mpz_t(), x.get_mpz_t(), static_cast<unsigned long>(f));
+  else if (f < 0) mpz_submul_ui(r.get_mpz_t(), x.get_mpz_t(), static_cast<unsigned long>(-f));
+}
 
-// Raw MPFR scratch for the softmax/mix hot loop.
-struct Scratch {
-  std::vector<__mpfr_struct> al, ah;
-  mpfr_t t, sl, sh, pl, ph, mid, rad;
-  explicit Scratch(std::size_t n) : al(n), ah(n) {
-    for (std::size_t i = 0; i < n; ++i) { mpfr_init2(&al[i], kPrec); mpfr_init2(&ah[i], kPrec); }
-    mpfr_inits2(kPrec, t, sl, sh, pl, ph, mid, rad, (mpfr_ptr)0);
+// MPFR numbers of one precision in a vector (raw structs: no allocation in the hot loops).
+struct MpfrVec {
+  std::vector<__mpfr_struct> v;
+  MpfrVec(std::size_t n, mpfr_prec_t prec) : v(n) {
+    for (auto& x : v) { mpfr_init2(&x, prec); mpfr_set_zero(&x, 1); }
   }
-  ~Scratch() {
-    for (auto& x : al) mpfr_clear(&x);
-    for (auto& x : ah) mpfr_clear(&x);
-    mpfr_clears(t, sl, sh, pl, ph, mid, rad, (mpfr_ptr)0);
+  MpfrVec(const MpfrVec&) = delete;
+  MpfrVec& operator=(const MpfrVec&) = delete;
+  ~MpfrVec() { for (auto& x : v) mpfr_clear(&x); }
+  mpfr_ptr operator[](std::size_t i) { return &v[i]; }
+  mpfr_srcptr operator[](std::size_t i) const { return &v[i]; }
+  void zero() { for (auto& x : v) mpfr_set_zero(&x, 1); }
+};
+
+// A sparse rational matrix W (rows x cols) as its non-zero entries enclosed in [lo, hi] (MPFR, directed
+// rounding), in row-major order, for y = W^T x on interval vectors.
+struct SparseIv {
+  std::vector<std::size_t> row, col;
+  MpfrVec lo, hi;
+  explicit SparseIv(const QMat& w) : lo(count(w), kPrec), hi(count(w), kPrec) {
+    for (std::size_t i = 0; i < w.size(); ++i)
+      for (std::size_t j = 0; j < w[i].size(); ++j)
+        if (sgn(w[i][j]) != 0) {
+          mpfr_set_q(lo[row.size()], w[i][j].get_mpq_t(), MPFR_RNDD);
+          mpfr_set_q(hi[row.size()], w[i][j].get_mpq_t(), MPFR_RNDU);
+          row.push_back(i);
+          col.push_back(j);
+        }
+  }
+  static std::size_t count(const QMat& w) {
+    std::size_t k = 0;
+    for (const auto& r : w) for (const auto& q : r) k += sgn(q) != 0;
+    return k;
+  }
+  // [ylo, yhi][off + j] += (W^T [xlo, xhi])_j: each product of intervals is the min / max of its
+  // end-point products rounded down / up (two of them when the entry is a point), each sum rounded
+  // down / up.
+  void add_transposed(const MpfrVec& xlo, const MpfrVec& xhi, MpfrVec& ylo, MpfrVec& yhi, std::size_t off,
+                      mpfr_ptr t, mpfr_ptr t2, mpfr_ptr p) const {
+    for (std::size_t e = 0; e < row.size(); ++e) {
+      mpfr_srcptr wl = lo[e], wh = hi[e], xl = xlo[row[e]], xh = xhi[row[e]];
+      if (mpfr_equal_p(wl, wh)) {
+        const bool pos = mpfr_sgn(wl) > 0;
+        mpfr_mul(t, wl, pos ? xl : xh, MPFR_RNDD);
+        mpfr_mul(t2, wl, pos ? xh : xl, MPFR_RNDU);
+      } else {
+        mpfr_srcptr ws[2] = {wl, wh}, xs[2] = {xl, xh};
+        mpfr_set_inf(t, 1);
+        mpfr_set_inf(t2, -1);
+        for (auto w : ws)
+          for (auto x : xs) {
+            mpfr_mul(p, w, x, MPFR_RNDD);
+            mpfr_min(t, t, p, MPFR_RNDD);
+            mpfr_mul(p, w, x, MPFR_RNDU);
+            mpfr_max(t2, t2, p, MPFR_RNDU);
+          }
+      }
+      mpfr_add(ylo[off + col[e]], ylo[off + col[e]], t, MPFR_RNDD);
+      mpfr_add(yhi[off + col[e]], yhi[off + col[e]], t2, MPFR_RNDU);
+    }
   }
 };
 
-}  // namespace
+// Runs step(i, worker, reason) for i < count on `threads` threads (worker < threads numbers the thread,
+// for per-thread scratch). On failure, the reason of the SMALLEST failing i is returned in `why`, so the
+// message does not depend on the number of threads or on scheduling: every i below it has been run
+// (indices are handed out in increasing order, and one is skipped only when a smaller one failed).
+bool run_all(std::size_t count, unsigned threads, const std::function<bool(std::size_t, unsigned, std::string&)>& step,
+             std::string& why) {
+  std::atomic<std::size_t> first_fail{count};
+  std::mutex m;
+  std::string reason;
+  parallel_for(count, threads, [&](std::size_t i, unsigned worker) {
+    if (i > first_fail.load()) return;
+    std::string r;
+    if (step(i, worker, r)) return;
+    std::lock_guard<std::mutex> lock(m);
+    if (i < first_fail.load()) {
+      first_fail.store(i);
+      reason = r;
+    }
+  });
+  if (first_fail.load() == count) return true;
+  why = reason;
+  return false;
+}
 
-bool check_theorem1(const Value& cert, std::string& why) {
+bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   std::string claim;
   if (!read_string(cert, "", "claim", claim, why)) return false;
   if (claim != "mahdavi24/theorem-1") {
@@ -165,8 +253,10 @@ bool check_theorem1(const Value& cert, std::string& why) {
   if (!cv) return false;
   if (cv->items.size() != T) { why = "data.contexts: expected " + std::to_string(T) + " contexts"; return false; }
   std::vector<QMat> E(T);
-  for (std::size_t t = 0; t < T; ++t)
-    if (!read_plain_matrix(cv->items[t], at("data.contexts", t), n, d, E[t], why)) return false;
+  if (!run_all(T, threads, [&](std::size_t t, unsigned, std::string& r) {
+        return read_plain_matrix(cv->items[t], at("data.contexts", t), n, d, E[t], r);
+      }, why))
+    return false;
   const Value* qv = member(*data, "data", "queries", json::Type::Array, why);
   QMat Q;
   if (!qv || !read_plain_matrix(*qv, "data.queries", T, d, Q, why)) return false;
@@ -193,37 +283,39 @@ bool check_theorem1(const Value& cert, std::string& why) {
   std::vector<Scaled> WK(H), WQ(H);
   std::vector<QMat> WKq(H), WQq(H);
   std::vector<QMat> WV(H);
-  for (std::size_t h = 0; h < H; ++h) {
-    const Value& hd = hv->items[h];
-    const std::string w = at("weights.heads", h);
-    QMat k, q;
-    const Value* kv = member(hd, w, "WK", json::Type::Array, why);
-    if (!kv || !read_plain_matrix(*kv, w + ".WK", d, dh, k, why)) return false;
-    const Value* qqv = member(hd, w, "WQ", json::Type::Array, why);
-    if (!qqv || !read_plain_matrix(*qqv, w + ".WQ", d, dh, q, why)) return false;
-    const Value* vv = member(hd, w, "WV", json::Type::Array, why);
-    if (!vv || !read_plain_matrix(*vv, w + ".WV", d, dv, WV[h], why)) return false;
-    WK[h] = scale_matrix(k);
-    WQ[h] = scale_matrix(q);
-    WKq[h] = std::move(k);
-    WQq[h] = std::move(q);
-  }
+  if (!run_all(H, threads, [&](std::size_t h, unsigned, std::string& r) {
+        const Value& hd = hv->items[h];
+        const std::string w = at("weights.heads", h);
+        QMat k, q;
+        const Value* kv = member(hd, w, "WK", json::Type::Array, r);
+        if (!kv || !read_plain_matrix(*kv, w + ".WK", d, dh, k, r)) return false;
+        const Value* qqv = member(hd, w, "WQ", json::Type::Array, r);
+        if (!qqv || !read_plain_matrix(*qqv, w + ".WQ", d, dh, q, r)) return false;
+        const Value* vv = member(hd, w, "WV", json::Type::Array, r);
+        if (!vv || !read_plain_matrix(*vv, w + ".WV", d, dv, WV[h], r)) return false;
+        WK[h] = scale_matrix(k);
+        WQ[h] = scale_matrix(q);
+        WKq[h] = std::move(k);
+        WQq[h] = std::move(q);
+        return true;
+      }, why))
+    return false;
   QMat WO, WD;
   const Value* ov = member(*wv, "weights", "WO", json::Type::Array, why);
   if (!ov || !read_plain_matrix(*ov, "weights.WO", H * dv, d, WO, why)) return false;
   const Value* dvv = member(*wv, "weights", "WD", json::Type::Array, why);
   if (!dvv || !read_plain_matrix(*dvv, "weights.WD", d, dout, WD, why)) return false;
 
-  // Point weights as intervals for the read-out chain.
-  auto to_iv = [](const QMat& m) {
-    std::vector<std::vector<Interval>> r(m.size());
-    for (std::size_t i = 0; i < m.size(); ++i)
-      for (const auto& q : m[i]) r[i].emplace_back(q, kPrec);
-    return r;
-  };
-  std::vector<std::vector<std::vector<Interval>>> WVi(H);
-  for (std::size_t h = 0; h < H; ++h) WVi[h] = to_iv(WV[h]);
-  auto WOi = to_iv(WO), WDi = to_iv(WD);
+  // The read-out weights as sparse interval matrices; W_K W_Q^T's common denominator per head.
+  std::deque<SparseIv> WVs;
+  for (std::size_t h = 0; h < H; ++h) WVs.emplace_back(WV[h]);
+  const SparseIv WOs(WO), WDs(WD);
+  std::vector<mpz_class> den_kq(H);
+  std::vector<SmallInts> WKd(H);  // W_K's numerators as doubles when they are small
+  for (std::size_t h = 0; h < H; ++h) {
+    den_kq[h] = WK[h].den * WQ[h].den;
+    WKd[h] = SmallInts(WK[h].num, false);
+  }
 
   // ---- the trace (THEORY.md section 4), re-derived where it is a function of data and weights ----
   // Groups: R_1 = the first r examples, R_h = the next r-1. Claim 1: the target logits are E W e.
@@ -238,10 +330,10 @@ bool check_theorem1(const Value& cert, std::string& why) {
     bool sat = false, direct = false;
     mpq_class c = 0, eps = 0, gap = 0, spread = 0, sigma = 0;
     QRow g, w;
-    Scaled gs;
+    Scaled gs, ws;
+    SmallInts gd;       // gs as doubles when small
+    Interval log_term;  // ln(2(n-1)/eps), enclosed
     std::size_t old = 0, rank_target = 0;
-    bool have = false;
-    mpq_class min_gap, max_spread;
   };
   std::vector<HeadTrace> ht(H);
   std::vector<std::size_t> grp(T, H);
@@ -295,9 +387,12 @@ bool check_theorem1(const Value& cert, std::string& why) {
           return false;
         }
       x.gs = scale_matrix(QMat{x.g});
+      x.ws = scale_matrix(QMat{x.w});
+      x.gd = SmallInts(x.gs.num, /*transpose=*/true);  // g as a column
       const Value* ev = e.find("eps");
       if (!ev || !read_rational(*ev, w + ".eps", x.eps, why)) { if (why.empty()) why = w + ".eps: missing"; return false; }
       if (sgn(x.eps) <= 0) { why = w + ".eps: must be > 0"; return false; }
+      x.log_term = log(Interval(mpq_class(2 * long(n - 1)) / x.eps, kPrec));
       const Value* gapv = e.find("gap");
       const Value* spv = e.find("spread");
       if (!gapv || !spv) { why = w + ": gap / spread missing"; return false; }
@@ -339,66 +434,97 @@ bool check_theorem1(const Value& cert, std::string& why) {
   std::vector<std::vector<const Value*>> target_of(H, std::vector<const Value*>(T, nullptr));
   for (std::size_t h = 0; h < H; ++h)
     for (std::size_t i = 0; i < ht[h].group.size(); ++i) target_of[h][ht[h].group[i]] = ht[h].targets[i];
-  // B^2: the largest squared token norm.
-  mpq_class B2 = 0;
-  for (const auto& Et : E)
-    for (const auto& row : Et) {
-      mpq_class s2 = 0;
-      for (const auto& x : row) s2 += x * x;
-      if (s2 > B2) B2 = s2;
-    }
 
-  // ---- forward pass per example ----
+  // ---- forward pass, example by example (steps 1, 2, 4) ----
   const std::size_t m = H * d;
   std::vector<double> C(T * m), R(T * m);
-  Scratch s(n);
-  for (std::size_t t = 0; t < T; ++t) {
-    Scaled Es = scale_matrix(E[t]);
-    QMat erow{Q[t]};
-    Scaled es = scale_matrix(erow);
-    std::vector<Interval> ocat;
-    ocat.reserve(H * dv);
-    // The context's entries as MPFR bounds, once per example.
-    std::vector<__mpfr_struct> Elo(n * d), Ehi(n * d);
-    for (std::size_t i = 0; i < n * d; ++i) {
-      mpfr_init2(&Elo[i], kPrec);
-      mpfr_init2(&Ehi[i], kPrec);
-      mpfr_set_q(&Elo[i], E[t][i / d][i % d].get_mpq_t(), MPFR_RNDD);
-      mpfr_set_q(&Ehi[i], E[t][i / d][i % d].get_mpq_t(), MPFR_RNDU);
+  struct Scratch {
+    ZRow v, k, a, eg;
+    std::vector<double> F;  // E W_K (n x d_h), when exact in doubles
+    mpz_class den, df, wenum;
+    MpfrVec xl, xh, soft, tmp;  // softmax: exp bounds and temporaries (kSoftPrec); tmp: t1..t3 (kPrec)
+    std::vector<double> em, er, am, ar;
+    MpfrVec pl, ph, ocl, och, ol, oh, yl, yh;  // p (d), [o_1; ...; o_H] (H dv), o (d), y_hat (d_out)
+    std::vector<bool> have;                    // per head: the saturation data seen so far
+    std::vector<mpq_class> min_gap, max_spread;
+    mpq_class B2 = 0;                          // the largest squared token norm seen so far
+    Scratch(std::size_t n, std::size_t d, std::size_t H, std::size_t dv, std::size_t dout)
+        : xl(n, kSoftPrec), xh(n, kSoftPrec), soft(5, kSoftPrec), tmp(3, kPrec), em(n * d), er(n * d), am(n),
+          ar(n), pl(d, kPrec), ph(d, kPrec), ocl(H * dv, kPrec), och(H * dv, kPrec), ol(d, kPrec), oh(d, kPrec),
+          yl(dout, kPrec), yh(dout, kPrec), have(H, false), min_gap(H), max_spread(H) {}
+  };
+  // Checks example t; on failure writes the reason to `err`. Reads only shared constant data and
+  // writes only row t of C and R and its own scratch.
+  auto example = [&](std::size_t t, Scratch& s, std::string& err) -> bool {
+    mpfr_ptr t1 = s.tmp[0], t2 = s.tmp[1], t3 = s.tmp[2];
+    const Scaled Es = scale_matrix(E[t]);
+    const Scaled es = scale_matrix(QMat{Q[t]});
+    const SmallInts Ed(Es.num, false);
+    const mpz_class den_e = Es.den * es.den;
+    // B^2 (squared token norms) and the context as double midpoint-radius (exact for double entries).
+    for (std::size_t j = 0; j < n; ++j) {
+      mpz_class s2 = 0;
+      for (std::size_t c = 0; c < d; ++c) mpz_addmul(s2.get_mpz_t(), Es.num[j][c].get_mpz_t(), Es.num[j][c].get_mpz_t());
+      mpq_class q2(s2, Es.den * Es.den);
+      q2.canonicalize();
+      if (q2 > s.B2) s.B2 = q2;
     }
-    struct EGuard {
-      std::vector<__mpfr_struct>& a; std::vector<__mpfr_struct>& b;
-      ~EGuard() { for (auto& x : a) mpfr_clear(&x); for (auto& x : b) mpfr_clear(&x); }
-    } eguard{Elo, Ehi};
+    for (std::size_t i = 0; i < n * d; ++i) {
+      const mpq_class& q = E[t][i / d][i % d];
+      mpfr_set_q(t1, q.get_mpq_t(), MPFR_RNDD);
+      mpfr_set_q(t2, q.get_mpq_t(), MPFR_RNDU);
+      midrad(mpfr_get_d(t1, MPFR_RNDD), mpfr_get_d(t2, MPFR_RNDU), s.em[i], s.er[i]);
+    }
+    s.ocl.zero();
+    s.och.zero();
     for (std::size_t h = 0; h < H; ++h) {
+      const HeadTrace& x = ht[h];
       // (1) exact logits: E (W_K (W_Q^T e)) / (den_E den_K den_Q den_e)
-      ZRow v = zmul(WQ[h].num, es.num[0], /*transpose=*/true);
-      ZRow k = zmul(WK[h].num, v, false);
-      ZRow a = zmul(Es.num, k, false);
-      mpz_class den = Es.den * WK[h].den * WQ[h].den * es.den;  // > 0
+      zmul(WQ[h].num, es.num[0], /*transpose=*/true, s.v);
+      if (exact_product(Ed, WKd[h], s.F)) {  // a = (E W_K) v with E W_K exact in doubles: fewer big products
+        s.a.resize(n);
+        for (std::size_t j = 0; j < n; ++j) {
+          mpz_set_ui(s.a[j].get_mpz_t(), 0);
+          for (std::size_t i = 0; i < dh; ++i) addmul_d(s.a[j], s.v[i], s.F[j * dh + i]);
+        }
+      } else {
+        zmul(WK[h].num, s.v, false, s.k);
+        zmul(Es.num, s.k, false, s.a);
+      }
+      const ZRow& a = s.a;
+      mpz_mul(s.den.get_mpz_t(), den_e.get_mpz_t(), den_kq[h].get_mpz_t());  // > 0
+      const mpz_class& den = s.den;
       if (const Value* tv2 = target_of[h][t]) {
         QRow logits(n);
         for (std::size_t j = 0; j < n; ++j) { logits[j] = mpq_class(a[j], den); logits[j].canonicalize(); }
         QRow target;
-        if (!read_rational_vector(*tv2, "trace[" + std::to_string(h) + "].target_logits", n, target, why)) return false;
+        if (!read_rational_vector(*tv2, "trace[" + std::to_string(h) + "].target_logits", n, target, err)) return false;
         if (target != logits) {
-          why = "trace[" + std::to_string(h) + "]: target logits of example " + std::to_string(t) +
+          err = "trace[" + std::to_string(h) + "]: target logits of example " + std::to_string(t) +
                 " differ from E W_K W_Q^T e recomputed from the weights";
           return false;
         }
       }
-      if (ht[h].sat && grp[t] == h) {  // (20): w^T e = 0 on the group
-        mpq_class we = 0;
-        for (std::size_t c = 0; c < d; ++c) we += ht[h].w[c] * Q[t][c];
-        if (sgn(we) != 0) { why = "trace[" + std::to_string(h) + "]: w^T e != 0 for example " + std::to_string(t) + " of the group"; return false; }
+      if (x.sat && grp[t] <= h) {  // w^T e = wenum / (den_w den_e)
+        mpz_set_ui(s.wenum.get_mpz_t(), 0);
+        for (std::size_t c = 0; c < d; ++c) mpz_addmul(s.wenum.get_mpz_t(), x.ws.num[0][c].get_mpz_t(), es.num[0][c].get_mpz_t());
       }
-      if (ht[h].sat && grp[t] < h) {  // an earlier example: saturation data and Lemma 4
-        HeadTrace& x = ht[h];
+      if (x.sat && grp[t] == h && sgn(s.wenum) != 0) {  // (20): w^T e = 0 on the group
+        err = "trace[" + std::to_string(h) + "]: w^T e != 0 for example " + std::to_string(t) + " of the group";
+        return false;
+      }
+      if (x.sat && grp[t] < h) {  // an earlier example: saturation data and Lemma 4
         const std::string w = "trace[" + std::to_string(h) + "]";
-        mpq_class we = 0;
-        for (std::size_t c = 0; c < d; ++c) we += x.w[c] * Q[t][c];
-        if (sgn(we) == 0) { why = w + ": w^T e = 0 for the earlier example " + std::to_string(t); return false; }
-        ZRow v = zmul(Es.num, x.gs.num[0], false);  // E g = v / (den_E den_g)
+        mpq_class we(s.wenum, x.ws.den * es.den);
+        we.canonicalize();
+        if (sgn(we) == 0) { err = w + ": w^T e = 0 for the earlier example " + std::to_string(t); return false; }
+        if (exact_product(Ed, x.gd, s.F)) {  // E g = eg / (den_E den_g)
+          s.eg.resize(n);
+          for (std::size_t j = 0; j < n; ++j) mpz_set_d(s.eg[j].get_mpz_t(), s.F[j]);
+        } else {
+          zmul(Es.num, x.gs.num[0], false, s.eg);
+        }
+        const ZRow& v = s.eg;
         const int sg = sgn(we);
         std::size_t js = 0;
         for (std::size_t j = 1; j < n; ++j) if (sg * cmp(v[j], v[js]) > 0) js = j;
@@ -406,12 +532,17 @@ bool check_theorem1(const Value& cert, std::string& why) {
         bool have2 = false;
         for (std::size_t j = 0; j < n; ++j) {
           if (j == js) continue;
-          if (v[j] == v[js]) { why = w + ": E W' e has no unique maximum for example " + std::to_string(t); return false; }
+          if (v[j] == v[js]) { err = w + ": E W' e has no unique maximum for example " + std::to_string(t); return false; }
           mpz_class o = sg * v[j];
           if (!have2 || o > second) { second = o; have2 = true; }
         }
         mpz_class Dg = Es.den * x.gs.den;
-        mpq_class delta = have2 ? mpq_class(abs(we) * mpq_class(sg * v[js] - second, Dg)) : mpq_class(0);
+        mpq_class delta = 0;
+        if (have2) {
+          mpq_class f(sg * v[js] - second, Dg);
+          f.canonicalize();
+          delta = abs(we) * f;
+        }
         // A = max_j (a_j - a_j*) with a = logits - c s, as integers over one positive denominator.
         mpz_class K1 = Dg * we.get_den() * x.c.get_den(), K2 = den * x.c.get_num() * we.get_num();
         mpz_class best = 0;
@@ -421,117 +552,124 @@ bool check_theorem1(const Value& cert, std::string& why) {
         }
         mpq_class A(best, den * K1);
         A.canonicalize();
-        if (!x.have || delta < x.min_gap) x.min_gap = delta;
-        if (!x.have || A > x.max_spread) x.max_spread = A;
-        x.have = true;
+        if (!s.have[h] || delta < s.min_gap[h]) s.min_gap[h] = delta;
+        if (!s.have[h] || A > s.max_spread[h]) s.max_spread[h] = A;
+        s.have[h] = true;
         if (n >= 2) {
-          if (sgn(delta) <= 0) { why = w + ": zero gap for example " + std::to_string(t); return false; }
-          Interval rhs = (Interval(A, kPrec) + log(Interval(mpq_class(2 * long(n - 1)) / x.eps, kPrec))) / Interval(delta, kPrec);
+          if (sgn(delta) <= 0) { err = w + ": zero gap for example " + std::to_string(t); return false; }
+          Interval rhs = (Interval(A, kPrec) + x.log_term) / Interval(delta, kPrec);
           if (!rhs.is_valid() || mpfr_cmp_q(rhs.hi(), x.c.get_mpq_t()) > 0) {
-            why = w + ": Lemma 4 bound fails for example " + std::to_string(t) + ": c < (A + ln(2(n-1)/eps)) / delta";
+            err = w + ": Lemma 4 bound fails for example " + std::to_string(t) + ": c < (A + ln(2(n-1)/eps)) / delta";
             return false;
           }
         }
       }
-      // (2) softmax enclosure: a_j - M with the integer M = max_j a_j (numerators), exp, normalise.
+      // (2) softmax enclosure. With the integer M = max_j a_j (numerators), x_j = (a_j - M) / den <= 0
+      // lies in [xlo, xhi] (directed rounding; den > 0 keeps the directions). MPFR rounds exp correctly,
+      // so y = exp(xlo) rounded down and y+ (y if exact, else its successor) bracket exp(xlo); with
+      // delta >= xhi - xlo, exp(x_j) <= exp(xlo) exp(delta) <= y+ (1 + 2 delta) when delta <= 1
+      // (e^z <= 1 + z + z^2 <= 1 + 2z on [0, 1]), else exp(xhi) rounded up: one exp per j. Then
+      // alpha_j = e_j / sum_k e_k lies in [lo_j / sum hi, hi_j / sum lo], rounded outward to doubles.
       std::size_t jm = 0;
       for (std::size_t j = 1; j < n; ++j) if (a[j] > a[jm]) jm = j;
-      mpfr_set_zero(s.sl, 1);
-      mpfr_set_zero(s.sh, 1);
+      mpfr_ptr xlo = s.soft[0], xhi = s.soft[1], dl = s.soft[2], sl = s.soft[3], sh = s.soft[4];
+      mpfr_set_zero(sl, 1);
+      mpfr_set_zero(sh, 1);
       for (std::size_t j = 0; j < n; ++j) {
-        mpz_class df = a[j] - a[jm];  // <= 0; divided by den > 0 keeps the rounding directions
-        mpfr_set_z(s.t, df.get_mpz_t(), MPFR_RNDD);
-        mpfr_div_z(s.t, s.t, den.get_mpz_t(), MPFR_RNDD);
-        mpfr_exp(&s.al[j], s.t, MPFR_RNDD);
-        mpfr_set_z(s.t, df.get_mpz_t(), MPFR_RNDU);
-        mpfr_div_z(s.t, s.t, den.get_mpz_t(), MPFR_RNDU);
-        mpfr_exp(&s.ah[j], s.t, MPFR_RNDU);
-        mpfr_add(s.sl, s.sl, &s.al[j], MPFR_RNDD);
-        mpfr_add(s.sh, s.sh, &s.ah[j], MPFR_RNDU);
-      }
-      for (std::size_t j = 0; j < n; ++j) {
-        mpfr_div(&s.al[j], &s.al[j], s.sh, MPFR_RNDD);
-        mpfr_div(&s.ah[j], &s.ah[j], s.sl, MPFR_RNDU);
-      }
-      // (3) p = E^T alpha, entrywise enclosure; centre/radius as doubles for the Gram test
-      std::vector<Interval> p;
-      p.reserve(d);
-      for (std::size_t c = 0; c < d; ++c) {
-        mpfr_set_zero(s.pl, 1);
-        mpfr_set_zero(s.ph, 1);
-        for (std::size_t j = 0; j < n; ++j) {
-          mpfr_srcptr elo = &Elo[j * d + c], ehi = &Ehi[j * d + c];
-          mpfr_mul(s.t, elo, mpfr_sgn(elo) >= 0 ? &s.al[j] : &s.ah[j], MPFR_RNDD);
-          mpfr_add(s.pl, s.pl, s.t, MPFR_RNDD);
-          mpfr_mul(s.t, ehi, mpfr_sgn(ehi) >= 0 ? &s.ah[j] : &s.al[j], MPFR_RNDU);
-          mpfr_add(s.ph, s.ph, s.t, MPFR_RNDU);
+        mpz_sub(s.df.get_mpz_t(), a[j].get_mpz_t(), a[jm].get_mpz_t());
+        mpfr_set_z(xlo, s.df.get_mpz_t(), MPFR_RNDD);
+        mpfr_div_z(xlo, xlo, den.get_mpz_t(), MPFR_RNDD);
+        mpfr_set_z(xhi, s.df.get_mpz_t(), MPFR_RNDU);
+        mpfr_div_z(xhi, xhi, den.get_mpz_t(), MPFR_RNDU);
+        const bool exact = mpfr_exp(s.xl[j], xlo, MPFR_RNDD) == 0;
+        mpfr_sub(dl, xhi, xlo, MPFR_RNDU);
+        if (mpfr_cmp_ui(dl, 1) <= 0) {
+          mpfr_mul_2ui(dl, dl, 1, MPFR_RNDU);
+          mpfr_add_ui(dl, dl, 1, MPFR_RNDU);
+          mpfr_set(s.xh[j], s.xl[j], MPFR_RNDU);  // same precision: exact
+          if (!exact) mpfr_nextabove(s.xh[j]);
+          mpfr_mul(s.xh[j], s.xh[j], dl, MPFR_RNDU);
+        } else {
+          mpfr_exp(s.xh[j], xhi, MPFR_RNDU);
         }
-        mpfr_add(s.mid, s.pl, s.ph, MPFR_RNDN);
-        mpfr_div_2ui(s.mid, s.mid, 1, MPFR_RNDN);
-        const double cd = mpfr_get_d(s.mid, MPFR_RNDN);
-        if (!std::isfinite(cd)) { why = "forward pass: non-finite value"; return false; }
-        mpfr_set_d(s.mid, cd, MPFR_RNDN);
-        mpfr_sub(s.rad, s.ph, s.mid, MPFR_RNDU);
-        double r1 = mpfr_get_d(s.rad, MPFR_RNDU);
-        mpfr_sub(s.rad, s.mid, s.pl, MPFR_RNDU);
-        double r2 = mpfr_get_d(s.rad, MPFR_RNDU);
-        C[t * m + h * d + c] = cd;
-        R[t * m + h * d + c] = std::max(std::max(r1, r2), 0.0);
-        mpq_class ql, qh;
-        mpfr_get_q(ql.get_mpq_t(), s.pl);
-        mpfr_get_q(qh.get_mpq_t(), s.ph);
-        p.emplace_back(ql, qh, kPrec);
+        mpfr_add(sl, sl, s.xl[j], MPFR_RNDD);
+        mpfr_add(sh, sh, s.xh[j], MPFR_RNDU);
       }
-      // (4) o_h = W_V^T p
-      for (std::size_t vv = 0; vv < dv; ++vv) {
-        Interval acc(kPrec);
-        for (std::size_t c = 0; c < d; ++c)
-          if (sgn(WV[h][c][vv]) != 0) acc = acc + WVi[h][c][vv] * p[c];
-        ocat.push_back(acc);
+      for (std::size_t j = 0; j < n; ++j) {
+        mpfr_div(xlo, s.xl[j], sh, MPFR_RNDD);
+        mpfr_div(xhi, s.xh[j], sl, MPFR_RNDU);
+        midrad(mpfr_get_d(xlo, MPFR_RNDD), mpfr_get_d(xhi, MPFR_RNDU), s.am[j], s.ar[j]);
       }
+      // (3) p = E^T alpha in [centre +- radius] (double midpoint-radius, float_kernels.cpp)
+      double* centre = &C[t * m + h * d];
+      double* radius = &R[t * m + h * d];
+      if (!mix_enclosure(s.em.data(), s.er.data(), s.am.data(), s.ar.data(), n, d, centre, radius)) {
+        err = "forward pass: non-finite value";
+        return false;
+      }
+      // (4) o_h = W_V^T p, with p as MPFR intervals [centre - radius, centre + radius]
+      for (std::size_t c = 0; c < d; ++c) {
+        mpfr_set_d(s.pl[c], centre[c], MPFR_RNDN);  // exact: kPrec >= 53
+        mpfr_sub_d(s.pl[c], s.pl[c], radius[c], MPFR_RNDD);
+        mpfr_set_d(s.ph[c], centre[c], MPFR_RNDN);
+        mpfr_add_d(s.ph[c], s.ph[c], radius[c], MPFR_RNDU);
+      }
+      WVs[h].add_transposed(s.pl, s.ph, s.ocl, s.och, h * dv, t1, t2, t3);
     }
     // (5) o = W_O^T [o_1; ...; o_H] (+ e), (6) y_hat = W_D^T o
-    std::vector<Interval> o;
-    o.reserve(d);
-    for (std::size_t c = 0; c < d; ++c) {
-      Interval acc(kPrec);
-      for (std::size_t i = 0; i < H * dv; ++i)
-        if (sgn(WO[i][c]) != 0) acc = acc + WOi[i][c] * ocat[i];
-      if (skip) acc = acc + Interval(Q[t][c], kPrec);
-      o.push_back(acc);
-    }
-    std::vector<Interval> y;
-    for (std::size_t c = 0; c < dout; ++c) {
-      Interval acc(kPrec);
-      for (std::size_t k2 = 0; k2 < d; ++k2)
-        if (sgn(WD[k2][c]) != 0) acc = acc + WDi[k2][c] * o[k2];
-      y.push_back(acc);
-    }
+    s.ol.zero();
+    s.oh.zero();
+    WOs.add_transposed(s.ocl, s.och, s.ol, s.oh, 0, t1, t2, t3);
+    if (skip)
+      for (std::size_t c = 0; c < d; ++c) {
+        mpfr_add_q(s.ol[c], s.ol[c], Q[t][c].get_mpq_t(), MPFR_RNDD);
+        mpfr_add_q(s.oh[c], s.oh[c], Q[t][c].get_mpq_t(), MPFR_RNDU);
+      }
+    s.yl.zero();
+    s.yh.zero();
+    WDs.add_transposed(s.ol, s.oh, s.yl, s.yh, 0, t1, t2, t3);
     if (class_labels) {
       for (std::size_t c = 0; c < dout; ++c) {
         if (c == cls[t]) continue;
-        if (!(y[cls[t]] - y[c]).is_positive()) {
-          why = "labels: example " + std::to_string(t) + ": arg-max of y_hat is not certified to be class " + std::to_string(cls[t]);
+        mpfr_sub(t1, s.yl[cls[t]], s.yh[c], MPFR_RNDD);  // lower end of y_cls - y_c
+        if (!(mpfr_sgn(t1) > 0)) {
+          err = "labels: example " + std::to_string(t) + ": arg-max of y_hat is not certified to be class " + std::to_string(cls[t]);
           return false;
         }
       }
     } else {
       for (std::size_t c = 0; c < dout; ++c) {
         mpq_class lo = Y[t][c] - tol, hi = Y[t][c] + tol;
-        if (!(y[c].is_valid() && mpfr_cmp_q(y[c].lo(), lo.get_mpq_t()) >= 0 && mpfr_cmp_q(y[c].hi(), hi.get_mpq_t()) <= 0)) {
-          why = "labels: example " + std::to_string(t) + ", output " + std::to_string(c) +
+        if (!(mpfr_cmp_q(s.yl[c], lo.get_mpq_t()) >= 0 && mpfr_cmp_q(s.yh[c], hi.get_mpq_t()) <= 0)) {
+          err = "labels: example " + std::to_string(t) + ", output " + std::to_string(c) +
                 ": y_hat is not certified within tolerance of the label";
           return false;
         }
       }
     }
-  }
-
+    return true;
+  };
+  // Run it on every example (MPFR keeps its caches and flags per thread only when built with TLS).
+  const unsigned fthreads = mpfr_buildopt_tls_p() ? std::max(threads, 1u) : 1u;
+  std::vector<std::unique_ptr<Scratch>> scratch;
+  for (unsigned i = 0; i < fthreads; ++i) scratch.push_back(std::make_unique<Scratch>(n, d, H, dv, dout));
+  auto step = [&](std::size_t t, unsigned worker, std::string& r) { return example(t, *scratch[worker], r); };
+  if (!run_all(T, fthreads, step, why)) return false;
+  mpq_class B2 = 0;
+  for (const auto& s : scratch) B2 = std::max(B2, s->B2);
   for (std::size_t h = 0; h < H; ++h) {
     const HeadTrace& x = ht[h];
     if (!x.sat) continue;
+    bool have = false;
+    mpq_class min_gap, max_spread;
+    for (const auto& s : scratch) {
+      if (!s->have[h]) continue;
+      if (!have || s->min_gap[h] < min_gap) min_gap = s->min_gap[h];
+      if (!have || s->max_spread[h] > max_spread) max_spread = s->max_spread[h];
+      have = true;
+    }
     const std::string w = "trace[" + std::to_string(h) + "]";
-    if (!x.have || x.gap != x.min_gap || x.spread != x.max_spread) {
+    if (!have || x.gap != min_gap || x.spread != max_spread) {
       why = w + ": gap / spread differ from the values recomputed over the earlier examples";
       return false;
     }
@@ -543,10 +681,8 @@ bool check_theorem1(const Value& cert, std::string& why) {
 
   // ---- rank(Z) >= T: Gram of the centres + Rump ----
   const double u = std::ldexp(1.0, -53), eta = std::ldexp(1.0, -1074);
-  const double nu = upd(double(m) * u);
-  if (!(nu < 0.5)) { why = "rank: dimension too large"; return false; }
-  const double gam = upd(nu / dnd(1.0 - nu));
-  std::vector<double> g(T * T);
+  const double gam = gamma_up(m);
+  if (!std::isfinite(gam)) { why = "rank: dimension too large"; return false; }
   double sumsq = 0, radF2 = 0;
   for (std::size_t a = 0; a < T; ++a) {
     double sq = 0;
@@ -554,26 +690,27 @@ bool check_theorem1(const Value& cert, std::string& why) {
       sq += C[a * m + j] * C[a * m + j];
       radF2 += R[a * m + j] * R[a * m + j];
     }
-    sumsq = upd(sumsq + upd(upd(sq * upd(1.0 + 2.0 * gam)) + double(m) * eta));  // sq computed in RN: inflate
-    for (std::size_t b = 0; b <= a; ++b) {
-      double acc = 0;
-      for (std::size_t j = 0; j < m; ++j) acc += C[a * m + j] * C[b * m + j];
-      g[a * T + b] = acc;
-      g[b * T + a] = acc;
-    }
+    sumsq = up(sumsq + up(up(sq * up(1.0 + 2.0 * gam)) + double(m) * eta));  // sq computed in RN: inflate
   }
   // ||R||_F^2 computed in round-to-nearest over T m terms: inflate by (1 + 2 (Tm) u).
-  radF2 = upd(radF2 * upd(1.0 + upd(2.0 * double(T * m + 2) * u)) + eta);
+  radF2 = up(radF2 * up(1.0 + up(2.0 * double(T * m + 2) * u)) + eta);
   // |fl(G)_ab - G_ab| <= gam ||c_a|| ||c_b|| + m eta, so ||error||_2 <= gam sum_a ||c_a||^2 + T m eta.
-  const double gerr = upd(upd(gam * sumsq) + upd(double(T) * double(m) * eta));
-  const double mu = upd(upd(2.0 * radF2) + 1e-300);
-  for (std::size_t j = 0; j < T; ++j) g[j * T + j] = dnd(g[j * T + j] - mu);
-  if (!std::isfinite(gerr) || !rump_pd(std::move(g), T, gerr)) {
+  const double gerr = up(up(gam * sumsq) + up(double(T) * double(m) * eta));
+  // (The + 1e-300 also covers what underflow may lose in the T m squares, at most T m eta / 2.)
+  const double mu = up(up(2.0 * radF2) + 1e-300);
+  std::vector<double> g;
+  gram_lower(C, T, m, g, threads);
+  for (std::size_t j = 0; j < T; ++j) g[j * T + j] = dn(g[j * T + j] - mu);
+  if (!std::isfinite(gerr) || !rump_pd(g, T, gerr, threads)) {
     why = "rank: could not certify rank(Z) >= " + std::to_string(T) +
           " (Gram matrix of the enclosure centres minus ||R||_F^2 not proved positive definite)";
     return false;
   }
   return true;
 }
+
+}  // namespace
+
+bool check_theorem1(const Value& cert, std::string& why) { return check_theorem1_on(cert, why, checker_threads()); }
 
 }  // namespace memcert_checker

@@ -1,0 +1,214 @@
+// Double kernels with rigorous error bounds; see float_kernels.hpp for the conventions.
+#include "float_kernels.hpp"
+
+#include <mpfr.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+namespace memcert_checker {
+
+namespace {
+const double kInf = std::numeric_limits<double>::infinity();
+constexpr double kU = 0x1p-53;
+constexpr double kEta = 0x1p-1074;
+std::atomic<unsigned> g_threads{0};
+}  // namespace
+
+unsigned checker_threads() {
+  if (unsigned k = g_threads.load()) return k;
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+}
+void set_checker_threads(unsigned k) { g_threads.store(k); }
+
+void parallel_for(std::size_t count, unsigned threads, const std::function<void(std::size_t, unsigned)>& fn) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr error;
+  std::mutex m;
+  auto work = [&](unsigned w) {
+    try {
+      for (std::size_t i; (i = next.fetch_add(1)) < count;) fn(i, w);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(m);
+      if (!error) error = std::current_exception();
+      next.store(count);  // the others stop at their next index
+    }
+  };
+  const std::size_t helpers = std::min<std::size_t>(threads > 0 ? threads - 1 : 0, count > 0 ? count - 1 : 0);
+  std::vector<std::thread> pool;
+  try {
+    for (std::size_t i = 0; i < helpers; ++i)
+      pool.emplace_back([&work, i] {
+        work(static_cast<unsigned>(i + 1));
+        mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+      });
+  } catch (...) {  // could not start a thread: the running ones and this one do the work
+  }
+  work(0);
+  for (auto& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
+double up(double x) { return std::nextafter(x, kInf); }
+double dn(double x) { return std::nextafter(x, -kInf); }
+
+double gamma_up(std::size_t k) {
+  const double nu = up(static_cast<double>(k) * kU);  // >= k u
+  if (!(nu < 0.5)) return kInf;
+  return up(nu / dn(1.0 - nu));  // >= k u / (1 - k u)
+}
+
+void midrad(double lo, double hi, double& m, double& r) {
+  if (lo == hi) {
+    m = lo;
+    r = 0;
+    return;
+  }
+  m = 0.5 * lo + 0.5 * hi;  // any value will do: r covers the distance to both ends
+  r = std::max(up(hi - m), up(m - lo));
+}
+
+// With E = em + dE (|dE| <= er) and alpha = am + da (|da| <= ar), for each column c
+//   |p_c - sum_j em_jc am_j| <= sum_j (|em_jc| ar_j + er_jc (|am_j| + ar_j)),
+// and s_c = fl(sum_j em_jc am_j) (n products, n - 1 additions, round-to-nearest) satisfies
+//   |s_c - sum_j em_jc am_j| <= gamma_n sum_j |em_jc| |am_j| + n eta.
+// So |p_c - s_c| <= sum_j (|em_jc| q_j + er_jc b_j) + n eta with q_j >= ar_j + gamma_n |am_j| and
+// b_j >= |am_j| + ar_j (both rounded upward). That sum S_c has 2n non-negative products; its
+// round-to-nearest value f_c satisfies S_c <= f_c + gamma_2n S_c + 2n eta, i.e.
+// S_c <= (f_c + 2n eta) / (1 - gamma_2n). centre_c = s_c, radius_c = that bound + n eta, rounded up.
+bool mix_enclosure(const double* em, const double* er, const double* am, const double* ar, std::size_t n,
+                   std::size_t d, double* centre, double* radius) {
+  const double gn = gamma_up(n), g2n = gamma_up(2 * n);
+  if (!std::isfinite(g2n)) return false;
+  const double denom = dn(1.0 - g2n);                                  // <= 1 - gamma_2n, > 0
+  const double tail2n = up(static_cast<double>(2 * n) * kEta), tailn = up(static_cast<double>(n) * kEta);
+  std::vector<double> q(n), b(n);
+  for (std::size_t j = 0; j < n; ++j) {
+    q[j] = up(ar[j] + up(gn * std::fabs(am[j])));
+    b[j] = up(std::fabs(am[j]) + ar[j]);
+  }
+  std::fill(centre, centre + d, 0.0);
+  std::fill(radius, radius + d, 0.0);
+  for (std::size_t j = 0; j < n; ++j) {  // column sums, row by row (j ascending for every c)
+    const double* e = em + j * d;
+    const double* r = er + j * d;
+    for (std::size_t c = 0; c < d; ++c) {
+      centre[c] += e[c] * am[j];
+      radius[c] += std::fabs(e[c]) * q[j];
+      radius[c] += r[c] * b[j];
+    }
+  }
+  for (std::size_t c = 0; c < d; ++c) {
+    radius[c] = up(up(up(up(radius[c] + tail2n) / denom)) + tailn);
+    if (!std::isfinite(centre[c]) || !std::isfinite(radius[c])) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// out[p][q] = sum_{j < len} x[p][j] y[q][j] for p, q < 4 in round-to-nearest, each entry as one
+// recursive sum in j order (the fixed order every caller gets).
+void dot4x4(const double* const x[4], const double* const y[4], std::size_t len, double out[4][4]) {
+  double acc[4][4] = {};
+  for (std::size_t j = 0; j < len; ++j) {
+    const double x0 = x[0][j], x1 = x[1][j], x2 = x[2][j], x3 = x[3][j];
+    for (int q = 0; q < 4; ++q) {
+      const double yq = y[q][j];
+      acc[0][q] += x0 * yq;
+      acc[1][q] += x1 * yq;
+      acc[2][q] += x2 * yq;
+      acc[3][q] += x3 * yq;
+    }
+  }
+  for (int p = 0; p < 4; ++p)
+    for (int q = 0; q < 4; ++q) out[p][q] = acc[p][q];
+}
+
+}  // namespace
+
+void gram_lower(const std::vector<double>& c, std::size_t rows, std::size_t cols, std::vector<double>& g,
+                unsigned threads) {
+  g.assign(rows * rows, 0.0);
+  const std::vector<double> zero(cols, 0.0);  // stands in for the rows past the end of a 4-block
+  auto row = [&](std::size_t a) { return a < rows ? &c[a * cols] : zero.data(); };
+  const std::size_t blocks = (rows + 3) / 4;
+  parallel_for(blocks, threads, [&](std::size_t ib, unsigned) {
+    const std::size_t a0 = 4 * ib;
+    const double* x[4] = {row(a0), row(a0 + 1), row(a0 + 2), row(a0 + 3)};
+    double out[4][4];
+    for (std::size_t b0 = 0; b0 <= a0; b0 += 4) {
+      const double* y[4] = {row(b0), row(b0 + 1), row(b0 + 2), row(b0 + 3)};
+      dot4x4(x, y, cols, out);
+      for (std::size_t p = 0; p < 4 && a0 + p < rows; ++p)
+        for (std::size_t q = 0; q < 4 && b0 + q <= a0 + p; ++q) g[(a0 + p) * rows + b0 + q] = out[p][q];
+    }
+  });
+}
+
+bool rump_pd(std::vector<double>& a, std::size_t k, double rad_norm, unsigned threads) {
+  // The shift, with exactly the constants (and the order of roundings) of THEORY.md section 7.
+  double s = 0, maxd = 0;
+  for (std::size_t j = 0; j < k; ++j) {
+    const double ajj = a[j * k + j];
+    if (!(ajj > 0) || !std::isfinite(ajj)) return false;
+    s = up(s + up(up(static_cast<double>(j + 3) * kU) * ajj));
+    maxd = std::max(maxd, ajj);
+  }
+  double c = up(up(2.0 * s) + rad_norm);
+  c = up(c + up(up(6.0 * static_cast<double>(k)) * up(up(static_cast<double>(k) + maxd) * kEta)));
+  if (!std::isfinite(c)) return false;
+  for (std::size_t j = 0; j < k; ++j) a[j * k + j] = dn(a[j * k + j] - c);
+
+  // Right-looking blocked Cholesky A = L L^T, L overwriting the lower triangle. For each block column
+  // [j0, j1): (1) factor the diagonal block, (2) solve for the panel below it, (3) subtract the panel's
+  // contribution from the trailing lower triangle. Every l_ij is (a_ij - sum_t l_it l_jt) / l_jj with
+  // the sum split into per-block partial sums: one evaluation order of Lemma 8.4, the same whatever
+  // the number of threads (rows are split between threads, never the terms of one entry).
+  constexpr std::size_t nb = 64;
+  auto L = [&](std::size_t i, std::size_t j) -> double& { return a[i * k + j]; };
+  for (std::size_t j0 = 0; j0 < k; j0 += nb) {
+    const std::size_t j1 = std::min(k, j0 + nb);
+    for (std::size_t j = j0; j < j1; ++j) {  // (1)
+      double d = L(j, j);
+      for (std::size_t t = j0; t < j; ++t) d -= L(j, t) * L(j, t);
+      if (!(d > 0)) return false;
+      L(j, j) = std::sqrt(d);
+      for (std::size_t i = j + 1; i < j1; ++i) {
+        double x = L(i, j);
+        for (std::size_t t = j0; t < j; ++t) x -= L(i, t) * L(j, t);
+        L(i, j) = x / L(j, j);
+      }
+    }
+    if (j1 == k) break;
+    parallel_for(k - j1, threads, [&](std::size_t r, unsigned) {  // (2)
+      const std::size_t i = j1 + r;
+      for (std::size_t j = j0; j < j1; ++j) {
+        double x = L(i, j);
+        for (std::size_t t = j0; t < j; ++t) x -= L(i, t) * L(j, t);
+        L(i, j) = x / L(j, j);
+      }
+    });
+    const std::vector<double> zero(j1 - j0, 0.0);
+    auto panel = [&](std::size_t i) { return i < k ? &L(i, j0) : zero.data(); };
+    parallel_for((k - j1 + 3) / 4, threads, [&](std::size_t ib, unsigned) {  // (3), 4 x 4 tiles
+      const std::size_t i0 = j1 + 4 * ib;
+      const double* x[4] = {panel(i0), panel(i0 + 1), panel(i0 + 2), panel(i0 + 3)};
+      double out[4][4];
+      for (std::size_t b0 = j1; b0 <= i0; b0 += 4) {
+        const double* y[4] = {panel(b0), panel(b0 + 1), panel(b0 + 2), panel(b0 + 3)};
+        dot4x4(x, y, j1 - j0, out);
+        for (std::size_t p = 0; p < 4 && i0 + p < k; ++p)
+          for (std::size_t q = 0; q < 4 && b0 + q <= i0 + p; ++q) L(i0 + p, b0 + q) -= out[p][q];
+      }
+    });
+  }
+  return true;
+}
+
+}  // namespace memcert_checker

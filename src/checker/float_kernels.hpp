@@ -1,0 +1,56 @@
+#pragma once
+// IEEE-double kernels with rigorous error bounds, and the small thread pool they (and check_theorem1)
+// run on. Trusted: IEEE 754 binary64 round-to-nearest +, -, *, /, sqrt (x86-64 SSE2; the build has
+// -ffp-contract=off -fno-fast-math, so nothing is fused or reassociated behind our back). Notation:
+// u = 2^-53, eta = 2^-1074 (smallest subnormal), gamma_k = k u / (1 - k u). A bound is rounded upward
+// by taking the next double after its round-to-nearest value (up(x) >= x for every result x of one
+// operation, subnormal or not); the FPU rounding mode is never changed.
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+namespace memcert_checker {
+
+// ---- threads -----------------------------------------------------------------------------------------
+// Worker threads of the checker: set_checker_threads(k) with k >= 1 fixes the number (tests compare
+// 1 and 2); 0 restores the default, the hardware concurrency capped at 8. Verdicts never depend on it:
+// every kernel below computes each number by the same sequence of operations whatever the split.
+unsigned checker_threads();
+void set_checker_threads(unsigned k);
+
+// Calls fn(i, w) for i = 0 .. count-1 on `threads` threads (the caller's included; w < threads numbers
+// the thread, for per-thread scratch). Indices are handed out in increasing order from one shared
+// counter. The first exception thrown by fn is rethrown after all threads have joined. Each helper
+// thread frees its MPFR caches before it ends.
+void parallel_for(std::size_t count, unsigned threads, const std::function<void(std::size_t, unsigned)>& fn);
+
+// ---- bounds ----------------------------------------------------------------------------------------
+double up(double x);                 // the next double above x (x itself if +inf)
+double dn(double x);                 // the next double below x
+double gamma_up(std::size_t k);      // an upper bound on gamma_k (+inf if k u >= 1/2)
+
+// [lo, hi] (doubles, lo <= hi) as a midpoint m and radius r with [lo, hi] within [m - r, m + r].
+void midrad(double lo, double hi, double& m, double& r);
+
+// p = E^T alpha enclosed entrywise for EVERY E in [em +- er] (n x d, row-major, er >= 0) and alpha in
+// [am +- ar] (n, ar >= 0): |p_c - centre_c| <= radius_c for c < d. Returns false if a value is not
+// finite (nothing is certified then). See float_kernels.cpp for the bound.
+bool mix_enclosure(const double* em, const double* er, const double* am, const double* ar, std::size_t n,
+                   std::size_t d, double* centre, double* radius);
+
+// The lower triangle of G = fl(C C^T) for C (rows x cols, row-major): g[a * rows + b] for b <= a.
+// Each entry is a dot product of length cols evaluated in round-to-nearest in some fixed order, so
+// |g_ab - (C C^T)_ab| <= gamma_cols sum_j |c_aj c_bj| + cols eta (any summation order: Higham (3.5),
+// each product adding at most eta/2 on underflow, additions being exact there).
+void gram_lower(const std::vector<double>& c, std::size_t rows, std::size_t cols, std::vector<double>& g,
+                unsigned threads);
+
+// Rump's test (BIT 2006; THEORY.md section 7, INTLAB isspd) that every symmetric matrix within spectral
+// distance `rad_norm` of the k x k matrix whose lower triangle is in `a` (row-major; the upper triangle
+// is ignored and overwritten) is positive definite. Shift c >= 2 sum_j (j+2) u a_jj + rad_norm +
+// 6 k (k + max a_jj) eta (the first term doubled as a margin), A - cI formed rounding downward, then a
+// right-looking blocked Cholesky in round-to-nearest must complete with positive pivots. Rump's theorem
+// holds for any evaluation order of the inner products (Higham, Lemma 8.4), so blocking changes nothing.
+bool rump_pd(std::vector<double>& a, std::size_t k, double rad_norm, unsigned threads);
+
+}  // namespace memcert_checker

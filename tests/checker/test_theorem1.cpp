@@ -1,0 +1,170 @@
+// Kind "theorem1" end to end: certificates written by `memcert construct theorem1` (the binary comes from
+// ctest through MEMCERT_BIN) are accepted on 1 and 2 checker threads, tampered copies are rejected, and
+// the verdict and its reason never depend on the number of threads (the first failing example is the
+// one reported).
+#include <catch2/catch.hpp>
+#include <gmpxx.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "../../src/checker/float_kernels.hpp"
+#include "memcert/checker/checker.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+const std::string kDir = "checker_theorem1_tmp";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool run(const std::string& args) {
+  const int s = std::system((std::string(std::getenv("MEMCERT_BIN")) + " " + args + " >/dev/null 2>&1").c_str());
+  return s == 0;
+}
+
+// generate theorem1/shared/general `gen`, optionally transform the data, construct with `construct`.
+json build(const std::string& name, const std::string& gen, const std::string& construct,
+           void (*transform)(json&) = nullptr) {
+  std::system(("mkdir -p " + kDir).c_str());
+  const std::string data = kDir + "/" + name + ".data.json", cert = kDir + "/" + name + ".cert.json";
+  REQUIRE(run("generate " + gen + " --out " + data));
+  if (transform) {
+    json d = json::parse(slurp(data));
+    transform(d);
+    std::ofstream(data) << d.dump();
+  }
+  REQUIRE(run("construct theorem1 " + data + " " + construct + " --out " + cert));
+  return json::parse(slurp(cert));
+}
+
+// The verdict on 1 thread, after checking that 2 threads give exactly the same one.
+memcert_checker::Verdict verdict(const json& cert) {
+  const std::string text = cert.dump();
+  memcert_checker::set_checker_threads(1);
+  auto v1 = memcert_checker::verify_certificate_text(text);
+  memcert_checker::set_checker_threads(2);
+  auto v2 = memcert_checker::verify_certificate_text(text);
+  memcert_checker::set_checker_threads(0);
+  CHECK(v1.valid == v2.valid);
+  CHECK(v1.reason == v2.reason);
+  return v1;
+}
+
+// x -> 2x/3 + 1/7 on every context entry: contexts that are not doubles (nor dyadic).
+void non_dyadic(json& d) {
+  for (auto& ctx : d["contexts"])
+    for (auto& row : ctx)
+      for (auto& x : row) {
+        mpq_class q(x.get<std::string>());
+        q.canonicalize();
+        q = q * mpq_class(2, 3) + mpq_class(1, 7);
+        x = q.get_str();
+      }
+}
+
+// x -> x (10^12 + 39) / 10^12: numerators beyond 2^40, so E W_K no longer fits the exact-double path.
+void big_denominators(json& d) {
+  const mpq_class f(mpz_class("1000000000039"), mpz_class("1000000000000"));
+  for (auto& ctx : d["contexts"])
+    for (auto& row : ctx)
+      for (auto& x : row) {
+        mpq_class q(x.get<std::string>());
+        q.canonicalize();
+        x = mpq_class(q * f).get_str();
+      }
+}
+
+std::string plus(const json& x, const mpq_class& delta) {
+  mpq_class q(x.get<std::string>());
+  q.canonicalize();
+  return mpq_class(q + delta).get_str();
+}
+
+}  // namespace
+
+TEST_CASE("theorem1: constructed certificates are accepted, identically on 1 and 2 threads", "[checker][theorem1]") {
+  if (!std::getenv("MEMCERT_BIN")) { WARN("MEMCERT_BIN not set (run through ctest): skipped"); return; }
+  struct Case { const char* name; const char* gen; const char* construct; void (*transform)(json&); };
+  const Case cases[] = {
+      {"small", "theorem1 --T 20 --n 4 --d 6 --seed 5", "--heads 4 --dh 4", nullptr},
+      {"blocks", "theorem1 --T 150 --n 6 --d 10 --seed 3", "--heads 30 --dh 6", nullptr},  // T > 64: blocked Cholesky
+      {"skip_classes", "shared --T 10 --n 3 --d 5 --C 3", "--heads 3 --dh 3 --skip", nullptr},
+      {"general_classes", "general --T 30 --n 4 --d 7 --C 3 --seed 3", "--heads 5 --dh 4", nullptr},
+      // Regression: non-dyadic contexts give non-canonical intermediate gaps; the check once compared
+      // them uncanonicalized and rejected this valid certificate.
+      {"non_dyadic", "theorem1 --T 20 --n 4 --d 6 --seed 5", "--heads 4 --dh 4", non_dyadic},
+      {"big_denominators", "theorem1 --T 20 --n 4 --d 6 --seed 5", "--heads 4 --dh 4", big_denominators},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    json cert = build(c.name, c.gen, c.construct, c.transform);
+    auto v = verdict(cert);
+    INFO(v.reason);
+    CHECK(v.valid);
+  }
+}
+
+TEST_CASE("theorem1: tampered certificates are rejected, identically on 1 and 2 threads", "[checker][theorem1]") {
+  if (!std::getenv("MEMCERT_BIN")) { WARN("MEMCERT_BIN not set (run through ctest): skipped"); return; }
+  const json base = build("tamper", "theorem1 --T 150 --n 6 --d 10 --seed 3", "--heads 30 --dh 6");
+  REQUIRE(verdict(base).valid);
+  auto rejected = [&](const char* what, auto f, const char* reason_part) {
+    json c = base;
+    f(c);
+    auto v = verdict(c);
+    INFO(what << ": " << v.reason);
+    CHECK(!v.valid);
+    CHECK(v.reason.find(reason_part) != std::string::npos);
+  };
+  rejected("W_K entry", [](json& c) { c["weights"]["heads"][7]["WK"][3][2] = plus(c["weights"]["heads"][7]["WK"][3][2], mpq_class(1, 3)); }, "");
+  rejected("W_Q entry, tiny change", [](json& c) { c["weights"]["heads"][12]["WQ"][5][1] = plus(c["weights"]["heads"][12]["WQ"][5][1], mpq_class(1, 1000000007)); }, "");
+  rejected("W_V entry", [](json& c) { c["weights"]["heads"][3]["WV"][2][0] = plus(c["weights"]["heads"][3]["WV"][2][0], mpq_class(1, 1000)); }, "labels");
+  rejected("W_O entry", [](json& c) { c["weights"]["WO"][0][0] = "2"; }, "labels");
+  rejected("W_D entry", [](json& c) { c["weights"]["WD"][0][0] = "-1"; }, "labels");
+  rejected("target logit", [](json& c) { c["trace"][9]["target_logits"][2][4] = plus(c["trace"][9]["target_logits"][2][4], mpq_class(1, 1 << 30)); }, "target logits");
+  rejected("c", [](json& c) { c["trace"][5]["c"] = "1/1024"; }, "trace[5]");
+  rejected("eps", [](json& c) { c["trace"][5]["eps"] = "1000"; }, "trace[5]");
+  rejected("gap", [](json& c) { c["trace"][8]["gap"] = plus(c["trace"][8]["gap"], mpq_class(1, 1 << 20)); }, "gap / spread");
+  rejected("spread", [](json& c) { c["trace"][8]["spread"] = plus(c["trace"][8]["spread"], mpq_class(-1, 1 << 20)); }, "gap / spread");
+  rejected("label beyond tolerance", [](json& c) { c["data"]["labels"][77][0] = plus(c["data"]["labels"][77][0], mpq_class(3, 1000000)); }, "labels: example 77");
+  rejected("tolerance 0", [](json& c) { c["tolerance"] = "0"; }, "labels: example 0");
+  rejected("context entry", [](json& c) { c["data"]["contexts"][100][2][3] = plus(c["data"]["contexts"][100][2][3], mpq_class(1, 7)); }, "");
+  rejected("query entry", [](json& c) { c["data"]["queries"][60][1] = plus(c["data"]["queries"][60][1], mpq_class(1, 64)); }, "");
+  rejected("duplicated example", [](json& c) {
+    const std::size_t T = c["T"];
+    for (const char* k : {"contexts", "queries", "labels"}) c["data"][k][T - 1] = c["data"][k][T - 2];
+    for (auto& e : c["trace"])  // keep the target logits consistent: only the rank can fail
+      if (!e["group"].empty() && e["group"].back() == T - 1) e["target_logits"].back() = e["target_logits"][e["group"].size() - 2];
+  }, "rank");
+  // Class labels: another class for one example.
+  const json cls = build("tamper_classes", "general --T 30 --n 4 --d 7 --C 3 --seed 3", "--heads 5 --dh 4");
+  json c = cls;
+  c["data"]["class_labels"][11] = (c["data"]["class_labels"][11].get<int>() + 1) % 3;
+  auto v = verdict(c);
+  CHECK(!v.valid);
+  CHECK(v.reason.find("example 11") != std::string::npos);
+}
+
+TEST_CASE("theorem1: the failing example with the smallest index is reported, whatever the threads", "[checker][theorem1]") {
+  if (!std::getenv("MEMCERT_BIN")) { WARN("MEMCERT_BIN not set (run through ctest): skipped"); return; }
+  const json base = build("first", "theorem1 --T 150 --n 6 --d 10 --seed 3", "--heads 30 --dh 6");
+  for (std::size_t first : {3u, 70u, 148u}) {
+    json c = base;
+    for (std::size_t t : {first, first + 1 < 150 ? first + 1 : first, std::size_t(149)})  // later ones fail too
+      c["data"]["labels"][t][0] = plus(c["data"]["labels"][t][0], mpq_class(1, 100));
+    auto v = verdict(c);
+    CHECK(!v.valid);
+    CHECK(v.reason == "labels: example " + std::to_string(first) + ", output 0: y_hat is not certified within tolerance of the label");
+  }
+}
