@@ -3,28 +3,16 @@
 #include "memcert/linalg/fast/batch.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <numeric>
 #include <random>
-#include <thread>
 
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/qmat.hpp"
+#include "memcert/util/parallel.hpp"
 
 namespace memcert {
 
 namespace {
-template <class F>
-void parallel_for(std::size_t count, int threads, F f) {
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < count;) f(i);
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
-}
 QMatrix to_q(const DMatrix& d) {
   return mat_map<Rational>(d, [](double x) { return rational_from_double(x); });
 }

@@ -20,11 +20,11 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-#include <thread>
 
 #include "dmod_internal.hpp"
 #include "memcert/linalg/fast/batch.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/util/parallel.hpp"
 
 namespace memcert {
 
@@ -180,14 +180,7 @@ ZEnclosureDouble mha_z_enclosure_double(const std::vector<DMatrix>& contexts, co
         zr[i] = up(nonneg_upper(prs[i], nn, omg_n) + up(nn * kEta));
       }
     };
-    std::vector<std::thread> pool;
-    const std::size_t per = (T + static_cast<std::size_t>(th) - 1) / static_cast<std::size_t>(th);
-    for (int i = 1; i < th; ++i) {
-      const std::size_t t0 = static_cast<std::size_t>(i) * per, t1 = std::min(T, t0 + per);
-      if (t0 < t1) pool.emplace_back([&, t0, t1] { for (std::size_t t = t0; t < t1; ++t) example(t); });
-    }
-    for (std::size_t t = 0; t < std::min(T, per); ++t) example(t);
-    for (auto& p : pool) p.join();
+    parallel_for(T, th, example);
   }
   return out;
 }
