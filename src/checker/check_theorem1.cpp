@@ -119,7 +119,8 @@ bool exact_product(const SmallInts& A, const SmallInts& B, std::vector<double>& 
     }
   return true;
 }
-// r += x * f for an integer-valued double f (|f| <= 2^53).
+// r += x * f for an integer-valued double f (|f| <= 2^53): |f| fits an unsigned long on LP64.
+static_assert(sizeof(unsigned long) >= 8, "addmul_d and exact_product need a 64-bit unsigned long");
 void addmul_d(mpz_class& r, const mpz_class& x, double f) {
   if (f > 0) mpz_addmul_ui(r.get_mpz_t(), x.get_mpz_t(), static_cast<unsigned long>(f));
   else if (f < 0) mpz_submul_ui(r.get_mpz_t(), x.get_mpz_t(), static_cast<unsigned long>(-f));
@@ -640,7 +641,9 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     } else {
       for (std::size_t c = 0; c < dout; ++c) {
         mpq_class lo = Y[t][c] - tol, hi = Y[t][c] + tol;
-        if (!(mpfr_cmp_q(s.yl[c], lo.get_mpq_t()) >= 0 && mpfr_cmp_q(s.yh[c], hi.get_mpq_t()) <= 0)) {
+        // mpfr_cmp_q is 0 on NaN: the ends must be numbers first.
+        if (!(mpfr_number_p(s.yl[c]) && mpfr_number_p(s.yh[c]) && mpfr_cmp_q(s.yl[c], lo.get_mpq_t()) >= 0 &&
+              mpfr_cmp_q(s.yh[c], hi.get_mpq_t()) <= 0)) {
           err = "labels: example " + std::to_string(t) + ", output " + std::to_string(c) +
                 ": y_hat is not certified within tolerance of the label";
           return false;

@@ -45,7 +45,7 @@ void parallel_for(std::size_t count, unsigned threads, const std::function<void(
     for (std::size_t i = 0; i < helpers; ++i)
       pool.emplace_back([&work, i] {
         work(static_cast<unsigned>(i + 1));
-        mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+        if (mpfr_buildopt_tls_p()) mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);  // without TLS the caches are global
       });
   } catch (...) {  // could not start a thread: the running ones and this one do the work
   }

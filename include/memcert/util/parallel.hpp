@@ -2,7 +2,7 @@
 // parallel_for: run f(i) for i = 0..count-1 on `threads` threads (the caller's thread is one of them),
 // indices handed out one at a time from an atomic counter. f must be safe to call concurrently for
 // distinct i. An exception thrown by f stops the hand-out and the first one is rethrown to the caller
-// after every thread has joined.
+// after every thread has joined. If a thread cannot be started, the others do its share.
 #include <atomic>
 #include <cstddef>
 #include <exception>
@@ -31,7 +31,10 @@ void parallel_for(std::size_t count, int threads, F&& f) {
     }
   };
   std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  try {
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  } catch (...) {  // a thread could not start: the started ones and this one share the work
+  }
   work();
   for (auto& th : pool) th.join();
   if (error) std::rethrow_exception(error);

@@ -106,7 +106,7 @@ void certify_step(const ZExamples& z, const GramAccumulator& gram, const std::ve
   const std::size_t d = z.d;
   const Rational& c = st.c;
   auto step_block = [&](const Rational& cc, MatrixXd& BC, MatrixXd& BR) {
-    parallel_for(rows.size(), fast_threads(), [&](std::size_t i) {
+    parallel_for(rows.size(), mpfr_threads(), [&](std::size_t i) {
       const std::size_t t = rows[i];
       z_fill_affine(z, BC, BR, i, st.L[t], cc, t);
     });
@@ -267,7 +267,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       StageTimes::Scope clock(opt.timings, "logit enclosures");
       const bool with_s = st.sat.has_value();
       std::vector<std::optional<AffineLogits>> tmp(T);
-      parallel_for(T, fast_threads(), [&](std::size_t t) { tmp[t].emplace(st.a[t], with_s ? &st.s[t] : nullptr, opt.precision); });
+      parallel_for(T, mpfr_threads(), [&](std::size_t t) { tmp[t].emplace(st.a[t], with_s ? &st.s[t] : nullptr, opt.precision); });
       st.L.clear();
       for (auto& x : tmp) st.L.push_back(std::move(*x));
     }
@@ -284,7 +284,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     MatrixXd HC(T, d), HR(T, d);
     {
       StageTimes::Scope clock(opt.timings, "Z block + Gram");
-      parallel_for(T, fast_threads(), [&](std::size_t t) { z_fill_affine(z, HC, HR, t, st.L[t], st.c, t); });
+      parallel_for(T, mpfr_threads(), [&](std::size_t t) { z_fill_affine(z, HC, HR, t, st.L[t], st.c, t); });
       gram.add(HC, HR);
     }
     out.blockC.push_back(std::move(HC));

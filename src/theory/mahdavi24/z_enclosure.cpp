@@ -29,6 +29,8 @@ DMatrix to_dmatrix(const MatrixXd& a) {
 }
 }  // namespace
 
+int mpfr_threads() { return mpfr_buildopt_tls_p() ? fast_threads() : 1; }
+
 GramAccumulator::GramAccumulator(std::size_t T) : G_(T, T, 0.0), norm2_(T, 0.0), rad2_(T, 0.0) {}
 
 void GramAccumulator::add(const MatrixXd& C, const MatrixXd& R) {
@@ -111,7 +113,7 @@ ZExamples z_examples(const AttentionDataset& ds, mpfr_prec_t prec) {
   std::vector<Rational> b2(T);
   z.sd = scaled_dataset(ds);
   z.eq.resize(T);
-  parallel_for(T, fast_threads(), [&](std::size_t t) {
+  parallel_for(T, mpfr_threads(), [&](std::size_t t) {
     ctx[t].emplace(ds.contexts[t], prec);
     z.eq[t] = QVector(ds.queries.row(t), ds.queries.row(t) + d);
     const ZMatrix& num = z.sd.contexts[t].num;
@@ -162,7 +164,8 @@ double small_int(const Integer& x, bool& ok) {
   if (mpz_sizeinbase(x.get_mpz_t(), 2) > 52) { ok = false; return 0.0; }
   return x.get_d();
 }
-// acc += x * f for an integer-valued double |f| < 2^53.
+// acc += x * f for an integer-valued double |f| < 2^53 (fits an unsigned long on LP64).
+static_assert(sizeof(unsigned long) >= 8, "addmul_double needs a 64-bit unsigned long");
 void addmul_double(mpz_ptr acc, const Integer& x, double f) {
   if (f == 0 || sgn(x) == 0) return;
   const unsigned long m = static_cast<unsigned long>(std::fabs(f));

@@ -14,6 +14,10 @@
 
 namespace memcert::mahdavi24 {
 
+// Threads for loops that call MPFR: fast_threads() when MPFR keeps its caches thread-local (a TLS build,
+// as Debian's is), else 1 (MPFR's shared caches are not safe to use from several threads at once).
+int mpfr_threads();
+
 // The Gram matrix of the enclosure of Z, accumulated over column blocks (one block per head), with the
 // rigorous error information (|C||C|^T, squared radii) a rank certificate needs.
 class GramAccumulator {
