@@ -18,6 +18,7 @@
 // factorization of step 3; the first failure in index order is reported, so the verdict and its message
 // do not depend on the number of threads or on scheduling.
 #include <algorithm>
+#include <exception>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -201,7 +202,11 @@ bool run_all(std::size_t count, unsigned threads, const std::function<bool(std::
   parallel_for(count, threads, [&](std::size_t i, unsigned worker) {
     if (i > first_fail.load()) return;
     std::string r;
-    if (step(i, worker, r)) return;
+    try {  // an exception is this index's failure, so the smallest failing index still wins
+      if (step(i, worker, r)) return;
+    } catch (const std::exception& e) {
+      r = "item " + std::to_string(i) + ": " + e.what();
+    }
     std::lock_guard<std::mutex> lock(m);
     if (i < first_fail.load()) {
       first_fail.store(i);
