@@ -11,7 +11,10 @@
 //     term doubled as a margin), so sigma_T(C) > ||R||_F >= ||R||_2 and Weyl gives rank >= T;
 //  4. the whole forward pass o_h = W_V^T p_h, o = W_O^T [o_h] (+ e with skip), y_hat = W_D^T o in
 //     MPFR intervals: every real label within "tolerance", or a certified arg-max for class labels;
-//  5. the trace's target logits for each head's group equal the recomputed exact logits (Claim 1).
+//  5. the trace's target logits for each head's group equal the recomputed exact logits (Claim 1);
+//     Lemma 3's conditions, gap and spread, Lemma 4's scale c and Lemma 5's direct criterion per head, with
+//     the sigma_lower it uses re-certified: Rump's test on the Gram matrix of that step's Z_inf (heads
+//     1..h-1 as computed, head h in its saturation limit) shifted by (sigma_lower + ||R||_F)^2.
 // Only IEEE round-to-nearest double +, -, *, /, sqrt (no FMA contraction: the build disables it),
 // GMP and MPFR are trusted. Reading the contexts and heads, and steps 1, 2 and 4 (example by example, each
 // thread with its own scratch) run on checker_threads() threads, as do the Gram product and the Cholesky
@@ -328,8 +331,9 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   // Claim 2 / Lemma 3: W_K[:, |R_h|] = c g and W_Q[:, |R_h|] = w, w^T e = 0 on R_h, w^T e != 0 and a
   // unique maximum of s = (w^T e) E g on the earlier examples; gap = min delta, spread = max A over them
   // (with a = logits - c s); Lemma 4: c >= (A + ln(2(n-1)/eps)) / delta for each of them; Lemma 5
-  // (direct criterion): m eps^2 B^2 < sigma_lower^2. The remaining descriptive fields (attempt counts,
-  // sigma values, c_minimal, the B.2 estimate) are covered by "trace_checksum" against accidental edits.
+  // (direct criterion): m eps^2 B^2 < sigma_lower^2, with sigma_lower re-certified below. The remaining
+  // descriptive fields (attempt counts, step_sigma_lower, c_minimal, the B.2 estimate) are covered by
+  // "trace_checksum" against accidental edits.
   struct HeadTrace {
     std::vector<std::size_t> group;
     std::vector<const Value*> targets;
@@ -444,6 +448,10 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   // ---- forward pass, example by example (steps 1, 2, 4) ----
   const std::size_t m = H * d;
   std::vector<double> C(T * m), R(T * m);
+  // For Lemma 5's sigma (below): every token as double midpoint-radius, and per (head, earlier example)
+  // the unique maximum j* of s = (w^T e) E g.
+  std::vector<double> TokM(T * n * d), TokR(T * n * d);
+  std::vector<std::uint32_t> jstar(H * T, 0);
   struct Scratch {
     ZRow v, k, a, eg;
     std::vector<double> F;  // E W_K (n x d_h), when exact in doubles
@@ -480,6 +488,8 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       mpfr_set_q(t1, q.get_mpq_t(), MPFR_RNDD);
       mpfr_set_q(t2, q.get_mpq_t(), MPFR_RNDU);
       midrad(mpfr_get_d(t1, MPFR_RNDD), mpfr_get_d(t2, MPFR_RNDU), s.em[i], s.er[i]);
+      TokM[t * n * d + i] = s.em[i];
+      TokR[t * n * d + i] = s.er[i];
     }
     s.ocl.zero();
     s.och.zero();
@@ -534,6 +544,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
         const int sg = sgn(we);
         std::size_t js = 0;
         for (std::size_t j = 1; j < n; ++j) if (sg * cmp(v[j], v[js]) > 0) js = j;
+        jstar[h * T + t] = static_cast<std::uint32_t>(js);
         mpz_class second;
         bool have2 = false;
         for (std::size_t j = 0; j < n; ++j) {
@@ -685,6 +696,84 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       why = w + ": direct Weyl criterion m eps^2 B^2 < sigma_lower^2 fails";
       return false;
     }
+  }
+
+  // ---- Lemma 5's sigma re-derived (THEORY.md section 4, "The saturation scale c") ----
+  // The direct criterion above trusts sigma_lower, a lower bound on sigma_{k_h} of Z_inf: rows R_1..R_h,
+  // heads 1..h, heads 1..h-1 as computed above (the final weights) and head h in its limit, i.e. the
+  // token E_{j*} for each earlier example (j* the unique maximum of s found above) and, on R_h (where
+  // w^T e = 0, so head h's logits are the targets), the computed row itself. Re-certified here: the Gram
+  // matrix accumulated head by head, then Rump's test of G - mu I with mu = (sigma_lower + ||R_S||_F)^2,
+  // so sigma_k(centre) >= sqrt(mu) and every matrix of the enclosure has sigma_k >= sigma_lower (Weyl).
+  {
+    const double eta5 = std::ldexp(1.0, -1074);
+    std::vector<double> acc(T * T, 0.0), gh, gx, Ch(T * d), X;  // acc: sum over heads < h of fl(C_g C_g^T)
+    std::vector<double> rowsq(T, 0.0), rad2(T, 0.0);             // same heads: squared row norms (RN sums)
+    std::size_t last = 0;  // the last head whose sigma is used
+    for (std::size_t h = 0; h < H; ++h)
+      if (ht[h].sat && ht[h].direct) last = h + 1;
+    mpfr_t sq;
+    mpfr_init2(sq, 64);
+    for (std::size_t h = 0; h < last; ++h) {
+      const HeadTrace& x = ht[h];
+      const std::size_t k = x.old + x.group.size();
+      if (x.sat && x.direct && k > 0) {
+        // X: head h's limit block (k x d) with its radii.
+        X.assign(k * d, 0.0);
+        double xr2 = 0, norm2 = 0;
+        for (std::size_t i = 0; i < k; ++i) {
+          const double* cm = i < x.old ? &TokM[(i * n + jstar[h * T + i]) * d] : &C[i * m + h * d];
+          const double* cr = i < x.old ? &TokR[(i * n + jstar[h * T + i]) * d] : &R[i * m + h * d];
+          double nr = rowsq[i];
+          for (std::size_t c = 0; c < d; ++c) {
+            X[i * d + c] = cm[c];
+            nr += cm[c] * cm[c];
+            xr2 += cr[c] * cr[c];
+          }
+          norm2 += nr;
+          xr2 += rad2[i];
+        }
+        gram_lower(X, k, d, gx, threads);
+        for (std::size_t a = 0; a < k; ++a)
+          for (std::size_t b = 0; b <= a; ++b) gx[a * k + b] += acc[a * T + b];
+        // Entry (a, b) is a sum of (h+1) d products through h+1 blocked dot products and h + 1 additions:
+        // |err| <= gamma_N sum_l |z_al z_bl| + mk eta with N = 2 (mk + h + 1) + 4 (a margin), mk = (h+1) d;
+        // so ||err||_2 <= ||err||_F <= gamma_N sum_a ||z_a||^2 + k mk eta. The squared norms and radii were
+        // summed in round-to-nearest over at most k mk non-negative terms: inflated by 1 + 2 gamma_{k mk}.
+        const std::size_t mk = (h + 1) * d;
+        const double gN = gamma_up(2 * (mk + h + 1) + 4), gS = gamma_up(k * mk + 2);
+        if (!std::isfinite(gN) || !std::isfinite(gS)) { why = "trace: dimension too large"; mpfr_clear(sq); return false; }
+        const double infl = up(1.0 + up(2.0 * gS));
+        const double gerr = up(up(gN * up(up(norm2 * infl) + up(double(k * mk) * eta5))) + up(double(k * mk) * eta5));
+        const double radF = up(std::sqrt(up(up(xr2 * infl) + up(double(k * mk) * eta5))));  // + underflow of the squares
+        mpfr_set_q(sq, x.sigma.get_mpq_t(), MPFR_RNDU);
+        const double sig = mpfr_get_d(sq, MPFR_RNDU);
+        const double root = up(std::max(sig, 0.0) + radF);
+        const double mu = up(root * root);
+        for (std::size_t j = 0; j < k; ++j) gx[j * k + j] = dn(gx[j * k + j] - mu);
+        if (!(std::isfinite(gerr) && std::isfinite(mu)) || !rump_pd(gx, k, gerr, threads)) {
+          why = "trace[" + std::to_string(h) + "]: sigma_lower is not certified: the Gram matrix of Z_inf (" +
+                std::to_string(k) + " rows, heads 1.." + std::to_string(h + 1) + ") minus (sigma_lower + ||R||_F)^2 I "
+                "is not proved positive definite";
+          mpfr_clear(sq);
+          return false;
+        }
+      }
+      // Head h as computed joins the accumulated blocks (for the later heads).
+      if (h + 1 < last) {
+        for (std::size_t i = 0; i < T; ++i)
+          for (std::size_t c = 0; c < d; ++c) {
+            const double z = C[i * m + h * d + c], r = R[i * m + h * d + c];
+            Ch[i * d + c] = z;
+            rowsq[i] += z * z;
+            rad2[i] += r * r;
+          }
+        gram_lower(Ch, T, d, gh, threads);
+        for (std::size_t a = 0; a < T; ++a)
+          for (std::size_t b = 0; b <= a; ++b) acc[a * T + b] += gh[a * T + b];
+      }
+    }
+    mpfr_clear(sq);
   }
 
   // ---- rank(Z) >= T: Gram of the centres + Rump ----

@@ -146,7 +146,7 @@ TEST_CASE("theorem1: tampered certificates are rejected, identically on 1 and 2 
     for (const char* k : {"contexts", "queries", "labels"}) c["data"][k][T - 1] = c["data"][k][T - 2];
     for (auto& e : c["trace"])  // keep the target logits consistent: only the rank can fail
       if (!e["group"].empty() && e["group"].back() == T - 1) e["target_logits"].back() = e["target_logits"][e["group"].size() - 2];
-  }, "rank");
+  }, "proved positive definite");  // Z_inf of the last head or Z itself: both lose rank
   // Class labels: another class for one example.
   const json cls = build("tamper_classes", "general --T 30 --n 4 --d 7 --C 3 --seed 3", "--heads 5 --dh 4");
   json c = cls;

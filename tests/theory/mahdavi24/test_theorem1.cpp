@@ -400,7 +400,29 @@ TEST_CASE("Theorem 1: corrupted certificates are rejected", "[theorem1][checker]
     c["trace"][3]["target_logits"][3] = c["trace"][3]["target_logits"][2];
     auto v = memcert_checker::verify_certificate_text(c.dump());
     CHECK(!v.valid);
-    CHECK(v.reason.find("rank") != std::string::npos);
+    CHECK(v.reason.find("proved positive definite") != std::string::npos);  // Z_inf of the last head or Z
+  }
+  // An inflated sigma_lower (checksum recomputed) passes the direct Weyl criterion but not the checker's
+  // own certificate of sigma_{k_h}(Z_inf).
+  for (std::size_t h = 1; h < 4; ++h) {
+    nlohmann::json c = res.certificate;
+    c["trace"][h]["sigma_lower"] = "1000";
+    c["trace"][h]["eps_criterion"] = "direct";
+    c["trace_checksum"] = theorem1_trace_checksum(c);
+    auto v = memcert_checker::verify_certificate_text(c.dump());
+    CHECK(!v.valid);
+    CHECK(v.reason.find("sigma_lower is not certified") != std::string::npos);
+    // the honest sigma_lower, a little smaller (still above Lemma 5's threshold: eps keeps a 0.1% margin),
+    // is still accepted
+    nlohmann::json ok = res.certificate;
+    if (ok["trace"][h]["eps_criterion"] == "direct") {
+      Rational sig = *rational_parse(ok["trace"][h]["sigma_lower"].get<std::string>());
+      ok["trace"][h]["sigma_lower"] = rational_to_string(sig * Rational(9995, 10000));
+      ok["trace_checksum"] = theorem1_trace_checksum(ok);
+      auto vo = memcert_checker::verify_certificate_text(ok.dump());
+      INFO(vo.reason);
+      CHECK(vo.valid);
+    }
   }
   // trace entries: re-derived ones and checksummed ones
   CHECK(!alter([](auto& c) { c["trace"][2]["c"] = "1/1024"; }));
