@@ -705,25 +705,29 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   // w^T e = 0, so head h's logits are the targets), the computed row itself. Re-certified here: the Gram
   // matrix accumulated head by head, then Rump's test of G - mu I with mu = (sigma_lower + ||R_S||_F)^2,
   // so sigma_k(centre) >= sqrt(mu) and every matrix of the enclosure has sigma_k >= sigma_lower (Weyl).
+  // A head whose eps came from the B.2 estimate (an estimate, not checked) instead gets the step's own
+  // claim re-certified: rank Z_c >= k_h for rows R_1..R_h and heads 1..h as computed (the same test with
+  // mu just above ||R_S||_F^2).
   {
     const double eta5 = std::ldexp(1.0, -1074);
     std::vector<double> acc(T * T, 0.0), gh, gx, Ch(T * d), X;  // acc: sum over heads < h of fl(C_g C_g^T)
     std::vector<double> rowsq(T, 0.0), rad2(T, 0.0);             // same heads: squared row norms (RN sums)
     std::size_t last = 0;  // the last head whose sigma is used
     for (std::size_t h = 0; h < H; ++h)
-      if (ht[h].sat && ht[h].direct) last = h + 1;
+      if (ht[h].sat) last = h + 1;
     mpfr_t sq;
     mpfr_init2(sq, 64);
     for (std::size_t h = 0; h < last; ++h) {
       const HeadTrace& x = ht[h];
       const std::size_t k = x.old + x.group.size();
-      if (x.sat && x.direct && k > 0) {
-        // X: head h's limit block (k x d) with its radii.
+      if (x.sat && k > 0) {
+        // X: head h's block (k x d) with its radii: the limit rows (direct) or the computed rows (B.2).
         X.assign(k * d, 0.0);
         double xr2 = 0, norm2 = 0;
         for (std::size_t i = 0; i < k; ++i) {
-          const double* cm = i < x.old ? &TokM[(i * n + jstar[h * T + i]) * d] : &C[i * m + h * d];
-          const double* cr = i < x.old ? &TokR[(i * n + jstar[h * T + i]) * d] : &R[i * m + h * d];
+          const bool limit = x.direct && i < x.old;
+          const double* cm = limit ? &TokM[(i * n + jstar[h * T + i]) * d] : &C[i * m + h * d];
+          const double* cr = limit ? &TokR[(i * n + jstar[h * T + i]) * d] : &R[i * m + h * d];
           double nr = rowsq[i];
           for (std::size_t c = 0; c < d; ++c) {
             X[i * d + c] = cm[c];
@@ -747,14 +751,16 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
         const double gerr = up(up(gN * up(up(norm2 * infl) + up(double(k * mk) * eta5))) + up(double(k * mk) * eta5));
         const double radF = up(std::sqrt(up(up(xr2 * infl) + up(double(k * mk) * eta5))));  // + underflow of the squares
         mpfr_set_q(sq, x.sigma.get_mpq_t(), MPFR_RNDU);
-        const double sig = mpfr_get_d(sq, MPFR_RNDU);
+        const double sig = x.direct ? mpfr_get_d(sq, MPFR_RNDU) : 0.0;
         const double root = up(std::max(sig, 0.0) + radF);
-        const double mu = up(root * root);
+        const double mu = x.direct ? up(root * root) : up(up(2.0 * up(radF * radF)) + 1e-300);
         for (std::size_t j = 0; j < k; ++j) gx[j * k + j] = dn(gx[j * k + j] - mu);
         if (!(std::isfinite(gerr) && std::isfinite(mu)) || !rump_pd(gx, k, gerr, threads)) {
-          why = "trace[" + std::to_string(h) + "]: sigma_lower is not certified: the Gram matrix of Z_inf (" +
-                std::to_string(k) + " rows, heads 1.." + std::to_string(h + 1) + ") minus (sigma_lower + ||R||_F)^2 I "
-                "is not proved positive definite";
+          why = "trace[" + std::to_string(h) + "]: " +
+                (x.direct ? "sigma_lower is not certified: the Gram matrix of Z_inf ("
+                          : "eps from the B.2 estimate and rank(Z_c) >= k_h not certified: the Gram matrix of Z_c (") +
+                std::to_string(k) + " rows, heads 1.." + std::to_string(h + 1) + ") minus " +
+                (x.direct ? "(sigma_lower + ||R||_F)^2 I" : "2 ||R||_F^2 I") + " is not proved positive definite";
           mpfr_clear(sq);
           return false;
         }

@@ -402,6 +402,20 @@ TEST_CASE("Theorem 1: corrupted certificates are rejected", "[theorem1][checker]
     CHECK(!v.valid);
     CHECK(v.reason.find("proved positive definite") != std::string::npos);  // Z_inf of the last head or Z
   }
+  // A head switched to the B.2 criterion (not checked: an estimate) gets rank(Z_c) >= k_h re-certified
+  // instead: the honest certificate still passes; with a duplicated example in that head's group it fails.
+  {
+    nlohmann::json c = res.certificate;
+    c["trace"][3]["eps_criterion"] = "b2";
+    CHECK(verify(c));
+    c["data"]["contexts"][16] = c["data"]["contexts"][15];
+    c["data"]["queries"][16] = c["data"]["queries"][15];
+    c["data"]["labels"][16] = c["data"]["labels"][15];
+    c["trace"][3]["target_logits"][3] = c["trace"][3]["target_logits"][2];
+    auto v = memcert_checker::verify_certificate_text(c.dump());
+    CHECK(!v.valid);
+    CHECK(v.reason.find("rank(Z_c) >= k_h not certified") != std::string::npos);
+  }
   // An inflated sigma_lower (checksum recomputed) passes the direct Weyl criterion but not the checker's
   // own certificate of sigma_{k_h}(Z_inf).
   for (std::size_t h = 1; h < 4; ++h) {
