@@ -391,13 +391,15 @@ TEST_CASE("Theorem 1: corrupted certificates are rejected", "[theorem1][checker]
   CHECK(!alter([](auto& c) { c["trace"][1]["target_logits"][0][0] = "1"; }));
   CHECK(!alter([](auto& c) { c["skip"] = true; }));
   CHECK(!alter([](auto& c) { c["weights"]["heads"].erase(3); }));
-  // Duplicating an example makes Z rank deficient: the rank certificate fails even with labels adjusted.
+  // Duplicating example 15 as 16 (both in R_4), labels and target logits adjusted.
+  auto duplicate_last = [](nlohmann::json& c) {
+    for (const char* k : {"contexts", "queries", "labels"}) c["data"][k][16] = c["data"][k][15];
+    c["trace"][3]["target_logits"][3] = c["trace"][3]["target_logits"][2];
+  };
+  // It makes Z rank deficient: the rank certificate fails even with labels adjusted.
   {
     nlohmann::json c = res.certificate;
-    c["data"]["contexts"][16] = c["data"]["contexts"][15];
-    c["data"]["queries"][16] = c["data"]["queries"][15];
-    c["data"]["labels"][16] = c["data"]["labels"][15];
-    c["trace"][3]["target_logits"][3] = c["trace"][3]["target_logits"][2];
+    duplicate_last(c);
     auto v = memcert_checker::verify_certificate_text(c.dump());
     CHECK(!v.valid);
     CHECK(v.reason.find("proved positive definite") != std::string::npos);  // Z_inf of the last head or Z
@@ -408,10 +410,7 @@ TEST_CASE("Theorem 1: corrupted certificates are rejected", "[theorem1][checker]
     nlohmann::json c = res.certificate;
     c["trace"][3]["eps_criterion"] = "b2";
     CHECK(verify(c));
-    c["data"]["contexts"][16] = c["data"]["contexts"][15];
-    c["data"]["queries"][16] = c["data"]["queries"][15];
-    c["data"]["labels"][16] = c["data"]["labels"][15];
-    c["trace"][3]["target_logits"][3] = c["trace"][3]["target_logits"][2];
+    duplicate_last(c);
     auto v = memcert_checker::verify_certificate_text(c.dump());
     CHECK(!v.valid);
     CHECK(v.reason.find("rank(Z_c) >= k_h not certified") != std::string::npos);
