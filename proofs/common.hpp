@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/numeric/rational.hpp"
@@ -84,29 +85,15 @@ inline bool is_zero(const QMatrix& m) {
   return true;
 }
 
-// Exact numbers as JSON strings.
+// Exact numbers as JSON strings (vectors and matrices: qvec_to_json / qmat_to_json, matrix_io.hpp).
 inline nlohmann::json jq(const Rational& q) { return rational_to_string(q); }
-inline nlohmann::json jvec(const QVector& v) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const auto& x : v) a.push_back(rational_to_string(x));
-  return a;
-}
-inline nlohmann::json jmat(const QMatrix& m) {
-  nlohmann::json a = nlohmann::json::array();
-  for (std::size_t i = 0; i < m.rows(); ++i) {
-    nlohmann::json r = nlohmann::json::array();
-    for (std::size_t j = 0; j < m.cols(); ++j) r.push_back(rational_to_string(m(i, j)));
-    a.push_back(std::move(r));
-  }
-  return a;
-}
 // Columns of `m` as a list of vectors.
-inline nlohmann::json jcols(const QMatrix& m) { return jmat(mat_transpose(m)); }
+inline nlohmann::json jcols(const QMatrix& m) { return qmat_to_json(mat_transpose(m)); }
 inline nlohmann::json jalphas(const Alphas& alpha) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& head : alpha) {
     nlohmann::json h = nlohmann::json::array();
-    for (const auto& v : head) h.push_back(jvec(v));
+    for (const auto& v : head) h.push_back(qvec_to_json(v));
     a.push_back(std::move(h));
   }
   return a;

@@ -54,8 +54,8 @@ InstanceResult check(const Instance& inst, bool ablation) {
   InstanceResult r;
   r.figures = {{"rank_A", ra}, {"rank_D", rd}, {"rank_M", rm}};
   nlohmann::json c = claim_cert(ablation ? "mahdavi24/lemma-1-nonzero-block" : "mahdavi24/lemma-1");
-  c["A"] = jmat(in.A); c["B"] = jmat(in.B); c["D"] = jmat(in.D);
-  if (ablation) c["C"] = jmat(in.C);
+  c["A"] = qmat_to_json(in.A); c["B"] = qmat_to_json(in.B); c["D"] = qmat_to_json(in.D);
+  if (ablation) c["C"] = qmat_to_json(in.C);
   if (rm >= ra + rd) {
     r.outcome = Outcome::confirmed;
     r.summary = "rank M = " + std::to_string(rm) + " >= rank A + rank D = " + std::to_string(ra) + " + " + std::to_string(rd);

@@ -53,7 +53,7 @@ InstanceResult check(const Instance& inst, bool boundary) {
   r.figures = {{"rank_X", qmat_rank(in.X)}, {"rank_Y", rank}, {"det_factor_1_plus_na",
                rational_to_string(1 + Rational(Integer(static_cast<long>(n))) * in.a)}};
   nlohmann::json c = claim_cert(boundary ? "mahdavi24/lemma-2-boundary" : "mahdavi24/lemma-2");
-  c["X"] = jmat(in.X);
+  c["X"] = qmat_to_json(in.X);
   c["a"] = jq(in.a);
   if (rank == n) {
     r.outcome = Outcome::confirmed;
@@ -68,9 +68,9 @@ InstanceResult check(const Instance& inst, bool boundary) {
   r.outcome = Outcome::counterexample;
   r.summary = "a = " + rational_to_string(in.a) + ": sum_i c_i y_i = 0 with c = exact kernel vector (rank Y = " +
               std::to_string(rank) + " < n = " + std::to_string(n) + ")";
-  r.witness = {{"a", rational_to_string(in.a)}, {"coefficients", jvec(coeff)}};
+  r.witness = {{"a", rational_to_string(in.a)}, {"coefficients", qvec_to_json(coeff)}};
   c["verdict"] = "counterexample";
-  c["coefficients"] = jvec(coeff);
+  c["coefficients"] = qvec_to_json(coeff);
   r.certificate = c;
   return r;
 }

@@ -71,9 +71,9 @@ bool distinct_entries(const QVector& v) {
 nlohmann::json base_cert(const std::string& id, const Lemma3Instance& in) {
   nlohmann::json c = claim_cert(id);
   nlohmann::json ctx = nlohmann::json::array();
-  for (const auto& E : in.contexts) ctx.push_back(jmat(E));
+  for (const auto& E : in.contexts) ctx.push_back(qmat_to_json(E));
   c["contexts"] = ctx;
-  c["queries"] = jmat(in.queries);
+  c["queries"] = qmat_to_json(in.queries);
   c["k"] = in.k;
   c["R"] = in.R;
   return c;
@@ -106,8 +106,8 @@ InstanceResult check_lemma(const Instance& inst) {
                 ": W' = g w^T kills R's queries and separates every other example's logits (exact)";
     r.figures = {{"R_size", in.R.size()}, {"k", in.k}, {"attempts", attempt + 1}};
     nlohmann::json cert = base_cert("mahdavi24/lemma-3", in);
-    cert["w"] = jvec(w);
-    cert["g"] = jvec(g);
+    cert["w"] = qvec_to_json(w);
+    cert["g"] = qvec_to_json(g);
     cert["verdict"] = "confirmed";
     r.certificate = cert;
     return r;
@@ -135,7 +135,7 @@ InstanceResult check_boundary(const Instance& inst, const std::string& id) {
   r.summary = "|R| = " + std::to_string(in.R.size()) + " = k: e^(" + std::to_string(in.t0) +
               ") = sum c_i e^(R_i) exactly, so every W' with W' e^(t) = 0 on R has W' e^(t0) = 0 and "
               "E W' e^(t0) = 0 has no distinct entries";
-  r.witness = {{"R", in.R}, {"t0", in.t0}, {"coefficients", jvec(coeff)}};
+  r.witness = {{"R", in.R}, {"t0", in.t0}, {"coefficients", qvec_to_json(coeff)}};
   r.figures = {{"R_size", in.R.size()}, {"k", in.k}};
   if (id == "mahdavi24/theorem-1-dependent-queries") {
     // Cross-check: what the Theorem 1 construction itself does on this data (H = 2, d_h = n).
@@ -159,7 +159,7 @@ InstanceResult check_boundary(const Instance& inst, const std::string& id) {
   }
   nlohmann::json cert = base_cert(id, in);
   cert["t0"] = in.t0;
-  cert["coefficients"] = jvec(coeff);
+  cert["coefficients"] = qvec_to_json(coeff);
   cert["verdict"] = "counterexample";
   r.certificate = cert;
   return r;

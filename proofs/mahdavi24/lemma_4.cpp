@@ -49,7 +49,7 @@ void logits(const Lemma4Instance& in, QVector& b, QVector& s) {
 
 nlohmann::json base_cert(const std::string& id, const Lemma4Instance& in) {
   nlohmann::json c = claim_cert(id);
-  c["E"] = jmat(in.E); c["W"] = jmat(in.W); c["W_prime"] = jmat(in.Wp); c["e"] = jvec(in.e);
+  c["E"] = qmat_to_json(in.E); c["W"] = qmat_to_json(in.W); c["W_prime"] = qmat_to_json(in.Wp); c["e"] = qvec_to_json(in.e);
   return c;
 }
 

@@ -96,7 +96,7 @@ InstanceResult check_lemma(const Instance& inst) {
                {"perturbation_frobenius_sq", rational_to_double(fro)}};
   if (!hyp) { r.outcome = Outcome::undecided; r.summary = "hypothesis not certified"; return r; }
   nlohmann::json c = claim_cert("mahdavi24/lemma-5");
-  c["A"] = jmat(in.A); c["P"] = jmat(in.P); c["rows"] = in.S; c["mu"] = jq(in.s2);
+  c["A"] = qmat_to_json(in.A); c["P"] = qmat_to_json(in.P); c["rows"] = in.S; c["mu"] = jq(in.s2);
   c["kernel_A"] = jcols(qmat_kernel(in.A));
   if (rb >= ra) {
     r.outcome = Outcome::confirmed;
@@ -122,7 +122,7 @@ InstanceResult check_boundary(const Instance& inst) {
   r.figures = {{"rank_A", ra}, {"rank_B", rb}, {"norm_sq", rational_to_string(in.s2)}};
   if (rb >= ra) { r.outcome = Outcome::confirmed; r.summary = "rank did not drop"; return r; }
   nlohmann::json c = claim_cert("mahdavi24/lemma-5-equality");
-  c["A"] = jmat(in.A); c["C"] = jmat(in.C); c["x"] = jvec(in.x); c["y"] = jvec(in.y);
+  c["A"] = qmat_to_json(in.A); c["C"] = qmat_to_json(in.C); c["x"] = qvec_to_json(in.x); c["y"] = qvec_to_json(in.y);
   c["s2"] = jq(in.s2);
   c["kernel_B"] = jcols(qmat_kernel(B));
   c["verdict"] = "counterexample";
@@ -130,7 +130,7 @@ InstanceResult check_boundary(const Instance& inst) {
   r.outcome = Outcome::counterexample;
   r.summary = "||B - A||_2 = sigma_min(A) = 12 exactly and rank B = " + std::to_string(rb) + " < rank A = " +
               std::to_string(ra) + ": the strict inequality is needed";
-  r.witness = {{"B_minus_A", "x y^T"}, {"x", jvec(in.x)}, {"y", jvec(in.y)}, {"rank_B", rb}, {"rank_A", ra}};
+  r.witness = {{"B_minus_A", "x y^T"}, {"x", qvec_to_json(in.x)}, {"y", qvec_to_json(in.y)}, {"rank_B", rb}, {"rank_A", ra}};
   return r;
 }
 

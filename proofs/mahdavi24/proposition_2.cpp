@@ -45,7 +45,7 @@ nlohmann::json base_cert(const std::string& id, const Prop2Instance& in, std::si
   nlohmann::json c = claim_cert(id);
   c["H"] = in.H; c["n"] = in.n; c["d"] = in.d; c["T"] = in.T;
   nlohmann::json ctx = nlohmann::json::array();
-  for (const auto& E : in.contexts) ctx.push_back(jmat(E));
+  for (const auto& E : in.contexts) ctx.push_back(qmat_to_json(E));
   c["contexts"] = ctx;
   c["alpha"] = jalphas(in.alpha);
   c["rank_Z_lower"] = rank_lower;

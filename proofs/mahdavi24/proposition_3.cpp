@@ -74,8 +74,8 @@ InstanceResult check(const Instance& inst) {
                {"full_parameters", full_params}};
   nlohmann::json c = claim_cert("mahdavi24/proposition-3");
   c["d"] = d; c["n"] = n; c["m"] = m; c["T"] = in.T;
-  c["queries"] = jmat(in.X); c["context"] = jmat(in.E);
-  c["W"] = jmat(in.W); c["b"] = jvec(in.b); c["v"] = jvec(in.v);
+  c["queries"] = qmat_to_json(in.X); c["context"] = qmat_to_json(in.E);
+  c["W"] = qmat_to_json(in.W); c["b"] = qvec_to_json(in.b); c["v"] = qvec_to_json(in.v);
   if (gp && a1 && a2 && identity && in.T > reduced_params) {
     r.outcome = Outcome::confirmed;
     r.summary = "T = " + std::to_string(in.T) + " points: General Position, Assumptions 1-2 hold exactly; "

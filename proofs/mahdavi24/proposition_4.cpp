@@ -118,10 +118,10 @@ InstanceResult check(const Instance& inst, bool drop_a3) {
   nlohmann::json c = claim_cert(drop_a3 ? "mahdavi24/proposition-4-without-assumption-3"
                                         : "mahdavi24/proposition-4");
   nlohmann::json ctx = nlohmann::json::array();
-  for (const auto& E : in.contexts) ctx.push_back(jmat(E));
+  for (const auto& E : in.contexts) ctx.push_back(qmat_to_json(E));
   c["contexts"] = ctx;
-  c["queries"] = jmat(in.queries);
-  c["W_K"] = jmat(in.WK); c["W_Q"] = jmat(in.WQ); c["W_V"] = jmat(in.WV); c["W_O"] = jmat(in.WO);
+  c["queries"] = qmat_to_json(in.queries);
+  c["W_K"] = qmat_to_json(in.WK); c["W_Q"] = qmat_to_json(in.WQ); c["W_V"] = qmat_to_json(in.WV); c["W_O"] = qmat_to_json(in.WO);
   if (!drop_a3) {
     if (!a2_in || !a3_in) {
       r.outcome = Outcome::undecided;
@@ -143,7 +143,7 @@ InstanceResult check(const Instance& inst, bool drop_a3) {
     if (!a1_out) {
       c["verdict"] = "counterexample";
       c["dependent_subset"] = dep;
-      c["coefficients"] = jvec(row_dependency(out_q, dep));
+      c["coefficients"] = qvec_to_json(row_dependency(out_q, dep));
       r.certificate = c;
     }
     return r;
@@ -162,10 +162,10 @@ InstanceResult check(const Instance& inst, bool drop_a3) {
   r.outcome = Outcome::counterexample;
   r.summary = "input satisfies Assumptions 1 and 2 but not 3; output queries " + nlohmann::json(dep).dump() +
               " are dependent (exact coefficients), so Assumption 1 fails after the layer";
-  r.witness = {{"dependent_subset", dep}, {"coefficients", jvec(coeff)}};
+  r.witness = {{"dependent_subset", dep}, {"coefficients", qvec_to_json(coeff)}};
   c["verdict"] = "counterexample";
   c["dependent_subset"] = dep;
-  c["coefficients"] = jvec(coeff);
+  c["coefficients"] = qvec_to_json(coeff);
   r.certificate = c;
   return r;
 }

@@ -65,7 +65,7 @@ InstanceResult check(const Instance& inst) {
   nlohmann::json c = claim_cert("mahdavi24/proposition-5");
   c["H"] = H; c["n"] = in.n; c["d"] = d; c["T"] = in.T; c["s"] = jq(in.s);
   nlohmann::json ctx = nlohmann::json::array();
-  for (const auto& E : in.contexts) ctx.push_back(jmat(E));
+  for (const auto& E : in.contexts) ctx.push_back(qmat_to_json(E));
   c["contexts"] = ctx;
   c["alpha"] = jalphas(in.alpha);
   c["rank_Z_lower"] = rank;
@@ -108,7 +108,7 @@ InstanceResult check_ablation(const Instance& inst) {
   nlohmann::json c = claim_cert("mahdavi24/proposition-5-nonconstant-sums");
   c["H"] = in.H; c["n"] = in.n; c["d"] = in.d; c["T"] = in.T;
   nlohmann::json ctx = nlohmann::json::array();
-  for (const auto& E : in.contexts) ctx.push_back(jmat(E));
+  for (const auto& E : in.contexts) ctx.push_back(qmat_to_json(E));
   c["contexts"] = ctx;
   c["alpha"] = jalphas(in.alpha);
   c["rank_Z_lower"] = rank;

@@ -66,13 +66,13 @@ InstanceResult check_readout(const Instance& inst) {
   nlohmann::json c = claim_cert("mahdavi24/step-2-readout");
   c["H"] = H; c["n"] = in.n; c["d"] = d; c["T"] = in.T;
   nlohmann::json ctx = nlohmann::json::array();
-  for (const auto& E : in.contexts) ctx.push_back(jmat(E));
+  for (const auto& E : in.contexts) ctx.push_back(qmat_to_json(E));
   c["contexts"] = ctx;
   c["alpha"] = jalphas(in.alpha);
-  c["labels"] = jmat(in.Y);
+  c["labels"] = qmat_to_json(in.Y);
   nlohmann::json wv = nlohmann::json::array();
-  for (const auto& w : WV) wv.push_back(jmat(w));
-  c["W_V"] = wv; c["W_O"] = jmat(WO); c["W_D"] = jmat(WD);
+  for (const auto& w : WV) wv.push_back(qmat_to_json(w));
+  c["W_V"] = wv; c["W_O"] = qmat_to_json(WO); c["W_D"] = qmat_to_json(WD);
   if (ok) {
     r.outcome = Outcome::confirmed;
     r.summary = "rank Z = T = " + std::to_string(in.T) + ": exact M with Z M = Y factored as blockdiag(W_V) W_O W_D; "
@@ -121,10 +121,10 @@ InstanceResult check_dout(const Instance& inst) {
   nlohmann::json c = claim_cert("mahdavi24/theorem-1-without-d-ge-dout");
   c["H"] = in.H; c["d_h"] = in.dh; c["d_out"] = in.dout;
   nlohmann::json ctx = nlohmann::json::array();
-  for (const auto& E : in.contexts) ctx.push_back(jmat(E));
+  for (const auto& E : in.contexts) ctx.push_back(qmat_to_json(E));
   c["contexts"] = ctx;
-  c["queries"] = jmat(in.queries);
-  c["labels"] = jmat(in.Y);
+  c["queries"] = qmat_to_json(in.queries);
+  c["labels"] = qmat_to_json(in.Y);
   c["verdict"] = "counterexample";
   r.certificate = c;
   r.outcome = Outcome::counterexample;

@@ -16,25 +16,35 @@ struct T1Instance {
   std::uint64_t seed;
 };
 
-Instance generate(std::uint64_t seed, std::size_t index) {
-  static const std::size_t sizes[][4] = {{2, 2, 4, 2}, {3, 2, 4, 2}, {2, 3, 5, 3}, {3, 3, 6, 4}, {4, 2, 3, 2}};
-  const auto& s = sizes[index % 5];
-  std::size_t H = s[0], n = s[1], d = s[2], dh = s[3], r = std::min(n, dh), T = H * (r - 1) + 1;
+// An instance of sizes {H, n, d, d_h} with T = H(r-1)+1 + extra generated examples.
+Instance t1_instance(const std::size_t (&s)[4], std::size_t extra, std::uint64_t seed, bool with_r) {
+  std::size_t H = s[0], n = s[1], d = s[2], dh = s[3], r = std::min(n, dh), T = H * (r - 1) + 1 + extra;
   T1Instance in{mahdavi24::generate_attention_dataset("theorem1", T, n, d, std::nullopt, seed), H, dh, seed};
   Instance inst;
   inst.params = {{"H", H}, {"n", n}, {"d", d}, {"dh", dh}, {"T", T}};
+  if (with_r) inst.params["r"] = r;
   inst.data = std::move(in);
   return inst;
 }
 
-InstanceResult check(const Instance& inst) {
-  const auto& in = std::any_cast<const T1Instance&>(inst.data);
-  InstanceResult r;
+mahdavi24::Theorem1Options t1_options(const T1Instance& in) {
   mahdavi24::Theorem1Options opt;
   opt.H = in.H;
   opt.dh = in.dh;
   opt.seed = in.seed;
   opt.c_minimal = false;
+  return opt;
+}
+
+Instance generate(std::uint64_t seed, std::size_t index) {
+  static const std::size_t sizes[][4] = {{2, 2, 4, 2}, {3, 2, 4, 2}, {2, 3, 5, 3}, {3, 3, 6, 4}, {4, 2, 3, 2}};
+  return t1_instance(sizes[index % 5], 0, seed, false);
+}
+
+InstanceResult check(const Instance& inst) {
+  const auto& in = std::any_cast<const T1Instance&>(inst.data);
+  InstanceResult r;
+  const mahdavi24::Theorem1Options opt = t1_options(in);
   try {
     mahdavi24::Theorem1Result res = mahdavi24::theorem1_construct(in.ds, opt);
     r.figures = {{"T_star", res.T_star}, {"r", res.r}, {"rank_Z_lower", res.rank_Z_lower},
@@ -60,23 +70,13 @@ InstanceResult check(const Instance& inst) {
 // d_h > n (r = min(n, d_h) stays n).
 Instance generate_prop1(std::uint64_t seed, std::size_t index) {
   static const std::size_t sizes[][4] = {{2, 2, 4, 3}, {3, 2, 4, 2}, {2, 3, 5, 5}};  // H n d dh
-  const auto& s = sizes[index % 3];
-  std::size_t H = s[0], n = s[1], d = s[2], dh = s[3], r = std::min(n, dh), T = H * (r - 1) + 1 + 2;
-  T1Instance in{mahdavi24::generate_attention_dataset("theorem1", T, n, d, std::nullopt, seed), H, dh, seed};
-  Instance inst;
-  inst.params = {{"H", H}, {"n", n}, {"d", d}, {"dh", dh}, {"T", T}, {"r", r}};
-  inst.data = std::move(in);
-  return inst;
+  return t1_instance(sizes[index % 3], 2, seed, true);
 }
 
 InstanceResult check_prop1(const Instance& inst) {
   const auto& in = std::any_cast<const T1Instance&>(inst.data);
   InstanceResult r;
-  mahdavi24::Theorem1Options opt;
-  opt.H = in.H;
-  opt.dh = in.dh;
-  opt.seed = in.seed;
-  opt.c_minimal = false;
+  const mahdavi24::Theorem1Options opt = t1_options(in);
   std::size_t rr = std::min(in.ds.n(), in.dh), target = std::min(in.ds.T(), in.H * (rr - 1) + 1);
   try {
     auto res = mahdavi24::theorem1_construct(in.ds, opt);

@@ -52,8 +52,8 @@ InstanceResult check(const Instance& inst) {
     return r;
   }
   nlohmann::json c = claim_cert("vaswani17/sinusoidal-rank-margin");
-  c["matrix"] = jmat(Pq);
-  c["u"] = jvec(u);
+  c["matrix"] = qmat_to_json(Pq);
+  c["u"] = qvec_to_json(u);
   c["delta2"] = jq(d2);
   c["verdict"] = "counterexample";
   r.certificate = c;

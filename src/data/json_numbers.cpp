@@ -51,6 +51,12 @@ Rational json_to_rational(const nlohmann::json& v, const std::string& file, cons
 
 nlohmann::json rational_to_json(const Rational& q) { return rational_to_string(q); }
 
+nlohmann::json qvec_to_json(const QVector& v) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const Rational& q : v) a.push_back(rational_to_string(q));
+  return a;
+}
+
 nlohmann::json qmat_to_json(const QMatrix& a) {
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t i = 0; i < a.rows(); ++i) {

@@ -43,6 +43,7 @@ void matrix_write_txt(const std::string& path, const QMatrix& a);
 // double they parse to, exactly). `where` names the position for error messages.
 Rational json_to_rational(const nlohmann::json& v, const std::string& file, const std::string& where);
 nlohmann::json rational_to_json(const Rational& q);        // as an exact string
+nlohmann::json qvec_to_json(const QVector& v);             // [...] of strings
 nlohmann::json qmat_to_json(const QMatrix& a);             // [[...], ...] of strings
 QMatrix json_to_qmat(const nlohmann::json& v, const std::string& file, const std::string& where);
 // The matrix object {"rows": m, "cols": n, "data": [[...], ...]} (exact strings) and back; the reader

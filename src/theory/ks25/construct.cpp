@@ -9,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "memcert/data/matrix_io.hpp"
 #include "memcert/util/error.hpp"
 
 namespace memcert::ks25 {
@@ -26,23 +27,9 @@ Integer rat_floor(const Rational& q) {
   return f;
 }
 
-nlohmann::json qvec_json(const QVector& v) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const auto& x : v) a.push_back(rational_to_string(x));
-  return a;
-}
-nlohmann::json qmat_rows_json(const QMatrix& m) {
-  nlohmann::json a = nlohmann::json::array();
-  for (std::size_t i = 0; i < m.rows(); ++i) {
-    nlohmann::json row = nlohmann::json::array();
-    for (std::size_t j = 0; j < m.cols(); ++j) row.push_back(rational_to_string(m(i, j)));
-    a.push_back(std::move(row));
-  }
-  return a;
-}
 nlohmann::json net_json(const ReluNet& net) {
   nlohmann::json a = nlohmann::json::array();
-  for (const auto& L : net.layers) a.push_back({{"W", qmat_rows_json(L.W)}, {"b", qvec_json(L.b)}});
+  for (const auto& L : net.layers) a.push_back({{"W", qmat_to_json(L.W)}, {"b", qvec_to_json(L.b)}});
   return a;
 }
 
@@ -469,17 +456,17 @@ nlohmann::json ks_certificate_json(const KsResult& r) {
   c["d"] = P.d;
   c["C"] = P.C;
   nlohmann::json toks = nlohmann::json::array();
-  for (const auto& t : P.tokens) toks.push_back(qvec_json(t));
+  for (const auto& t : P.tokens) toks.push_back(qvec_to_json(t));
   c["tokens"] = std::move(toks);
   c["sequences"] = P.seq_ids;
   if (P.seq2seq) c["labels"] = P.token_labels;
   else c["labels"] = P.labels;
   c["separation"] = {{"r2", rational_to_string(P.r2)}, {"delta2", rational_to_string(P.delta2)},
                      {"method", P.delta2_exact ? "exact" : "projection"}};
-  if (!P.delta2_exact) c["separation"]["direction"] = qvec_json(P.delta_direction);
+  if (!P.delta2_exact) c["separation"]["direction"] = qvec_to_json(P.delta_direction);
   nlohmann::json net;
   net["f1"] = net_json(r.net.f1);
-  net["attention"] = {{"WOV", qmat_rows_json(r.net.WOV)}};
+  net["attention"] = {{"WOV", qmat_to_json(r.net.WOV)}};
   net["f2"] = net_json(r.net.f2);
   c["network"] = std::move(net);
   if (r.collision) {

@@ -19,8 +19,6 @@ namespace {
 
 using detail::fmt;
 using detail::fmtq;
-using detail::qmat_json;
-using detail::qvec_json;
 QMatrix rows_of(const QMatrix& a, const std::vector<std::size_t>& idx) { return mat_select_rows(a, idx); }
 // y != 0 with y^T A = 0 (a dependency among the rows of A), or empty when the rows are independent.
 QVector row_dependency(const QMatrix& a) {
@@ -126,7 +124,7 @@ GroupingFacts grouping_facts_check(const AttentionDataset& ds, const std::vector
         QVector y = row_dependency(q);
         f.failure = "the queries of group R_" + std::to_string(h + 1) + " are linearly dependent";
         f.witness = {{"fact", "Q_R_h full column rank"}, {"head", h + 1}, {"examples", g},
-                     {"coefficients", qvec_json(y)}};
+                     {"coefficients", qvec_to_json(y)}};
         return f;
       }
       if (h > 0) {
@@ -156,7 +154,7 @@ GroupingFacts grouping_facts_check(const AttentionDataset& ds, const std::vector
           f.failure = "query of example " + std::to_string(t) + " lies in the span of the queries of group R_" +
                       std::to_string(h + 1);
           f.witness = {{"fact", "[Q_R_h, e_t] full column rank"}, {"head", h + 1}, {"examples", idx},
-                       {"coefficients", qvec_json(y)}};
+                       {"coefficients", qvec_to_json(y)}};
           return f;
         }
       }
@@ -272,7 +270,7 @@ json assumptions_report(const AttentionDataset& ds, std::uint64_t budget) {
   for (std::size_t t = 0; t < T; ++t) all[t] = t;
   Assumption2Result a2 = assumption2_check(ds, all);
   json j2{{"holds", a2.holds}, {"failing", a2.failing}};
-  if (!a2.holds) j2["witness"] = qvec_json(a2.witness);
+  if (!a2.holds) j2["witness"] = qvec_to_json(a2.witness);
   out["assumption2"] = j2;
   // Assumption 3: e + xbar.
   QMatrix shifted = ds.queries;

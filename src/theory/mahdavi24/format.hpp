@@ -1,25 +1,16 @@
 #pragma once
-// Small formatting helpers shared by the mahdavi24 sources: exact numbers as JSON strings (certificates)
-// and short decimal renderings for the narration (never used for decisions).
+// Small formatting helpers shared by the mahdavi24 sources: short decimal renderings for the narration
+// (never used for decisions). Exact numbers go to JSON through qvec_to_json / qmat_to_json (matrix_io.hpp).
 #include <nlohmann/json.hpp>
 
 #include <sstream>
 #include <string>
 
+#include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/matrix.hpp"
 
 namespace memcert::mahdavi24::detail {
 
-inline nlohmann::json qvec_json(const QVector& v) {
-  nlohmann::json a = nlohmann::json::array();
-  for (const Rational& q : v) a.push_back(rational_to_string(q));
-  return a;
-}
-inline nlohmann::json qmat_json(const QMatrix& m) {
-  nlohmann::json a = nlohmann::json::array();
-  for (std::size_t i = 0; i < m.rows(); ++i) a.push_back(qvec_json(QVector(m.row(i), m.row(i) + m.cols())));
-  return a;
-}
 inline std::string fmt(double x) {
   std::ostringstream s;
   s.precision(4);

@@ -22,8 +22,6 @@ namespace {
 
 using detail::fmt;
 using detail::fmtq;
-using detail::qmat_json;
-using detail::qvec_json;
 
 void say(const Theorem1Options& opt, const std::string& s) { if (opt.narrate) opt.narrate(s); }
 

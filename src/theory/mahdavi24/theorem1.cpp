@@ -25,8 +25,6 @@ namespace {
 
 using detail::fmt;
 using detail::fmtq;
-using detail::qmat_json;
-using detail::qvec_json;
 
 
 }  // namespace
@@ -210,7 +208,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     Assumption2Result a2 = assumption2_check(ds, all);
     if (!a2.holds)
       throw HypothesisFailure("Assumption 2 fails: context of example " + std::to_string(a2.failing[0]) + " has rank < n",
-                              json{{"assumption", 2}, {"failing", a2.failing}, {"witness_row_combination", qvec_json(a2.witness)}});
+                              json{{"assumption", 2}, {"failing", a2.failing}, {"witness_row_combination", qvec_to_json(a2.witness)}});
     const std::size_t k1 = std::min(n, Tstar);
     if (binomial_saturating(Tstar, k1) <= 200000) {
       KruskalCheck a1 = kruskal_at_least(ds.queries, k1, 20'000'000);

@@ -15,8 +15,6 @@ namespace {
 
 using detail::fmt;
 using detail::fmtq;
-using detail::qmat_json;
-using detail::qvec_json;
 }  // namespace
 
 json theorem1_write_certificate(const Theorem1Result& res, const AttentionDataset& ds, const QMatrix& Y,
@@ -34,36 +32,36 @@ json theorem1_write_certificate(const Theorem1Result& res, const AttentionDatase
   json data;
   // The big parts (contexts, weights) are rendered on the fast-path threads, then assembled in order.
   std::vector<json> ctxv(ds.contexts.size());
-  parallel_for(ctxv.size(), fast_threads(), [&](std::size_t t) { ctxv[t] = qmat_json(ds.contexts[t]); });
+  parallel_for(ctxv.size(), fast_threads(), [&](std::size_t t) { ctxv[t] = qmat_to_json(ds.contexts[t]); });
   json ctxj = json::array();
   for (auto& c : ctxv) ctxj.push_back(std::move(c));
   data["contexts"] = std::move(ctxj);
-  data["queries"] = qmat_json(ds.queries);
+  data["queries"] = qmat_to_json(ds.queries);
   if (res.class_labels) {
     data["class_labels"] = cls;
   } else {
-    data["labels"] = qmat_json(Y);
+    data["labels"] = qmat_to_json(Y);
   }
   cert["data"] = data;
   cert["labels_generated"] = res.labels_generated;
   std::vector<json> headv(res.weights.heads.size());
   parallel_for(headv.size(), fast_threads(), [&](std::size_t h) {
     const auto& hd = res.weights.heads[h];
-    headv[h] = {{"WK", qmat_json(hd.WK)}, {"WQ", qmat_json(hd.WQ)}, {"WV", qmat_json(hd.WV)}};
+    headv[h] = {{"WK", qmat_to_json(hd.WK)}, {"WQ", qmat_to_json(hd.WQ)}, {"WV", qmat_to_json(hd.WV)}};
   });
   json heads = json::array();
   for (auto& h : headv) heads.push_back(std::move(h));
-  cert["weights"] = {{"heads", heads}, {"WO", qmat_json(res.weights.WO)}, {"WD", qmat_json(res.weights.WD)}};
+  cert["weights"] = {{"heads", heads}, {"WO", qmat_to_json(res.weights.WO)}, {"WD", qmat_to_json(res.weights.WD)}};
   json trace = json::array();
   for (const auto& tr : res.trace) {
     json j;
     j["head"] = tr.head;
     j["group"] = tr.group;
     json tg = json::array();
-    for (const auto& l : tr.targets) tg.push_back(qvec_json(l));
+    for (const auto& l : tr.targets) tg.push_back(qvec_to_json(l));
     j["target_logits"] = tg;
-    j["g"] = qvec_json(tr.g);
-    j["w"] = qvec_json(tr.w);
+    j["g"] = qvec_to_json(tr.g);
+    j["w"] = qvec_to_json(tr.w);
     j["lemma3_attempts"] = tr.lemma3_attempts;
     j["target_attempts"] = tr.target_attempts;
     j["old_examples"] = tr.old_examples;
