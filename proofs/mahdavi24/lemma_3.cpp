@@ -145,7 +145,7 @@ InstanceResult check_boundary(const Instance& inst, const std::string& id) {
     mahdavi24::Theorem1Options opt;
     opt.H = 2;
     opt.dh = in.n;
-    opt.c_minimal = false;
+    opt.saturation = false;
     try {
       auto res = mahdavi24::theorem1_construct(ds, opt);
       r.figures["construction"] = res.memorized ? "memorized (the obstruction concerns this grouping only)"

@@ -32,7 +32,7 @@ mahdavi24::Theorem1Options t1_options(const T1Instance& in) {
   opt.H = in.H;
   opt.dh = in.dh;
   opt.seed = in.seed;
-  opt.c_minimal = false;
+  opt.saturation = false;
   return opt;
 }
 

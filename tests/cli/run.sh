@@ -309,7 +309,24 @@ section_theorem1() {
   run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/cert.json" --json
   expect_rc "construct theorem1" 0
   json_keys "construct theorem1" claim H n d dh r T rank_Z_lower memorized saturation seconds
-  json_check "construct theorem1 values" 'j["claim"] == "mahdavi24/theorem-1" and j["T"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is True and len(j["saturation"]) == 4 and all(k in j["saturation"][1] for k in ["head","c","c_minimal","sigma_lower","eps"])'
+  json_check "construct theorem1 values" 'j["claim"] == "mahdavi24/theorem-1" and j["T"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is True and len(j["saturation"]) == 4 and all(k in j["saturation"][1] for k in ["head","c","c_proof","c_weyl","sigma_lower","eps"])'
+  # Saturation scales: every c reported rebuilds certified weights when passed back with --c.
+  cp "$OUT" "$d/proof.out.json"
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c weyl --out "$d/cert_weyl.json" --json
+  expect_rc "construct theorem1 --c weyl" 0
+  json_check "--c weyl: every head at its c_weyl" 'j["memorized"] is True and j["c_scale"] == "weyl" and all(s["c"] == s["c_weyl"] for s in j["saturation"])'
+  file_check "--c proof reports the same c_weyl" "$d/proof.out.json" 'all(s["c"] == s["c_proof"] and s["c_weyl"] is not None for s in j["saturation"]) and j["c_network"] is not None'
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c network --out "$d/cert_net.json" --json
+  expect_rc "construct theorem1 --c network" 0
+  json_check "--c network: every saturating head at c_network" 'j["memorized"] is True and all(s["c"] == j["c_network"] for s in j["saturation"][1:])'
+  cnet=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["c_network"])' "$OUT")
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c "$cnet" --out "$d/cert_val.json" --json
+  expect_rc "construct theorem1 --c <c_network>" 0
+  if cmp -s "$d/cert_net.json" "$d/cert_val.json"; then pass; else fail "--c <c_network> does not rebuild the --c network certificate"; fi
+  run verify "$d/cert_weyl.json"
+  expect_rc "verify --c weyl certificate" 0
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c -1 --out "$d/never.json"
+  expect_rc "construct theorem1 --c -1" 2
   file_check "theorem1 certificate" "$d/cert.json" 'j["kind"] == "theorem1" and "tolerance" in j and all(k in j["weights"]["heads"][0] for k in ["WK","WQ","WV"]) and "WO" in j["weights"] and "WD" in j["weights"]'
   run verify "$d/cert.json" --json
   expect_rc "verify theorem1" 0

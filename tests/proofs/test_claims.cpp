@@ -226,3 +226,37 @@ TEST_CASE("run semantics: findings, boundary claims and rejected certificates", 
     }
   }
 }
+
+TEST_CASE("proposition 4: Assumption 1 after the layer only for lambda = 1", "[proofs]") {
+  // The boundary variant's lambda != 1 input satisfies Assumptions 1-3; the checker must not accept it as an
+  // instance of the lambda = 1 claim, nor accept "confirmed" for it under any id.
+  const Claim* c = claim_find("mahdavi24/proposition-4-lambda-not-1");
+  REQUIRE(c);
+  ClaimRun run = claim_run(*c, 5, 11);
+  for (const auto& r : run.records) {
+    INFO(r.params.dump());
+    REQUIRE(r.result.outcome == Outcome::counterexample);
+    CHECK(r.result.figures["assumption1_in"] == true);
+    CHECK(r.result.figures["assumption3_in"] == true);
+    CHECK(r.result.figures["assumption1_out"] == false);
+    // Second method: the two dependent output queries coincide as plain vectors e + lambda xbar.
+    nlohmann::json as_claim = r.result.certificate;
+    as_claim["claim"] = "mahdavi24/proposition-4";
+    CHECK_FALSE(memcert_checker::verify_certificate_text(as_claim.dump()).valid);
+    as_claim["verdict"] = "confirmed";
+    CHECK_FALSE(memcert_checker::verify_certificate_text(as_claim.dump()).valid);
+    nlohmann::json a2 = r.result.certificate;
+    a2["claim"] = "mahdavi24/proposition-4-assumption-2";
+    a2["verdict"] = "confirmed";
+    CHECK(memcert_checker::verify_certificate_text(a2.dump()).valid);  // lambda != -1 keeps Assumption 2
+  }
+  CHECK(run.records[0].params["lambda"] == "2");
+  // lambda = -1: Assumption 2 is lost, and the assumption-2 claim rejects that lambda.
+  ClaimRun m1 = claim_run(*claim_find("mahdavi24/proposition-4-lambda-minus-1"), 2, 11);
+  for (const auto& r : m1.records) {
+    nlohmann::json a2 = r.result.certificate;
+    a2["claim"] = "mahdavi24/proposition-4-assumption-2";
+    a2["verdict"] = "confirmed";
+    CHECK_FALSE(memcert_checker::verify_certificate_text(a2.dump()).valid);
+  }
+}
