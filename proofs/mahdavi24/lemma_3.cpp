@@ -4,6 +4,7 @@
 // R vanishes on e^(t0), so (21) is impossible (this is also why Theorem 1's construction needs
 // Assumption 1: a head cannot saturate an earlier example whose query lies in the span of its group).
 #include "../common.hpp"
+#include "memcert/theory/mahdavi24/assumptions.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
 namespace memcert::proofs {
@@ -31,9 +32,14 @@ Instance generate(std::uint64_t seed, std::size_t index, int variant) {
     in.contexts.push_back(E);
   }
   if (variant == 0) {
-    in.k = std::min(in.d, in.T);
-    do in.queries = rng.int_matrix(in.T, in.d, 6); while (!kruskal_at_least(in.queries, in.k));
-    std::size_t size = 1 + rng.index(in.k - 1);  // 1 <= |R| <= k-1
+    // Even instances: general position (k = min(d, T)), |R| random. Odd instances: Assumption 1's
+    // boundary, queries of Kruskal rank EXACTLY k = n (a dependent (n+1)-subset exists) and the largest
+    // group the lemma allows, |R| = k-1 (Theorem 1's R_h).
+    const bool exact = index % 2 == 1;
+    in.k = exact ? in.n : std::min(in.d, in.T);
+    if (exact) in.queries = mahdavi24::queries_with_kruskal_rank(in.T, in.d, in.k, rng.g, 6);
+    else do in.queries = rng.int_matrix(in.T, in.d, 6); while (!kruskal_at_least(in.queries, in.k));
+    std::size_t size = exact ? in.k - 1 : 1 + rng.index(in.k - 1);  // 1 <= |R| <= k-1
     std::vector<std::size_t> perm(in.T);
     for (std::size_t i = 0; i < in.T; ++i) perm[i] = i;
     std::shuffle(perm.begin(), perm.end(), rng.g);
@@ -57,6 +63,7 @@ Instance generate(std::uint64_t seed, std::size_t index, int variant) {
   }
   Instance inst;
   inst.params = {{"T", in.T}, {"n", in.n}, {"d", in.d}, {"k", in.k}, {"R", in.R}};
+  if (variant == 0 && index % 2 == 1) inst.params["kruskal_exactly"] = in.k;
   inst.data = std::move(in);
   return inst;
 }

@@ -17,11 +17,15 @@ struct T1Instance {
 };
 
 // An instance of sizes {H, n, d, d_h} with T = H(r-1)+1 + extra generated examples.
-Instance t1_instance(const std::size_t (&s)[4], std::size_t extra, std::uint64_t seed, bool with_r) {
+// exact_n: queries of Kruskal rank EXACTLY n (Assumption 1 at its boundary: some n+1 queries are dependent).
+Instance t1_instance(const std::size_t (&s)[4], std::size_t extra, std::uint64_t seed, bool with_r, bool exact_n = false) {
   std::size_t H = s[0], n = s[1], d = s[2], dh = s[3], r = std::min(n, dh), T = H * (r - 1) + 1 + extra;
-  T1Instance in{mahdavi24::generate_attention_dataset("theorem1", T, n, d, std::nullopt, seed), H, dh, seed};
+  std::optional<std::size_t> K;
+  if (exact_n && n + 1 <= T && n <= d) K = n;
+  T1Instance in{mahdavi24::generate_attention_dataset("theorem1", T, n, d, std::nullopt, seed, K), H, dh, seed};
   Instance inst;
   inst.params = {{"H", H}, {"n", n}, {"d", d}, {"dh", dh}, {"T", T}};
+  if (K) inst.params["kruskal_exactly"] = *K;
   if (with_r) inst.params["r"] = r;
   inst.data = std::move(in);
   return inst;
@@ -38,7 +42,7 @@ mahdavi24::Theorem1Options t1_options(const T1Instance& in) {
 
 Instance generate(std::uint64_t seed, std::size_t index) {
   static const std::size_t sizes[][4] = {{2, 2, 4, 2}, {3, 2, 4, 2}, {2, 3, 5, 3}, {3, 3, 6, 4}, {4, 2, 3, 2}};
-  return t1_instance(sizes[index % 5], 0, seed, false);
+  return t1_instance(sizes[index % 5], 0, seed, false, /*exact_n=*/index % 2 == 1);
 }
 
 InstanceResult check(const Instance& inst) {

@@ -305,6 +305,16 @@ section_theorem1() {
   file_check "generate shared: one context" "$d/shared.json" 'all(c == j["contexts"][0] for c in j["contexts"]) and all(0 <= int(x) < 3 for x in j["labels"])'
   run generate general --T 8 --n 3 --d 5 --out "$d/general.json"
   expect_rc "generate general" 0
+  # Queries of Kruskal rank exactly n (Assumption 1's boundary): assumptions reports k = n, Theorem 1 builds.
+  run generate theorem1 --T 9 --n 3 --d 6 --kruskal 3 --seed 5 --out "$d/kexact.json" --json
+  expect_rc "generate theorem1 --kruskal 3" 0
+  json_check "generate --kruskal echoed" 'j["kruskal"] == 3'
+  run assumptions "$d/kexact.json" --json
+  json_check "assumptions at Kruskal rank exactly n" 'j["assumption1"]["holds"] is True and j["assumption1"]["kruskal_lower"] == 3 and j["general_position"]["holds"] is False'
+  run construct theorem1 "$d/kexact.json" --heads 4 --dh 3 --out "$d/kexact.cert.json" --json
+  expect_rc "construct theorem1 at Kruskal rank exactly n" 0
+  run generate theorem1 --T 4 --n 3 --d 6 --kruskal 4 --out "$d/never.json"
+  expect_rc "generate --kruskal K > T-1" 2
 
   run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/cert.json" --json
   expect_rc "construct theorem1" 0

@@ -299,7 +299,8 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
 
 // ---- data generation (uniform random rationals m/64, like the paper's uniform data) -----------------
 AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t T, std::size_t n, std::size_t d,
-                                            std::optional<std::size_t> classes, std::uint64_t seed) {
+                                            std::optional<std::size_t> classes, std::uint64_t seed,
+                                            std::optional<std::size_t> kruskal) {
   if (kind != "theorem1" && kind != "shared" && kind != "general")
     throw InputError("generate: expected theorem1, shared or general, got " + kind);
   if (T == 0 || n == 0 || d == 0) throw InputError("generate: expected --T, --n, --d >= 1");
@@ -320,6 +321,7 @@ AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t
   for (std::size_t t = 0; t < T; ++t) ds.contexts.push_back(kind == "shared" ? shared : context());
   ds.queries = QMatrix(T, d);
   for (auto& x : ds.queries.data()) x = draw();
+  if (kruskal) ds.queries = queries_with_kruskal_rank(T, d, *kruskal, rng, den);
   if (classes) {
     std::uniform_int_distribution<std::size_t> uc(0, *classes - 1);
     QMatrix L(T, 1);

@@ -549,3 +549,69 @@ TEST_CASE("assumptions: grouping facts, Kruskal witnesses, separation by brute f
   CHECK(s.r2 == r2);
   CHECK(s.delta2 == d2);
 }
+
+TEST_CASE("c_weyl bisection against the closed form", "[cweyl]") {
+  // n = 2, a = (0, 0), s = (1, 0): eps(c) = 2 (1 - alpha_1) = 2 / (1 + e^c). With m = 1, B = 1 and
+  // sigma = 1/2 the criterion eps < 1/2 holds iff c > ln 3 (second method: the closed form).
+  ScaledVector a, s;
+  a.num = {Integer(0), Integer(0)};
+  s.num = {Integer(1), Integer(0)};
+  AffineLogits L(a, &s, 64);
+  auto ws = weyl_scale_bisect({&L}, {0}, Rational(1, 2), Rational(1), Rational(4));
+  REQUIRE(ws);
+  const double c = rational_to_double(ws->c), ln3 = std::log(3.0);
+  CHECK(c > ln3);
+  CHECK(c < ln3 * (1 + 1.0 / 1024));
+  REQUIRE(ws->c_lower);
+  CHECK(rational_to_double(*ws->c_lower) <= ln3);
+  CHECK(ws->eps_upper < 0.5);
+  CHECK(ws->eps_upper >= 2 / (1 + std::exp(c)));
+  // Two examples: c_weyl is the larger of the two thresholds (s = (2, 0) halves the first one).
+  ScaledVector s2;
+  s2.num = {Integer(2), Integer(0)};
+  AffineLogits L2(a, &s2, 64);
+  auto both = weyl_scale_bisect({&L2, &L}, {0, 0}, Rational(1, 2), Rational(1, 2), Rational(4));
+  REQUIRE(both);  // m = 2, B^2 = 1/2: the same threshold eps < 1/2
+  CHECK(rational_to_double(both->c) > ln3);
+  CHECK(rational_to_double(both->c) < ln3 * (1 + 1.0 / 1024));
+  // The criterion already holds at c = 0 when sigma is large: c_weyl = 0, no lower end.
+  auto zero = weyl_scale_bisect({&L}, {0}, Rational(3), Rational(1), Rational(4));
+  REQUIRE(zero);
+  CHECK(zero->c == 0);
+  CHECK(!zero->c_lower);
+  // sigma = 0: nothing is certified.
+  CHECK(!weyl_scale_bisect({&L}, {0}, Rational(0), Rational(1), Rational(4)));
+}
+
+TEST_CASE("every reported saturation scale rebuilds certified weights", "[cweyl][cnet]") {
+  auto ds = generate_attention_dataset("theorem1", 9, 3, 6, std::nullopt, 77);
+  Theorem1Options opt;
+  opt.H = 4;
+  opt.dh = 3;
+  auto proof = theorem1_construct(ds, opt);
+  REQUIRE(proof.memorized);
+  REQUIRE(proof.c_network);
+  REQUIRE(proof.weyl_chain);
+  opt.scale = "weyl";
+  auto weyl = theorem1_construct(ds, opt);
+  CHECK(weyl.memorized);
+  CHECK(verify(weyl.certificate));
+  for (std::size_t h = 0; h < opt.H; ++h) {
+    CHECK(weyl.trace[h].c == *proof.trace[h].c_weyl);                 // built at the reported c_weyl
+    CHECK(*weyl.trace[h].c_weyl == *proof.trace[h].c_weyl);           // and reports the same values
+    CHECK(weyl.trace[h].c_proof == proof.trace[h].c_proof);
+  }
+  opt.scale = "value";
+  opt.c_value = *proof.c_network;
+  auto net = theorem1_construct(ds, opt);
+  CHECK(net.memorized);
+  CHECK(verify(net.certificate));
+  opt.scale = "network";
+  auto net2 = theorem1_construct(ds, opt);
+  CHECK(net2.certificate == net.certificate);
+  // A chosen scale changes only W_K's saturation column: the structure is the proof chain's.
+  for (std::size_t h = 1; h < opt.H; ++h) {
+    CHECK(net.trace[h].g == proof.trace[h].g);
+    CHECK(net.trace[h].targets == proof.trace[h].targets);
+  }
+}

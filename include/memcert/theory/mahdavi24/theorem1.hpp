@@ -243,8 +243,10 @@ nlohmann::json theorem1_write_certificate(const Theorem1Result& res, const Atten
 // re-derive (attempt counts, sigma values, c_weyl, the B.2 estimate) and the descriptive top-level fields.
 std::string theorem1_trace_checksum(const nlohmann::json& cert);
 
-// Default embedded instance and generators (rational entries m/64, seeded).
+// Default embedded instance and generators (rational entries m/64, seeded). `kruskal`: queries with
+// Kruskal rank exactly that value (queries_with_kruskal_rank; Assumption 1's boundary when it equals n).
 AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t T, std::size_t n, std::size_t d,
-                                            std::optional<std::size_t> classes, std::uint64_t seed);
+                                            std::optional<std::size_t> classes, std::uint64_t seed,
+                                            std::optional<std::size_t> kruskal = std::nullopt);
 
 }  // namespace memcert::mahdavi24
