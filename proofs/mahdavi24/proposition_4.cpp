@@ -11,6 +11,7 @@
 //  * proposition-4-without-assumption-3: lambda = 1, Assumptions 1-2 but not 3 on the input; the output
 //    violates Assumption 1.
 #include "../common.hpp"
+#include "memcert/theory/mahdavi24/assumptions.hpp"
 
 namespace memcert::proofs {
 namespace {
@@ -238,6 +239,44 @@ InstanceResult check(const Instance& inst, Variant v) {
   return r;
 }
 
+// `claims search` for the lambda = 1 claim (index % 5): 0 the lambda = 2 counterexample's input shape
+// (e^(1) = e^(0) + 2 (xbar^(0) - xbar^(1))); 1 Assumption 3 barely holding (e^(1) + xbar^(1) within 1/4096
+// per coordinate of e^(0) + xbar^(0)); 2 an integer lattice (entries in {-1, 0, 1}); 3 tiny dimensions
+// (n = d = 2, T = 3); 4 queries of Kruskal rank exactly n.
+Instance search(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"lambda-2-shape", "near-coincident", "lattice", "tiny", "kruskal-exactly-n"};
+  const std::size_t fam = index % 5;
+  Rng rng(seed);
+  Prop4Instance in;
+  in.T = fam == 3 ? 3 : 5 + rng.index(2);
+  in.n = fam == 3 ? 2 : 2 + rng.index(2);
+  in.d = fam == 3 ? 2 : in.n + 1 + rng.index(2);
+  in.dh = 2;
+  in.lambda = 1;
+  const long range = fam == 2 ? 1 : 5;
+  for (std::size_t t = 0; t < in.T; ++t) {
+    QMatrix E;
+    do E = rng.int_matrix(in.n, in.d, range); while (qmat_rank(E) < in.n);
+    in.contexts.push_back(E);
+  }
+  in.queries = fam == 4 ? mahdavi24::queries_with_kruskal_rank(in.T, in.d, in.n, rng.g, 5) : rng.int_matrix(in.T, in.d, range);
+  QVector x0 = mean_token(in.contexts[0]), x1 = mean_token(in.contexts[1]);
+  for (std::size_t j = 0; j < in.d; ++j) {
+    if (fam == 0) in.queries(1, j) = in.queries(0, j) + 2 * (x0[j] - x1[j]);
+    if (fam == 1) in.queries(1, j) = in.queries(0, j) + x0[j] - x1[j] + Rational(rng.integer(-1, 1), 4096);
+  }
+  in.WK = QMatrix(in.d, in.dh, Rational(0));
+  in.WQ = rng.int_matrix(in.d, in.dh, 3);
+  QMatrix M;
+  do M = rng.int_matrix(in.d, in.d, 3); while (qmat_rank(M) < in.d);
+  in.WV = M;
+  in.WO = *qmat_inverse(M);
+  Instance inst;
+  inst.params = {{"family", names[fam]}, {"T", in.T}, {"n", in.n}, {"d", in.d}, {"lambda", "1"}};
+  inst.data = std::move(in);
+  return inst;
+}
+
 Claim make_claim(Variant v, std::string statement, std::string method, std::string refutes, std::size_t instances) {
   return Claim{variant_id(v), std::move(statement), std::move(method),
                refutes.empty() ? Expect::holds : Expect::counterexample, std::move(refutes), instances,
@@ -245,15 +284,20 @@ Claim make_claim(Variant v, std::string statement, std::string method, std::stri
                [v](const Instance& in) { return check(in, v); }};
 }
 
+Claim with_search(Claim c) {
+  c.search = search;
+  return c;
+}
+
 const std::string kForward = "exact forward pass (W_K = 0 gives exactly uniform weights); ";
 
-ClaimRegistrar reg{make_claim(
+ClaimRegistrar reg{with_search(make_claim(
     Variant::lambda_one,
     "A uniform-attention self-attention layer with skip connection and W_V W_O = I turns data satisfying "
     "Assumptions 2 and 3 into data satisfying Assumptions 1 and 2.",
     kForward + "Assumption 3 on the input and Assumption 1 on the output by exhaustive subset independence, "
     "Assumption 2 by exact rank, all re-checked mod p",
-    "", 6)};
+    "", 6))};
 
 ClaimRegistrar reg_a2{make_claim(
     Variant::assumption2,

@@ -260,3 +260,35 @@ TEST_CASE("proposition 4: Assumption 1 after the layer only for lambda = 1", "[p
     CHECK_FALSE(memcert_checker::verify_certificate_text(a2.dump()).valid);
   }
 }
+
+TEST_CASE("claims search: structured families, certified findings", "[proofs][search]") {
+  // The claims with a search mode survive their structured families: no certified counterexample, and every
+  // decided instance re-verified by the checker.
+  for (const char* id : {"mahdavi24/proposition-4", "mahdavi24/lemma-3", "mahdavi24/theorem-1"}) {
+    const Claim* c = claim_find(id);
+    REQUIRE(c);
+    REQUIRE(c->search);
+    ClaimRun run = claim_search(*c, 6, 3);
+    INFO(id << "\n" << claim_run_json(run).dump(1));
+    CHECK(!run.finding());
+    CHECK(run.confirmed >= 3);
+    std::set<std::string> families;
+    for (const auto& r : run.records) {
+      families.insert(r.params.value("family", ""));
+      if (r.result.outcome == Outcome::confirmed) CHECK(r.certificate_verified);
+    }
+    CHECK(families.size() >= 5);
+  }
+  // The failure route: the statement Proposition 4 used to make ("lambda != -1 gives Assumption 1"), as a
+  // claim expected to hold whose search tries lambda != 1 inputs, is refuted with certified witnesses.
+  const Claim* not1 = claim_find("mahdavi24/proposition-4-lambda-not-1");
+  REQUIRE(not1);
+  Claim old_statement{"test/proposition-4-any-lambda", "lambda != -1 gives Assumption 1 (false)", "test",
+                      Expect::holds, "", 1, not1->generate, not1->check, not1->generate};
+  ClaimRun found = claim_search(old_statement, 3, 5);
+  CHECK(found.finding());
+  CHECK(found.counterexamples == 3);
+  for (const auto& r : found.records) CHECK(r.certificate_verified);
+  // A claim without a search mode is refused.
+  CHECK_THROWS_AS(claim_search(*claim_find("mahdavi24/lemma-2"), 1, 1), std::logic_error);
+}
