@@ -199,29 +199,38 @@ json run_capacity(const Spec& s, const Cell& c, const fs::path& root, const fs::
   std::int64_t best = 0;
   RunOutcome best_run;
   bool have_best = false;
+  // A command that reports no "memorized_count" and used fewer examples than it was given (theorem1
+  // builds for min(T, T*) examples) cannot certify more at any larger size: probing further would only
+  // repeat the same construction, so the search stops there and says why.
+  std::string stopped;
   auto probe = [&](std::int64_t size) {
     json p = c.params;
     p[d.size_key] = size;
     RunOutcome o = run_once(s, p, c.seed, root, dir / (d.size_key + std::to_string(size)));
     std::int64_t got = certified_size(d, o.certified);
     probes.push_back({{d.size_key, size}, {"exit", o.exit}, {"verdict", verdict_of(o.exit)}, {"certified", got}});
-    if (o.exit == kExitBadInput || o.exit >= kExitInternal) { best_run = o; have_best = true; return false; }
+    if (o.exit == kExitBadInput || o.exit >= kExitInternal) { best_run = o; have_best = true; stopped = "error"; return false; }
     if (got > best || !have_best) { best = std::max(best, got); best_run = o; have_best = true; }
+    const json& r = o.result;
+    if (got < size && r.is_object() && !r.contains("memorized_count") && r.contains(d.size_key) &&
+        r[d.size_key].is_number_integer() && r[d.size_key].get<std::int64_t>() < size)
+      stopped = "the command built for " + r[d.size_key].dump() + " of " + std::to_string(size) +
+                " examples and reports no memorized_count: larger sizes are beyond its method";
     return got >= size;
   };
   std::int64_t lo = from, hi = to;
-  if (probe(from)) {
-    while (lo < hi) {  // invariant: lo certified; nothing above hi probed successfully
+  if (probe(from) && stopped.empty()) {
+    while (lo < hi && stopped.empty()) {  // invariant: lo certified; nothing above hi probed successfully
       std::int64_t mid = lo + (hi - lo + 1) / 2;
       if (probe(mid)) lo = mid;
       else hi = mid - 1;
-      if (best_run.exit == kExitBadInput || best_run.exit >= kExitInternal) break;
     }
   }
   json row = row_base(s, c);
   row_fill(row, best_run);
   row["capacity"] = {{"from", from}, {"to", to}, {"certified", best}, {"probes", probes},
-                     {"not_established", best < to ? json{{"above", best}, {"up_to", to}} : json(nullptr)}};
+                     {"not_established", best < to ? json{{"above", best}, {"up_to", to}} : json(nullptr)},
+                     {"stopped", stopped.empty() ? json(nullptr) : json(stopped)}};
   return row;
 }
 

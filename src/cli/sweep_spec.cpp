@@ -111,37 +111,46 @@ Spec spec_parse(const std::string& file, const std::string& text) {
   } else if (!s.def->data_kinds.empty()) {
     s.data = s.def->data_kinds.front();
   }
-  if (!j.contains("grid") || !j["grid"].is_object()) throw fail("/grid", "an object {\"<option>\": [values], ...}");
+  if (!j.contains("grid") || !(j["grid"].is_object() || (j["grid"].is_array() && !j["grid"].empty())))
+    throw fail("/grid", "an object {\"<option>\": [values], ...} or a non-empty list of such objects");
   // The spec's key order fixes the cell order (nlohmann::json sorts object keys; ordered_json keeps them).
-  std::vector<std::string> order;
   const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(text);
-  for (auto& [k, v] : ordered["grid"].items()) order.push_back(k);
-  std::set<std::string> seen;
-  for (const auto& k : order) {
-    std::string ptr = "/grid/" + k;
-    std::string key = key_canonical(k);
-    bool is_flag = contains(s.def->construct_flags, key);
-    if (!contains(s.def->generate_options, key) && !contains(s.def->construct_options, key) && !is_flag)
-      throw fail(ptr, "an option of task " + s.def->name + "'s generate or construct command");
-    if (!seen.insert(key).second) throw fail(ptr, "each option once (H and heads are the same option)");
-    const auto& vals = j["grid"][k];
-    if (!vals.is_array() || vals.empty()) throw fail(ptr, "a non-empty list of values");
-    std::vector<nlohmann::json> vs;
-    for (std::size_t i = 0; i < vals.size(); ++i) {
-      const auto& v = vals[i];
-      std::string at = ptr + "/" + std::to_string(i);
-      if (is_flag) {
-        if (!v.is_boolean()) throw fail(at, "true or false");
-      } else if (key == "tolerance") {
-        if (!v.is_string()) throw fail(at, "an exact number as a string, e.g. \"1e-6\"");
-      } else if (key == s.def->size_key && v.is_string()) {
-        size_resolve(v, nlohmann::json{{"heads", 1}, {"n", 2}, {"d", 2}, {"dh", 2}}, file + ": " + at);  // syntax only
-      } else if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > 100000000) {
-        throw fail(at, "an integer in [1, 1e8]" + std::string(key == s.def->size_key ? " or a size formula such as \"T*\"" : ""));
+  const bool listed = j["grid"].is_array();
+  for (std::size_t gi = 0; gi < (listed ? j["grid"].size() : 1); ++gi) {
+    const std::string gptr = listed ? "/grid/" + std::to_string(gi) : "/grid";
+    const auto& gj = listed ? j["grid"][gi] : j["grid"];
+    if (!gj.is_object()) throw fail(gptr, "an object {\"<option>\": [values], ...}");
+    std::vector<std::string> order;
+    for (auto& [k, v] : (listed ? ordered["grid"][gi] : ordered["grid"]).items()) order.push_back(k);
+    Spec::Grid grid;
+    std::set<std::string> seen;
+    for (const auto& k : order) {
+      std::string ptr = gptr + "/" + k;
+      std::string key = key_canonical(k);
+      bool is_flag = contains(s.def->construct_flags, key);
+      if (!contains(s.def->generate_options, key) && !contains(s.def->construct_options, key) && !is_flag)
+        throw fail(ptr, "an option of task " + s.def->name + "'s generate or construct command");
+      if (!seen.insert(key).second) throw fail(ptr, "each option once (H and heads are the same option)");
+      const auto& vals = gj[k];
+      if (!vals.is_array() || vals.empty()) throw fail(ptr, "a non-empty list of values");
+      std::vector<nlohmann::json> vs;
+      for (std::size_t i = 0; i < vals.size(); ++i) {
+        const auto& v = vals[i];
+        std::string at = ptr + "/" + std::to_string(i);
+        if (is_flag) {
+          if (!v.is_boolean()) throw fail(at, "true or false");
+        } else if (key == "tolerance") {
+          if (!v.is_string()) throw fail(at, "an exact number as a string, e.g. \"1e-6\"");
+        } else if (key == s.def->size_key && v.is_string()) {
+          size_resolve(v, nlohmann::json{{"heads", 1}, {"n", 2}, {"d", 2}, {"dh", 2}}, file + ": " + at);  // syntax only
+        } else if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > 100000000) {
+          throw fail(at, "an integer in [1, 1e8]" + std::string(key == s.def->size_key ? " or a size formula such as \"T*\"" : ""));
+        }
+        vs.push_back(v);
       }
-      vs.push_back(v);
+      grid.emplace_back(key, vs);
     }
-    s.grid.emplace_back(key, vs);
+    s.grids.push_back(grid);
   }
   if (!j.contains("seeds")) {
     s.seeds = {1};
@@ -164,40 +173,51 @@ Spec spec_parse(const std::string& file, const std::string& text) {
     s.capacity_to = c["to"];
   }
   // Each cell needs its size: from the grid, or from the capacity search.
-  bool has_size = s.def->size_key.empty() || s.capacity ||
-                  std::any_of(s.grid.begin(), s.grid.end(), [&](auto& g) { return g.first == s.def->size_key; });
-  if (!has_size) throw fail("/grid", "a \"" + s.def->size_key + "\" option (or a \"capacity\" search)");
+  for (std::size_t gi = 0; gi < s.grids.size(); ++gi) {
+    const auto& grid = s.grids[gi];
+    bool has_size = s.def->size_key.empty() || s.capacity ||
+                    std::any_of(grid.begin(), grid.end(), [&](auto& g) { return g.first == s.def->size_key; });
+    if (!has_size)
+      throw fail(j["grid"].is_array() ? "/grid/" + std::to_string(gi) : "/grid",
+                 "a \"" + s.def->size_key + "\" option (or a \"capacity\" search)");
+  }
   s.canonical = {{"task", s.task}, {"seeds", s.seeds}};
   if (!s.data.empty()) s.canonical["data"] = s.data;
-  nlohmann::json g = nlohmann::json::array();
-  for (auto& [k, vs] : s.grid) g.push_back({k, vs});
-  s.canonical["grid"] = g;
+  nlohmann::json gs = nlohmann::json::array();
+  for (const auto& grid : s.grids) {
+    nlohmann::json g = nlohmann::json::array();
+    for (auto& [k, vs] : grid) g.push_back({k, vs});
+    gs.push_back(g);
+  }
+  s.canonical["grid"] = gs;
   if (s.capacity) s.canonical["capacity"] = {{"from", s.capacity_from}, {"to", s.capacity_to}};
   return s;
 }
 
 std::vector<Cell> spec_cells(const Spec& s) {
   std::vector<Cell> cells;
-  std::vector<std::size_t> idx(s.grid.size(), 0);
-  while (true) {
-    nlohmann::json p = nlohmann::json::object();
-    for (std::size_t k = 0; k < s.grid.size(); ++k) p[s.grid[k].first] = s.grid[k].second[idx[k]];
-    // Size formulas resolve against the other options of the same grid point.
-    if (!s.def->size_key.empty() && p.contains(s.def->size_key) && p[s.def->size_key].is_string()) {
-      std::int64_t v = size_resolve(p[s.def->size_key], p, "grid: " + s.def->size_key);
-      if (v < 1) throw InputError("grid: " + s.def->size_key + ": expected a formula giving >= 1, got " + std::to_string(v));
-      p[s.def->size_key] = v;
+  for (const auto& grid : s.grids) {
+    std::vector<std::size_t> idx(grid.size(), 0);
+    bool more = true;
+    while (more) {
+      nlohmann::json p = nlohmann::json::object();
+      for (std::size_t k = 0; k < grid.size(); ++k) p[grid[k].first] = grid[k].second[idx[k]];
+      // Size formulas resolve against the other options of the same grid point.
+      if (!s.def->size_key.empty() && p.contains(s.def->size_key) && p[s.def->size_key].is_string()) {
+        std::int64_t v = size_resolve(p[s.def->size_key], p, "grid: " + s.def->size_key);
+        if (v < 1) throw InputError("grid: " + s.def->size_key + ": expected a formula giving >= 1, got " + std::to_string(v));
+        p[s.def->size_key] = v;
+      }
+      for (auto seed : s.seeds) cells.push_back({cells.size(), p, seed});
+      // Odometer: the last key varies fastest.
+      more = false;
+      for (std::size_t k = grid.size(); k-- > 0;) {
+        if (++idx[k] < grid[k].second.size()) { more = true; break; }
+        idx[k] = 0;
+      }
     }
-    for (auto seed : s.seeds) cells.push_back({cells.size(), p, seed});
-    std::size_t k = s.grid.size();
-    while (k > 0) {
-      --k;
-      if (++idx[k] < s.grid[k].second.size()) break;
-      idx[k] = 0;
-      if (k == 0) return cells;
-    }
-    if (s.grid.empty()) return cells;
   }
+  return cells;
 }
 
 }  // namespace memcert::cli::sweep

@@ -34,7 +34,9 @@ struct Spec {
   const TaskDef* def = nullptr;
   std::string claim_id;                          // for claim:<id>
   std::string data;                              // generate kind
-  std::vector<std::pair<std::string, std::vector<nlohmann::json>>> grid;  // in the spec's key order
+  // "grid" is one object or a list of them; each is a cartesian product over its keys (spec key order).
+  using Grid = std::vector<std::pair<std::string, std::vector<nlohmann::json>>>;
+  std::vector<Grid> grids;
   std::vector<std::uint64_t> seeds;
   bool capacity = false;                         // search the largest certified size per cell
   nlohmann::json capacity_from, capacity_to;     // size formulas bounding the search
@@ -51,8 +53,8 @@ struct Cell {
   std::uint64_t seed;
 };
 
-// The cells in a fixed order: the grid's cartesian product in key order (last key fastest), seeds
-// innermost. The order depends only on the spec, so every MPI rank and every resume agree on it.
+// The cells in a fixed order: the grids in list order, each grid's cartesian product in key order (last
+// key fastest), seeds innermost. The order depends only on the spec, so every MPI rank and every resume agree on it.
 std::vector<Cell> spec_cells(const Spec& s);
 
 // Resolves a size value: an integer, or one of the formulas "T*" (= H(r-1)+1, r = min(n, dh), the

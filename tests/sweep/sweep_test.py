@@ -139,6 +139,18 @@ def test_capacity():
     for q in c["probes"]:
         check((q["certified"] >= q["T"]) == (q["T"] <= c["certified"]), f"probe {q} consistent with the answer")
     check((c["not_established"] is None) == (c["certified"] == 9), "sizes not established are reported")
+    if c["stopped"]:  # the method cannot go beyond what it built for: one probe past the answer suffices
+        check(len(c["probes"]) == 2 and c["probes"][1]["certified"] == c["certified"], "a stopped search says why")
+
+
+def test_grid_list():
+    spec = write_spec("list.json", {"task": "theorem1", "grid": [{"H": [1], "n": [3], "d": [4], "dh": [3], "T": ["T*"]},
+                                                              {"d": [3], "n": [2], "H": [2, 3], "dh": [2], "T": ["H(n-1)+1"]}]})
+    out = os.path.join(WORK, "list")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"grid list sweep exit 0 ({p.stderr})")
+    got = [(r["params"]["heads"], r["params"]["n"], r["params"]["T"]) for r in rows(out)]
+    check(got == [(1, 3, 3), (2, 2, 3), (3, 2, 4)], f"a list of grids runs them in order ({got})")
 
 
 def test_other_tasks():
@@ -211,6 +223,7 @@ else:
     ref = test_single_process()
     test_kill_and_resume(ref)
     test_capacity()
+    test_grid_list()
     test_other_tasks()
     test_bad_specs()
 
