@@ -205,7 +205,7 @@ def cmd_saturation(a):
         ax.axhline(float(eval_exact(cn)), color="k", ls="--", label="c_network")
     ax.set_yscale("symlog", linthresh=1e-2)
     p = r["params"]
-    ax.set(xlabel="head", ylabel="saturation scale c", title=f"H={p['heads']}, n={p['n']}, d={p['d']}, d_h={p.get('dh')}")
+    ax.set(xlabel="head", ylabel="saturation scale c", title=f"saturation scale per head (Theorem 1): H={p['heads']}, n={p['n']}, d={p['d']}, d_h={p.get('dh')}")
     ax.legend(fontsize=7)
     absent = [k for k in ("c_weyl", "c_network") if k not in json.dumps(r["result"])]
     if absent:
