@@ -262,7 +262,11 @@ int run(const Args& a) {
   std::string message;
   try {
     s = spec_parse(a.spec, file_read_all(a.spec));
-    cells = spec_cells(s);
+    try {
+      cells = spec_cells(s);
+    } catch (const InputError& e) {
+      throw InputError(a.spec + ": /" + e.what());
+    }
     for (const auto& c : cells) {  // capacity bounds are checked before any cell runs
       if (!s.capacity) continue;
       std::int64_t from = size_resolve(s.capacity_from, c.params, a.spec + ": /capacity/from");

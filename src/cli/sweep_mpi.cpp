@@ -58,7 +58,7 @@ Group group_join() {
   const char* k = std::getenv("OMPI_COMM_WORLD_SIZE");
   if (!k) k = std::getenv("PMI_SIZE");
   if (launched_by_mpi() && k && std::string(k) != "1")
-    throw InputError("sweep: --mpi: expected a memcert built with MPI (configure with -DMEMCERT_MPI=ON), got a build without it");
+    throw InputError("sweep: mpirun -n " + std::string(k) + ": expected a memcert built with MPI (configure with -DMEMCERT_MPI=ON), got a build without it");
   return {};
 }
 void group_barrier(const Group&) {}

@@ -195,6 +195,7 @@ Spec spec_parse(const std::string& file, const std::string& text) {
 }
 
 std::vector<Cell> spec_cells(const Spec& s) {
+  constexpr std::size_t kMaxCells = 1000000;
   std::vector<Cell> cells;
   for (const auto& grid : s.grids) {
     std::vector<std::size_t> idx(grid.size(), 0);
@@ -209,6 +210,8 @@ std::vector<Cell> spec_cells(const Spec& s) {
         p[s.def->size_key] = v;
       }
       for (auto seed : s.seeds) cells.push_back({cells.size(), p, seed});
+      if (cells.size() > kMaxCells)  // a typo'd grid should not fill the disk with directories
+        throw InputError("grid: expected at most " + std::to_string(kMaxCells) + " cells (grid x seeds), got more");
       // Odometer: the last key varies fastest.
       more = false;
       for (std::size_t k = grid.size(); k-- > 0;) {

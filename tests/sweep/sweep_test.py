@@ -181,6 +181,7 @@ def test_bad_specs():
         "nosize.json": json.dumps({"task": "theorem1", "grid": {"n": [3]}}),
         "seeds.json": json.dumps({"task": "theorem1", "grid": {"T": [3]}, "seeds": [-1]}),
         "empty.json": json.dumps({"task": "theorem1", "grid": {"T": []}}),
+        "huge.json": json.dumps({"task": "theorem1", "grid": {k: list(range(1, 41)) for k in ("T", "n", "d", "C")}}),
         "cap.json": json.dumps({"task": "theorem1", "grid": {"H": [2], "n": [3], "d": [4]}, "capacity": {"from": 9, "to": 3}}),
     }
     for name, text in cases.items():
