@@ -161,3 +161,34 @@ TEST_CASE("kruskal_sample_certified: the double route matches the rational route
   REQUIRE(fast.first_dependent_subset == exact.first_dependent_subset);
   REQUIRE(fast.dependent > 0);
 }
+
+TEST_CASE("rank_certified escalations: the kernel route for huge Hadamard bounds, big-integer rationals",
+          "[linalg][dispatch]") {
+  std::mt19937_64 g(17);
+  // 14 x 14 of rank 13 whose rows mix 2^1000 and 2^-1074 multiples: each row scaled to integers has
+  // ~2080-bit entries, the Hadamard bound of the 14-minors needs over 1024 primes, so the float64 route
+  // must escalate to the exact kernel.
+  const std::size_t n = 14;
+  std::vector<double> v(n * n);
+  for (std::size_t i = 0; i + 1 < n; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double k = static_cast<double>(static_cast<int>(g() % 15) - 7);
+      v[i * n + j] = j % 2 ? std::ldexp(k, 1000) : k * std::numeric_limits<double>::denorm_min();
+    }
+  for (std::size_t j = 0; j < n; ++j) v[(n - 1) * n + j] = v[j] + v[n + j];  // exact: same scale per column
+  TypedMatrix a = f64_of(n, n, v);
+  CertifiedRank c = rank_certified(a);
+  REQUIRE(c.upper == "kernel");
+  require_rank_route(a, "exponent span 2^-1074..2^1000, rank deficient");
+
+  // Rationals whose row-scaled integers exceed 64 bits: the big-integer residues and norms.
+  QMatrix q(5, 4);
+  for (std::size_t i = 0; i < 4; ++i)
+    for (std::size_t j = 0; j < 4; ++j)
+      q(i, j) = Rational(Integer(static_cast<long>(g() % 1000) - 500) * (Integer(1) << 80) + 1, Integer(3 + i));
+  for (std::size_t j = 0; j < 4; ++j) q(4, j) = q(0, j) - q(3, j) * Rational(2, 7);
+  for (auto& x : q.data()) x.canonicalize();
+  TypedMatrix t = typed_matrix_from_qmat(q);
+  REQUIRE(t.storage == Storage::rational);
+  require_rank_route(t, "rationals beyond 64 bits, rank 4");
+}
