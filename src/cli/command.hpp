@@ -40,7 +40,7 @@ void emit(bool json, nlohmann::json j, const std::string& human,
 // the checker's worker threads; --quiet silences progress.
 int threads_option();
 
-// False under --quiet: long runs report progress on stderr unless silenced.
+// True when stderr is a terminal and --quiet is not given (a redrawn display is possible there).
 bool progress_enabled();
 // Progress of stage `label` (done of total units) on stderr: on a terminal a bar with percentage and ETA
 // (redrawn at most 10 times a second, newline when done == total); otherwise plain lines: one when a

@@ -71,7 +71,7 @@ void emit(bool json, nlohmann::json j, const std::string& human,
   }
 }
 
-bool progress_enabled() { return !g_quiet; }
+bool progress_enabled() { return !g_quiet && isatty(STDERR_FILENO) != 0; }
 
 void progress(const std::string& label, std::size_t done, std::size_t total) {
   if (g_quiet) return;
