@@ -52,7 +52,8 @@ int run(const Args& a) {
   }
   StageTimes times;
   opt.timings = &times;
-  if (progress_enabled()) opt.progress = [](std::size_t done, std::size_t total) { progress("construct theorem1: heads", done, total); };
+  // progress() draws a bar on a terminal, plain lines past 2 s otherwise, nothing under --quiet.
+  opt.progress = [](std::size_t done, std::size_t total) { progress("construct theorem1: heads", done, total); };
   auto tol = rational_parse(a.tolerance);
   if (!tol || *tol < 0) throw InputError("--tolerance: expected an exact non-negative number, got " + a.tolerance);
   opt.tolerance = *tol;

@@ -265,8 +265,10 @@ section_verify() {
   check "verify human summary" grep -q "VALID" "$OUT"
 
   # Altered numbers: each must be rejected with exit 1 and a reason.
-  alter_json "$d/rank.json" "$d/a1.json" 'j["upper"]["kernel"][0][0] = str(int(j["upper"]["kernel"][0][0]) + 1)'
-  alter_json "$d/rank.json" "$d/a2.json" 'j["matrix"]["data"][2][0] = "5"'
+  # (m.txt has rank 2; its upper side is "multi-prime": a composite "prime", or a changed entry that
+  # raises the rank to 3, must be rejected.)
+  alter_json "$d/rank.json" "$d/a1.json" 'j["upper"]["primes"][0] = "8388592"'
+  alter_json "$d/rank.json" "$d/a2.json" 'j["matrix"]["data"][1][0] = "3"'
   alter_json "$d/rank.json" "$d/a3.json" 'j["rank_lower"] = 3; j["rank_upper"] = 3'
   alter_json "$d/kdep.json" "$d/a4.json" 'j["upper"]["coefficients"][0] = "-3"'
   alter_json "$d/kgen.json" "$d/a5.json" 'j["vectors"]["data"][3] = ["2", "4", "8"]'
