@@ -1,6 +1,6 @@
 // memcert claims list [--json]
 // memcert claims run ID [--instances K] [--seed S] [--cert-dir DIR] [--json]
-// The claims registry (proofs/) run as regression tests. JSON (INTERFACE.md):
+// The claims registry (proofs/) run as regression tests. JSON (docs/CLI.md):
 //   list: {"claims":[{"id","statement","method","expect","refutes"?,"default_instances"}...]}
 //   run:  {"claim","instances","confirmed","counterexamples":[...],"seconds"} plus "statement","expect",
 //         "refutes","undecided","verdict","results","note".

@@ -1,6 +1,6 @@
 // memcert construct theorem1 DATASET --heads H --dh DH [--dv DV] [--skip] [--seed S] [--tolerance TOL]
 //                                    [--no-cmin] --out CERT [--json]
-// mahdavi24 Theorem 1 constructed step by step (THEORY.md section 4) and certified. JSON (INTERFACE.md):
+// mahdavi24 Theorem 1 constructed step by step (docs/THEORY.md section 4) and certified. JSON (docs/CLI.md):
 //   {"claim":"mahdavi24/theorem-1","H","n","d","dh","r","T","rank_Z_lower","memorized",
 //    "saturation":[{"head","c","c_minimal","sigma_lower","eps"}...],"seconds"}  (+ "hypotheses", "verified")
 // Exit: 0 memorized and the certificate re-verified by the independent checker; 1 a hypothesis fails

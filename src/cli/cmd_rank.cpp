@@ -1,6 +1,6 @@
 // memcert rank MATRIX [--cert OUT] [--json]
 // Exact rank with a two-sided certificate: lower bound from a k x k minor non-zero modulo a prime, upper
-// bound from an exact kernel basis (or trivially min(rows, cols)). JSON (INTERFACE.md):
+// bound from an exact kernel basis (or trivially min(rows, cols)). JSON (docs/CLI.md):
 //   {"rows","cols","rank_lower","rank_upper","rank" (when equal),"method","seconds"}
 #include <algorithm>
 

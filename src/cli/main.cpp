@@ -1,5 +1,5 @@
 // memcert command-line entry point: builds the CLI11 app from the registered commands, runs the chosen
-// one, and maps errors to INTERFACE.md's exit codes.
+// one, and maps errors to docs/CLI.md's exit codes.
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,10 +9,7 @@
 
 #include "command.hpp"
 #include "memcert/util/error.hpp"
-
-#ifndef MEMCERT_VERSION
-#define MEMCERT_VERSION "0.0.0"
-#endif
+#include "memcert/version.hpp"
 
 namespace memcert::cli {
 
@@ -51,7 +48,7 @@ int main(int argc, char** argv) {
   using namespace memcert::cli;
   CLI::App app{"memcert: exact-arithmetic verification of memorization theory for Transformers"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("memcert ") + MEMCERT_VERSION);
+  app.set_version_flag("--version", std::string("memcert ") + memcert::version_string);
   app.add_subcommand("construct", "Build a paper's construction and certify it")->require_subcommand(1);
   app.add_subcommand("generate", "Write a data set like the papers'")->require_subcommand(1);
   app.add_subcommand("claims", "The registry of theory claims, run as regression tests")->require_subcommand(1);

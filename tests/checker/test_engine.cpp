@@ -1,7 +1,7 @@
 // Cross-check with the engine (memcert_core): every certificate the engine writes is accepted by the
 // independent checker, and altering one of its numbers gets it rejected. This is the only checker
 // test that uses engine code; the checker library itself never does.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <random>
 
