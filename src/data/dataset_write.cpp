@@ -1,4 +1,4 @@
-// Data set writers: JSON (exact strings, integer labels) and float64 .npz (only for data that is exactly
+// Data set writers: JSON (exact strings; real "labels" or integer "class_labels") and float64 .npz (only for data that is exactly
 // representable in double, as generated float data is). Formats as read by dataset.cpp.
 #include <stdexcept>
 
@@ -60,7 +60,8 @@ void append(std::vector<double>& out, const QMatrix& m, const char* what) {
 
 void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds) {
   json root{{"contexts", blocks_to_json(ds.contexts)}, {"queries", qmat_to_json(ds.queries)}};
-  if (ds.labels) root["labels"] = ds.class_labels ? labels_to_json(class_labels(ds)) : qmat_to_json(*ds.labels);
+  if (ds.labels && ds.class_labels) root["class_labels"] = labels_to_json(class_labels(ds));
+  else if (ds.labels) root["labels"] = qmat_to_json(*ds.labels);
   file_write_atomic(path, root.dump() + "\n");
 }
 
@@ -84,9 +85,9 @@ void attention_dataset_write_npz(const std::string& path, const AttentionDataset
   q.first = {ds.queries.rows(), ds.queries.cols()};
   append(q.second, ds.queries, "queries");
   if (ds.labels) {
-    auto& l = arrays["labels"];
+    auto& l = arrays[ds.class_labels ? "class_labels" : "labels"];
     if (ds.class_labels) {
-      for (long v : class_labels(ds)) l.second.push_back(exact_double(Rational(v), "labels"));
+      for (long v : class_labels(ds)) l.second.push_back(exact_double(Rational(v), "class_labels"));
       l.first = {ds.T()};
     } else {
       l.first = {ds.labels->rows(), ds.labels->cols()};

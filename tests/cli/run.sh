@@ -300,16 +300,32 @@ section_theorem1() {
   expect_rc "generate theorem1" 0
   json_keys "generate theorem1" kind T n d seed out seconds
   file_check "generate theorem1 data" "$d/data.json" 'len(j["contexts"]) == 20 and len(j["queries"][0]) == 6 and all(isinstance(x, str) for x in j["queries"][0])'
-  run generate shared --T 10 --n 3 --d 5 --C 3 --out "$d/shared.json"
+  run generate shared --T 7 --n 3 --d 5 --C 3 --out "$d/shared.json"
   expect_rc "generate shared" 0
-  file_check "generate shared: one context" "$d/shared.json" 'all(c == j["contexts"][0] for c in j["contexts"]) and all(0 <= int(x) < 3 for x in j["labels"])'
+  file_check "generate shared: one context" "$d/shared.json" 'all(c == j["contexts"][0] for c in j["contexts"]) and all(0 <= int(x) < 3 for x in j["class_labels"]) and "labels" not in j'
   run generate general --T 8 --n 3 --d 5 --out "$d/general.json"
   expect_rc "generate general" 0
 
+  # T = 20 > T* = H(r-1)+1 = 13: the first 13 are certified (certificate written), the verdict asked for
+  # (all 20 memorized) does not hold by the theorem's construction: exit 1, the missing ones listed.
   run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/cert.json" --json
-  expect_rc "construct theorem1" 0
-  json_keys "construct theorem1" claim H n d dh r T rank_Z_lower memorized saturation seconds
-  json_check "construct theorem1 values" 'j["claim"] == "mahdavi24/theorem-1" and j["T"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is True and len(j["saturation"]) == 4 and all(k in j["saturation"][1] for k in ["head","c","c_minimal","sigma_lower","eps"])'
+  expect_rc "construct theorem1, T > T*" 1
+  json_keys "construct theorem1" claim H n d dh r T T_star rank_Z_lower memorized memorized_count not_memorized method saturation seconds
+  json_check "construct theorem1 values" 'j["claim"] == "mahdavi24/theorem-1" and j["T"] == 20 and j["T_star"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is False and j["memorized_count"] == 13 and j["not_memorized"] == list(range(13, 20)) and len(j["saturation"]) == 4 and all(k in j["saturation"][1] for k in ["head","c","c_minimal","sigma_lower","eps"])'
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/cert.json"
+  check "construct theorem1 summary names the missing examples" grep -q "memorized: 13 of 20 examples; NOT memorized: examples 13, 14" "$OUT"
+  # Exactly T* examples: all memorized, exit 0.
+  alter_json "$d/data.json" "$d/data13.json" 'j["contexts"] = j["contexts"][:13]; j["queries"] = j["queries"][:13]; j["labels"] = j["labels"][:13]'
+  run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --out "$d/cert13.json" --json
+  expect_rc "construct theorem1, T = T*" 0
+  json_check "construct theorem1 T = T*: all memorized" 'j["T"] == 13 and j["memorized"] is True and j["memorized_count"] == 13 and j["not_memorized"] == []'
+  # Real labels as a flat list (d_out = 1), as numpy's y.tolist() writes them.
+  alter_json "$d/data13.json" "$d/flat13.json" 'j["labels"] = [float(eval(l[0])) for l in j["labels"]]'
+  run construct theorem1 "$d/flat13.json" --heads 4 --dh 4 --out "$d/flat13_cert.json" --json
+  expect_rc "construct theorem1, flat real labels" 0
+  json_check "construct theorem1 flat real labels: d_out = 1" 'j["d_out"] == 1 and j["memorized"] is True and "max_label_error" in j'
+  alter_json "$d/data13.json" "$d/both13.json" 'j["class_labels"] = [0] * 13'
+  expect_bad_input "construct theorem1: labels and class_labels" "$d/x.json" construct theorem1 "$d/both13.json" --heads 4 --dh 4 --out "$d/x.json"
   file_check "theorem1 certificate" "$d/cert.json" 'j["kind"] == "theorem1" and "tolerance" in j and all(k in j["weights"]["heads"][0] for k in ["WK","WQ","WV"]) and "WO" in j["weights"] and "WD" in j["weights"]'
   run verify "$d/cert.json" --json
   expect_rc "verify theorem1" 0
