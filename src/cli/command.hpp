@@ -36,6 +36,13 @@ struct CommandRegistrar {
 void emit(bool json, nlohmann::json j, const std::string& human,
           std::chrono::steady_clock::time_point start);
 
+// Adds one worked example to the foot of every registered command's --help (help_manners.cpp).
+void help_examples_apply(CLI::App& root);
+// Before parsing: when argv names a command that does not exist, the one-line message
+// "unknown command 'rnak'; did you mean 'rank'?" (nearest name by edit distance, when it is close);
+// "" when every command word is known.
+std::string command_name_check(CLI::App& root, int argc, char** argv);
+
 // True when stderr is a terminal: long runs report progress there.
 bool progress_enabled();
 // "\r<label> done/total" on stderr when progress_enabled(); a final newline when done == total.

@@ -284,10 +284,36 @@ section_verify() {
   stderr_mentions "verify: not JSON" "text.json"
   : >"$d/empty.json"
   expect_bad_input "verify: empty file" "" verify "$d/empty.json"
-  # JSON, but not a certificate: a rejection (exit 1), not bad input.
+  # A certificate of a kind the checker does not know: a rejection (exit 1).
   printf '{"kind": "no-such-kind"}' >"$d/unknown.json"
   run verify "$d/unknown.json" --json
   expect_rc "verify: unknown kind is rejected" 1
+  # JSON that is not a certificate at all (a data set, a list): bad input, exit 2.
+  printf '{"contexts": [[[1]]], "queries": [[1]]}' >"$d/dataset.json"
+  expect_bad_input "verify: a data set is not a certificate" "" verify "$d/dataset.json" --json
+  stderr_mentions "verify: a data set is not a certificate" "dataset.json: expected a certificate"
+  printf '[1, 2]' >"$d/list.json"
+  expect_bad_input "verify: a JSON list is not a certificate" "" verify "$d/list.json"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Command-line manners: did-you-mean for mistyped commands, --help with a worked example everywhere
+# ---------------------------------------------------------------------------------------------------
+section_manners() {
+  expect_bad_input "mistyped command" "" rnak m.txt
+  stderr_mentions "mistyped command" "unknown command 'rnak'; did you mean 'rank'?"
+  expect_bad_input "mistyped sub-command" "" construct theorm1 d.json
+  stderr_mentions "mistyped sub-command" "did you mean 'construct theorem1'?"
+  expect_bad_input "unrelated word" "" frobnicate
+  stderr_mentions "unrelated word" "unknown command 'frobnicate' (see memcert --help)"
+  local c
+  for c in rank kruskal assumptions verify demo "construct theorem1" "construct ks" "generate theorem1" \
+           "generate shared" "generate general" "generate ks" "generate pe" "claims list" "claims run"; do
+    # shellcheck disable=SC2086
+    run $c --help
+    expect_rc "$c --help" 0
+    check "$c --help has a worked example" grep -qF "memcert $c " "$OUT"
+  done
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -379,7 +405,7 @@ section_theorem1() {
 # ---------------------------------------------------------------------------------------------------
 # Main: append new sections here.
 # ---------------------------------------------------------------------------------------------------
-SECTIONS=(section_rank section_kruskal section_verify)
+SECTIONS=(section_rank section_kruskal section_verify section_manners)
 SECTIONS+=(section_theorem1)
 
 if [ ! -x "$BIN" ]; then
