@@ -10,13 +10,15 @@
 // Exit: 0 every example memorized and the certificate re-verified by the independent checker; 1 a
 // hypothesis fails (witness printed, no certificate written), the labels could not be certified, or
 // T > T_star examples were given and only T_star are memorized (the certificate for those is written);
-// 2 bad usage/input.
+// 2 bad usage/input. --weights-out FILE.npz: the certified weights as float64 arrays (weights_npz.hpp),
+// written only with a valid certificate; JSON then adds "weights_out" and "torch_layout" (true, or why not).
 #include <iostream>
 
 #include "command.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/dataset.hpp"
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/model/weights_npz.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 #include "memcert/util/error.hpp"
 
@@ -24,7 +26,7 @@ namespace memcert::cli {
 namespace {
 
 struct Args {
-  std::string dataset, out, tolerance = "1e-6";
+  std::string dataset, out, weights_out, tolerance = "1e-6";
   std::size_t H = 0, dh = 0;
   long dv = -1;
   std::uint64_t seed = 1;
@@ -57,6 +59,8 @@ std::vector<std::size_t> record_memorized(nlohmann::json& j, std::size_t T, cons
 
 int run(const Args& a) {
   auto start = std::chrono::steady_clock::now();
+  if (!a.weights_out.empty() && path_extension_lower(a.weights_out) != ".npz")
+    throw input_error(a.weights_out, "", "expected a --weights-out file name ending in .npz");
   AttentionDataset ds = attention_dataset_read(a.dataset);
   mahdavi24::Theorem1Options opt;
   opt.H = a.H;
@@ -100,6 +104,12 @@ int run(const Args& a) {
     }
     StageTimes::Scope clock(&times, "write");
     if (v.valid) file_write_atomic(a.out, text + "\n");
+    if (v.valid && !a.weights_out.empty()) {  // only weights the checker accepted, as float64 arrays
+      std::string torch_note;
+      npz_write_float64(a.weights_out, mha_weights_float64_arrays(res.weights, res.skip, &torch_note));
+      j["weights_out"] = a.weights_out;
+      j["torch_layout"] = torch_note.empty() ? nlohmann::json(true) : nlohmann::json(torch_note);
+    }
   } else {
     v.reason = res.class_labels ? "arg-max not certified for every example"
                                 : "labels reproduced only within " + nlohmann::json(res.max_label_error).dump() +
@@ -148,6 +158,9 @@ int run(const Args& a) {
            (res.labels_ok ? "reproduced" : "NOT certified") + "; independent checker: " +
            (v.valid ? "VALID, certificate written to " + a.out
                     : (res.memorized ? "REJECTED (" : "not run (") + v.reason + "), nothing written");
+  if (j.contains("weights_out"))
+    human += "\nweights (float64) written to " + a.weights_out + "; PyTorch nn.MultiheadAttention layout: " +
+             (j["torch_layout"].is_boolean() ? std::string("included") : "not included (" + j["torch_layout"].get<std::string>() + ")");
   human += "\nmemorized: " + std::to_string(ds.T() - missing.size()) + " of " + std::to_string(ds.T()) + " examples" +
            (missing.empty() ? " (all)" : "; NOT memorized: examples " + index_list_text(missing));
   emit(a.json, j, human, start);
@@ -171,6 +184,8 @@ const CommandRegistrar reg{{40, [](CLI::App& root, auto bind) {
   sub->add_option("--tolerance", args->tolerance, "Label tolerance (exact number, default 1e-6)");
   sub->add_flag("--no-cmin", args->no_cmin, "Skip the c_minimal grid search");
   sub->add_option("--out", args->out, "Certificate output (.json)")->required();
+  sub->add_option("--weights-out", args->weights_out,
+                  "Also write the certified weights as float64 arrays (.npz; names and shapes in docs/CLI.md)");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });
 }}};

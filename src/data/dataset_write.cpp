@@ -44,7 +44,9 @@ std::vector<long> class_labels(const AttentionDataset& ds) {
   return out;
 }
 
-double exact_double(const Rational& q, const char* what) {
+double exact_double(const Rational& q_in, const char* what) {
+  Rational q = q_in;
+  q.canonicalize();  // generators may build non-canonical values such as -2/2
   double x = rational_to_double(q);
   if (rational_from_double(x) != q)
     throw std::invalid_argument(std::string("npz writer: ") + what + " holds " + rational_to_string(q) +
@@ -56,7 +58,26 @@ void append(std::vector<double>& out, const QMatrix& m, const char* what) {
   for (const Rational& q : m.data()) out.push_back(exact_double(q, what));
 }
 
+// A data set is several arrays: .npy (one array) cannot hold it.
+void refuse_npy(const std::string& path) {
+  if (path_extension_lower(path) == ".npy")
+    throw input_error(path, "", "expected a data set file name ending in .json or .npz (.npy holds one array; "
+                                "numpy.savez writes .npz), got .npy");
+}
+
 }  // namespace
+
+void attention_dataset_write(const std::string& path, const AttentionDataset& ds) {
+  refuse_npy(path);
+  if (path_extension_lower(path) == ".npz") attention_dataset_write_npz(path, ds);
+  else attention_dataset_write_json(path, ds);
+}
+
+void sequence_dataset_write(const std::string& path, const SequenceDataset& ds) {
+  refuse_npy(path);
+  if (path_extension_lower(path) == ".npz") sequence_dataset_write_npz(path, ds);
+  else sequence_dataset_write_json(path, ds);
+}
 
 void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds) {
   json root{{"contexts", blocks_to_json(ds.contexts)}, {"queries", qmat_to_json(ds.queries)}};

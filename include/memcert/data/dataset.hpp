@@ -46,6 +46,11 @@ struct SequenceDataset {
 // bound C is checked by the construction that uses them. The writer emits "labels" [N] and, when both
 // kinds are present, "token_labels" [N][n] (per-token labels alone go to "labels").
 SequenceDataset sequence_dataset_read(const std::string& path);
+// Writers chosen by the file's suffix, as a user names the output: ".npz" -> the float64 .npz writer (loads
+// with numpy.load), ".json" or anything else -> JSON; ".npy" holds ONE array, not a data set: InputError
+// (exit 2) before anything is written.
+void attention_dataset_write(const std::string& path, const AttentionDataset& ds);
+void sequence_dataset_write(const std::string& path, const SequenceDataset& ds);
 void sequence_dataset_write_json(const std::string& path, const SequenceDataset& ds);
 void sequence_dataset_write_npz(const std::string& path, const SequenceDataset& ds);
 
