@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "memcert/linalg/matrix.hpp"
+#include "memcert/linalg/typed_matrix.hpp"
 
 namespace memcert {
 
@@ -30,5 +31,7 @@ double numerical_rank_eps(const QMatrix& a);
 // counted above `tol`, or above numerical_rank_default_tol(..., numerical_rank_eps(a)) when `tol` is
 // nullopt. A 0 x n or m x 0 matrix has numerical rank 0.
 NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol = std::nullopt);
+// The same for a matrix in the engine's typed storage (int64 / float64 / rational), without a rational detour.
+NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol = std::nullopt);
 
 }  // namespace memcert
