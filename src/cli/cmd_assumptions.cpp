@@ -7,13 +7,14 @@
 // 2 bad input.
 #include "command.hpp"
 #include "memcert/data/dataset.hpp"
+#include "memcert/linalg/numerical_rank.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 
 namespace memcert::cli {
 namespace {
 
 struct Args {
-  std::string dataset;
+  std::string dataset, tol;
   std::uint64_t budget = 20'000'000;
   bool json = false;
 };
@@ -36,6 +37,18 @@ int run(const Args& a) {
   h += "\nAssumption 3 (e + xbar Kruskal rank >= " + j["assumption3"]["required"].dump() + "): " + holds_text(j["assumption3"]["holds"]);
   h += "\nGeneral position of the queries: " + holds_text(j["general_position"]["holds"]);
   h += "\nSeparation: r^2 = " + j["separation"]["r2"].get<std::string>() + ", delta^2 = " + j["separation"]["delta2"].get<std::string>();
+  // Numerically (numpy's rank at --tol): contexts whose exact rank n rests on rounding-level directions.
+  nlohmann::json below = nlohmann::json::array();
+  std::optional<double> tol = numerical_tol_option(a.tol);
+  for (std::size_t t = 0; t < ds.T(); ++t)
+    if (numerical_rank(ds.contexts[t], tol).rank < ds.n()) below.push_back(t);
+  NumericalRank nq = numerical_rank(ds.queries, tol);
+  j["numerical"] = {{"queries_rank", nq.rank}, {"contexts_rank_below_n", below}, {"tol", a.tol.empty() ? "default" : a.tol}};
+  h += "\nNumerically (numpy's matrix_rank" + (a.tol.empty() ? std::string() : ", tol " + a.tol) + "): queries rank " +
+       std::to_string(nq.rank) + ", " + std::to_string(below.size()) + " context(s) of rank < n";
+  if (a2["holds"].get<bool>() && !below.empty())
+    h += "\nwarning: Assumption 2 holds exactly, but contexts " + below.dump() +
+         " are numerically rank deficient: the exact verdict rests on rounding-level directions of the stored values";
   emit(a.json, j, h, start);
   // The verdict is "Assumptions 1 and 2 hold": a certified failure of either is negative; an undecided
   // Assumption 1 (sampling found no dependent subset, enumeration out of budget) is no verdict.
@@ -47,6 +60,7 @@ const CommandRegistrar reg{{30, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.add_subcommand("assumptions", "mahdavi24 Assumptions 1-3, general position, token separation (exact)");
   sub->add_option("DATASET", args->dataset, "Attention data set (.json or .npz)")->required();
+  sub->add_option("--tol", args->tol, "Threshold for the numerical ranks (default numpy's: sigma_max * max(m, n) * eps)");
   sub->add_option("--budget", args->budget, "Kruskal enumeration budget (subset extensions)");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });

@@ -1,20 +1,28 @@
 // memcert construct theorem1 DATASET --heads H --dh DH [--dv DV] [--skip] [--seed S] [--tolerance TOL]
 //                                    [--c proof|weyl|network|VALUE] [--no-saturation] --out CERT [--json]
 // mahdavi24 Theorem 1 constructed step by step (docs/THEORY.md section 4) and certified. JSON (docs/CLI.md):
-//   {"claim":"mahdavi24/theorem-1","H","n","d","dh","r","T","rank_Z_lower","memorized",
+//   {"claim":"mahdavi24/theorem-1","H","n","d","dh","r","T","T_star","rank_Z_lower","memorized",
+//    "memorized_count","not_memorized":[t...],"method",
 //    "saturation":[{"head","c","c_proof","c_weyl","c_weyl_lower","sigma_lower","eps",...}...],
 //    "c_scale","c_network","seconds"}  (+ "hypotheses", "verified")
+// T is the data set's size and T_star = min(T, H(r-1)+1) the theorem's; the construction uses the first
+// T_star examples. "memorized" is true only when ALL T examples are certified memorized; memorized_count
+// is the number that are (by the method "theorem"), not_memorized lists the others (0-based indices).
 // --c picks the scale of every saturating head: the proof's c (default), each head's c_weyl, the common
 // c_network, or one common exact VALUE; every c reported here rebuilds the same weights when passed back.
-// Exit: 0 memorized and the certificate re-verified by the independent checker; 1 a hypothesis fails
-// (witness printed, no certificate written) or the labels could not be certified; 2 bad usage/input;
-// 3 undecided (a rank certificate failed, e.g. at the chosen scale: nothing written).
+// Exit: 0 every example memorized and the certificate re-verified by the independent checker; 1 a
+// hypothesis fails (witness printed, no certificate written), the labels could not be certified, or
+// T > T_star examples were given and only T_star are memorized (the certificate for those is written);
+// 2 bad usage/input; 3 undecided (a rank certificate failed, e.g. at the chosen scale: nothing written).
+// --weights-out FILE.npz: the certified weights as float64 arrays (weights_npz.hpp), written only with a
+// valid certificate; JSON then adds "weights_out" and "torch_layout" (true, or why not).
 #include <iostream>
 
 #include "command.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/dataset.hpp"
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/model/weights_npz.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 #include "memcert/util/error.hpp"
 
@@ -22,7 +30,7 @@ namespace memcert::cli {
 namespace {
 
 struct Args {
-  std::string dataset, out, tolerance = "1e-6";
+  std::string dataset, out, weights_out, tolerance = "1e-6";
   std::size_t H = 0, dh = 0;
   long dv = -1;
   std::uint64_t seed = 1;
@@ -32,8 +40,32 @@ struct Args {
 
 std::string num(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
 
+// "3, 4, 5, ..., 56" for a summary line: the first few indices only, the count says the rest.
+std::string index_list_text(const std::vector<std::size_t>& v) {
+  std::string s;
+  for (std::size_t k = 0; k < v.size() && k < 8; ++k) s += (k ? ", " : "") + std::to_string(v[k]);
+  return v.size() > 8 ? s + ", ... (" + std::to_string(v.size()) + " in all)" : s;
+}
+
+// Which of the T data examples are certified memorized: the construction's examples when its certificate
+// was re-verified, none otherwise. Fills "memorized", "memorized_count", "not_memorized", "method".
+std::vector<std::size_t> record_memorized(nlohmann::json& j, std::size_t T, const std::vector<std::size_t>& certified) {
+  std::vector<bool> ok(T, false);
+  for (std::size_t t : certified) ok[t] = true;
+  std::vector<std::size_t> missing;
+  for (std::size_t t = 0; t < T; ++t)
+    if (!ok[t]) missing.push_back(t);
+  j["memorized"] = missing.empty();
+  j["memorized_count"] = T - missing.size();
+  j["not_memorized"] = missing;
+  j["method"] = "theorem";
+  return missing;
+}
+
 int run(const Args& a) {
   auto start = std::chrono::steady_clock::now();
+  if (!a.weights_out.empty() && path_extension_lower(a.weights_out) != ".npz")
+    throw input_error(a.weights_out, "", "expected a --weights-out file name ending in .npz");
   AttentionDataset ds = attention_dataset_read(a.dataset);
   mahdavi24::Theorem1Options opt;
   opt.H = a.H;
@@ -64,8 +96,9 @@ int run(const Args& a) {
   } catch (const mahdavi24::HypothesisFailure& f) {
     j["r"] = std::min(ds.n(), a.dh);
     j["T"] = ds.T();
+    j["T_star"] = std::min(ds.T(), a.H * (std::min(ds.n(), a.dh) - 1) + 1);
     j["rank_Z_lower"] = nullptr;
-    j["memorized"] = false;
+    record_memorized(j, ds.T(), {});
     j["saturation"] = nlohmann::json::array();
     j["hypothesis_failure"] = f.what();
     j["witness"] = f.witness;
@@ -78,8 +111,9 @@ int run(const Args& a) {
     // proves nothing either way: undecided, nothing written.
     j["r"] = std::min(ds.n(), a.dh);
     j["T"] = ds.T();
+    j["T_star"] = std::min(ds.T(), a.H * (std::min(ds.n(), a.dh) - 1) + 1);
     j["rank_Z_lower"] = nullptr;
-    j["memorized"] = false;
+    record_memorized(j, ds.T(), {});  // nothing certified
     j["c_scale"] = a.c;
     j["saturation"] = nlohmann::json::array();
     j["undecided"] = e.what();
@@ -99,15 +133,23 @@ int run(const Args& a) {
     }
     StageTimes::Scope clock(&times, "write");
     if (v.valid) file_write_atomic(a.out, text + "\n");
+    if (v.valid && !a.weights_out.empty()) {  // only weights the checker accepted, as float64 arrays
+      std::string torch_note;
+      npz_write_float64(a.weights_out, mha_weights_float64_arrays(res.weights, res.skip, &torch_note));
+      j["weights_out"] = a.weights_out;
+      j["torch_layout"] = torch_note.empty() ? nlohmann::json(true) : nlohmann::json(torch_note);
+    }
   } else {
     v.reason = res.class_labels ? "arg-max not certified for every example"
                                 : "labels reproduced only within " + nlohmann::json(res.max_label_error).dump() +
                                       " > tolerance " + a.tolerance;
   }
   j["r"] = res.r;
-  j["T"] = res.T_star;
+  j["T"] = ds.T();
+  j["T_star"] = res.T_star;
   j["rank_Z_lower"] = res.rank_Z_lower;
-  j["memorized"] = res.memorized && v.valid;
+  const bool certified = res.memorized && v.valid;
+  const std::vector<std::size_t> missing = record_memorized(j, ds.T(), certified ? res.examples : std::vector<std::size_t>{});
   j["verified"] = v.valid;
   if (!v.valid) j["reason"] = v.reason;
   j["hypotheses"] = res.hypotheses;
@@ -119,7 +161,10 @@ int run(const Args& a) {
   nlohmann::json sat = nlohmann::json::array();
   std::string human = "mahdavi24 Theorem 1: H=" + std::to_string(res.H) + " n=" + std::to_string(res.n) + " d=" +
                       std::to_string(res.d) + " dh=" + std::to_string(res.dh) + " r=" + std::to_string(res.r) + " T=" +
-                      std::to_string(res.T_star) + " (hypotheses: " + res.hypotheses + ")\n";
+                      std::to_string(ds.T()) + " T*=" + std::to_string(res.T_star) + " (hypotheses: " + res.hypotheses + ")\n";
+  if (ds.T() > res.T_star)
+    human += "  the data set has T = " + std::to_string(ds.T()) + " > T* = H(r-1)+1 = " + std::to_string(res.T_star) +
+             " examples: the construction memorizes the first " + std::to_string(res.T_star) + " only\n";
   const auto& tr = res.certificate["trace"];
   for (std::size_t h = 0; h < res.trace.size(); ++h) {
     const auto& t = res.trace[h];
@@ -152,13 +197,18 @@ int run(const Args& a) {
            (res.labels_ok ? "reproduced" : "NOT certified") + "; independent checker: " +
            (v.valid ? "VALID, certificate written to " + a.out
                     : (res.memorized ? "REJECTED (" : "not run (") + v.reason + "), nothing written");
+  if (j.contains("weights_out"))
+    human += "\nweights (float64) written to " + a.weights_out + "; PyTorch nn.MultiheadAttention layout: " +
+             (j["torch_layout"].is_boolean() ? std::string("included") : "not included (" + j["torch_layout"].get<std::string>() + ")");
+  human += "\nmemorized: " + std::to_string(ds.T() - missing.size()) + " of " + std::to_string(ds.T()) + " examples" +
+           (missing.empty() ? " (all)" : "; NOT memorized: examples " + index_list_text(missing));
   emit(a.json, j, human, start);
   if (!res.memorized) return kExitNegative;  // verdict negative: no certificate written
   if (!v.valid) {
     std::cerr << "memcert: internal error: the independent checker rejected the constructed certificate: " << v.reason << "\n";
     return kExitInternal;
   }
-  return res.memorized ? kExitHolds : kExitNegative;
+  return missing.empty() ? kExitHolds : kExitNegative;  // 0 only when every one of the T examples is memorized
 }
 
 const CommandRegistrar reg{{40, [](CLI::App& root, auto bind) {
@@ -174,6 +224,8 @@ const CommandRegistrar reg{{40, [](CLI::App& root, auto bind) {
   sub->add_option("--c", args->c, "Saturation scale: proof (default), weyl, network, or an exact VALUE for every head");
   sub->add_flag("--no-saturation", args->no_saturation, "Skip computing c_weyl and c_network (faster)");
   sub->add_option("--out", args->out, "Certificate output (.json)")->required();
+  sub->add_option("--weights-out", args->weights_out,
+                  "Also write the certified weights as float64 arrays (.npz; names and shapes in docs/CLI.md)");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });
 }}};

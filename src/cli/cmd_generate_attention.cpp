@@ -28,7 +28,7 @@ int run(const Args& a) {
   std::optional<std::size_t> K;
   if (a.kruskal) K = a.kruskal;
   AttentionDataset ds = mahdavi24::generate_attention_dataset(a.kind, a.T, a.n, a.d, C, a.seed, K);
-  attention_dataset_write_json(a.out, ds);
+  attention_dataset_write(a.out, ds);  // .npz or JSON by the suffix
   nlohmann::json j{{"kind", a.kind}, {"T", a.T}, {"n", a.n}, {"d", a.d}, {"seed", a.seed}, {"out", a.out}};
   if (a.C) j["C"] = a.C;
   if (a.kruskal) j["kruskal"] = a.kruskal;
@@ -50,7 +50,7 @@ void add(CLI::App& root, const std::function<void(CLI::App*, CommandRun)>& bind,
   sub->add_option("--C", args->C, "Number of classes (class labels; default real labels)");
   sub->add_option("--seed", args->seed, "Seed");
   sub->add_option("--kruskal", args->kruskal, "Queries of Kruskal rank exactly K (1 <= K <= min(T-1, d))");
-  sub->add_option("--out", args->out, "Output data set (.json)")->required();
+  sub->add_option("--out", args->out, "Output data set (.json, or .npz for numpy.load)")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });
 }

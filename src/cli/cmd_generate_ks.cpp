@@ -35,7 +35,7 @@ int run(const Args& a) {
   }
   SequenceDataset ds = a.seq2seq ? ks25::ks_generate_seq2seq(a.N, a.n, a.d, V, a.C, a.seed, a.float64)
                                  : ks25::ks_generate(a.N, a.n, a.d, V, a.C, a.seed, a.float64);
-  sequence_dataset_write_json(a.out, ds);
+  sequence_dataset_write(a.out, ds);  // .npz or JSON by the suffix
   nlohmann::json j{{"N", a.N},     {"n", a.n},           {"d", a.d},       {"V", V},  {"C", a.C},
                    {"seed", a.seed}, {"float64", a.float64}, {"seq2seq", a.seq2seq}, {"out", a.out}};
   std::string h = "wrote " + std::to_string(a.N) + " sequences (n=" + std::to_string(a.n) + ", d=" +
@@ -55,7 +55,7 @@ const CommandRegistrar reg{{46, [](CLI::App& root, auto bind) {
   sub->add_option("--seed", args->seed, "Seed");
   sub->add_flag("--float64", args->float64, "float64 tokens (written exactly) instead of small rationals");
   sub->add_flag("--seq2seq", args->seq2seq, "Per-token labels (Corollary 4.1)");
-  sub->add_option("--out", args->out, "Output data set (.json)")->required();
+  sub->add_option("--out", args->out, "Output data set (.json, or .npz for numpy.load)")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });
 }}};

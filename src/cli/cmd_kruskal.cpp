@@ -17,6 +17,7 @@
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/dispatch.hpp"
 #include "memcert/util/progress.hpp"
+#include "memcert/linalg/numerical_rank.hpp"
 
 namespace memcert::cli {
 namespace {
@@ -26,7 +27,7 @@ namespace {
 constexpr std::uint64_t kSampleSideBudget = 1'000'000;
 
 struct KruskalArgs {
-  std::string vectors, key, cert;
+  std::string vectors, key, cert, tol;
   std::optional<std::size_t> at_least, sample;
   std::size_t trials = 0;
   std::uint64_t seed = 0;
@@ -90,6 +91,16 @@ int run_kruskal(const KruskalArgs& args) {
   human += " [" + r.method + "]";
   if (!r.dependent_subset.empty()) human += "\n  dependent subset " + list_text(r.dependent_subset);
   human += human_sample;
+  // The numerical rank of the stored vectors bounds any numerically meaningful Kruskal rank: when it is
+  // below the certified lower bound, the exact answer rests on rounding-level differences.
+  NumericalRank nr = numerical_rank(v, numerical_tol_option(args.tol));
+  j["numerical_rank"] = nr.rank;
+  j["numerical_tol"] = nr.tol;
+  human += "\n  numerical rank of the vectors " + std::to_string(nr.rank) + " at tol " + double_text(nr.tol);
+  if (nr.rank < r.lower) {
+    j["warning"] = numerical_rank_warning(r.lower, nr, "Kruskal rank >=");
+    human += "\nwarning: " + j["warning"].get<std::string>();
+  }
   int code = kExitHolds;
   if (args.at_least) {
     std::size_t k = *args.at_least;
@@ -120,6 +131,7 @@ const CommandRegistrar reg{{30, [](CLI::App& root, auto bind) {
   sample->needs(trials);
   trials->needs(sample);
   seed->needs(sample);
+  sub->add_option("--tol", args->tol, "Threshold for the numerical rank (default numpy's: sigma_max * max(m, n) * eps)");
   sub->add_option("--cert", args->cert, "Write the Kruskal certificate (JSON) to this file");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run_kruskal(*args); });

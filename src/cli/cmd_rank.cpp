@@ -1,9 +1,11 @@
-// memcert rank MATRIX [--key NAME] [--cert OUT] [--json]
+// memcert rank MATRIX [--key NAME] [--tol X] [--cert OUT] [--json]
 // Exact rank with a two-sided certificate through the storage-filtered engine (linalg/dispatch.hpp):
 // lower bound from a k x k minor non-zero modulo a prime, upper bound trivially min(rows, cols), from
 // primes whose product beats the Hadamard bound ("multi-prime"), or from an exact kernel basis.
 // JSON (docs/CLI.md): {"rows","cols","rank_lower","rank_upper","rank" (when equal),"method","storage",
 // "threads","seconds"}
+// plus the numerical rank of the stored values (numpy.linalg.matrix_rank's, an uncertified estimate):
+//   "numerical_rank","numerical_tol" and, when it differs from the exact rank, "warning".
 #include <algorithm>
 
 #include "command.hpp"
@@ -11,12 +13,13 @@
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/dispatch.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/numerical_rank.hpp"
 
 namespace memcert::cli {
 namespace {
 
 struct RankArgs {
-  std::string matrix, key, cert;
+  std::string matrix, key, cert, tol;
   bool json = false;
 };
 
@@ -40,6 +43,14 @@ int run_rank(const RankArgs& args) {
                       " matrix " + args.matrix + " (" + storage_name(a.storage) + ")\n  lower: non-singular " + r +
                       " x " + r + " minor mod " + std::to_string(c.prime()) + "\n  upper: " + upper;
   if (!args.cert.empty()) human += "\ncertificate written to " + args.cert;
+  NumericalRank nr = numerical_rank(a, numerical_tol_option(args.tol));
+  j["numerical_rank"] = nr.rank;
+  j["numerical_tol"] = nr.tol;
+  human += "\n  numerical rank " + std::to_string(nr.rank) + " at tol " + double_text(nr.tol) + " (as numpy.linalg.matrix_rank)";
+  if (nr.rank != c.rank) {
+    j["warning"] = numerical_rank_warning(c.rank, nr, "rank");
+    human += "\nwarning: " + j["warning"].get<std::string>();
+  }
   emit(args.json, j, human, start);
   return kExitHolds;
 }
@@ -50,6 +61,7 @@ const CommandRegistrar reg{{20, [](CLI::App& root, auto bind) {
   sub->add_option("MATRIX", args->matrix, "Matrix file (.npy, .npz, .txt, .json)")->required();
   sub->add_option("--key", args->key, "Member of a multi-array .npz to read");
   sub->add_option("--cert", args->cert, "Write the rank certificate (JSON) to this file");
+  sub->add_option("--tol", args->tol, "Threshold for the numerical rank (default numpy's: sigma_max * max(m, n) * eps)");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run_rank(*args); });
 }}};

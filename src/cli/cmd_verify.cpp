@@ -1,12 +1,14 @@
 // memcert verify CERT [--json]
 // Re-checks a certificate with the independent checker (memcert_checker). JSON (docs/CLI.md):
 //   {"valid","kind","claim","reason" (when invalid),"seconds"}
-// Exit: 0 valid, 1 rejected, 2 when the file is unreadable or not JSON at all.
+// Exit: 0 valid, 1 rejected, 2 when the file is unreadable, not JSON, or not a certificate at all (not an
+// object with a string "kind", e.g. a data set given by mistake).
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/util/error.hpp"
 
 namespace memcert::cli {
 namespace {
@@ -19,7 +21,13 @@ struct VerifyArgs {
 int run_verify(const VerifyArgs& args) {
   auto start = std::chrono::steady_clock::now();
   std::string text = file_read_all(args.cert);
-  (void)json_parse_text(text, args.cert);  // InputError (exit 2) when empty or not JSON at all
+  nlohmann::json parsed = json_parse_text(text, args.cert);  // InputError (exit 2) when empty or not JSON at all
+  if (!parsed.is_object() || !parsed.contains("kind") || !parsed["kind"].is_string())
+    throw input_error(args.cert, "", std::string("expected a certificate (a JSON object with a \"kind\"), got ") +
+                                         (parsed.is_object() ? (parsed.contains("contexts") || parsed.contains("sequences")
+                                                                    ? "a data set"
+                                                                    : "an object without \"kind\"")
+                                                             : std::string("JSON ") + parsed.type_name()));
   memcert_checker::Verdict v = memcert_checker::verify_certificate_text(text);
   nlohmann::json j{{"valid", v.valid}, {"kind", v.kind}, {"claim", v.claim}};
   if (!v.valid) j["reason"] = v.reason;

@@ -6,7 +6,12 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
+
+namespace memcert {
+struct NumericalRank;
+}
 
 namespace memcert::cli {
 
@@ -35,6 +40,20 @@ struct CommandRegistrar {
 // Prints `j` (with "seconds" added from `start`) as one JSON line when `json`, else `human`.
 void emit(bool json, nlohmann::json j, const std::string& human,
           std::chrono::steady_clock::time_point start);
+
+// Adds one worked example to the foot of every registered command's --help (help_manners.cpp).
+void help_examples_apply(CLI::App& root);
+// Before parsing: when argv names a command that does not exist, the one-line message
+// "unknown command 'rnak'; did you mean 'rank'?" (nearest name by edit distance, when it is close);
+// "" when every command word is known.
+std::string command_name_check(CLI::App& root, int argc, char** argv);
+
+// --tol for the numerical rank: "" -> nullopt (numpy's default), else a finite number >= 0 (InputError).
+std::optional<double> numerical_tol_option(const std::string& tol);
+// "exact rank 300 of the stored values; numerical rank 5 at tol 1.2e-13: ..." (why they differ).
+std::string numerical_rank_warning(std::size_t exact, const memcert::NumericalRank& nr, const std::string& what);
+// A double with 3 significant digits ("1.2e-13").
+std::string double_text(double x);
 
 // Global options (every command): --threads N (default 0 = all hardware threads) sets the engine's and
 // the checker's worker threads; --quiet silences progress.

@@ -132,6 +132,11 @@ int main(int argc, char** argv) {
   std::vector<Registration> regs = registry();
   std::stable_sort(regs.begin(), regs.end(), [](auto& a, auto& b) { return a.order < b.order; });
   for (auto& r : regs) r.setup(app, bind);
+  help_examples_apply(app);
+  if (std::string unknown = command_name_check(app, argc, argv); !unknown.empty()) {
+    std::cerr << "memcert: " << unknown << "\n";
+    return kExitBadInput;
+  }
 
   try {
     app.parse(argc, argv);

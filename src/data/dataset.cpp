@@ -1,5 +1,5 @@
 // Data set readers (docs/CLI.md "Files"): attention examples {"contexts" [T][n][d], "queries" [T][d],
-// "labels" [T] ints | [T][d_out]} and token sequences {"sequences" [N][n][d], "labels" [N] | [N][n]},
+// "labels" [T] | [T][d_out] real, or "class_labels" [T] integers} and token sequences {"sequences" [N][n][d], "labels" [N] | [N][n]},
 // as JSON or .npz. Shapes are checked against the first example; every mismatch is one InputError line
 // naming the file and the position, e.g. "data.json: contexts[3][1]: expected 8 numbers (d = 8), got 7".
 #include <algorithm>
@@ -141,20 +141,35 @@ AttentionDataset attention_from_json(const json& root, const std::string& file) 
   ds.contexts = json_blocks(root["contexts"], file, "contexts", "contexts", "tokens");
   std::size_t T = ds.contexts.size(), d = ds.contexts[0].cols();
   ds.queries = json_rows(root["queries"], file, "queries", "queries", T, "T = " + std::to_string(T), d, "d");
-  if (root.contains("labels") && !root["labels"].is_null()) {
+  const bool has_real = root.contains("labels") && !root["labels"].is_null();
+  const bool has_class = root.contains("class_labels") && !root["class_labels"].is_null();
+  if (has_real && has_class)
+    throw input_error(file, "class_labels", "expected either \"labels\" (real) or \"class_labels\" (integer classes), got both");
+  if (has_real) {
+    // Real labels (Theorem 1 is about real labels): [T] means d_out = 1, [T][d_out] is general.
     const json& l = root["labels"];
     check_list(l, file, "labels", "labels", T, "T = " + std::to_string(T));
     if (!l[0].is_array()) {
-      ds.class_labels = true;
       QMatrix y(T, 1);
       for (std::size_t t = 0; t < T; ++t) {
-        if (l[t].is_array()) throw input_error(file, idx("labels", t), "expected an integer class label (as labels[0]), got a list");
-        y(t, 0) = to_label(json_to_rational(l[t], file, idx("labels", t)), file, idx("labels", t), false);
+        if (l[t].is_array()) throw input_error(file, idx("labels", t), "expected a number (as labels[0]), got a list");
+        y(t, 0) = json_to_rational(l[t], file, idx("labels", t));
       }
       ds.labels = std::move(y);
     } else {
       ds.labels = json_rows(l, file, "labels", "labels", T, "T = " + std::to_string(T), std::nullopt, "d_out");
     }
+  } else if (has_class) {
+    const json& l = root["class_labels"];
+    check_list(l, file, "class_labels", "class labels", T, "T = " + std::to_string(T));
+    ds.class_labels = true;
+    QMatrix y(T, 1);
+    for (std::size_t t = 0; t < T; ++t) {
+      std::string at = idx("class_labels", t);
+      if (l[t].is_array()) throw input_error(file, at, "expected an integer class label, got a list");
+      y(t, 0) = to_label(json_to_rational(l[t], file, at), file, at, true);
+    }
+    ds.labels = std::move(y);
   }
   return ds;
 }
@@ -170,16 +185,20 @@ AttentionDataset attention_dataset_from_arrays(const std::map<std::string, NdArr
   AttentionDataset ds;
   ds.contexts = ndarray_blocks(c);
   ds.queries = ndarray_matrix(q);
-  auto it = arrays.find("labels");
-  if (it != arrays.end()) {
-    const NdArray& l = it->second;
-    if (l.shape.size() == 1) {
-      check_shape(l, file, "labels", 1, "(T,)", {T});
-      ds.class_labels = true;
-      for (std::size_t t = 0; t < T; ++t) to_label(l.data[t], file, "labels" + ndindex_to_string(l.shape, t), false);
-    } else {
-      check_shape(l, file, "labels", 2, "(T, d_out)", {T, std::nullopt});
-    }
+  auto real = arrays.find("labels"), cls = arrays.find("class_labels");
+  if (real != arrays.end() && cls != arrays.end())
+    throw input_error(file, "class_labels", "expected either \"labels\" (real) or \"class_labels\" (integer classes), got both");
+  if (real != arrays.end()) {
+    // Real labels: (T,) means d_out = 1, (T, d_out) is general.
+    const NdArray& l = real->second;
+    if (l.shape.size() == 1) check_shape(l, file, "labels", 1, "(T,)", {T});
+    else check_shape(l, file, "labels", 2, "(T, d_out)", {T, std::nullopt});
+    ds.labels = ndarray_matrix(l);
+  } else if (cls != arrays.end()) {
+    const NdArray& l = cls->second;
+    check_shape(l, file, "class_labels", 1, "(T,)", {T});
+    for (std::size_t t = 0; t < T; ++t) to_label(l.data[t], file, "class_labels" + ndindex_to_string(l.shape, t), true);
+    ds.class_labels = true;
     ds.labels = ndarray_matrix(l);
   }
   return ds;

@@ -1,4 +1,4 @@
-// Data set writers: JSON (exact strings, integer labels) and float64 .npz (only for data that is exactly
+// Data set writers: JSON (exact strings; real "labels" or integer "class_labels") and float64 .npz (only for data that is exactly
 // representable in double, as generated float data is). Formats as read by dataset.cpp.
 #include <stdexcept>
 
@@ -44,7 +44,9 @@ std::vector<long> class_labels(const AttentionDataset& ds) {
   return out;
 }
 
-double exact_double(const Rational& q, const char* what) {
+double exact_double(const Rational& q_in, const char* what) {
+  Rational q = q_in;
+  q.canonicalize();  // generators may build non-canonical values such as -2/2
   double x = rational_to_double(q);
   if (rational_from_double(x) != q)
     throw std::invalid_argument(std::string("npz writer: ") + what + " holds " + rational_to_string(q) +
@@ -56,11 +58,31 @@ void append(std::vector<double>& out, const QMatrix& m, const char* what) {
   for (const Rational& q : m.data()) out.push_back(exact_double(q, what));
 }
 
+// A data set is several arrays: .npy (one array) cannot hold it.
+void refuse_npy(const std::string& path) {
+  if (path_extension_lower(path) == ".npy")
+    throw input_error(path, "", "expected a data set file name ending in .json or .npz (.npy holds one array; "
+                                "numpy.savez writes .npz), got .npy");
+}
+
 }  // namespace
+
+void attention_dataset_write(const std::string& path, const AttentionDataset& ds) {
+  refuse_npy(path);
+  if (path_extension_lower(path) == ".npz") attention_dataset_write_npz(path, ds);
+  else attention_dataset_write_json(path, ds);
+}
+
+void sequence_dataset_write(const std::string& path, const SequenceDataset& ds) {
+  refuse_npy(path);
+  if (path_extension_lower(path) == ".npz") sequence_dataset_write_npz(path, ds);
+  else sequence_dataset_write_json(path, ds);
+}
 
 void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds) {
   json root{{"contexts", blocks_to_json(ds.contexts)}, {"queries", qmat_to_json(ds.queries)}};
-  if (ds.labels) root["labels"] = ds.class_labels ? labels_to_json(class_labels(ds)) : qmat_to_json(*ds.labels);
+  if (ds.labels && ds.class_labels) root["class_labels"] = labels_to_json(class_labels(ds));
+  else if (ds.labels) root["labels"] = qmat_to_json(*ds.labels);
   file_write_atomic(path, root.dump() + "\n");
 }
 
@@ -84,9 +106,9 @@ void attention_dataset_write_npz(const std::string& path, const AttentionDataset
   q.first = {ds.queries.rows(), ds.queries.cols()};
   append(q.second, ds.queries, "queries");
   if (ds.labels) {
-    auto& l = arrays["labels"];
+    auto& l = arrays[ds.class_labels ? "class_labels" : "labels"];
     if (ds.class_labels) {
-      for (long v : class_labels(ds)) l.second.push_back(exact_double(Rational(v), "labels"));
+      for (long v : class_labels(ds)) l.second.push_back(exact_double(Rational(v), "class_labels"));
       l.first = {ds.T()};
     } else {
       l.first = {ds.labels->rows(), ds.labels->cols()};

@@ -13,14 +13,6 @@ namespace memcert {
 
 namespace {
 
-std::string lower_extension(const std::string& path) {
-  std::size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
-  std::string ext = path.substr(dot);
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  return ext;
-}
-
 std::string shape_to_string(const std::vector<std::size_t>& shape) {
   std::string s = "(";
   for (std::size_t k = 0; k < shape.size(); ++k) {
@@ -94,7 +86,7 @@ QMatrix txt_parse(const std::string& text, const std::string& path) {
 }  // namespace
 
 TypedMatrix matrix_read_typed(const std::string& path, const std::string& key) {
-  std::string ext = lower_extension(path);
+  std::string ext = path_extension_lower(path);
   if (!key.empty() && ext != ".npz")
     throw input_error(path, "--key", "expected a .npz archive for --key '" + detail::printable_excerpt(key, 80) +
                                          "', got a '" + detail::printable_excerpt(ext) + "' file");

@@ -286,10 +286,36 @@ section_verify() {
   stderr_mentions "verify: not JSON" "text.json"
   : >"$d/empty.json"
   expect_bad_input "verify: empty file" "" verify "$d/empty.json"
-  # JSON, but not a certificate: a rejection (exit 1), not bad input.
+  # A certificate of a kind the checker does not know: a rejection (exit 1).
   printf '{"kind": "no-such-kind"}' >"$d/unknown.json"
   run verify "$d/unknown.json" --json
   expect_rc "verify: unknown kind is rejected" 1
+  # JSON that is not a certificate at all (a data set, a list): bad input, exit 2.
+  printf '{"contexts": [[[1]]], "queries": [[1]]}' >"$d/dataset.json"
+  expect_bad_input "verify: a data set is not a certificate" "" verify "$d/dataset.json" --json
+  stderr_mentions "verify: a data set is not a certificate" "dataset.json: expected a certificate"
+  printf '[1, 2]' >"$d/list.json"
+  expect_bad_input "verify: a JSON list is not a certificate" "" verify "$d/list.json"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Command-line manners: did-you-mean for mistyped commands, --help with a worked example everywhere
+# ---------------------------------------------------------------------------------------------------
+section_manners() {
+  expect_bad_input "mistyped command" "" rnak m.txt
+  stderr_mentions "mistyped command" "unknown command 'rnak'; did you mean 'rank'?"
+  expect_bad_input "mistyped sub-command" "" construct theorm1 d.json
+  stderr_mentions "mistyped sub-command" "did you mean 'construct theorem1'?"
+  expect_bad_input "unrelated word" "" frobnicate
+  stderr_mentions "unrelated word" "unknown command 'frobnicate' (see memcert --help)"
+  local c
+  for c in rank kruskal assumptions verify demo "construct theorem1" "construct ks" "generate theorem1" \
+           "generate shared" "generate general" "generate ks" "generate pe" "claims list" "claims run"; do
+    # shellcheck disable=SC2086
+    run $c --help
+    expect_rc "$c --help" 0
+    check "$c --help has a worked example" grep -qF "memcert $c " "$OUT"
+  done
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -302,9 +328,9 @@ section_theorem1() {
   expect_rc "generate theorem1" 0
   json_keys "generate theorem1" kind T n d seed out seconds
   file_check "generate theorem1 data" "$d/data.json" 'len(j["contexts"]) == 20 and len(j["queries"][0]) == 6 and all(isinstance(x, str) for x in j["queries"][0])'
-  run generate shared --T 10 --n 3 --d 5 --C 3 --out "$d/shared.json"
+  run generate shared --T 7 --n 3 --d 5 --C 3 --out "$d/shared.json"
   expect_rc "generate shared" 0
-  file_check "generate shared: one context" "$d/shared.json" 'all(c == j["contexts"][0] for c in j["contexts"]) and all(0 <= int(x) < 3 for x in j["labels"])'
+  file_check "generate shared: one context" "$d/shared.json" 'all(c == j["contexts"][0] for c in j["contexts"]) and all(0 <= int(x) < 3 for x in j["class_labels"]) and "labels" not in j'
   run generate general --T 8 --n 3 --d 5 --out "$d/general.json"
   expect_rc "generate general" 0
   # Queries of Kruskal rank exactly n (Assumption 1's boundary): assumptions reports k = n, Theorem 1 builds.
@@ -318,27 +344,43 @@ section_theorem1() {
   run generate theorem1 --T 4 --n 3 --d 6 --kruskal 4 --out "$d/never.json"
   expect_rc "generate --kruskal K > T-1" 2
 
+  # T = 20 > T* = H(r-1)+1 = 13: the first 13 are certified (certificate written), the verdict asked for
+  # (all 20 memorized) does not hold by the theorem's construction: exit 1, the missing ones listed.
   run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/cert.json" --json
-  expect_rc "construct theorem1" 0
-  json_keys "construct theorem1" claim H n d dh r T rank_Z_lower memorized saturation seconds
-  json_check "construct theorem1 values" 'j["claim"] == "mahdavi24/theorem-1" and j["T"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is True and len(j["saturation"]) == 4 and all(k in j["saturation"][1] for k in ["head","c","c_proof","c_weyl","sigma_lower","eps"])'
-  # Saturation scales: every c reported rebuilds certified weights when passed back with --c.
+  expect_rc "construct theorem1, T > T*" 1
+  json_keys "construct theorem1" claim H n d dh r T T_star rank_Z_lower memorized memorized_count not_memorized method saturation seconds
+  json_check "construct theorem1 values" 'j["claim"] == "mahdavi24/theorem-1" and j["T"] == 20 and j["T_star"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is False and j["memorized_count"] == 13 and j["not_memorized"] == list(range(13, 20)) and len(j["saturation"]) == 4 and all(k in j["saturation"][1] for k in ["head","c","c_proof","c_weyl","sigma_lower","eps"])'
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/cert.json"
+  check "construct theorem1 summary names the missing examples" grep -q "memorized: 13 of 20 examples; NOT memorized: examples 13, 14" "$OUT"
+  # Exactly T* examples: all memorized, exit 0.
+  alter_json "$d/data.json" "$d/data13.json" 'j["contexts"] = j["contexts"][:13]; j["queries"] = j["queries"][:13]; j["labels"] = j["labels"][:13]'
+  run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --out "$d/cert13.json" --json
+  expect_rc "construct theorem1, T = T*" 0
+  json_check "construct theorem1 T = T*: all memorized" 'j["T"] == 13 and j["memorized"] is True and j["memorized_count"] == 13 and j["not_memorized"] == []'
   cp "$OUT" "$d/proof.out.json"
-  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c weyl --out "$d/cert_weyl.json" --json
+  # Saturation scales: every c reported rebuilds certified weights when passed back with --c.
+  run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --c weyl --out "$d/cert_weyl.json" --json
   expect_rc "construct theorem1 --c weyl" 0
   json_check "--c weyl: every head at its c_weyl" 'j["memorized"] is True and j["c_scale"] == "weyl" and all(s["c"] == s["c_weyl"] for s in j["saturation"])'
   file_check "--c proof reports the same c_weyl" "$d/proof.out.json" 'all(s["c"] == s["c_proof"] and s["c_weyl"] is not None for s in j["saturation"]) and j["c_network"] is not None'
-  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c network --out "$d/cert_net.json" --json
+  run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --c network --out "$d/cert_net.json" --json
   expect_rc "construct theorem1 --c network" 0
   json_check "--c network: every saturating head at c_network" 'j["memorized"] is True and all(s["c"] == j["c_network"] for s in j["saturation"][1:])'
   cnet=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["c_network"])' "$OUT")
-  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c "$cnet" --out "$d/cert_val.json" --json
+  run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --c "$cnet" --out "$d/cert_val.json" --json
   expect_rc "construct theorem1 --c <c_network>" 0
   if cmp -s "$d/cert_net.json" "$d/cert_val.json"; then pass; else fail "--c <c_network> does not rebuild the --c network certificate"; fi
   run verify "$d/cert_weyl.json"
   expect_rc "verify --c weyl certificate" 0
-  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c -1 --out "$d/never.json"
+  run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --c -1 --out "$d/never.json"
   expect_rc "construct theorem1 --c -1" 2
+  # Real labels as a flat list (d_out = 1), as numpy's y.tolist() writes them.
+  alter_json "$d/data13.json" "$d/flat13.json" 'j["labels"] = [float(eval(l[0])) for l in j["labels"]]'
+  run construct theorem1 "$d/flat13.json" --heads 4 --dh 4 --out "$d/flat13_cert.json" --json
+  expect_rc "construct theorem1, flat real labels" 0
+  json_check "construct theorem1 flat real labels: d_out = 1" 'j["d_out"] == 1 and j["memorized"] is True and "max_label_error" in j'
+  alter_json "$d/data13.json" "$d/both13.json" 'j["class_labels"] = [0] * 13'
+  expect_bad_input "construct theorem1: labels and class_labels" "$d/x.json" construct theorem1 "$d/both13.json" --heads 4 --dh 4 --out "$d/x.json"
   file_check "theorem1 certificate" "$d/cert.json" 'j["kind"] == "theorem1" and "tolerance" in j and all(k in j["weights"]["heads"][0] for k in ["WK","WQ","WV"]) and "WO" in j["weights"] and "WD" in j["weights"]'
   run verify "$d/cert.json" --json
   expect_rc "verify theorem1" 0
@@ -392,7 +434,7 @@ section_theorem1() {
 # ---------------------------------------------------------------------------------------------------
 # Main: append new sections here.
 # ---------------------------------------------------------------------------------------------------
-SECTIONS=(section_rank section_kruskal section_verify)
+SECTIONS=(section_rank section_kruskal section_verify section_manners)
 SECTIONS+=(section_theorem1)
 
 if [ ! -x "$BIN" ]; then

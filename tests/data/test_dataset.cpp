@@ -16,7 +16,7 @@ namespace {
 const char* kAttention = R"({
   "contexts": [[["1", "0", "0"], ["0", "1/2", "0"]], [[0.1, 0, 1], [2, 2, "-3"]]],
   "queries": [["1", "1", "1"], ["0", "0", "7/3"]],
-  "labels": [0, 3]})";
+  "class_labels": [0, 3]})";
 
 QMatrix mat(std::size_t r, std::size_t c, std::initializer_list<long> v) {
   QMatrix m(r, c);
@@ -64,7 +64,7 @@ TEST_CASE("attention data set from npz (float and integer arrays)", "[dataset]")
   std::vector<std::int64_t> l{1, 0};
   std::string bytes = fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))},
                                      {"queries.npy", npy("<f8", {2, 3}, raw_all(q))},
-                                     {"labels.npy", npy("<i8", {2}, raw_all(l))}}, true);
+                                     {"class_labels.npy", npy("<i8", {2}, raw_all(l))}}, true);
   AttentionDataset ds = attention_dataset_read(write_file("a.npz", bytes));
   REQUIRE(ds.T() == 2);
   CHECK(ds.n() == 2);
@@ -72,6 +72,23 @@ TEST_CASE("attention data set from npz (float and integer arrays)", "[dataset]")
   CHECK(ds.contexts[1](1, 2) == 9);
   CHECK(ds.class_labels);
   CHECK((*ds.labels)(0, 0) == 1);
+
+  // Real labels of shape (T,), as numpy writes a regression target: d_out = 1, taken exactly.
+  std::vector<double> y{0.1, -2.5};
+  ds = attention_dataset_read(write_file("r.npz", fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))},
+                                                                  {"queries.npy", npy("<f8", {2, 3}, raw_all(q))},
+                                                                  {"labels.npy", npy("<f8", {2}, raw_all(y))}})));
+  CHECK_FALSE(ds.class_labels);
+  REQUIRE(ds.labels->rows() == 2);
+  CHECK(ds.labels->cols() == 1);
+  CHECK((*ds.labels)(0, 0) == rational_from_double(0.1));
+  CHECK((*ds.labels)(1, 0) == Rational(-5, 2));
+  std::string both = fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))},
+                                    {"queries.npy", npy("<f8", {2, 3}, raw_all(q))},
+                                    {"labels.npy", npy("<f8", {2}, raw_all(y))},
+                                    {"class_labels.npy", npy("<i8", {2}, raw_all(l))}});
+  CHECK(input_error_of([&] { attention_dataset_read(write_file("both.npz", both)); }) ==
+        "both.npz: class_labels: expected either \"labels\" (real) or \"class_labels\" (integer classes), got both");
 
   std::string wrong = fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))},
                                      {"queries.npy", npy("<f8", {3, 2}, raw_all(q))}});
@@ -83,6 +100,27 @@ TEST_CASE("attention data set from npz (float and integer arrays)", "[dataset]")
   std::string noq = fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))}});
   m = input_error_of([&] { attention_dataset_read(write_file("q.npz", noq)); });
   CHECK(m == "q.npz: expected an array named \"queries\" of shape (T, d)");
+}
+
+TEST_CASE("flat labels [T] are real labels with d_out = 1", "[dataset]") {
+  AttentionDataset ds = attention_dataset_read(
+      write_file("real.json", R"({"contexts": [[[1,2,3]], [[0,1,0]]], "queries": [[1,2,3], [0,0,1]], "labels": [0.25, "-7/3"]})"));
+  CHECK_FALSE(ds.class_labels);
+  REQUIRE(ds.labels);
+  CHECK(ds.labels->rows() == 2);
+  CHECK(ds.labels->cols() == 1);
+  CHECK((*ds.labels)(0, 0) == Rational(1, 4));
+  CHECK((*ds.labels)(1, 0) == Rational(-7, 3));
+  // Written back as a T x 1 matrix of exact strings and read to the same numbers.
+  std::string path = (fixtures::scratch() / "real_out.json").string();
+  attention_dataset_write_json(path, ds);
+  AttentionDataset back = attention_dataset_read(path);
+  CHECK_FALSE(back.class_labels);
+  CHECK(*back.labels == *ds.labels);
+  std::string m = input_error_of([] {
+    attention_dataset_read(write_file("data.json", R"({"contexts": [[[1,2,3]], [[1,1,1]]], "queries": [[1,2,3], [1,1,1]], "labels": [1, [2]]})"));
+  });
+  CHECK(m == "data.json: labels[1]: expected a number (as labels[0]), got a list");
 }
 
 TEST_CASE("attention data set JSON errors name the position", "[dataset][errors]") {
@@ -105,9 +143,13 @@ TEST_CASE("attention data set JSON errors name the position", "[dataset][errors]
   });
   CHECK(m == "data.json: queries[0]: expected 3 numbers (d = 3), got 2");
   m = input_error_of([] {
-    attention_dataset_read(write_file("data.json", R"({"contexts": [[[1,2,3]]], "queries": [[1,2,3]], "labels": ["1/2"]})"));
+    attention_dataset_read(write_file("data.json", R"({"contexts": [[[1,2,3]]], "queries": [[1,2,3]], "class_labels": ["1/2"]})"));
   });
-  CHECK(m == "data.json: labels[0]: expected an integer class label, got 1/2");
+  CHECK(m == "data.json: class_labels[0]: expected a non-negative integer class label, got 1/2");
+  m = input_error_of([] {
+    attention_dataset_read(write_file("data.json", R"({"contexts": [[[1,2,3]]], "queries": [[1,2,3]], "labels": [1], "class_labels": [0]})"));
+  });
+  CHECK(m == "data.json: class_labels: expected either \"labels\" (real) or \"class_labels\" (integer classes), got both");
   m = input_error_of([] {
     attention_dataset_read(write_file("data.json", R"({"contexts": [[[1,2,3]]], "queries": [[1,2,3]], "labels": [1, 2]})"));
   });

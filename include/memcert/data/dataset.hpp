@@ -10,28 +10,30 @@
 
 namespace memcert {
 
-// T examples: context E^(t) (n x d), query e^(t) (row t of `queries`, T x d), optional labels
-// (T x d_out; class labels are stored as T x 1 with `class_labels` = true).
+// T examples: context E^(t) (n x d), query e^(t) (row t of `queries`, T x d), optional labels: real
+// labels (T x d_out, regression as in Theorem 1) or integer classes (T x 1 with `class_labels` = true).
 struct AttentionDataset {
   std::vector<QMatrix> contexts;
   QMatrix queries;
   std::optional<QMatrix> labels;
-  bool class_labels = false;  // labels given as a flat [T] list of integers
+  bool class_labels = false;  // labels are integer classes in [0, C) ("class_labels" in files)
   std::size_t T() const { return contexts.size(); }
   std::size_t n() const { return contexts.empty() ? 0 : contexts[0].rows(); }
   std::size_t d() const { return queries.cols(); }
 };
 
-// .json {"contexts","queries","labels"?} or .npz (contexts (T,n,d), queries (T,d), labels (T,)|(T,d_out)).
-// Checks shapes (ragged, mismatched T or d) and throws InputError naming file and position.
-// Flat labels [T] must be integers (class labels); [T][d_out] labels are exact numbers.
+// .json {"contexts","queries","labels"? | "class_labels"?} or .npz (contexts (T,n,d), queries (T,d),
+// labels (T,)|(T,d_out) or class_labels (T,)). Checks shapes (ragged, mismatched T or d) and throws
+// InputError naming file and position. "labels" are REAL numbers: [T] means d_out = 1, [T][d_out] is
+// general. "class_labels" [T] are non-negative integers. Both keys present is bad input.
 AttentionDataset attention_dataset_read(const std::string& path);
 // The same data set from arrays already in memory, named as in a .npz ("contexts" (T, n, d), "queries"
 // (T, d), optional "labels" (T,) | (T, d_out)), with the .npz reader's checks and one-line messages
 // (`file` names the source in them). The Python module hands numpy arrays in through this.
 AttentionDataset attention_dataset_from_arrays(const std::map<std::string, NdArray>& arrays, const std::string& file);
 void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds);
-// .npz of float64 arrays (class labels as a float64 (T,) array), for generated float data: every number
+// Writers: real labels as "labels" (T x d_out), classes as "class_labels" [T].
+// .npz of float64 arrays (class labels as a float64 (T,) array "class_labels"), for generated float data: every number
 // must be exactly a double, else std::invalid_argument (nothing is rounded, nothing written).
 void attention_dataset_write_npz(const std::string& path, const AttentionDataset& ds);
 
@@ -50,6 +52,11 @@ struct SequenceDataset {
 // bound C is checked by the construction that uses them. The writer emits "labels" [N] and, when both
 // kinds are present, "token_labels" [N][n] (per-token labels alone go to "labels").
 SequenceDataset sequence_dataset_read(const std::string& path);
+// Writers chosen by the file's suffix, as a user names the output: ".npz" -> the float64 .npz writer (loads
+// with numpy.load), ".json" or anything else -> JSON; ".npy" holds ONE array, not a data set: InputError
+// (exit 2) before anything is written.
+void attention_dataset_write(const std::string& path, const AttentionDataset& ds);
+void sequence_dataset_write(const std::string& path, const SequenceDataset& ds);
 void sequence_dataset_write_json(const std::string& path, const SequenceDataset& ds);
 void sequence_dataset_write_npz(const std::string& path, const SequenceDataset& ds);
 

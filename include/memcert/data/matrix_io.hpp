@@ -78,6 +78,8 @@ nlohmann::json json_read(const std::string& path);
 // The 0-based flat index of a C-order shape printed as "[i][j]..." (for error positions).
 std::string ndindex_to_string(const std::vector<std::size_t>& shape, std::size_t flat);
 
+// The file name's extension, lower-cased, with its dot (".npz"), or "" when it has none.
+std::string path_extension_lower(const std::string& path);
 // Reads a whole file; InputError when unreadable.
 std::string file_read_all(const std::string& path);
 // Writes atomically (temp file + rename) so nothing half-written is left behind.

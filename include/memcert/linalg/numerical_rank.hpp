@@ -1,0 +1,37 @@
+#pragma once
+// The numerical rank of a matrix, as numpy.linalg.matrix_rank computes it, to report NEXT TO the exact
+// rank: float32/float64 data are taken exactly, so rounding noise in the stored values gives a full
+// exact rank although the matrix is, numerically, of low rank. This is an estimate in double (no
+// certificate, never used to decide a verdict); the exact rank is the certified answer.
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "memcert/linalg/matrix.hpp"
+#include "memcert/linalg/typed_matrix.hpp"
+
+namespace memcert {
+
+struct NumericalRank {
+  std::size_t rank = 0;   // number of singular values > tol
+  double tol = 0;         // the threshold used
+  double sigma_max = 0;   // largest singular value (of the double rounding of the matrix)
+  double eps = 0;         // the machine epsilon of the default threshold (float32's or float64's)
+  std::vector<double> singular_values;  // descending
+};
+
+// numpy's default threshold for an m x n matrix with largest singular value sigma_max:
+// sigma_max * max(m, n) * eps, eps = numpy.finfo(dtype).eps of the array's dtype.
+double numerical_rank_default_tol(double sigma_max, std::size_t m, std::size_t n, double eps);
+// The eps numpy would use for the array the file held: float32's (2^-23) when some entry is not an
+// integer and every entry is a float32 value (data saved from float32 arrays), else float64's (2^-52).
+double numerical_rank_eps(const QMatrix& a);
+
+// Singular values of the entrywise nearest-double rounding of `a` (Eigen's divide-and-conquer SVD),
+// counted above `tol`, or above numerical_rank_default_tol(..., numerical_rank_eps(a)) when `tol` is
+// nullopt. A 0 x n or m x 0 matrix has numerical rank 0.
+NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol = std::nullopt);
+// The same for a matrix in the engine's typed storage (int64 / float64 / rational), without a rational detour.
+NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol = std::nullopt);
+
+}  // namespace memcert

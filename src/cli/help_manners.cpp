@@ -1,0 +1,106 @@
+// Command-line manners: one worked example at the foot of every command's --help, and a "did you
+// mean" suggestion for a mistyped command name (nearest registered name by edit distance).
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "command.hpp"
+
+namespace memcert::cli {
+
+namespace {
+
+// One worked example per command path ("construct theorem1"): a command line that runs as written
+// when the files it names exist (they are the outputs of the generate examples).
+const std::map<std::string, std::string>& help_examples() {
+  static const std::map<std::string, std::string> m{
+      {"rank", "memcert rank matrix.npy --tol 1e-6 --cert rank_cert.json --json"},
+      {"kruskal", "memcert kruskal queries.txt --at-least 4 --cert kruskal_cert.json"},
+      {"assumptions", "memcert generate theorem1 --T 13 --n 4 --d 6 --out data.json && memcert assumptions data.json"},
+      {"construct", "memcert construct theorem1 data.json --heads 4 --dh 4 --out cert.json"},
+      {"construct theorem1",
+       "memcert generate theorem1 --T 13 --n 4 --d 6 --out data.npz && "
+       "memcert construct theorem1 data.npz --heads 4 --dh 4 --out cert.json --weights-out weights.npz"},
+      {"construct ks",
+       "memcert generate ks --N 16 --n 4 --d 3 --C 2 --out seq.json && memcert construct ks seq.json --out ks_cert.json --check"},
+      {"generate", "memcert generate theorem1 --T 13 --n 4 --d 6 --out data.npz"},
+      {"generate theorem1", "memcert generate theorem1 --T 13 --n 4 --d 6 --C 3 --out data.npz   (class labels in [0, 3))"},
+      {"generate shared", "memcert generate shared --T 7 --n 3 --d 5 --out shared.json"},
+      {"generate general", "memcert generate general --T 8 --n 3 --d 5 --out general.npz"},
+      {"generate ks", "memcert generate ks --N 16 --n 4 --d 3 --C 2 --out seq.json"},
+      {"generate pe", "memcert generate pe --n 16 --d 8 --out pe.npy"},
+      {"claims", "memcert claims run mahdavi24/theorem-1"},
+      {"claims list", "memcert claims list --json"},
+      {"claims run", "memcert claims run mahdavi24/theorem-1 --cert-dir certs"},
+      {"demo", "memcert demo --json   (narrates every proof step without --json)"},
+      {"verify", "memcert verify cert.json --json"},
+  };
+  return m;
+}
+
+void add_examples(CLI::App* app, const std::string& path) {
+  for (CLI::App* sub : app->get_subcommands({})) {
+    std::string p = path.empty() ? sub->get_name() : path + " " + sub->get_name();
+    auto it = help_examples().find(p);
+    if (it != help_examples().end()) sub->footer("\nExample:\n  " + it->second);
+    add_examples(sub, p);
+  }
+}
+
+// Edit distance with insert, delete, substitute and swap of two adjacent letters, each of cost 1
+// (optimal string alignment): "rnak" is one swap from "rank", the commonest typo.
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> D(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) D[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) D[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      D[i][j] = std::min({D[i - 1][j] + 1, D[i][j - 1] + 1, D[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) D[i][j] = std::min(D[i][j], D[i - 2][j - 2] + 1);
+    }
+  return D[a.size()][b.size()];
+}
+
+}  // namespace
+
+void help_examples_apply(CLI::App& root) {
+  add_examples(&root, "");
+  root.footer("\nExample:\n  memcert generate theorem1 --T 13 --n 4 --d 6 --out data.json && "
+              "memcert construct theorem1 data.json --heads 4 --dh 4 --out cert.json\n"
+              "Every command has --help with a worked example.");
+}
+
+std::string command_name_check(CLI::App& root, int argc, char** argv) {
+  CLI::App* cur = &root;
+  std::string path;
+  for (int i = 1; i < argc; ++i) {
+    std::string tok = argv[i];
+    if (tok.empty() || tok[0] == '-') return "";
+    std::vector<CLI::App*> subs = cur->get_subcommands({});
+    if (subs.empty()) return "";  // a leaf command: the rest are its arguments
+    CLI::App* next = nullptr;
+    for (CLI::App* s : subs)
+      if (s->check_name(tok)) next = s;
+    if (next) {
+      path += (path.empty() ? "" : " ") + tok;
+      cur = next;
+      continue;
+    }
+    std::string best;
+    std::size_t best_d = SIZE_MAX;
+    for (CLI::App* s : subs) {
+      std::size_t dist = edit_distance(tok, s->get_name());
+      if (dist < best_d) best_d = dist, best = s->get_name();
+    }
+    std::string msg = "unknown command '" + (path.empty() ? tok : path + " " + tok) + "'";
+    // A suggestion only when it is plausibly a typo: at most 2 edits and fewer than half the letters.
+    if (best_d <= 2 && 2 * best_d < std::max<std::size_t>(tok.size(), 2))
+      msg += "; did you mean '" + (path.empty() ? best : path + " " + best) + "'?";
+    else
+      msg += " (see memcert " + (path.empty() ? std::string() : path + " ") + "--help)";
+    return msg;
+  }
+  return "";
+}
+
+}  // namespace memcert::cli

@@ -1,0 +1,174 @@
+"""Files memcert writes for numpy users, checked by loading them with numpy itself (the second method):
+
+  python3 tests/cli/numpy_files.py <memcert-binary> <source-dir>
+
+- `generate ... --out x.npz` writes an archive numpy.load reads, holding exactly the numbers of the JSON
+  version of the same data set (same seed), with real labels as `labels` and classes as `class_labels`;
+- a data set written with numpy (np.savez: float64 real labels of shape (T,), or int64 class labels)
+  is read back by `construct theorem1` with the meaning the file format documents;
+- `--weights-out` writes float64 weights whose forward pass (examples/load_weights.py) reproduces every
+  certified label, and the layout of PyTorch's nn.MultiheadAttention agrees with the per-head layout.
+Prints "N passed, M failed" last; exits 1 on failure."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from fractions import Fraction
+
+import numpy as np
+
+BIN, SRC = sys.argv[1], sys.argv[2]
+WORK = tempfile.mkdtemp(prefix="memcert_numpy.")
+passed = failed = 0
+
+
+def check(desc, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: %s %s" % (desc, detail), file=sys.stderr)
+
+
+def run(*args):
+    p = subprocess.run([BIN, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def path(name):
+    return os.path.join(WORK, name)
+
+
+def exact(x):
+    return Fraction(x) if isinstance(x, str) else Fraction(x)
+
+
+# ---- generate writes .npz by suffix, numpy-readable, the same numbers as the JSON version ----------------
+for kind, extra, label_key in [("theorem1", [], "labels"), ("general", ["--C", "3"], "class_labels")]:
+    common = [kind, "--T", "9", "--n", "3", "--d", "5", "--seed", "4", *extra]
+    rc1, _, e1 = run("generate", *common, "--out", path(kind + ".json"))
+    rc2, _, e2 = run("generate", *common, "--out", path(kind + ".npz"))
+    check("generate %s json/npz exit 0" % kind, rc1 == 0 and rc2 == 0, e1 + e2)
+    j = json.load(open(path(kind + ".json")))
+    z = np.load(path(kind + ".npz"))
+    check("generate %s npz arrays" % kind, sorted(z.files) == sorted(["contexts", "queries", label_key]), z.files)
+    check("generate %s npz dtype float64" % kind, all(z[k].dtype == np.float64 for k in z.files))
+    check("generate %s contexts shape" % kind, z["contexts"].shape == (9, 3, 5), z["contexts"].shape)
+    same = all(Fraction(float(a)) == exact(b) for a, b in zip(z["contexts"].ravel(), np.array(j["contexts"]).ravel()))
+    same = same and all(Fraction(float(a)) == exact(b) for a, b in zip(z["queries"].ravel(), np.array(j["queries"]).ravel()))
+    check("generate %s npz equals JSON exactly" % kind, same)
+    if label_key == "class_labels":
+        check("generate %s class labels" % kind, z["class_labels"].shape == (9,) and list(z["class_labels"]) == j["class_labels"])
+    else:
+        lab = np.array(j["labels"], dtype=object).ravel()
+        check("generate %s real labels" % kind, z["labels"].shape == (9, 1) and
+              all(Fraction(float(a)) == exact(b) for a, b in zip(z["labels"].ravel(), lab)))
+rc, _, e = run("generate", "ks", "--N", "6", "--n", "3", "--d", "2", "--out", path("seq.npz"))
+check("generate ks npz", rc == 0 and sorted(np.load(path("seq.npz")).files) == ["labels", "sequences"], e)
+rc, out, e = run("generate", "theorem1", "--T", "3", "--n", "2", "--d", "3", "--out", path("one.npy"))
+check("generate to .npy is bad input", rc == 2 and out == "" and len(e.strip().splitlines()) == 1 and
+      not os.path.exists(path("one.npy")), (rc, e))
+
+# ---- a data set written by numpy: real labels (T,) float64, and int64 class labels ----------------------
+rng = np.random.default_rng(7)
+T, n, d = 7, 3, 5
+ctx = rng.standard_normal((T, n, d))
+qry = rng.standard_normal((T, d))
+np.savez(path("np_real.npz"), contexts=ctx, queries=qry, labels=rng.standard_normal(T))
+rc, out, e = run("construct", "theorem1", path("np_real.npz"), "--heads", "3", "--dh", "3", "--out",
+                 path("np_real_cert.json"), "--json")
+j = json.loads(out) if rc in (0, 1) and out else {}
+check("numpy real labels (T,): memorized, d_out = 1", rc == 0 and j.get("d_out") == 1 and j.get("memorized") is True, (rc, e))
+np.savez(path("np_cls.npz"), contexts=ctx, queries=qry, class_labels=rng.integers(0, 3, T))
+rc, out, e = run("construct", "theorem1", path("np_cls.npz"), "--heads", "3", "--dh", "3", "--out",
+                 path("np_cls_cert.json"), "--json")
+j = json.loads(out) if rc in (0, 1) and out else {}
+check("numpy class labels: arg-max memorized", rc == 0 and "min_class_margin" in j and j.get("memorized") is True, (rc, e))
+np.savez(path("np_both.npz"), contexts=ctx, queries=qry, labels=np.zeros(T), class_labels=np.zeros(T, dtype=np.int64))
+rc, out, e = run("construct", "theorem1", path("np_both.npz"), "--heads", "3", "--dh", "3", "--out", path("x.json"))
+check("numpy labels and class_labels: bad input", rc == 2 and "got both" in e and not os.path.exists(path("x.json")), (rc, e))
+
+# ---- exact vs numerical rank: float32 low-rank matrix; np.save and np.savetxt of one matrix --------------
+A = (rng.standard_normal((40, 5)) @ rng.standard_normal((5, 40))).astype(np.float32)
+np.save(path("low32.npy"), A)
+rc, out, e = run("rank", path("low32.npy"), "--json")
+j = json.loads(out) if out else {}
+ref = int(np.linalg.matrix_rank(A))  # numpy's default for a float32 array uses float32's eps
+check("float32 low rank: numerical rank as numpy's, warning", rc == 0 and j.get("numerical_rank") == ref == 5 and
+      j.get("rank", 0) > 5 and "numerical rank 5" in j.get("warning", ""), (rc, e, j))
+rc, out, e = run("rank", path("low32.npy"))
+check("float32 low rank: summary warns", rc == 0 and "warning: exact rank" in out, out)
+rc, out, e = run("rank", path("low32.npy"), "--tol", "1e9", "--json")
+check("--tol above every singular value: numerical rank 0", rc == 0 and json.loads(out).get("numerical_rank") == 0, (rc, e))
+rc, out, e = run("rank", path("low32.npy"), "--tol", "-1")
+check("--tol negative is bad input", rc == 2 and len(e.strip().splitlines()) == 1, (rc, e))
+B = np.array([[0.1, 0.2], [0.3, 0.6]])  # rank 1 in decimals; the nearest doubles are not proportional
+np.save(path("b.npy"), B)
+np.savetxt(path("b.txt"), B)
+rc1, o1, _ = run("rank", path("b.npy"), "--json")
+rc2, o2, _ = run("rank", path("b.txt"), "--json")
+r_bin = Fraction(0.1) * Fraction(0.6) - Fraction(0.2) * Fraction(0.3)  # det of the stored doubles (second method)
+txt = [[Fraction(x) for x in line.split()] for line in open(path("b.txt"))]
+r_txt = txt[0][0] * txt[1][1] - txt[0][1] * txt[1][0]
+check("np.save: exact rank of the doubles", rc1 == 0 and json.loads(o1)["rank"] == (2 if r_bin != 0 else 1), o1)
+check("np.savetxt: exact rank of the decimals", rc2 == 0 and json.loads(o2)["rank"] == (2 if r_txt != 0 else 1), o2)
+
+# ---- --weights-out: float64 weights whose forward pass reproduces the certified labels ------------------
+LOAD = os.path.join(SRC, "examples", "load_weights.py")
+rc, out, e = run("construct", "theorem1", path("np_real.npz"), "--heads", "3", "--dh", "3", "--out", path("w_cert.json"),
+                 "--weights-out", path("w.npz"), "--json")
+j = json.loads(out) if out else {}
+check("--weights-out written", rc == 0 and j.get("weights_out") == path("w.npz") and os.path.exists(path("w.npz")), (rc, e))
+w = np.load(path("w.npz"))
+shapes = {k: w[k].shape for k in w.files}
+check("--weights-out names and shapes", shapes.get("WK") == (3, 5, 3) and shapes.get("WQ") == (3, 5, 3) and
+      shapes.get("WV") == (3, 5, 1) and shapes.get("WO") == (3, 5) and shapes.get("WD") == (5, 1) and
+      shapes.get("skip") == (), shapes)
+# The float64 weights are the nearest doubles of the certificate's exact ones (second source: the certificate).
+cert = json.load(open(path("w_cert.json")))
+near = all(float(Fraction(cert["weights"]["heads"][h]["WK"][i][c])) == w["WK"][h, i, c]
+           for h in range(3) for i in range(5) for c in range(3))
+check("--weights-out holds the certificate's weights rounded to double", near)
+# d = 5 is not divisible by H = 3: no PyTorch layout, and the JSON says why.
+check("torch layout absent when H does not divide d", "torch_in_proj_weight" not in w.files and
+      isinstance(j.get("torch_layout"), str), j.get("torch_layout"))
+p = subprocess.run([sys.executable, LOAD, path("w.npz"), path("np_real.npz"), "--json"], capture_output=True, text=True)
+r = json.loads(p.stdout) if p.stdout else {}
+check("load_weights.py: every example memorized in float64", p.returncode == 0 and r.get("memorized_count") == T, p.stderr)
+# The example script must be able to fail: labels shifted by 1e-3 are not memorized.
+z = dict(np.load(path("np_real.npz")))
+z["labels"] = z["labels"] + 1e-3
+np.savez(path("np_shifted.npz"), **z)
+p = subprocess.run([sys.executable, LOAD, path("w.npz"), path("np_shifted.npz"), "--json"], capture_output=True, text=True)
+r = json.loads(p.stdout) if p.stdout else {}
+check("load_weights.py: shifted labels are not memorized", p.returncode == 1 and r.get("memorized_count") == 0, p.stdout)
+
+# PyTorch layout: H = 2 divides d = 6 and d_h = 3 <= d/H; both layouts give the same outputs, with the
+# skip connection too, and class labels are reported by arg-max.
+ctx6, qry6 = rng.standard_normal((5, 3, 6)), rng.standard_normal((5, 6))
+np.savez(path("np6.npz"), contexts=ctx6, queries=qry6, class_labels=np.array([0, 2, 1, 2, 0]))
+rc, out, e = run("construct", "theorem1", path("np6.npz"), "--heads", "2", "--dh", "3", "--skip", "--out",
+                 path("w6_cert.json"), "--weights-out", path("w6.npz"), "--json")
+j = json.loads(out) if out else {}
+check("--weights-out with torch layout", rc == 0 and j.get("torch_layout") is True, (rc, e, j.get("torch_layout")))
+sys.path.insert(0, os.path.dirname(LOAD))
+import load_weights  # noqa: E402
+
+w6 = dict(np.load(path("w6.npz")))
+diff = max(float(np.max(np.abs(load_weights.forward_heads(w6, ctx6[t], qry6[t]) -
+                               load_weights.forward_torch(w6, ctx6[t], qry6[t], 2)))) for t in range(5))
+scale = max(float(np.max(np.abs(load_weights.forward_heads(w6, ctx6[t], qry6[t])))) for t in range(5))
+check("torch layout agrees with the per-head layout", diff <= 1e-9 * max(1.0, scale), diff)
+for layout in ("heads", "torch"):
+    p = subprocess.run([sys.executable, LOAD, path("w6.npz"), path("np6.npz"), "--layout", layout, "--json"],
+                       capture_output=True, text=True)
+    r = json.loads(p.stdout) if p.stdout else {}
+    check("load_weights.py %s layout: class labels memorized" % layout, p.returncode == 0 and r.get("memorized_count") == 5, p.stderr)
+rc, out, e = run("construct", "theorem1", path("np6.npz"), "--heads", "2", "--dh", "3", "--out", path("y.json"),
+                 "--weights-out", path("w6.txt"))
+check("--weights-out must be .npz", rc == 2 and not os.path.exists(path("y.json")) and len(e.strip().splitlines()) == 1, (rc, e))
+
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)

@@ -1,0 +1,55 @@
+// numerical_rank against the exact rank (qmat_rank) on well-conditioned integer matrices of known rank,
+// and against the exact rank's disagreement on a low-rank matrix with rounding-level noise.
+#include <catch2/catch.hpp>
+
+#include <limits>
+#include <random>
+
+#include "memcert/linalg/numerical_rank.hpp"
+#include "memcert/linalg/qmat.hpp"
+
+using namespace memcert;
+
+namespace {
+// U V with U m x k, V k x n of small random integers: rank k (almost surely; checked exactly).
+QMatrix low_rank(std::size_t m, std::size_t n, std::size_t k, std::mt19937_64& rng) {
+  std::uniform_int_distribution<int> u(-5, 5);
+  QMatrix U(m, k), V(k, n), A(m, n, Rational(0));
+  for (auto& x : U.data()) x = u(rng);
+  for (auto& x : V.data()) x = u(rng);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t l = 0; l < k; ++l) A(i, j) += U(i, l) * V(l, j);
+  return A;
+}
+}  // namespace
+
+TEST_CASE("numerical rank equals the exact rank on small integer matrices", "[numerical_rank]") {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 30; ++trial) {
+    std::size_t m = 3 + rng() % 8, n = 3 + rng() % 8, k = 1 + rng() % std::min(m, n);
+    QMatrix A = low_rank(m, n, k, rng);
+    NumericalRank nr = numerical_rank(A);
+    CHECK(nr.rank == qmat_rank(A));
+    CHECK(nr.eps == std::numeric_limits<double>::epsilon());  // integers: numpy converts to float64
+    CHECK(nr.tol == numerical_rank_default_tol(nr.sigma_max, m, n, nr.eps));
+  }
+  CHECK(numerical_rank(QMatrix(4, 3, Rational(0))).rank == 0);
+}
+
+TEST_CASE("rounding-level noise: full exact rank, low numerical rank", "[numerical_rank]") {
+  std::mt19937_64 rng(3);
+  QMatrix A = low_rank(12, 10, 2, rng);
+  // Perturb every entry by 0 or +-2^-47 (|A| < 2^6, so every entry stays an exact double): noise at the
+  // level of double rounding, as float storage of computed values has.
+  std::uniform_int_distribution<int> u(-1, 1);
+  for (auto& x : A.data()) {
+    REQUIRE(abs(x) < 64);
+    x += Rational(u(rng), Integer(1) << 47);
+  }
+  CHECK(qmat_rank(A) == 10);          // exactly: the noise is independent directions
+  CHECK(numerical_rank(A).rank == 2);  // numerically: rank 2 as the data's structure
+  // An explicit tolerance above every singular value gives 0; tol 0 counts every non-zero one.
+  CHECK(numerical_rank(A, 1e6).rank == 0);
+  CHECK(numerical_rank(A, 0.0).rank == 10);
+}
