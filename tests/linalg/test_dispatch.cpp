@@ -3,7 +3,7 @@
 // every certificate is re-verified by the independent checker. Inputs: random, low-rank, near-singular
 // (one entry perturbed by one unit in the last place), adversarial (entries near 2^63, exponent ranges
 // of 2^-1074..2^1000 in one row, duplicated rows, zero rows and columns, non-dyadic rationals).
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 #include <limits>

@@ -1,6 +1,6 @@
 // numerical_rank against the exact rank (qmat_rank) on well-conditioned integer matrices of known rank,
 // and against the exact rank's disagreement on a low-rank matrix with rounding-level noise.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <limits>
 #include <random>

@@ -1,5 +1,5 @@
 // The Kruskal-rank-exactly-k query generator (Assumption 1's boundary), against brute force.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <random>
 #include <tuple>

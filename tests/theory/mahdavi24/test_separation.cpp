@@ -2,7 +2,7 @@
 // against a direct O(N^2) computation in rationals: float data with large common denominators, near ties
 // (pairs whose distances differ in the 80th bit), exponent ranges near underflow, and non-dyadic data
 // (the unfiltered path).
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 #include <random>
