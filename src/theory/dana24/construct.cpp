@@ -34,6 +34,8 @@ Dana24Result dana24_construct(const AssocData& a, const Dana24Options& o) {
                                             std::to_string(a.T()));
   Dana24Result r;
   r.n_last = assoc_distinct_last_tokens(a);
+  // The shape is reported even when no attempt gets as far as the weights.
+  r.model.N = a.N, r.model.S = a.S, r.model.d = o.d, r.model.dh = o.H ? o.dh : 0, r.model.H = o.H;
   std::mt19937_64 rng(o.seed);
   // 4.2(g): rank F <= H d_h + min(d, n_last). Below T no draw can give full rank: do not retry.
   const bool blocked = dana24_feature_rank_ceiling(o.H, o.dh, o.d, r.n_last) < a.T();
