@@ -47,7 +47,9 @@ Dana24Result dana24_construct(const AssocData& a, const Dana24Options& o) {
     {
       StageTimes::Scope s(&r.times, "attention");
       dana24_base_embeddings(a.N, a.S, o.d, rng, b);
-      dana24_rank_one_heads(o.H, o.d, o.dh, rng, b);
+      static const int kBoost[] = {0, 2, 1, 3, -1, 4, 2, 1};
+      r.head_boost = kBoost[at % 8];
+      dana24_rank_one_heads(o.H, o.d, o.dh, rng, b, r.head_boost);
       f = dana24_attention_features(a, b);
     }
     if (o.certify_rank) {
@@ -180,6 +182,7 @@ json dana24_summary_json(const AssocData& a, const Dana24Result& r, const std::s
          {"bit_complexity", {{"max_bits", max_bits}, {"total_bits", total_bits}}},
          {"targets", r.targets_kind},
          {"attempts", r.attempts},
+         {"head_scale_log2", r.head_boost},
          {"det_M_bits", qbits(r.det_M)},
          {"comparison",
           {{"mahdavi24_H_dh_minus_1_plus_1", m.H * (m.dh >= 1 ? m.dh - 1 : 0) + 1},

@@ -43,11 +43,12 @@ void dana24_base_embeddings(std::size_t N, std::size_t S, std::size_t d, std::mt
   for (double& x : m.pos.data()) x = dyadic(rng, 16, 48, 16);
 }
 
-void dana24_rank_one_heads(std::size_t H, std::size_t d, std::size_t dh, std::mt19937_64& rng, BaseModel& m) {
+void dana24_rank_one_heads(std::size_t H, std::size_t d, std::size_t dh, std::mt19937_64& rng, BaseModel& m,
+                           int boost) {
   // |q.x'| and |k.x'| grow like sqrt(d) * |q|_inf * 4; the scale 2^-floor(log2 sqrt d) / 2 keeps the
   // scores (q.x'_S)(k.x'_s) and, more importantly, their spread over s of order 1.
   const int shift = static_cast<int>(std::floor(std::log2(std::sqrt(static_cast<double>(d))))) + 1;
-  const double den = std::ldexp(32.0, shift);
+  const double den = std::ldexp(32.0, shift - boost);
   m.q = DMatrix(H, d);
   m.k = DMatrix(H, d);
   for (double& x : m.q.data()) x = dyadic(rng, -32, 32, den);
@@ -100,7 +101,11 @@ std::optional<EnclosureRankCertificate> dana24_certify_feature_rank(const Featur
   if (T > f.centre.cols()) return std::nullopt;  // more sequences than features: rank T impossible
   std::vector<std::size_t> rows(T);
   for (std::size_t t = 0; t < T; ++t) rows[t] = t;
-  return enclosure_rank_lower_fast(f.centre, f.radius, rows);
+  // Double Rump, then MPFR; the exact rational tier is cubic in big rationals and would dominate the
+  // run on ill-conditioned draws, which are better redrawn.
+  EnclosureFastOptions opt;
+  opt.allow_exact = false;
+  return enclosure_rank_lower_fast(f.centre, f.radius, rows, opt);
 }
 
 Targets dana24_targets(const AssocData& a, std::size_t d, const std::string& kind, std::mt19937_64& rng) {

@@ -26,7 +26,8 @@ namespace memcert::dana24 {
 struct Dana24Options {
   std::size_t H = 1, dh = 1, d = 2;
   std::uint64_t seed = 1;
-  int max_attempts = 6;        // redraws of the random choices (each attempt is certified or rejected)
+  int max_attempts = 8;        // redraws of the random choices (each attempt is certified or rejected);
+                               // the head scale varies over the attempts (boost 0, 2, 1, 3, -1, 4, 2, 1)
   std::string targets = "auto";  // "hypercube" | "moment" | "auto" (hypercube when N <= 2^d)
   bool certify_rank = true;    // step 5 (skip only for boundary experiments)
 };
@@ -44,9 +45,11 @@ struct BaseModel {
 // for them); step 5 certifies the consequence (rank) instead of the hypothesis.
 void dana24_base_embeddings(std::size_t N, std::size_t S, std::size_t d, std::mt19937_64& rng, BaseModel& m);
 // Step 2, heads (paper: A.1's choice of W_QK, Remark 2: rank one suffices; A.2's W_V): q_h, k_h with
-// coordinates k/64 / sqrt(d)-scaled so that scores stay of order 1 (strong saturation collapses the rank
-// toward the hard-attention limit), U^h with coordinates k/16 in [-1, 1].
-void dana24_rank_one_heads(std::size_t H, std::size_t d, std::size_t dh, std::mt19937_64& rng, BaseModel& m);
+// coordinates in [-c, c], c = 2^(boost - floor(log2 sqrt d) - 1), so that at boost 0 the scores stay of
+// order 1 (strong saturation collapses the rank toward the hard-attention limit); U^h with coordinates
+// k/16 in [-1, 1]. Small d needs larger scores (boost > 0): the construction's retries vary `boost`.
+void dana24_rank_one_heads(std::size_t H, std::size_t d, std::size_t dh, std::mt19937_64& rng, BaseModel& m,
+                           int boost = 0);
 
 // Steps 3-4, attention enclosed (paper: eq. (1)) and the feature matrix (paper: A.2's W_V A' augmented
 // with head 0): row t of centre/radius is F(t)^T = [x'(t,S); U^1 A'^1(t); ...; U^H A'^H(t)]^T, a T x
@@ -117,6 +120,7 @@ struct Dana24Result {
   Model model;
   std::string targets_kind;
   std::size_t n_last = 0, attempts = 0;
+  int head_boost = 0;          // the head scale of the successful (or last) attempt
   bool rank_certified = false;
   std::optional<EnclosureRankCertificate> rank_cert;
   double sigma_min_lower = 0;  // sqrt(mu - ||R||_F^2)-free report: sqrt(mu) of the certificate
