@@ -25,6 +25,12 @@
 //    d < N - 1, "minor_rows":[d+1], "minor_cols":[d+1]: the (d+1)-minor of P Z* (P = I - 11^T/N, column c =
 //    logits of context c) is non-zero, so rank(P Z*) > d and no d-dimensional sequence encoder represents
 //    these conditionals exactly.
+//  dana24/proposition-3 (confirmed): "s":[N] pairwise distinct rationals, "lambda" > 0 exact, sequences with
+//    "next" (point-mass conditionals g(t), uniform prior over the T sequences). W_j = ((1-s_j^2)/(1+s_j^2),
+//    2 s_j/(1+s_j^2)) are rational points of the unit circle and f_lambda(t) = lambda W W_{g(t)}. The checker
+//    encloses d_KL = (1/T) sum_t log(1 + sum_{j != g} exp(-lambda (1 - W_j.W_g))) from above (MPFR) and
+//    (N-1) exp(-lambda delta), delta = min_{j != k} (1 - W_j.W_k) > 0 exact, from below, and requires
+//    d_KL <= (N-1) exp(-lambda delta) (log(1+x) <= x), so d_KL -> 0 as lambda -> infinity.
 #include <mpfr.h>
 
 #include <set>
@@ -301,6 +307,62 @@ bool check_prop2(const Value& c, std::string& why) {
   return true;
 }
 
+bool check_prop3(const Value& c, std::string& why) {
+  Assoc a;
+  if (!read_assoc(c, a, why) || !need_next(a, why)) return false;
+  QRow sv;
+  const Value* v = member(c, "", "s", json::Type::Array, why);
+  if (!v || !read_rational_vector(*v, "s", a.N, sv, why)) return false;
+  mpq_class lambda;
+  const Value* lv = member(c, "", "lambda", json::Type::String, why);
+  if (!lv || !read_rational(*lv, "lambda", lambda, why)) return false;
+  if (sgn(lambda) <= 0 || a.N < 2) {
+    why = "lambda: expected > 0 (and N >= 2)";
+    return false;
+  }
+  std::vector<mpq_class> wx(a.N), wy(a.N);
+  for (std::size_t j = 0; j < a.N; ++j) {
+    const mpq_class den = 1 + sv[j] * sv[j];
+    wx[j] = (1 - sv[j] * sv[j]) / den, wy[j] = 2 * sv[j] / den;
+    for (std::size_t i = 0; i < j; ++i)
+      if (sv[i] == sv[j]) {
+        why = at("s", j) + ": expected distinct parameters (distinct circle points)";
+        return false;
+      }
+  }
+  auto gap = [&](std::size_t j, std::size_t k) { return mpq_class(1 - (wx[j] * wx[k] + wy[j] * wy[k])); };
+  mpq_class delta = gap(0, 1);
+  for (std::size_t j = 0; j < a.N; ++j)
+    for (std::size_t k = 0; k < a.N; ++k)
+      if (j != k && gap(j, k) < delta) delta = gap(j, k);
+  const mpfr_prec_t P = 128;
+  mpfr_t kl, term, x, bound;
+  mpfr_inits2(P, kl, term, x, bound, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_zero(kl, 1);
+  for (std::size_t t = 0; t < a.T; ++t) {
+    const std::size_t g = a.next[t];
+    mpfr_set_ui(term, 1, MPFR_RNDU);
+    for (std::size_t j = 0; j < a.N; ++j) {
+      if (j == g) continue;
+      const mpq_class e = -lambda * gap(j, g);
+      mpfr_set_q(x, e.get_mpq_t(), MPFR_RNDU);
+      mpfr_exp(x, x, MPFR_RNDU);
+      mpfr_add(term, term, x, MPFR_RNDU);
+    }
+    mpfr_log(term, term, MPFR_RNDU);
+    mpfr_add(kl, kl, term, MPFR_RNDU);
+  }
+  mpfr_div_ui(kl, kl, static_cast<unsigned long>(a.T), MPFR_RNDU);
+  const mpq_class e = -lambda * delta;
+  mpfr_set_q(bound, e.get_mpq_t(), MPFR_RNDD);
+  mpfr_exp(bound, bound, MPFR_RNDD);
+  mpfr_mul_ui(bound, bound, static_cast<unsigned long>(a.N - 1), MPFR_RNDD);
+  const bool ok = sgn(delta) > 0 && mpfr_lessequal_p(kl, bound);
+  mpfr_clears(kl, term, x, bound, static_cast<mpfr_ptr>(nullptr));
+  if (!ok) why = "d_KL(pi, f_lambda) <= (N - 1) exp(-lambda delta) not certified";
+  return ok;
+}
+
 }  // namespace
 
 bool check_dana24_claim(const Value& c, std::string& why) {
@@ -321,6 +383,7 @@ bool check_dana24_claim(const Value& c, std::string& why) {
        [](const Value& v, std::string& w) { return check_rank_ceiling(v, w, true); }},
       {"dana24/proposition-3-d1", "counterexample", check_d1},
       {"dana24/proposition-2", "confirmed", check_prop2},
+      {"dana24/proposition-3", "confirmed", check_prop3},
   };
   for (const Entry& e : table) {
     if (claim != e.id) continue;

@@ -22,7 +22,7 @@ bool valid(const nlohmann::json& j) { return memcert_checker::verify_certificate
 TEST_CASE("dana24-claim certificates: altered evidence is rejected", "[proofs][dana]") {
   for (const char* id : {"dana24/lemma-2", "dana24/lemma-2-s1", "dana24/corollary-1-no-heads",
                          "dana24/theorem-1-proof-rank-ceiling", "dana24/experiment-6-dh-gt-d",
-                         "dana24/proposition-3-d1", "dana24/proposition-2"}) {
+                         "dana24/proposition-3-d1", "dana24/proposition-2", "dana24/proposition-3"}) {
     INFO(id);
     const nlohmann::json good = first_certificate(id);
     CHECK(valid(good));
@@ -60,6 +60,14 @@ TEST_CASE("dana24-claim certificates: altered evidence is rejected", "[proofs][d
   for (auto& x : two["next"]) x = 0;
   two["next"][0] = 1;
   CHECK_FALSE(valid(two));
+  // Proposition 3: two equal circle points (delta = 0), or lambda = 0.
+  nlohmann::json p3 = first_certificate("dana24/proposition-3");
+  nlohmann::json twin = p3;
+  twin["s"][1] = twin["s"][0];
+  CHECK_FALSE(valid(twin));
+  nlohmann::json flat = p3;
+  flat["lambda"] = "0";
+  CHECK_FALSE(valid(flat));
   // Proposition 2: malformed logits; a context replaced by another (the chosen minor then has
   // two equal columns).
   nlohmann::json p2 = first_certificate("dana24/proposition-2");
