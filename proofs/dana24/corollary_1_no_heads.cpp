@@ -11,9 +11,15 @@ Instance generate(std::uint64_t seed, std::size_t index) {
   dana24::AssocData a;
   if (index == 0) {  // the section-7 instance: N = S = d = 2, {(1,1) -> 1, (2,1) -> 2} (0-based here)
     a.N = 2, a.S = 2, a.sequences = {{0, 0}, {1, 0}}, a.next = {0, 1};
-  } else {           // T_0 = d random sequences over N = d + 1 tokens
+  } else {  // T_0 = d random sequences over N = d + 1 tokens, two of them sharing the last token with
+            // different next tokens (the labeling the proof's H = 0 cannot handle)
     const std::size_t d = 2 + index % 3;
     a = dana24::assoc_data_generate(d + 1, 2, d, seed, false);
+    a.sequences[1] = {(a.sequences[0][0] + 1) % static_cast<std::uint32_t>(a.N), a.sequences[0][1]};
+    for (std::size_t t = 2; t < a.T(); ++t)  // keep the sequences distinct
+      while (a.sequences[t] == a.sequences[0] || a.sequences[t] == a.sequences[1])
+        a.sequences[t][0] = (a.sequences[t][0] + 1) % static_cast<std::uint32_t>(a.N);
+    a.next[1] = (a.next[0] + 1) % static_cast<std::uint32_t>(a.N);
   }
   Instance inst;
   const std::size_t d = std::max<std::size_t>(2, a.T());

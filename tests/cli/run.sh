@@ -415,6 +415,13 @@ section_dana24() {
   expect_bad_input "construct dana24: T > H dh + d" "$d/x.json" construct dana24 "$d/data.json" --heads 1 --dh 1 --d 2 --out "$d/x.json"
   expect_bad_input "construct dana24: dh > d" "$d/x.json" construct dana24 "$d/data.json" --heads 8 --dh 5 --d 4 --out "$d/x.json"
   expect_bad_input "generate dana24: T > N^S" "$d/x.json" generate dana24 --N 2 --S 2 --T 5 --out "$d/x.json"
+  # compare: three constructions on one association set, each re-verified by the checker.
+  run generate dana24 --N 6 --S 3 --T 21 --seed 4 --out "$d/cmp.json"
+  run compare "$d/cmp.json" --heads 4 --dh 4 --d 8 --json
+  expect_rc "compare" 0
+  json_keys "compare" N S T d H dh rows seconds
+  json_check "compare rows" 'len(j["rows"]) == 3 and all(k in r for r in j["rows"] for k in ["construction","memorized","parameters","nonzero_parameters","max_bits","seconds","verified","note"]) and j["rows"][2]["memorized"] == 21 and j["rows"][2]["verified"] is True and j["rows"][1]["memorized"] in (0, 21)'
+  expect_bad_input "compare: missing data set" "" compare "$d/none.json" --heads 1 --dh 1
 }
 
 # ---------------------------------------------------------------------------------------------------
