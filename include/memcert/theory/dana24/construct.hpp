@@ -26,8 +26,8 @@ namespace memcert::dana24 {
 struct Dana24Options {
   std::size_t H = 1, dh = 1, d = 2;
   std::uint64_t seed = 1;
-  int max_attempts = 8;        // redraws of the random choices (each attempt is certified or rejected);
-                               // the head scale varies over the attempts (boost 0, 2, 1, 3, -1, 4, 2, 1)
+  int max_attempts = 12;       // redraws of the random choices (each attempt is certified or rejected);
+                               // the head scale cycles over the attempts (boost 0, 2, 1, 3, -1, 4, 2, 1)
   std::string targets = "auto";  // "hypercube" | "moment" | "auto" (hypercube when N <= 2^d)
   bool certify_rank = true;    // step 5 (skip only for boundary experiments)
 };
