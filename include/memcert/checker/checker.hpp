@@ -21,4 +21,8 @@ Verdict verify_certificate_text(const std::string& json_text);
 // the path (callers wanting "bad input" semantics should check readability themselves).
 Verdict verify_certificate_file(const std::string& path);
 
+// Worker threads of the checker's kernels (0: the default, the hardware concurrency capped at 8).
+// Verdicts never depend on it.
+void verify_set_threads(unsigned k);
+
 }  // namespace memcert_checker
