@@ -88,7 +88,7 @@ Row run_mahdavi(const dana24::AssocData& a, const std::vector<QMatrix>& X, const
     ds.labels = lab;
     ds.class_labels = true;
     mahdavi24::Theorem1Options o;
-    o.H = g.H, o.dh = g.dh, o.seed = g.seed, o.c_minimal = false;
+    o.H = g.H, o.dh = g.dh, o.seed = g.seed;
     mahdavi24::Theorem1Result res = mahdavi24::theorem1_construct(ds, o);
     for (const auto& h : res.weights.heads) count(h.WK, r), count(h.WQ, r), count(h.WV, r);
     count(res.weights.WO, r), count(res.weights.WD, r);
