@@ -27,7 +27,9 @@ namespace memcert_checker {
   X("enclosure-rank-rump", check_enclosure_rank_rump) \
   X("claim", check_claim)                       \
   X("ks", check_ks)                             \
-  X("theorem1", check_theorem1)
+  X("theorem1", check_theorem1)               \
+  X("dana24", check_dana24)                   \
+  X("dana24-claim", check_dana24_claim)
 
 using CheckFn = bool (*)(const json::Value& cert, std::string& why);
 #define MEMCERT_DECLARE_KIND(name, fn) bool fn(const json::Value& cert, std::string& why);

@@ -432,10 +432,75 @@ section_theorem1() {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# dana24: generate / construct / verify (docs/DANA24.md)
+# ---------------------------------------------------------------------------------------------------
+section_dana24() {
+  local d=$WORK/dana24
+  mkdir -p "$d"
+  run generate dana24 --N 5 --S 2 --T 20 --seed 3 --out "$d/data.json" --json
+  expect_rc "generate dana24" 0
+  json_keys "generate dana24" N S T seed n_last out seconds
+  file_check "generate dana24 data" "$d/data.json" 'j["vocab"] == 5 and len(j["sequences"]) == 20 and len(set(map(tuple, j["sequences"]))) == 20 and all(0 <= x < 5 for s in j["sequences"] for x in s) and len(j["next"]) == 20'
+  run generate dana24 --N 3 --S 2 --all --out "$d/all.npz"
+  expect_rc "generate dana24 --all .npz" 0
+  run construct dana24 "$d/data.json" --heads 8 --dh 2 --d 4 --out "$d/cert.json" --weights-out "$d/w.npz" --check --json
+  expect_rc "construct dana24" 0
+  json_keys "construct dana24" claim N S d dh H T T0 memorized memorized_count min_margin parameters seconds n_last rank_certificate parameters_remark2 nonzero_parameters bit_complexity comparison verified
+  json_check "construct dana24 values" 'j["claim"] == "dana24/theorem-1-assoc" and j["T"] == 20 and j["T0"] == 20 and j["memorized"] is True and j["memorized_count"] == 20 and j["verified"] is True and j["parameters"] == 4 * (2 + 10 + 4 * 2 * 8) and j["rank_certificate"]["rank_lower"] == 20'
+  file_check "dana24 certificate" "$d/cert.json" 'j["kind"] == "dana24" and all(k in j["weights"] for k in ["e","pos","WU","WQ","WK","WV","WO"])'
+  check "weights-out written" test -s "$d/w.npz"
+  run verify "$d/cert.json" --json
+  expect_rc "verify dana24" 0
+  json_check "verify dana24 valid" 'j["valid"] is True and j["kind"] == "dana24"'
+  alter_json "$d/cert.json" "$d/b1.json" 'j["next"][0] = (j["next"][0] + 1) % 5'
+  alter_json "$d/cert.json" "$d/b2.json" 'j["min_margin"] = "100"'
+  alter_json "$d/cert.json" "$d/b3.json" 'j["weights"]["WO"] = [[["0"] * 2 for _ in range(4)] for _ in range(8)]'
+  for c in b1 b2 b3; do
+    run verify "$d/$c.json" --json
+    expect_rc "verify rejects altered dana24 $c" 1
+  done
+  run construct dana24 "$d/all.npz" --heads 3 --dh 2 --d 3 --out "$d/cert_all.json" --json
+  expect_rc "construct dana24 from .npz (all 9 sequences of [3]^2)" 0
+  # Corollary 1 (d = 2).
+  run construct dana24 "$d/all.npz" --heads 4 --dh 2 --d 2 --out "$d/cert_c1.json" --json
+  expect_rc "construct dana24 corollary-1" 0
+  json_check "corollary-1 claim" 'j["claim"] == "dana24/corollary-1" and j["memorized"] is True'
+  # V1: no heads, two sequences with the same last token and different next tokens: certified negative.
+  printf '{"vocab":2,"sequences":[[0,0],[1,0]],"next":[0,1]}' >"$d/v1.json"
+  run construct dana24 "$d/v1.json" --heads 0 --dh 1 --d 2 --out "$d/v1cert.json" --json
+  expect_rc "construct dana24 H=0 shared last token (V1)" 1
+  json_check "V1 witness" 'j["memorized"] is False and j["witness"]["sequences"] == [0, 1]'
+  # V2: every sequence ends with the same token: rank ceiling 1 + H d_h < T, undecided, nothing written.
+  printf '{"vocab":4,"sequences":[[0,0,1],[0,1,1],[0,2,1],[1,0,1],[1,1,1],[1,2,1],[2,0,1]],"next":[0,1,2,3,0,1,2]}' >"$d/v2.json"
+  run construct dana24 "$d/v2.json" --heads 2 --dh 2 --d 3 --out "$d/v2cert.json" --json
+  expect_rc "construct dana24 shared last token (V2): undecided" 3
+  json_check "V2 rank ceiling" 'j["rank_ceiling"] == 5 and j["memorized"] is False'
+  check "V2 writes no certificate" test ! -e "$d/v2cert.json"
+  # Bad input: one line, exit 2, nothing written.
+  printf '{"vocab":3,"sequences":[[0,1],[0,1]],"next":[0,2]}' >"$d/dup.json"
+  expect_bad_input "construct dana24: duplicate sequence, different next" "$d/x.json" construct dana24 "$d/dup.json" --heads 1 --dh 1 --out "$d/x.json"
+  stderr_mentions "duplicate reported as such" "different next token"
+  printf '{"vocab":3,"sequences":[[0,7]],"next":[0]}' >"$d/oor.json"
+  expect_bad_input "construct dana24: token out of range" "$d/x.json" construct dana24 "$d/oor.json" --heads 1 --dh 1 --out "$d/x.json"
+  stderr_mentions "token position" "sequences[0][1]"
+  expect_bad_input "construct dana24: T > H dh + d" "$d/x.json" construct dana24 "$d/data.json" --heads 1 --dh 1 --d 2 --out "$d/x.json"
+  expect_bad_input "construct dana24: dh > d" "$d/x.json" construct dana24 "$d/data.json" --heads 8 --dh 5 --d 4 --out "$d/x.json"
+  expect_bad_input "generate dana24: T > N^S" "$d/x.json" generate dana24 --N 2 --S 2 --T 5 --out "$d/x.json"
+  # compare: three constructions on one association set, each re-verified by the checker.
+  run generate dana24 --N 6 --S 3 --T 21 --seed 4 --out "$d/cmp.json"
+  run compare "$d/cmp.json" --heads 4 --dh 4 --d 8 --json
+  expect_rc "compare" 0
+  json_keys "compare" N S T d H dh rows seconds
+  json_check "compare rows" 'len(j["rows"]) == 3 and all(k in r for r in j["rows"] for k in ["construction","memorized","parameters","nonzero_parameters","max_bits","seconds","verified","note"]) and j["rows"][2]["memorized"] == 21 and j["rows"][2]["verified"] is True and j["rows"][1]["memorized"] in (0, 21)'
+  expect_bad_input "compare: missing data set" "" compare "$d/none.json" --heads 1 --dh 1
+}
+
+# ---------------------------------------------------------------------------------------------------
 # Main: append new sections here.
 # ---------------------------------------------------------------------------------------------------
 SECTIONS=(section_rank section_kruskal section_verify section_manners)
 SECTIONS+=(section_theorem1)
+SECTIONS+=(section_dana24)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2

@@ -1,0 +1,64 @@
+// dana24 Proposition 2, the failing side: for d < N - 1 some full-support pi is not exactly representable
+// by a d-dimensional sequence encoder. Exact form (docs/DANA24.md section 3): with rational logits z_c,
+// no encoder reproduces them iff rank(P Z*) > d, P = I - 11^T/N; certified by a non-zero (d+1)-minor.
+#include "dana24_instances.hpp"
+
+namespace memcert::proofs {
+namespace {
+using namespace dana24_detail;
+
+struct Prop2Instance {
+  std::size_t N, d, C;
+  QMatrix Z;  // C x N rational logits
+};
+
+Instance generate(std::uint64_t seed, std::size_t index) {
+  static const std::size_t sz[][3] = {{4, 2, 3}, {5, 2, 4}, {6, 3, 5}};  // N, d, contexts
+  const auto& s = sz[index % 3];
+  detail::Rng rng(seed);
+  Prop2Instance in{s[0], s[1], s[2], QMatrix(s[2], s[0])};
+  for (auto& x : in.Z.data()) x = rng.rational(9, 4);
+  Instance inst;
+  inst.params = {{"N", in.N}, {"d", in.d}, {"contexts", in.C}};
+  inst.data = std::move(in);
+  return inst;
+}
+
+InstanceResult check(const Instance& inst) {
+  const auto& in = std::any_cast<const Prop2Instance&>(inst.data);
+  // P Z* (N x C): column c = z_c - mean(z_c) 1.
+  QMatrix PZ(in.N, in.C);
+  for (std::size_t c = 0; c < in.C; ++c) {
+    Rational mean = 0;
+    for (std::size_t j = 0; j < in.N; ++j) mean += in.Z(c, j);
+    mean /= in.N;
+    for (std::size_t j = 0; j < in.N; ++j) PZ(j, c) = in.Z(c, j) - mean;
+  }
+  RankCertificate rc = qmat_rank_certified(PZ);
+  InstanceResult out;
+  out.figures = {{"rank_PZ", rc.rank}, {"d", in.d}};
+  if (rc.rank <= in.d) {
+    out.outcome = Outcome::undecided;
+    out.summary = "rank(P Z*) <= d for this draw: no witness";
+    return out;
+  }
+  nlohmann::json c{{"kind", "dana24-claim"}, {"claim", "dana24/proposition-2"}, {"verdict", "confirmed"},
+                   {"N", in.N}, {"d", in.d}, {"contexts", in.C}, {"logits", qmat_to_json(in.Z)}};
+  c["minor_rows"] = std::vector<std::size_t>(rc.minor_rows.begin(), rc.minor_rows.begin() + in.d + 1);
+  c["minor_cols"] = std::vector<std::size_t>(rc.minor_cols.begin(), rc.minor_cols.begin() + in.d + 1);
+  out.certificate = c;
+  out.outcome = Outcome::confirmed;
+  out.summary = "rank(P Z*) = " + std::to_string(rc.rank) + " > d = " + std::to_string(in.d) +
+                ": these conditionals are not exactly representable in dimension d";
+  return out;
+}
+
+ClaimRegistrar reg{Claim{
+    "dana24/proposition-2",
+    "If d < N - 1 there is a distribution pi with d_KL(pi, L(N,S,d)) > 0 (the d >= N - 1 half is an exact "
+    "identity).",
+    "exact: a non-zero (d+1)-minor of the centered logit matrix P Z*; checker kind \"dana24-claim\"",
+    Expect::holds, "", 3, generate, check}};
+
+}  // namespace
+}  // namespace memcert::proofs

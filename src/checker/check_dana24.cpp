@@ -1,0 +1,349 @@
+// kind "dana24": the attention-only Transformer of eq. (2) (docs/DANA24.md) memorizes every association
+// of the certificate. Everything is recomputed from the exact weights with MPFR under directed rounding.
+//
+//   {"kind":"dana24","claim":"dana24/theorem-1-assoc"|"dana24/corollary-1","N","S","d","dh","H","T",
+//    "sequences":[T][S] tokens in [0,N),"next":[T] tokens in [0,N),
+//    "weights":{"e":[N][d],"pos":[S][d],"WU":[N][d],"WQ":[H][dh][d],"WK":[H][dh][d],"WV":[H][dh][d],
+//               "WO":[H][d][dh]}  (exact strings; each must be a dyadic rational of <= 128 significant bits),
+//    "memorized_count":T,"min_margin":"q" (> 0),"parameters":d(S+2N+4 dh H),
+//    "parameters_remark2"?: d(S+2N+2(dh+1)H) (only for rank-one heads: rows 1.. of every W_Q^h, W_K^h zero)}
+//
+// The model: x(t,s) = e(t_s) + pos_s; A^h(t) = sum_s softmax_s((W_Q^h x(t,S)) . (W_K^h x(t,s))) x(t,s);
+// T(t) = W_U (x(t,S) + sum_h W_O^h W_V^h A^h(t)). For every t the checker encloses T(t) and requires
+// lower(T(t)_{next_t}) - upper(T(t)_j) >= min_margin > 0 for every j != next_t (a strict arg-max).
+// Also: sequences pairwise distinct; corollary-1 needs d = 2 and d_h <= 2; every claim needs d_h <= d
+// (paper footnote 1); the counts are recomputed.
+#include <mpfr.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include "read.hpp"
+
+namespace memcert_checker {
+namespace {
+
+constexpr mpfr_prec_t kPrec = 128;
+
+std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
+
+// A dense array of exact MPFR numbers (weights), owning its storage.
+class MpArray {
+ public:
+  explicit MpArray(std::size_t n = 0) : v_(n) {
+    for (auto& x : v_) mpfr_init2(&x, kPrec), mpfr_set_zero(&x, 1);
+  }
+  MpArray(const MpArray&) = delete;
+  MpArray& operator=(const MpArray&) = delete;
+  MpArray(MpArray&& o) noexcept : v_(std::move(o.v_)) { o.v_.clear(); }
+  ~MpArray() { release(); }
+  // Drops the contents and holds n zeros.
+  void reset(std::size_t n) {
+    release();
+    v_.resize(n);
+    for (auto& x : v_) mpfr_init2(&x, kPrec), mpfr_set_zero(&x, 1);
+  }
+  mpfr_ptr operator[](std::size_t i) { return &v_[i]; }
+  mpfr_srcptr operator[](std::size_t i) const { return &v_[i]; }
+  std::size_t size() const { return v_.size(); }
+
+ private:
+  void release() {
+    for (auto& x : v_) mpfr_clear(&x);
+    v_.clear();
+  }
+  std::vector<__mpfr_struct> v_;
+};
+
+// Reads a nested array of exact numbers with the given shape into `out` (row-major); each must be exact
+// at kPrec bits.
+bool read_tensor(const Value* v, const std::string& where, const std::vector<std::size_t>& shape, MpArray& out,
+                 std::string& why) {
+  std::size_t total = 1;
+  for (std::size_t s : shape) total *= s;
+  out.reset(total);
+  std::size_t pos = 0;
+  mpq_class q;
+  // Depth-first walk checking every level's length.
+  struct Frame {
+    const Value* v;
+    std::size_t level;
+    std::string where;
+  };
+  std::vector<Frame> stack{{v, 0, where}};
+  std::vector<std::pair<const Value*, std::string>> leaves;
+  while (!stack.empty()) {
+    Frame f = stack.back();
+    stack.pop_back();
+    if (f.level == shape.size()) {
+      leaves.emplace_back(f.v, f.where);
+      continue;
+    }
+    if (!f.v || f.v->type != json::Type::Array || f.v->items.size() != shape[f.level]) {
+      why = f.where + ": expected a list of " + std::to_string(shape[f.level]) + " entries";
+      return false;
+    }
+    for (std::size_t i = f.v->items.size(); i-- > 0;) stack.push_back({&f.v->items[i], f.level + 1, at(f.where, i)});
+  }
+  for (const auto& [leaf, w] : leaves) {
+    if (!read_rational(*leaf, w, q, why)) return false;
+    if (mpfr_set_q(out[pos], q.get_mpq_t(), MPFR_RNDN) != 0) {
+      why = w + ": expected a dyadic rational with at most 128 significant bits";
+      return false;
+    }
+    ++pos;
+  }
+  return true;
+}
+
+// An interval [lo, hi] of MPFR numbers; operations round lo down and hi up.
+struct Iv {
+  mpfr_t lo, hi;
+  Iv() { mpfr_init2(lo, kPrec), mpfr_init2(hi, kPrec), mpfr_set_zero(lo, 1), mpfr_set_zero(hi, 1); }
+  Iv(const Iv&) = delete;
+  Iv& operator=(const Iv&) = delete;
+  ~Iv() { mpfr_clear(lo), mpfr_clear(hi); }
+  void zero() { mpfr_set_zero(lo, 1), mpfr_set_zero(hi, 1); }
+};
+
+// acc += w x for an exact w.
+void iv_fma_point(Iv& acc, mpfr_srcptr w, const Iv& x) {
+  const int s = mpfr_sgn(w);
+  if (s == 0) return;
+  mpfr_fma(acc.lo, w, s > 0 ? x.lo : x.hi, acc.lo, MPFR_RNDD);
+  mpfr_fma(acc.hi, w, s > 0 ? x.hi : x.lo, acc.hi, MPFR_RNDU);
+}
+
+// acc += a b for intervals (min / max of the four endpoint products, rounded outward).
+void iv_fma(Iv& acc, const Iv& a, const Iv& b, mpfr_t t1, mpfr_t t2) {
+  mpfr_srcptr ae[2] = {a.lo, a.hi}, be[2] = {b.lo, b.hi};
+  bool first = true;
+  for (auto x : ae)
+    for (auto y : be) {
+      mpfr_mul(t2, x, y, MPFR_RNDD);
+      if (first || mpfr_less_p(t2, t1)) mpfr_set(t1, t2, MPFR_RNDN);
+      first = false;
+    }
+  mpfr_add(acc.lo, acc.lo, t1, MPFR_RNDD);
+  first = true;
+  for (auto x : ae)
+    for (auto y : be) {
+      mpfr_mul(t2, x, y, MPFR_RNDU);
+      if (first || mpfr_greater_p(t2, t1)) mpfr_set(t1, t2, MPFR_RNDN);
+      first = false;
+    }
+  mpfr_add(acc.hi, acc.hi, t1, MPFR_RNDU);
+}
+
+struct Model {
+  std::size_t N = 0, S = 0, d = 0, dh = 0, H = 0;
+  MpArray e, pos, WU, WQ, WK, WV, WO;
+};
+
+// Certified lower bound of min_{j != g} (T(t)_g - T(t)_j) into `margin`.
+void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::size_t g, mpfr_t margin) {
+  const std::size_t S = m.S, d = m.d, dh = m.dh;
+  std::vector<std::unique_ptr<Iv[]>> x(S);
+  for (std::size_t s = 0; s < S; ++s) {
+    x[s].reset(new Iv[d]);
+    for (std::size_t i = 0; i < d; ++i) {
+      mpfr_add(x[s][i].lo, m.e[seq[s] * d + i], m.pos[s * d + i], MPFR_RNDD);
+      mpfr_add(x[s][i].hi, m.e[seq[s] * d + i], m.pos[s * d + i], MPFR_RNDU);
+    }
+  }
+  std::unique_ptr<Iv[]> E(new Iv[d]), A(new Iv[d]), q(new Iv[dh]), k(new Iv[dh]), v(new Iv[dh]), score(new Iv[S]),
+      z(new Iv[S]);
+  Iv sum, a, tmp;
+  mpfr_t t1, t2, c;
+  mpfr_inits2(kPrec, t1, t2, c, static_cast<mpfr_ptr>(nullptr));
+  for (std::size_t i = 0; i < d; ++i) mpfr_set(E[i].lo, x[S - 1][i].lo, MPFR_RNDD), mpfr_set(E[i].hi, x[S - 1][i].hi, MPFR_RNDU);
+  auto project = [&](const MpArray& W, std::size_t base, std::size_t rows, std::size_t cols, const Iv* in, Iv* out) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      out[r].zero();
+      for (std::size_t i = 0; i < cols; ++i) iv_fma_point(out[r], W[base + r * cols + i], in[i]);
+    }
+  };
+  for (std::size_t h = 0; h < m.H; ++h) {
+    project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), q.get());
+    for (std::size_t s = 0; s < S; ++s) {
+      project(m.WK, h * dh * d, dh, d, x[s].get(), k.get());
+      score[s].zero();
+      for (std::size_t r = 0; r < dh; ++r) iv_fma(score[s], q[r], k[r], t1, t2);
+      if (s == 0 || mpfr_greater_p(score[s].hi, c)) mpfr_set(c, score[s].hi, MPFR_RNDN);
+    }
+    // softmax: z_s = exp(score_s - c), a_s = z_s / sum (all positive).
+    sum.zero();
+    for (std::size_t s = 0; s < S; ++s) {
+      mpfr_sub(z[s].lo, score[s].lo, c, MPFR_RNDD);
+      mpfr_exp(z[s].lo, z[s].lo, MPFR_RNDD);
+      mpfr_sub(z[s].hi, score[s].hi, c, MPFR_RNDU);
+      mpfr_exp(z[s].hi, z[s].hi, MPFR_RNDU);
+      mpfr_add(sum.lo, sum.lo, z[s].lo, MPFR_RNDD);
+      mpfr_add(sum.hi, sum.hi, z[s].hi, MPFR_RNDU);
+    }
+    for (std::size_t i = 0; i < d; ++i) A[i].zero();
+    for (std::size_t s = 0; s < S; ++s) {
+      mpfr_div(a.lo, z[s].lo, sum.hi, MPFR_RNDD);
+      mpfr_div(a.hi, z[s].hi, sum.lo, MPFR_RNDU);
+      for (std::size_t i = 0; i < d; ++i) iv_fma(A[i], a, x[s][i], t1, t2);
+    }
+    project(m.WV, h * dh * d, dh, d, A.get(), v.get());
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t r = 0; r < dh; ++r) iv_fma_point(E[i], m.WO[h * d * dh + i * dh + r], v[r]);
+  }
+  // Logits: lower bound of the label's, upper bound of every rival's.
+  Iv L;
+  bool any = false;
+  mpfr_t best;
+  mpfr_init2(best, kPrec);
+  Iv Lg;
+  project(m.WU, g * d, 1, d, E.get(), &Lg);
+  for (std::size_t j = 0; j < m.N; ++j) {
+    if (j == g) continue;
+    project(m.WU, j * d, 1, d, E.get(), &L);
+    if (!any || mpfr_greater_p(L.hi, best)) mpfr_set(best, L.hi, MPFR_RNDN);
+    any = true;
+  }
+  if (any) mpfr_sub(margin, Lg.lo, best, MPFR_RNDD);
+  else mpfr_set_inf(margin, 1);
+  mpfr_clears(t1, t2, c, best, static_cast<mpfr_ptr>(nullptr));
+}
+
+bool rows_zero_below_first(const MpArray& W, std::size_t H, std::size_t dh, std::size_t d) {
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t r = 1; r < dh; ++r)
+      for (std::size_t i = 0; i < d; ++i)
+        if (mpfr_sgn(W[h * dh * d + r * d + i]) != 0) return false;
+  return true;
+}
+
+}  // namespace
+
+bool check_dana24(const Value& c, std::string& why) {
+  std::string claim;
+  if (!read_string(c, "", "claim", claim, why)) return false;
+  if (claim != "dana24/theorem-1-assoc" && claim != "dana24/corollary-1") {
+    why = "claim: expected dana24/theorem-1-assoc or dana24/corollary-1, got \"" + claim + "\"";
+    return false;
+  }
+  Model m;
+  std::size_t T = 0;
+  const Value* v;
+  struct SizeField {
+    const char* name;
+    std::size_t* out;
+    std::size_t max;
+  } sizes[] = {{"N", &m.N, 1u << 24}, {"S", &m.S, 1u << 16}, {"d", &m.d, 1u << 14},
+               {"dh", &m.dh, 1u << 14}, {"H", &m.H, 1u << 14}, {"T", &T, 1u << 24}};
+  for (auto& f : sizes)
+    if (!(v = member(c, "", f.name, json::Type::Number, why)) || !read_size(*v, f.name, f.max, *f.out, why)) return false;
+  if (m.N == 0 || m.S == 0 || m.d == 0 || T == 0) {
+    why = "N, S, d, T: expected positive sizes";
+    return false;
+  }
+  if (m.H > 0 && (m.dh == 0 || m.dh > m.d)) {
+    why = "dh: expected 1 <= d_h <= d (paper footnote 1)";
+    return false;
+  }
+  if (claim == "dana24/corollary-1" && (m.d != 2 || m.dh > 2)) {
+    why = "claim dana24/corollary-1: expected d = 2 and d_h <= 2";
+    return false;
+  }
+  // Sequences and next tokens.
+  const Value* sv = member(c, "", "sequences", json::Type::Array, why);
+  if (!sv) return false;
+  if (sv->items.size() != T) {
+    why = "sequences: expected T = " + std::to_string(T) + " sequences";
+    return false;
+  }
+  std::vector<std::vector<std::size_t>> seqs(T, std::vector<std::size_t>(m.S));
+  std::set<std::vector<std::size_t>> seen;
+  for (std::size_t t = 0; t < T; ++t) {
+    const Value& s = sv->items[t];
+    if (s.type != json::Type::Array || s.items.size() != m.S) {
+      why = at("sequences", t) + ": expected S = " + std::to_string(m.S) + " tokens";
+      return false;
+    }
+    for (std::size_t k = 0; k < m.S; ++k)
+      if (!read_size(s.items[k], at(at("sequences", t), k), m.N - 1, seqs[t][k], why)) return false;
+    if (!seen.insert(seqs[t]).second) {
+      why = at("sequences", t) + ": a repeated sequence (associations must be distinct sequences)";
+      return false;
+    }
+  }
+  const Value* nv = member(c, "", "next", json::Type::Array, why);
+  if (!nv) return false;
+  if (nv->items.size() != T) {
+    why = "next: expected T = " + std::to_string(T) + " tokens";
+    return false;
+  }
+  std::vector<std::size_t> next(T);
+  for (std::size_t t = 0; t < T; ++t)
+    if (!read_size(nv->items[t], at("next", t), m.N - 1, next[t], why)) return false;
+  // Weights.
+  const Value* w = member(c, "", "weights", json::Type::Object, why);
+  if (!w) return false;
+  struct TensorField {
+    const char* name;
+    MpArray* out;
+    std::vector<std::size_t> shape;
+  } tensors[] = {{"e", &m.e, {m.N, m.d}},           {"pos", &m.pos, {m.S, m.d}},
+                 {"WU", &m.WU, {m.N, m.d}},         {"WQ", &m.WQ, {m.H, m.dh, m.d}},
+                 {"WK", &m.WK, {m.H, m.dh, m.d}},   {"WV", &m.WV, {m.H, m.dh, m.d}},
+                 {"WO", &m.WO, {m.H, m.d, m.dh}}};
+  for (auto& f : tensors)
+    if (!read_tensor(w->find(f.name), std::string("weights.") + f.name, f.shape, *f.out, why)) return false;
+  // Counts.
+  std::size_t count = 0;
+  if (!(v = member(c, "", "memorized_count", json::Type::Number, why)) ||
+      !read_size(*v, "memorized_count", 1u << 24, count, why))
+    return false;
+  if (count != T) {
+    why = "memorized_count: expected T = " + std::to_string(T) + " (every association is certified)";
+    return false;
+  }
+  std::size_t params = 0;
+  if (!(v = member(c, "", "parameters", json::Type::Number, why)) ||
+      !read_size(*v, "parameters", std::size_t{1} << 62, params, why))
+    return false;
+  if (params != m.d * (m.S + 2 * m.N + 4 * m.dh * m.H)) {
+    why = "parameters: expected d(S + 2N + 4 d_h H) = " + std::to_string(m.d * (m.S + 2 * m.N + 4 * m.dh * m.H));
+    return false;
+  }
+  if (const Value* r2 = c.find("parameters_remark2")) {
+    std::size_t p2 = 0;
+    if (!read_size(*r2, "parameters_remark2", std::size_t{1} << 62, p2, why)) return false;
+    if (p2 != m.d * (m.S + 2 * m.N + 2 * (m.dh + 1) * m.H)) {
+      why = "parameters_remark2: expected d(S + 2N + 2(d_h + 1) H)";
+      return false;
+    }
+    if (!rows_zero_below_first(m.WQ, m.H, m.dh, m.d) || !rows_zero_below_first(m.WK, m.H, m.dh, m.d)) {
+      why = "parameters_remark2: the Remark 2 count needs rank-one heads (rows 1.. of W_Q^h and W_K^h zero)";
+      return false;
+    }
+  }
+  mpq_class min_margin;
+  if (!(v = member(c, "", "min_margin", json::Type::String, why)) || !read_rational(*v, "min_margin", min_margin, why))
+    return false;
+  if (sgn(min_margin) <= 0) {
+    why = "min_margin: expected a positive margin (memorization is a strict arg-max)";
+    return false;
+  }
+  // The forward pass, every sequence.
+  mpfr_t margin;
+  mpfr_init2(margin, kPrec);
+  for (std::size_t t = 0; t < T; ++t) {
+    certified_margin(m, seqs[t], next[t], margin);
+    if (!(mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0) || mpfr_nan_p(margin)) {
+      why = at("sequences", t) + ": the certified margin of next token " + std::to_string(next[t]) +
+            " is not >= min_margin (" + (mpfr_sgn(margin) > 0 ? "smaller margin" : "arg-max not certified") + ")";
+      mpfr_clear(margin);
+      return false;
+    }
+  }
+  mpfr_clear(margin);
+  return true;
+}
+
+}  // namespace memcert_checker
