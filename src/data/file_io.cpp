@@ -8,10 +8,17 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "memcert/data/matrix_io.hpp"
 
 namespace memcert {
+
+namespace {
+// The largest input file read (2 GiB): reading is chunked and stops here, so an endless stream such as
+// /dev/zero ends with an InputError instead of exhausting memory.
+constexpr std::size_t kMaxInputFileBytes = std::size_t{1} << 31;
+}  // namespace
 
 std::string file_read_all(const std::string& path) {
   struct stat st {};
@@ -20,10 +27,19 @@ std::string file_read_all(const std::string& path) {
   if (S_ISDIR(st.st_mode)) throw input_error(path, "", "expected a readable file, got a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path, "", std::string("expected a readable file, got ") + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  // Chunked and bounded: a device or pipe (/dev/zero) must not be read until memory runs out.
+  std::string out;
+  std::vector<char> buf(1 << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const std::size_t got = static_cast<std::size_t>(in.gcount());
+    if (out.size() + got > kMaxInputFileBytes)
+      throw input_error(path, "byte " + std::to_string(kMaxInputFileBytes),
+                        "expected a file of at most " + std::to_string(kMaxInputFileBytes) + " bytes");
+    out.append(buf.data(), got);
+  }
   if (in.bad()) throw input_error(path, "", "expected a readable file, got a read error");
-  return ss.str();
+  return out;
 }
 
 void file_write_atomic(const std::string& path, const std::string& contents) {
