@@ -407,6 +407,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       x.sat = h > 0 && want > 0;
       if (!x.sat) {
         if (sgn(x.c) != 0) { why = w + ".c: expected 0 for a head without a saturator"; return false; }
+        note_not_checked(w + ": g, w, eps, gap, spread, eps_criterion (a head without a saturator: only its group, target logits and c = 0 enter the verdict)");
         continue;
       }
       const Value* gv2 = member(e, w, "g", json::Type::Array, why);

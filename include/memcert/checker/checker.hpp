@@ -12,8 +12,10 @@ namespace memcert_checker {
 // The cost a check may take. Each kind estimates its cost from the certificate's shapes BEFORE the
 // work starts; a certificate over budget is answered "undecided" (Verdict::undecided), never checked
 // partially. The estimate is in elementary operations, converted at kOpsPerSecond.
+// Library default: no time limit (the engine checks what it just built), 4 GiB of memory; `memcert
+// verify` passes its --max-seconds (default 60) and --max-memory (default 4096 MB).
 struct Budget {
-  double max_seconds = 60;
+  double max_seconds = 1e300;
   double max_bytes = 4.0 * 1024 * 1024 * 1024;
   static constexpr double kOpsPerSecond = 2e8;
 };
