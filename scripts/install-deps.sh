@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libgmp-dev libmpfr-dev libboost-dev libeigen3-dev catch2
-      nlohmann-json3-dev libcli11-dev zlib1g-dev)
+      nlohmann-json3-dev libcli11-dev zlib1g-dev
+      clang-14 libfuzzer-14-dev)  # scripts/fuzz.sh: libFuzzer harnesses under ASan + UBSan
 if [ "${1:-}" = "--bench" ]; then
   # Peers measured side by side in bench/ (never linked by the library).
   pkgs+=(libflint-dev libflint-arb-dev liblapack-dev libopenblas-dev)
