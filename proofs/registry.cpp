@@ -98,6 +98,16 @@ ClaimRun claim_run(const Claim& c, std::size_t instances, std::uint64_t seed,
   return run;
 }
 
+ClaimRun claim_search(const Claim& c, std::size_t budget, std::uint64_t seed,
+                      const std::function<void(std::size_t, std::size_t)>& progress) {
+  if (!c.search) throw std::logic_error("claim " + c.id + " has no search mode");
+  Claim structured = c;
+  structured.generate = c.search;
+  ClaimRun run = claim_run(structured, budget, seed, progress);
+  run.claim = &c;
+  return run;
+}
+
 nlohmann::json claim_run_json(const ClaimRun& run, bool with_certificates) {
   const Claim& c = *run.claim;
   nlohmann::json j;

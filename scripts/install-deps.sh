@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libgmp-dev libmpfr-dev libboost-dev libeigen3-dev catch2
       nlohmann-json3-dev libcli11-dev zlib1g-dev
-      clang-14 libfuzzer-14-dev)  # scripts/fuzz.sh: libFuzzer harnesses under ASan + UBSan
+      python3 libopenmpi-dev openmpi-bin python3-numpy python3-matplotlib
+      clang-14 libfuzzer-14-dev)  # sweep: MPI sharding, plots; numpy also writes tests/cli/npy_dtypes.py's files; clang-14, libfuzzer: scripts/fuzz.sh (ASan + UBSan)
 if [ "${1:-}" = "--bench" ]; then
   # Peers measured side by side in bench/ (never linked by the library).
   pkgs+=(libflint-dev libflint-arb-dev liblapack-dev libopenblas-dev)

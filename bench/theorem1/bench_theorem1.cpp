@@ -1,7 +1,7 @@
 // Benchmark harness for mahdavi24 Theorem 1 (issue 3; not a test): full construction + certificate and
 // the independent checker's re-verification for H=8, n=8, d=16, d_h=8 (T*=57), H=32, n=16, d=32,
 // d_h=16 (T*=481) and H=64, n=32, d=64, d_h=32 (T*=1985, Z is 1985 x 4096). Reports wall and CPU seconds,
-// peak resident memory, the construction's stage timings, and per head the proof's c versus c_minimal
+// peak resident memory, the construction's stage timings, and per head the proof's c versus c_weyl
 // (the smallest grid value {0} u {c 2^-j} at which the step's certificate succeeds).
 //   bench_theorem1 [--only small|large|h64] [--data theorem1|general] [--seed S] [--no-cmin] [--json]
 // Targets: T*=481 under 60 s (issue 3); T*=1985 construction + certificate under 120 s (issue 6).
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     opt.H = c.H;
     opt.dh = c.dh;
     opt.seed = seed;
-    opt.c_minimal = cmin;
+    opt.saturation = cmin;
     StageTimes stages;
     opt.timings = &stages;
     auto w0 = std::chrono::steady_clock::now();
@@ -75,8 +75,8 @@ int main(int argc, char** argv) {
     nlohmann::json heads = nlohmann::json::array();
     for (const auto& t : res.trace) {
       if (t.head == 1) continue;
-      double cp = rational_to_double(t.c), cm = t.c_minimal ? rational_to_double(*t.c_minimal) : -1;
-      heads.push_back({{"head", t.head}, {"c", cp}, {"c_minimal", cm}, {"eps", t.eps ? rational_to_double(*t.eps) : 0.0},
+      double cp = rational_to_double(t.c), cm = t.c_weyl ? rational_to_double(*t.c_weyl) : -1;
+      heads.push_back({{"head", t.head}, {"c", cp}, {"c_weyl", cm}, {"eps", t.eps ? rational_to_double(*t.eps) : 0.0},
                        {"eps_criterion", t.eps_criterion}, {"sigma_lower", t.sigma_lower}});
     }
     j["heads"] = heads;
@@ -93,9 +93,9 @@ int main(int argc, char** argv) {
                 << (c2 - c1) << " s cpu), total " << wc + wv << " s; peak RSS " << peak_rss_kib() / 1024 << " MiB; certificate "
                 << text.size() / 1024 << " KiB (" << data << " data)\n  stages:";
       for (const auto& [stage, secs] : stages.entries()) std::cout << " " << stage << " " << secs << " s;";
-      std::cout << "\n  head: proof c / c_minimal (eps, criterion)\n";
+      std::cout << "\n  head: proof c / c_weyl (eps, criterion)\n";
       for (const auto& h : heads)
-        std::cout << "    " << h["head"] << ": " << h["c"].get<double>() << " / " << h["c_minimal"].get<double>() << "  ("
+        std::cout << "    " << h["head"] << ": " << h["c"].get<double>() << " / " << h["c_weyl"].get<double>() << "  ("
                   << h["eps"].get<double>() << ", " << h["eps_criterion"].get<std::string>() << ")\n";
     }
     if (!res.memorized || !v.valid) rc = 1;

@@ -4,6 +4,7 @@
 // R vanishes on e^(t0), so (21) is impossible (this is also why Theorem 1's construction needs
 // Assumption 1: a head cannot saturate an earlier example whose query lies in the span of its group).
 #include "../common.hpp"
+#include "memcert/theory/mahdavi24/assumptions.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
 namespace memcert::proofs {
@@ -31,9 +32,14 @@ Instance generate(std::uint64_t seed, std::size_t index, int variant) {
     in.contexts.push_back(E);
   }
   if (variant == 0) {
-    in.k = std::min(in.d, in.T);
-    do in.queries = rng.int_matrix(in.T, in.d, 6); while (!kruskal_at_least(in.queries, in.k));
-    std::size_t size = 1 + rng.index(in.k - 1);  // 1 <= |R| <= k-1
+    // Even instances: general position (k = min(d, T)), |R| random. Odd instances: Assumption 1's
+    // boundary, queries of Kruskal rank EXACTLY k = n (a dependent (n+1)-subset exists) and the largest
+    // group the lemma allows, |R| = k-1 (Theorem 1's R_h).
+    const bool exact = index % 2 == 1;
+    in.k = exact ? in.n : std::min(in.d, in.T);
+    if (exact) in.queries = mahdavi24::queries_with_kruskal_rank(in.T, in.d, in.k, rng.g, 6);
+    else do in.queries = rng.int_matrix(in.T, in.d, 6); while (!kruskal_at_least(in.queries, in.k));
+    std::size_t size = exact ? in.k - 1 : 1 + rng.index(in.k - 1);  // 1 <= |R| <= k-1
     std::vector<std::size_t> perm(in.T);
     for (std::size_t i = 0; i < in.T; ++i) perm[i] = i;
     std::shuffle(perm.begin(), perm.end(), rng.g);
@@ -57,6 +63,7 @@ Instance generate(std::uint64_t seed, std::size_t index, int variant) {
   }
   Instance inst;
   inst.params = {{"T", in.T}, {"n", in.n}, {"d", in.d}, {"k", in.k}, {"R", in.R}};
+  if (variant == 0 && index % 2 == 1) inst.params["kruskal_exactly"] = in.k;
   inst.data = std::move(in);
   return inst;
 }
@@ -145,7 +152,7 @@ InstanceResult check_boundary(const Instance& inst, const std::string& id) {
     mahdavi24::Theorem1Options opt;
     opt.H = 2;
     opt.dh = in.n;
-    opt.c_minimal = false;
+    opt.saturation = false;
     try {
       auto res = mahdavi24::theorem1_construct(ds, opt);
       r.figures["construction"] = res.memorized ? "memorized (the obstruction concerns this grouping only)"
@@ -165,13 +172,63 @@ InstanceResult check_boundary(const Instance& inst, const std::string& id) {
   return r;
 }
 
+// `claims search` families (index % 5): 0 queries of Kruskal rank exactly k = n and |R| = k-1; 1 an
+// integer lattice (entries in {-1, 0, 1}); 2 repeated tokens (every context a row permutation of one
+// token set); 3 tiny dimensions (n = 2, d = 3); 4 near-singular contexts (two rows 1/4096 apart).
+Instance search(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"kruskal-exactly-n", "lattice", "repeated-tokens", "tiny", "near-singular"};
+  const std::size_t fam = index % 5;
+  Rng rng(seed);
+  Lemma3Instance in;
+  in.T = 5 + rng.index(3);
+  in.n = fam == 3 ? 2 : 2 + rng.index(2);
+  in.d = fam == 3 ? 3 : in.n + 1 + rng.index(2);
+  const long range = fam == 1 ? 1 : 5;
+  QMatrix base;
+  do base = rng.int_matrix(in.n, in.d, range); while (qmat_rank(base) < in.n);
+  for (std::size_t t = 0; t < in.T; ++t) {
+    QMatrix E;
+    if (fam == 2) {
+      std::vector<std::size_t> perm(in.n);
+      for (std::size_t i = 0; i < in.n; ++i) perm[i] = i;
+      std::shuffle(perm.begin(), perm.end(), rng.g);
+      E = mat_select_rows(base, perm);
+    } else {
+      do {
+        E = rng.int_matrix(in.n, in.d, range);
+        if (fam == 4)
+          for (std::size_t j = 0; j < in.d; ++j) E(1, j) = E(0, j) + Rational(rng.integer(-1, 1), 4096);
+      } while (qmat_rank(E) < in.n);
+    }
+    in.contexts.push_back(E);
+  }
+  in.k = fam == 0 ? in.n : std::min(in.d, in.T);
+  if (fam == 0) {
+    in.queries = mahdavi24::queries_with_kruskal_rank(in.T, in.d, in.k, rng.g, 6);
+  } else {
+    int attempt = 0;
+    do in.queries = rng.int_matrix(in.T, in.d, fam == 1 ? 1 : 6);
+    while (!kruskal_at_least(in.queries, in.k) && ++attempt < 500);
+  }
+  std::size_t size = fam == 0 ? in.k - 1 : 1 + rng.index(in.k - 1);
+  std::vector<std::size_t> perm(in.T);
+  for (std::size_t i = 0; i < in.T; ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), rng.g);
+  in.R.assign(perm.begin(), perm.begin() + size);
+  std::sort(in.R.begin(), in.R.end());
+  Instance inst;
+  inst.params = {{"family", names[fam]}, {"T", in.T}, {"n", in.n}, {"d", in.d}, {"k", in.k}, {"R", in.R}};
+  inst.data = std::move(in);
+  return inst;
+}
+
 ClaimRegistrar reg{Claim{
     "mahdavi24/lemma-3",
     "With full-rank contexts, queries of Kruskal rank >= k and |R| <= k-1, some rank-one W' = g w^T "
     "vanishes on the queries of R and gives E^(t) W' e^(t) distinct entries for every t outside R.",
     "explicit exact (w, g); the checker verifies the hypotheses (ranks, Kruskal rank exhaustively mod p) and "
     "(20), (21) in exact rationals",
-    Expect::holds, "", 6, [](std::uint64_t s, std::size_t i) { return generate(s, i, 0); }, check_lemma}};
+    Expect::holds, "", 6, [](std::uint64_t s, std::size_t i) { return generate(s, i, 0); }, check_lemma, search}};
 
 ClaimRegistrar reg_boundary{Claim{
     "mahdavi24/lemma-3-dependent-queries",

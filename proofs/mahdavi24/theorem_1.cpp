@@ -4,6 +4,8 @@
 // generated instances; its certificate (kind "theorem1") is re-verified by the independent checker. A
 // construction that fails is reported as undecided, never as a counterexample: only a certificate can
 // decide, and the construction failing is not a proof that no memorizing weights exist.
+#include <algorithm>
+
 #include "../common.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
@@ -14,14 +16,19 @@ struct T1Instance {
   AttentionDataset ds;
   std::size_t H, dh;
   std::uint64_t seed;
+  std::string scale = "proof";  // Theorem1Options::scale (search: also weyl and network)
 };
 
 // An instance of sizes {H, n, d, d_h} with T = H(r-1)+1 + extra generated examples.
-Instance t1_instance(const std::size_t (&s)[4], std::size_t extra, std::uint64_t seed, bool with_r) {
+// exact_n: queries of Kruskal rank EXACTLY n (Assumption 1 at its boundary: some n+1 queries are dependent).
+Instance t1_instance(const std::size_t (&s)[4], std::size_t extra, std::uint64_t seed, bool with_r, bool exact_n = false) {
   std::size_t H = s[0], n = s[1], d = s[2], dh = s[3], r = std::min(n, dh), T = H * (r - 1) + 1 + extra;
-  T1Instance in{mahdavi24::generate_attention_dataset("theorem1", T, n, d, std::nullopt, seed), H, dh, seed};
+  std::optional<std::size_t> K;
+  if (exact_n && n + 1 <= T && n <= d) K = n;
+  T1Instance in{mahdavi24::generate_attention_dataset("theorem1", T, n, d, std::nullopt, seed, K), H, dh, seed};
   Instance inst;
   inst.params = {{"H", H}, {"n", n}, {"d", d}, {"dh", dh}, {"T", T}};
+  if (K) inst.params["kruskal_exactly"] = *K;
   if (with_r) inst.params["r"] = r;
   inst.data = std::move(in);
   return inst;
@@ -32,13 +39,14 @@ mahdavi24::Theorem1Options t1_options(const T1Instance& in) {
   opt.H = in.H;
   opt.dh = in.dh;
   opt.seed = in.seed;
-  opt.c_minimal = false;
+  opt.scale = in.scale;
+  opt.saturation = in.scale != "proof";  // weyl / network need the scales
   return opt;
 }
 
 Instance generate(std::uint64_t seed, std::size_t index) {
   static const std::size_t sizes[][4] = {{2, 2, 4, 2}, {3, 2, 4, 2}, {2, 3, 5, 3}, {3, 3, 6, 4}, {4, 2, 3, 2}};
-  return t1_instance(sizes[index % 5], 0, seed, false);
+  return t1_instance(sizes[index % 5], 0, seed, false, /*exact_n=*/index % 2 == 1);
 }
 
 InstanceResult check(const Instance& inst) {
@@ -97,6 +105,50 @@ InstanceResult check_prop1(const Instance& inst) {
   return r;
 }
 
+// `claims search` families (index % 6): 0 queries of Kruskal rank exactly n; 1 an integer lattice (entries
+// in {-1, 0, 1}); 2 repeated tokens (every context a row permutation of one token set); 3 near-singular
+// contexts (two tokens 1/4096 apart); 4 tiny dimensions (H = 3, n = 2, d = 3, T* = 4) built at every
+// head's c_weyl; 5 the same sizes as family 0 built at c_network (one common c).
+Instance search(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"kruskal-exactly-n", "lattice", "repeated-tokens", "near-singular", "tiny-weyl", "network"};
+  static const std::size_t sizes[][4] = {{2, 2, 4, 2}, {3, 2, 4, 2}, {2, 3, 5, 3}, {3, 3, 6, 4}};
+  const std::size_t fam = index % 6;
+  detail::Rng rng(seed);
+  std::size_t s4[4] = {3, 2, 3, 2};
+  if (fam != 4)
+    for (int i = 0; i < 4; ++i) s4[i] = sizes[rng.index(4)][i];
+  const std::size_t H = s4[0], n = s4[1], d = s4[2], dh = s4[3], T = H * (std::min(n, dh) - 1) + 1;
+  T1Instance in{mahdavi24::generate_attention_dataset("theorem1", T, n, d, std::nullopt, seed,
+                                                      fam == 0 || fam == 5 ? std::optional<std::size_t>(n) : std::nullopt),
+                H, dh, seed};
+  if (fam == 1 || fam == 2 || fam == 3) {
+    QMatrix base;
+    do base = rng.int_matrix(n, d, fam == 1 ? 1 : 5); while (qmat_rank(base) < n);
+    for (std::size_t t = 0; t < T; ++t) {
+      QMatrix& E = in.ds.contexts[t];
+      if (fam == 2) {
+        std::vector<std::size_t> perm(n);
+        for (std::size_t i = 0; i < n; ++i) perm[i] = i;
+        std::shuffle(perm.begin(), perm.end(), rng.g);
+        E = mat_select_rows(base, perm);
+      } else {
+        do {
+          E = rng.int_matrix(n, d, fam == 1 ? 1 : 5);
+          if (fam == 3)
+            for (std::size_t j = 0; j < d; ++j) E(1, j) = E(0, j) + Rational(rng.integer(-1, 1), 4096);
+        } while (qmat_rank(E) < n);
+      }
+    }
+    if (fam == 1) in.ds.queries = rng.int_matrix(T, d, 1);
+  }
+  if (fam == 4) in.scale = "weyl";
+  if (fam == 5) in.scale = "network";
+  Instance inst;
+  inst.params = {{"family", names[fam]}, {"H", H}, {"n", n}, {"d", d}, {"dh", dh}, {"T", T}, {"scale", in.scale}};
+  inst.data = std::move(in);
+  return inst;
+}
+
 ClaimRegistrar reg_prop1{Claim{
     "mahdavi24/proposition-1",
     "Under the conditions of Theorem 1 there are attention weights with rank Z >= min(T, H(r-1)+1), "
@@ -111,7 +163,7 @@ ClaimRegistrar reg{Claim{
     "T <= H(r-1)+1 labelled examples, r = min(n, d_h).",
     "the step-by-step construction (Claim 1, Lemma 3, quantitative Lemma 4, Weyl/Lemma 5 with certified "
     "Gram ranks, Step 2 read-out with interval-enclosed predictions); certificate kind \"theorem1\"",
-    Expect::holds, "", 3, generate, check}};
+    Expect::holds, "", 3, generate, check, search}};
 
 }  // namespace
 }  // namespace memcert::proofs

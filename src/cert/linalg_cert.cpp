@@ -2,9 +2,13 @@
 #include "memcert/cert/linalg_cert.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <charconv>
+#include <map>
 #include <stdexcept>
 
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/linalg/fast/fast_cert.hpp"
 #include "memcert/numeric/modp.hpp"
 
 namespace memcert {
@@ -23,7 +27,79 @@ json indices_json(const std::vector<std::size_t>& v) {
   return out;
 }
 
+void append_u64(std::string& out, std::uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// The exact value of a finite double as a canonical rational string: "±m" or "±m/2^k" with m odd.
+void append_dyadic(std::string& out, double x) {
+  if (x == 0) { out += '0'; return; }
+  std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
+  int be = static_cast<int>((bits >> 52) & 0x7ff);
+  std::uint64_t m = (bits & ((std::uint64_t(1) << 52) - 1)) | (be != 0 ? std::uint64_t(1) << 52 : 0);
+  int e = (be == 0 ? 1 : be) - 1075;
+  int tz = std::countr_zero(m);
+  m >>= tz;
+  e += tz;
+  if (bits >> 63) out += '-';
+  if (e >= 0) {
+    if (e + std::bit_width(m) <= 64) { append_u64(out, m << e); return; }
+    Integer z = static_cast<unsigned long>(m);
+    mpz_mul_2exp(z.get_mpz_t(), z.get_mpz_t(), static_cast<mp_bitcnt_t>(e));
+    out += z.get_str();
+    return;
+  }
+  append_u64(out, m);
+  out += '/';
+  if (-e <= 63) { append_u64(out, std::uint64_t(1) << -e); return; }
+  thread_local std::map<int, std::string> pow2;  // 2^k for k up to 1074, as decimal
+  auto it = pow2.find(-e);
+  if (it == pow2.end()) {
+    Integer z = 1;
+    mpz_mul_2exp(z.get_mpz_t(), z.get_mpz_t(), static_cast<mp_bitcnt_t>(-e));
+    it = pow2.emplace(-e, z.get_str()).first;
+  }
+  out += it->second;
+}
+
 }  // namespace
+
+std::string typed_matrix_json_text(const TypedMatrix& a) {
+  if (a.storage == Storage::rational) return qmat_to_json_matrix(a.q).dump();
+  std::string out = "{\"rows\":" + std::to_string(a.rows) + ",\"cols\":" + std::to_string(a.cols) + ",\"data\":[";
+  out.reserve(out.size() + a.rows * a.cols * (a.storage == Storage::int64 ? 8 : 28));
+  for (std::size_t i = 0; i < a.rows; ++i) {
+    out += i ? ",[" : "[";
+    for (std::size_t j = 0; j < a.cols; ++j) {
+      out += j ? ",\"" : "\"";
+      std::size_t k = i * a.cols + j;
+      if (a.storage == Storage::int64) {
+        std::int64_t v = a.i64[k];
+        if (v < 0) out += '-';
+        append_u64(out, v < 0 ? 0 - static_cast<std::uint64_t>(v) : static_cast<std::uint64_t>(v));
+      } else {
+        append_dyadic(out, a.f64[k]);
+      }
+      out += '"';
+    }
+    out += ']';
+  }
+  out += "]}";
+  return out;
+}
+
+std::string rank_certificate_text(const TypedMatrix& a, const CertifiedRank& c) {
+  if (c.upper == "kernel") return rank_certificate_to_json(typed_matrix_to_qmat(a), c.kernel).dump() + "\n";
+  // The tree without the matrix, which is then spliced in as text.
+  json j = multimodular_rank_certificate_to_json(QMatrix(0, 0), c.multimodular);
+  j["matrix"] = "@MATRIX@";
+  std::string head = j.dump();
+  const std::string mark = "\"@MATRIX@\"";
+  std::size_t at = head.find(mark);
+  return head.substr(0, at) + typed_matrix_json_text(a) + head.substr(at + mark.size()) + "\n";
+}
 
 json rank_certificate_to_json(const QMatrix& a, const RankCertificate& c) {
   std::size_t m = a.rows(), n = a.cols(), k = c.rank;

@@ -308,7 +308,12 @@ bool check_prop4(const Value& c, const std::string& claim, std::string& why) {
   for (std::size_t i = 0; i < d; ++i)
     for (std::size_t j = 0; j < d; ++j)
       if (M[i][j] != (i == j ? lambda : mpq_class(0))) { why = "W_V W_O is not lambda I"; return false; }
-  if (lambda == -1) { why = "lambda = -1 is excluded"; return false; }
+  // Variants (proofs/mahdavi24/proposition_4.cpp): which lambda each one speaks about.
+  const bool at_one = claim == "mahdavi24/proposition-4" || claim == "mahdavi24/proposition-4-without-assumption-3";
+  const bool minus_one = claim == "mahdavi24/proposition-4-lambda-minus-1";
+  if (at_one && lambda != 1) { why = "this claim is about W_V W_O = I (lambda = 1)"; return false; }
+  if (minus_one != (lambda == -1)) { why = minus_one ? "lambda must be -1" : "lambda = -1 is excluded"; return false; }
+  if (claim == "mahdavi24/proposition-4-lambda-not-1" && lambda == 1) { why = "lambda must differ from 1"; return false; }
   std::size_t k = std::min(n, T);
   QMat a3(T), outq(T);
   for (std::size_t t = 0; t < T; ++t) {
@@ -318,22 +323,44 @@ bool check_prop4(const Value& c, const std::string& claim, std::string& why) {
     outq[t] = Q[t];
     for (std::size_t j = 0; j < d; ++j) { a3[t][j] += xb[j]; outq[t][j] += lambda * xb[j]; }
   }
+  auto out_context = [&](std::size_t t) {  // x + lambda xbar for every token x of context t
+    QRow xb = mean_token(ctx[t]);
+    QMat out = ctx[t];
+    for (auto& r : out)
+      for (std::size_t j = 0; j < d; ++j) r[j] += lambda * xb[j];
+    return out;
+  };
+  auto assumption2_out = [&] {
+    for (std::size_t t = 0; t < T; ++t)
+      if (rank_lower(out_context(t)) != n) { why = "output context " + std::to_string(t) + ": Assumption 2 not certified"; return false; }
+    return true;
+  };
   if (claim == "mahdavi24/proposition-4") {
     if (!expect_verdict(verdict, "confirmed", why)) return false;
     if (!kruskal_at_least(a3, k, why, "Assumption 3 on the input")) return false;
     if (!kruskal_at_least(outq, k, why, "Assumption 1 on the output")) return false;
-    for (std::size_t t = 0; t < T; ++t) {
-      QRow xb = mean_token(ctx[t]);
-      QMat out = ctx[t];
-      for (auto& r : out)
-        for (std::size_t j = 0; j < d; ++j) r[j] += lambda * xb[j];
-      if (rank_lower(out) != n) { why = "output context " + std::to_string(t) + ": Assumption 2 not certified"; return false; }
-    }
+    return assumption2_out();
+  }
+  if (claim == "mahdavi24/proposition-4-assumption-2")
+    return expect_verdict(verdict, "confirmed", why) && assumption2_out();
+  if (!expect_verdict(verdict, "counterexample", why)) return false;
+  if (minus_one) {
+    // Assumption 2 on the input holds (checked above); one output context has a non-zero exact kernel vector.
+    std::size_t t;
+    QRow coef;
+    if (!field_size(c, "context", t, why) || !field_vec(c, "coefficients", coef, why)) return false;
+    if (t >= T || coef.size() != n || all_zero(coef)) { why = "context / coefficients: out of range or zero"; return false; }
+    QMat out = out_context(t);
+    QRow comb(d, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < d; ++j) comb[j] += coef[i] * out[i][j];
+    if (!all_zero(comb)) { why = "coefficients: the output context's rows are not dependent with them"; return false; }
     return true;
   }
-  // Without Assumption 3: Assumption 1 holds on the input, fails on the output.
-  if (!expect_verdict(verdict, "counterexample", why)) return false;
+  // Assumption 1 holds on the input and fails on the output (for lambda != 1 also Assumption 3 on the input).
   if (!kruskal_at_least(Q, k, why, "Assumption 1 on the input")) return false;
+  if (claim == "mahdavi24/proposition-4-lambda-not-1" && !kruskal_at_least(a3, k, why, "Assumption 3 on the input"))
+    return false;
   std::vector<std::size_t> sub;
   QRow coef;
   if (!field_indices(c, "dependent_subset", T, sub, why) || !field_vec(c, "coefficients", coef, why)) return false;
@@ -683,6 +710,9 @@ bool check_claim(const json::Value& cert, std::string& why) {
       {"mahdavi24/proposition-3", [](const Value& c, const std::string&, std::string& w) { return check_prop3(c, w); }},
       {"mahdavi24/proposition-4", check_prop4},
       {"mahdavi24/proposition-4-without-assumption-3", check_prop4},
+      {"mahdavi24/proposition-4-assumption-2", check_prop4},
+      {"mahdavi24/proposition-4-lambda-not-1", check_prop4},
+      {"mahdavi24/proposition-4-lambda-minus-1", check_prop4},
       {"mahdavi24/lemma-1", check_lemma1},
       {"mahdavi24/lemma-1-nonzero-block", check_lemma1},
       {"mahdavi24/lemma-2", check_lemma2},

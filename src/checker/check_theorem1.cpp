@@ -354,12 +354,12 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   // unique maximum of s = (w^T e) E g on the earlier examples; gap = min delta, spread = max A over them
   // (with a = logits - c s); Lemma 4: c >= (A + ln(2(n-1)/eps)) / delta for each of them; Lemma 5
   // (direct criterion): m eps^2 B^2 < sigma_lower^2, with sigma_lower re-certified below. The remaining
-  // descriptive fields (attempt counts, step_sigma_lower, c_minimal, the B.2 estimate) are covered by
+  // descriptive fields (attempt counts, step_sigma_lower, c_weyl, the B.2 estimate) are covered by
   // "trace_checksum" against accidental edits.
   struct HeadTrace {
     std::vector<std::size_t> group;
     std::vector<const Value*> targets;
-    bool sat = false, direct = false;
+    bool sat = false, direct = false, chain = true;
     mpq_class c = 0, eps = 0, gap = 0, spread = 0, sigma = 0;
     QRow g, w;
     Scaled gs, ws;
@@ -432,8 +432,11 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       if (!read_rational(*gapv, w + ".gap", x.gap, why) || !read_rational(*spv, w + ".spread", x.spread, why)) return false;
       std::string crit;
       if (!read_string(e, w, "eps_criterion", crit, why)) return false;
-      if (crit != "direct" && crit != "b2") { why = w + ".eps_criterion: expected direct or b2"; return false; }
+      // "none": the weights sit at a chosen scale, not the proof's; no step of the Weyl chain is claimed
+      // for this head (Lemmas 4 and 5 are not checked) and the verdict rests on step 3 alone, as always.
+      if (crit != "direct" && crit != "b2" && crit != "none") { why = w + ".eps_criterion: expected direct, b2 or none"; return false; }
       x.direct = crit == "direct";
+      x.chain = crit != "none";
       const Value* sv2 = e.find("sigma_lower");
       if (!sv2 || !read_rational(*sv2, w + ".sigma_lower", x.sigma, why)) { if (why.empty()) why = w + ".sigma_lower: missing"; return false; }
     }
@@ -441,9 +444,11 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     // The theorem's hypotheses are not needed either: memorization is checked directly on the weights.
     if (cert.find("hypotheses"))
       note_not_checked("hypotheses (Assumptions 1-3, general position: recorded by the engine; the verdict checks memorization directly and does not rest on them)");
-    note_not_checked("trace[*].c_minimal, step_sigma_lower, eps_b2_estimate, lemma3_attempts, target_attempts (descriptive)");
+    note_not_checked("trace[*].c_weyl, c_proof, step_sigma_lower, eps_b2_estimate, lemma3_attempts, target_attempts (descriptive)");
     for (std::size_t h = 0; h < H; ++h)
-      if (ht[h].sat && !ht[h].direct)
+      if (ht[h].sat && !ht[h].chain)
+        note_not_checked("trace[" + std::to_string(h) + "].eps, sigma_lower (eps_criterion none: no Weyl-chain step is claimed at a chosen scale)");
+      else if (ht[h].sat && !ht[h].direct)
         note_not_checked("trace[" + std::to_string(h) + "].sigma_lower (B.2 head: rank(Z_c) >= k_h is re-certified instead)");
     // Integrity of the descriptive fields against accidental edits (a checksum is never evidence).
     auto text = [](const Value* v) -> std::string {
@@ -461,7 +466,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     };
     std::string all;
     for (const Value& e : trv->items)
-      for (const char* k : {"lemma3_attempts", "target_attempts", "eps_b2_estimate", "sigma_lower", "c_minimal", "step_sigma_lower"})
+      for (const char* k : {"lemma3_attempts", "target_attempts", "eps_b2_estimate", "sigma_lower", "c_weyl", "step_sigma_lower"})
         all += std::string(k) + "=" + text(e.find(k)) + ";";
     for (const char* k : {"hypotheses", "notes", "labels_generated", "examples"}) all += std::string(k) + "=" + text(cert.find(k)) + ";";
     std::uint64_t hh = 1469598103934665603ull;
@@ -603,7 +608,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
         if (!s.have[h] || delta < s.min_gap[h]) s.min_gap[h] = delta;
         if (!s.have[h] || A > s.max_spread[h]) s.max_spread[h] = A;
         s.have[h] = true;
-        if (n >= 2) {
+        if (n >= 2 && x.chain) {
           if (sgn(delta) <= 0) { err = w + ": zero gap for example " + std::to_string(t); return false; }
           Interval rhs = (Interval(A, kPrec) + x.log_term) / Interval(delta, kPrec);
           if (!rhs.is_valid() || mpfr_cmp_q(rhs.hi(), x.c.get_mpq_t()) > 0) {
@@ -752,7 +757,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     for (std::size_t h = 0; h < last; ++h) {
       const HeadTrace& x = ht[h];
       const std::size_t k = x.old + x.group.size();
-      if (x.sat && k > 0) {
+      if (x.sat && x.chain && k > 0) {
         // X: head h's block (k x d) with its radii: the limit rows (direct) or the computed rows (B.2).
         X.assign(k * d, 0.0);
         double xr2 = 0, norm2 = 0;

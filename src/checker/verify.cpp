@@ -4,6 +4,7 @@
 #include <new>
 
 #include "context.hpp"
+#include "float_kernels.hpp"
 #include "json.hpp"
 #include "memcert/checker/checker.hpp"
 
@@ -161,4 +162,8 @@ Verdict verify_certificate_file(const std::string& path, const Budget& budget) {
   }
 }
 
+}  // namespace memcert_checker
+
+namespace memcert_checker {
+void verify_set_threads(unsigned k) { set_checker_threads(k); }
 }  // namespace memcert_checker

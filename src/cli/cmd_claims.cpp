@@ -1,5 +1,9 @@
 // memcert claims list [--json]
 // memcert claims run ID [--instances K] [--seed S] [--cert-dir DIR] [--json]
+// memcert claims search ID --budget N [--seed S] [--cert-dir DIR] [--json]
+//   structured / adversarial instances (the claim's search families); JSON as for run plus "budget" and
+//   "mode":"search"; exit 0 no counterexample found (undecided instances are counted, not hidden), 1 a
+//   certified counterexample (a finding), 2 unknown id or a claim without a search mode, 70 as for run.
 // The claims registry (proofs/) run as regression tests. JSON (INTERFACE.md):
 //   list: {"claims":[{"id","statement","method","expect","refutes"?,"default_instances"}...]}
 //   run:  {"claim","instances","confirmed","counterexamples":[...],"seconds"} plus "statement","expect",
@@ -25,7 +29,8 @@ using proofs::Expect;
 
 struct ClaimsArgs {
   std::string id, cert_dir;
-  std::size_t instances = 0;
+  std::size_t instances = 0, budget = 0;
+  bool search = false;
   std::uint64_t seed = 20261121;
   bool json = false;
 };
@@ -63,10 +68,15 @@ int run_claim(const ClaimsArgs& args) {
     for (const auto& k : proofs::claims_all()) known += (known.empty() ? "" : ", ") + k.id;
     throw input_error("claims run", "ID", "expected a registered claim id (" + known + "), got \"" + args.id + "\"");
   }
-  std::size_t k = args.instances ? args.instances : c->default_instances;
-  proofs::ClaimRun run = proofs::claim_run(*c, k, args.seed, [&](std::size_t d, std::size_t t) {
-    progress("claims run " + c->id, d, t);
-  });
+  if (args.search && !c->search) {
+    std::string with;
+    for (const auto& k : proofs::claims_all())
+      if (k.search) with += (with.empty() ? "" : ", ") + k.id;
+    throw input_error("claims search", "ID", "expected a claim with a search mode (" + with + "), got \"" + args.id + "\"");
+  }
+  std::size_t k = args.search ? args.budget : args.instances ? args.instances : c->default_instances;
+  auto prog = [&](std::size_t d, std::size_t t) { progress(std::string(args.search ? "claims search " : "claims run ") + c->id, d, t); };
+  proofs::ClaimRun run = args.search ? proofs::claim_search(*c, k, args.seed, prog) : proofs::claim_run(*c, k, args.seed, prog);
   if (!args.cert_dir.empty()) {
     std::filesystem::create_directories(args.cert_dir);
     for (const auto& r : run.records)
@@ -75,6 +85,11 @@ int run_claim(const ClaimsArgs& args) {
                           r.result.certificate.dump() + "\n");
   }
   nlohmann::json j = proofs::claim_run_json(run);
+  if (args.search) {
+    j["mode"] = "search";
+    j["budget"] = args.budget;
+    j["verdict"] = run.finding() ? "counterexample" : "no counterexample found";
+  }
   std::ostringstream h;
   h << c->id << ": " << c->statement << "\n";
   if (c->expect == Expect::counterexample)
@@ -84,7 +99,11 @@ int run_claim(const ClaimsArgs& args) {
       << r.result.summary << (r.certificate_verified ? " [checker: valid]" : "") << "\n";
   if (run.records.size() && !run.records[0].result.note.empty()) h << "  note: " << run.records[0].result.note << "\n";
   h << "verdict: ";
-  if (run.holds())
+  if (args.search)
+    h << (run.finding() ? "COUNTEREXAMPLE FOUND (" + std::to_string(run.counterexamples) + " certified witness(es))"
+                        : "no counterexample in " + std::to_string(run.records.size()) + " structured instances (" +
+                              std::to_string(run.confirmed) + " confirmed, " + std::to_string(run.undecided) + " undecided)");
+  else if (run.holds())
     h << "CONFIRMED on " << run.confirmed << "/" << run.records.size() << " instances";
   else if (run.finding())
     h << "COUNTEREXAMPLE FOUND (" << run.counterexamples << " certified witness(es)) to a claim expected to hold";
@@ -100,8 +119,8 @@ int run_claim(const ClaimsArgs& args) {
                 << ": " << r.checker_reason << "\n";
       return kExitInternal;
     }
-  if (run.holds()) return kExitHolds;
   if (run.finding()) return kExitNegative;  // certified counterexample to a claim expected to hold
+  if (args.search || run.holds()) return kExitHolds;
   return kExitUndecided;                    // undecided instances, or a boundary claim not demonstrated
 }
 
@@ -120,6 +139,16 @@ const CommandRegistrar reg{{80, [](CLI::App& root, auto bind) {
   run->add_option("--cert-dir", rargs->cert_dir, "Write each instance's certificate to DIR/<id>-<i>.json");
   run->add_flag("--json", rargs->json, "Print one JSON object");
   bind(run, [rargs] { return run_claim(*rargs); });
+
+  auto sargs = std::make_shared<ClaimsArgs>();
+  sargs->search = true;
+  CLI::App* search = claims->add_subcommand("search", "Try a claim on structured and adversarial instances, certify any counterexample");
+  search->add_option("ID", sargs->id, "Claim id with a search mode (see proofs/README.md)")->required();
+  search->add_option("--budget", sargs->budget, "Number of instances to try")->required()->check(CLI::Range(1, 1000000));
+  search->add_option("--seed", sargs->seed, "Seed of the search");
+  search->add_option("--cert-dir", sargs->cert_dir, "Write each instance's certificate to DIR/<id>-<i>.json");
+  search->add_flag("--json", sargs->json, "Print one JSON object");
+  bind(search, [sargs] { return run_claim(*sargs); });
 }}};
 
 }  // namespace

@@ -1,10 +1,14 @@
 // memcert construct theorem1 DATASET --heads H --dh DH [--dv DV] [--skip] [--seed S] [--tolerance TOL]
-//                                    [--no-cmin] --out CERT [--json]
+//                                    [--c proof|weyl|network|VALUE] [--no-saturation] --out CERT [--json]
 // mahdavi24 Theorem 1 constructed step by step (THEORY.md section 4) and certified. JSON (INTERFACE.md):
 //   {"claim":"mahdavi24/theorem-1","H","n","d","dh","r","T","rank_Z_lower","memorized",
-//    "saturation":[{"head","c","c_minimal","sigma_lower","eps"}...],"seconds"}  (+ "hypotheses", "verified")
+//    "saturation":[{"head","c","c_proof","c_weyl","c_weyl_lower","sigma_lower","eps",...}...],
+//    "c_scale","c_network","seconds"}  (+ "hypotheses", "verified")
+// --c picks the scale of every saturating head: the proof's c (default), each head's c_weyl, the common
+// c_network, or one common exact VALUE; every c reported here rebuilds the same weights when passed back.
 // Exit: 0 memorized and the certificate re-verified by the independent checker; 1 a hypothesis fails
-// (witness printed, no certificate written) or the labels could not be certified; 2 bad usage/input.
+// (witness printed, no certificate written) or the labels could not be certified; 2 bad usage/input;
+// 3 undecided (a rank certificate failed, e.g. at the chosen scale: nothing written).
 #include <iostream>
 
 #include "command.hpp"
@@ -22,7 +26,8 @@ struct Args {
   std::size_t H = 0, dh = 0;
   long dv = -1;
   std::uint64_t seed = 1;
-  bool skip = false, json = false, no_cmin = false;
+  std::string c = "proof";
+  bool skip = false, json = false, no_saturation = false;
 };
 
 std::string num(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
@@ -36,10 +41,19 @@ int run(const Args& a) {
   if (a.dv >= 0) opt.dv = static_cast<std::size_t>(a.dv);
   opt.skip = a.skip;
   opt.seed = a.seed;
-  opt.c_minimal = !a.no_cmin;
+  opt.saturation = !a.no_saturation;
+  if (a.c == "proof" || a.c == "weyl" || a.c == "network") {
+    opt.scale = a.c;
+  } else {
+    auto cv = rational_parse(a.c);
+    if (!cv || *cv < 0) throw InputError("--c: expected proof, weyl, network or an exact number >= 0, got " + a.c);
+    opt.scale = "value";
+    opt.c_value = *cv;
+  }
   StageTimes times;
   opt.timings = &times;
-  if (progress_enabled()) opt.progress = [](std::size_t done, std::size_t total) { progress("construct theorem1: heads", done, total); };
+  // progress() draws a bar on a terminal, plain lines past 2 s otherwise, nothing under --quiet.
+  opt.progress = [](std::size_t done, std::size_t total) { progress("construct theorem1: heads", done, total); };
   auto tol = rational_parse(a.tolerance);
   if (!tol || *tol < 0) throw InputError("--tolerance: expected an exact non-negative number, got " + a.tolerance);
   opt.tolerance = *tol;
@@ -57,6 +71,20 @@ int run(const Args& a) {
     j["witness"] = f.witness;
     emit(a.json, j, std::string("NOT CONSTRUCTED: ") + f.what() + "\nwitness: " + f.witness.dump(), start);
     return kExitNegative;
+  } catch (const InputError&) {
+    throw;  // bad usage or input: exit 2 (main)
+  } catch (const std::runtime_error& e) {
+    // A rank certificate that does not go through (at the chosen scale, or a step of the construction)
+    // proves nothing either way: undecided, nothing written.
+    j["r"] = std::min(ds.n(), a.dh);
+    j["T"] = ds.T();
+    j["rank_Z_lower"] = nullptr;
+    j["memorized"] = false;
+    j["c_scale"] = a.c;
+    j["saturation"] = nlohmann::json::array();
+    j["undecided"] = e.what();
+    emit(a.json, j, std::string("UNDECIDED: ") + e.what() + " (nothing written)", start);
+    return kExitUndecided;
   }
   std::string text;
   {
@@ -95,18 +123,28 @@ int run(const Args& a) {
   const auto& tr = res.certificate["trace"];
   for (std::size_t h = 0; h < res.trace.size(); ++h) {
     const auto& t = res.trace[h];
+    auto q = [](const std::optional<Rational>& x) { return x ? nlohmann::json(rational_to_string(*x)) : nlohmann::json(nullptr); };
     nlohmann::json e{{"head", t.head},
                      {"c", rational_to_string(t.c)},
-                     {"c_minimal", t.c_minimal ? nlohmann::json(rational_to_string(*t.c_minimal)) : nlohmann::json(nullptr)},
+                     {"c_proof", rational_to_string(t.c_proof)},
+                     {"c_weyl", q(t.c_weyl)},
+                     {"c_weyl_lower", q(t.c_weyl_lower)},
                      {"sigma_lower", t.sigma_lower},
                      {"eps", t.eps ? nlohmann::json(rational_to_string(*t.eps)) : nlohmann::json(nullptr)},
-                     {"eps_criterion", t.eps_criterion}};
+                     {"eps_criterion", t.eps_criterion},
+                     {"sigma_weyl", t.sigma_weyl},
+                     {"eps_weyl", t.eps_weyl}};
     sat.push_back(e);
     human += "  head " + std::to_string(t.head) + ": " + std::to_string(t.group.size()) + " new examples, c = " +
-             num(tr[h]["c"]) + ", c_minimal = " + num(tr[h]["c_minimal"]) + ", eps = " + num(tr[h]["eps"]) + " (" +
-             t.eps_criterion + "), sigma_lower = " + std::to_string(t.sigma_lower) + "\n";
+             num(tr[h]["c"]) + " (proof " + rational_to_string(t.c_proof) + ", c_weyl " + num(q(t.c_weyl)) + "), eps = " +
+             num(tr[h]["eps"]) + " (" + t.eps_criterion + "), sigma_lower = " + std::to_string(t.sigma_lower) + "\n";
   }
   j["saturation"] = sat;
+  j["c_scale"] = a.c;
+  j["c_network"] = res.c_network ? nlohmann::json(rational_to_string(*res.c_network)) : nlohmann::json(nullptr);
+  j["c_network_sigma_lower"] = res.network_sigma_lower;
+  human += "c_network = " + (res.c_network ? rational_to_string(*res.c_network) : std::string("not found on the grid")) +
+           " (every head at one c); weights built at --c " + a.c + "\n";
   nlohmann::json tj = nlohmann::json::object();  // wall-clock seconds per stage (construction, checker, write)
   for (auto& [stage, secs] : times.entries()) tj[stage] = secs;
   j["timings"] = tj;
@@ -133,7 +171,8 @@ const CommandRegistrar reg{{40, [](CLI::App& root, auto bind) {
   sub->add_flag("--skip", args->skip, "Attention with skip connection (appendix C)");
   add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed for the random choices (targets, Lemma 3)");
   sub->add_option("--tolerance", args->tolerance, "Label tolerance (exact number, default 1e-6)");
-  sub->add_flag("--no-cmin", args->no_cmin, "Skip the c_minimal grid search");
+  sub->add_option("--c", args->c, "Saturation scale: proof (default), weyl, network, or an exact VALUE for every head");
+  sub->add_flag("--no-saturation", args->no_saturation, "Skip computing c_weyl and c_network (faster)");
   sub->add_option("--out", args->out, "Certificate output (.json)")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });

@@ -4,6 +4,8 @@
 //   shared:   one context shared by every example (Proposition 2's setting), entries m/64;
 //   general:  independent contexts and queries with finer entries m/4096 (general position in practice).
 // Labels: real m/64 in [-1, 1] (T x 1), or class labels in [0, C) with --C.
+// --kruskal K: queries of Kruskal rank exactly K (every K-subset independent, certified; one (K+1)-subset
+// dependent by construction), e.g. K = n for data at Assumption 1's boundary.
 #include "command.hpp"
 #include "memcert/data/dataset.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
@@ -14,7 +16,7 @@ namespace {
 
 struct Args {
   std::string kind, out;
-  std::size_t T = 0, n = 0, d = 0, C = 0;
+  std::size_t T = 0, n = 0, d = 0, C = 0, kruskal = 0;
   std::uint64_t seed = 1;
   bool json = false;
 };
@@ -25,10 +27,13 @@ int run(const Args& a) {
   auto start = std::chrono::steady_clock::now();
   std::optional<std::size_t> C;
   if (a.C) C = a.C;
-  AttentionDataset ds = mahdavi24::generate_attention_dataset(a.kind, a.T, a.n, a.d, C, a.seed);
+  std::optional<std::size_t> K;
+  if (a.kruskal) K = a.kruskal;
+  AttentionDataset ds = mahdavi24::generate_attention_dataset(a.kind, a.T, a.n, a.d, C, a.seed, K);
   attention_dataset_write_json(a.out, ds);
   nlohmann::json j{{"kind", a.kind}, {"T", a.T}, {"n", a.n}, {"d", a.d}, {"seed", a.seed}, {"out", a.out}};
   if (a.C) j["C"] = a.C;
+  if (a.kruskal) j["kruskal"] = a.kruskal;
   emit(a.json, j,
        "wrote " + std::to_string(a.T) + " " + a.kind + " examples (n=" + std::to_string(a.n) + ", d=" + std::to_string(a.d) +
            (a.C ? ", C=" + std::to_string(a.C) : std::string(", real labels")) + ") to " + a.out,
@@ -46,6 +51,7 @@ void add(CLI::App& root, const std::function<void(CLI::App*, CommandRun)>& bind,
   add_int_option(sub, "--d", args->d, 1, 1 << 16, "Embedding dimension")->required();
   add_int_option(sub, "--C", args->C, 1, 1 << 20, "Number of classes (class labels; default real labels)");
   add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed");
+  add_int_option(sub, "--kruskal", args->kruskal, 1, 1 << 24, "Queries of Kruskal rank exactly K (1 <= K <= min(T-1, d))");
   sub->add_option("--out", args->out, "Output data set (.json)")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });

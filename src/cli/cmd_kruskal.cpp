@@ -1,12 +1,13 @@
-// memcert kruskal VECTORS [--at-least K] [--sample SIZE --trials N [--seed S]] [--cert OUT] [--json]
+// memcert kruskal VECTORS [--key NAME] [--at-least K] [--sample SIZE --trials N [--seed S]] [--cert OUT] [--json]
 // Certified Kruskal-rank bounds of the ROWS of a matrix. JSON (INTERFACE.md):
 //   {"count","dim","kruskal_lower","kruskal_upper","kruskal_rank" (when equal),
 //    "dependent_subset" (when found),"method","at_least"/"holds" (with --at-least),
 //    "sample":{"size","trials","seed","independent","dependent","dependent_subset"?} (with --sample),"seconds"}
 // Exit: 0, or with --at-least K: 0 iff certified >= K, 1 iff certified < K (with the dependent subset),
 // 3 when the enumeration budget ran out before deciding.
-// --sample runs the paper's Table 1 protocol (qmat_kruskal_sample): random SIZE-subsets, each certified
-// independent (mod p) or dependent (exact kernel vector); a dependent one also certifies kruskal < SIZE.
+// --sample runs the paper's Table 1 protocol (kruskal_sample_certified): random SIZE-subsets, each
+// certified independent (mod p) or dependent (exact kernel vector); a dependent one also certifies
+// kruskal < SIZE. The vectors stay in their typed storage for the sample (linalg/dispatch.hpp).
 #include <algorithm>
 #include <iostream>
 #include <optional>
@@ -14,7 +15,8 @@
 #include "command.hpp"
 #include "memcert/cert/linalg_cert.hpp"
 #include "memcert/data/matrix_io.hpp"
-#include "memcert/linalg/kruskal.hpp"
+#include "memcert/linalg/dispatch.hpp"
+#include "memcert/util/progress.hpp"
 
 namespace memcert::cli {
 namespace {
@@ -24,7 +26,7 @@ namespace {
 constexpr std::uint64_t kSampleSideBudget = 1'000'000;
 
 struct KruskalArgs {
-  std::string vectors, cert;
+  std::string vectors, key, cert;
   std::optional<std::size_t> at_least, sample;
   std::size_t trials = 0;
   std::uint64_t seed = 0;
@@ -45,19 +47,21 @@ std::string list_text(const std::vector<std::size_t>& v) {
 
 int run_kruskal(const KruskalArgs& args) {
   auto start = std::chrono::steady_clock::now();
-  QMatrix v = matrix_read(args.vectors);
-  if (args.sample && (*args.sample == 0 || *args.sample > v.rows()))
-    throw input_error("--sample", "", "expected a subset size in [1, " + std::to_string(v.rows()) + "] (count), got " +
+  TypedMatrix tv = matrix_read_typed(args.vectors, args.key);
+  if (args.sample && (*args.sample == 0 || *args.sample > tv.rows))
+    throw input_error("--sample", "", "expected a subset size in [1, " + std::to_string(tv.rows) + "] (count), got " +
                                           std::to_string(*args.sample));
   KruskalOptions opt;
   opt.at_least = args.at_least;
   if (args.sample) opt.max_subsets = std::min(opt.max_subsets, kSampleSideBudget);
-  KruskalResult r = qmat_kruskal_rank(v, opt);
+  progress_report("kruskal: exact bounds", 0, 1);
+  KruskalResult r = kruskal_rank_certified(tv, opt);
+  progress_report("kruskal: exact bounds", 1, 1);
 
   nlohmann::json sample_json;
   std::string human_sample;
   if (args.sample) {
-    KruskalSample s = qmat_kruskal_sample(v, *args.sample, args.trials, args.seed);
+    KruskalSample s = kruskal_sample_certified(tv, *args.sample, args.trials, args.seed);
     sample_json = {{"size", *args.sample}, {"trials", s.trials}, {"seed", args.seed},
                    {"independent", s.independent}, {"dependent", s.dependent}};
     if (!s.first_dependent_subset.empty()) {
@@ -72,7 +76,7 @@ int run_kruskal(const KruskalArgs& args) {
     human_sample = "\n  sample: " + std::to_string(s.independent) + " of " + std::to_string(s.trials) + " random " +
                    std::to_string(*args.sample) + "-subsets independent, " + std::to_string(s.dependent) + " dependent";
   }
-  if (!args.cert.empty()) file_write_atomic(args.cert, kruskal_certificate_to_json(v, r).dump() + "\n");
+  if (!args.cert.empty()) file_write_atomic(args.cert, kruskal_certificate_to_json(typed_matrix_to_qmat(tv), r).dump() + "\n");
 
   nlohmann::json j{{"count", r.count}, {"dim", r.dim}, {"kruskal_lower", r.lower}, {"kruskal_upper", r.upper},
                    {"method", r.method}};
@@ -106,7 +110,8 @@ int run_kruskal(const KruskalArgs& args) {
 const CommandRegistrar reg{{30, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<KruskalArgs>();
   CLI::App* sub = root.add_subcommand("kruskal", "Certified Kruskal rank of the rows of a matrix");
-  sub->add_option("VECTORS", args->vectors, "Matrix file whose rows are the vectors (.npy, .txt, .json)")->required();
+  sub->add_option("VECTORS", args->vectors, "Matrix file whose rows are the vectors (.npy, .npz, .txt, .json)")->required();
+  sub->add_option("--key", args->key, "Member of a multi-array .npz to read");
   add_int_option(sub, "--at-least", args->at_least, 0, 1LL << 32, "Only decide whether the Kruskal rank is >= K (exit 0 / 1)");
   auto* sample = add_int_option(sub, "--sample", args->sample, 1, 1LL << 32, "Certify --trials random subsets of this size");
   auto* trials = add_int_option(sub, "--trials", args->trials, 1, 1LL << 32, "Number of random subsets for --sample")

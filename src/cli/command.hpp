@@ -60,9 +60,16 @@ RunBudget& run_budget();
 // allocating anything whose size the user chose (e.g. generate --T * --n * --d).
 void require_memory(double bytes, const std::string& what);
 
-// True when stderr is a terminal: long runs report progress there.
+// Global options (every command): --threads N (default 0 = all hardware threads) sets the engine's and
+// the checker's worker threads; --quiet silences progress.
+int threads_option();
+
+// True when stderr is a terminal and --quiet is not given (a redrawn display is possible there).
 bool progress_enabled();
-// "\r<label> done/total" on stderr when progress_enabled(); a final newline when done == total.
+// Progress of stage `label` (done of total units) on stderr: on a terminal a bar with percentage and ETA
+// (redrawn at most 10 times a second, newline when done == total); otherwise plain lines: one when a
+// stage has run 2 s, one every 30 s after that, and one when it ends (stages under 2 s print nothing).
+// Library code reports through memcert/util/progress.hpp, which the CLI routes here.
 void progress(const std::string& label, std::size_t done, std::size_t total);
 
 }  // namespace memcert::cli

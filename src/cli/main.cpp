@@ -8,12 +8,17 @@
 #include <thread>
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "command.hpp"
+#include "memcert/checker/checker.hpp"
+#include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/util/error.hpp"
+#include "memcert/util/progress.hpp"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -35,7 +40,36 @@ std::vector<Registration>& registry() {
   static std::vector<Registration> r;
   return r;
 }
+
+int g_threads = 0;
+bool g_quiet = false;
+
+// State of the stage on display (progress() is called under one lock by the library's sink, and from
+// the command's own thread otherwise).
+struct Display {
+  std::mutex m;
+  std::string label;
+  std::size_t last_done = 0;
+  std::chrono::steady_clock::time_point start, last_line;
+  bool announced = false;  // a plain line was printed for this stage
+  bool open_bar = false;   // a bar without its newline is on the terminal
+};
+Display& display() {
+  static Display d;
+  return d;
+}
+
+std::string clock_text(double s) {
+  if (!(s >= 0) || s > 359999) return "--:--";
+  long t = static_cast<long>(s + 0.5);
+  char buf[32];
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  return buf;
+}
 }  // namespace
+
+int threads_option() { return g_threads; }
 
 CommandRegistrar::CommandRegistrar(Registration r) { registry().push_back(std::move(r)); }
 
@@ -94,12 +128,45 @@ void start_budget() {
 }
 }  // namespace
 
-bool progress_enabled() { return isatty(STDERR_FILENO) != 0; }
+bool progress_enabled() { return !g_quiet && isatty(STDERR_FILENO) != 0; }
 
 void progress(const std::string& label, std::size_t done, std::size_t total) {
-  if (!progress_enabled()) return;
-  std::cerr << '\r' << label << ' ' << done << '/' << total << std::flush;
-  if (done >= total) std::cerr << '\n';
+  if (g_quiet) return;
+  static const bool tty = isatty(STDERR_FILENO) != 0;
+  Display& d = display();
+  std::lock_guard<std::mutex> lock(d.m);
+  auto now = std::chrono::steady_clock::now();
+  if (label != d.label || done < d.last_done) {  // a new stage
+    if (d.open_bar) std::cerr << '\n';
+    d.label = label;
+    d.start = d.last_line = now;
+    d.announced = d.open_bar = false;
+  }
+  d.last_done = done;
+  const bool finished = done >= total;
+  const double elapsed = std::chrono::duration<double>(now - d.start).count();
+  const double eta = done > 0 ? elapsed * static_cast<double>(total - std::min(done, total)) / static_cast<double>(done) : -1;
+  if (tty) {
+    if (!finished && d.open_bar && std::chrono::duration<double>(now - d.last_line).count() < 0.1) return;
+    d.last_line = now;
+    const int width = 30;
+    const int fill = total ? static_cast<int>(width * std::min(done, total) / total) : width;
+    std::cerr << '\r' << label << " [" << std::string(fill, '#') << std::string(width - fill, '.') << "] " << done << '/'
+              << total << (finished ? " in " + clock_text(elapsed) : " ETA " + clock_text(eta)) << "   " << std::flush;
+    d.open_bar = !finished;
+    if (finished) std::cerr << '\n';
+    return;
+  }
+  if (finished) {
+    if (elapsed >= 2 || d.announced) std::cerr << label << ": " << done << '/' << total << " done in " << clock_text(elapsed) << '\n';
+    d.label.clear();
+    return;
+  }
+  if (elapsed >= 2 && (!d.announced || std::chrono::duration<double>(now - d.last_line).count() >= 30)) {
+    std::cerr << label << ": " << done << '/' << total << ", ETA " << clock_text(eta) << '\n';
+    d.announced = true;
+    d.last_line = now;
+  }
 }
 
 }  // namespace memcert::cli
@@ -109,6 +176,11 @@ int main(int argc, char** argv) {
   CLI::App app{"memcert: exact-arithmetic verification of memorization theory for Transformers"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("memcert ") + MEMCERT_VERSION);
+  // Global options, accepted before or after the command's name (fallthrough is inherited by commands).
+  app.fallthrough();
+  app.add_option("--threads", g_threads, "Worker threads of the engine and the checker (default 0: all cores)")
+      ->check(CLI::Range(0, 4096));
+  app.add_flag("--quiet", g_quiet, "No progress on stderr");
   app.add_subcommand("construct", "Build a paper's construction and certify it")->require_subcommand(1);
   app.add_subcommand("generate", "Write a data set like the papers'")->require_subcommand(1);
   app.add_subcommand("claims", "The registry of theory claims, run as regression tests")->require_subcommand(1);
@@ -150,6 +222,9 @@ int main(int argc, char** argv) {
     std::cerr << "memcert: no command given (see memcert --help)\n";
     return kExitBadInput;
   }
+  memcert::fast_set_threads(g_threads);  // 0: all hardware threads
+  memcert_checker::verify_set_threads(static_cast<unsigned>(g_threads));
+  memcert::progress_set_sink([](const std::string& stage, std::size_t done, std::size_t total) { progress(stage, done, total); });
   try {
     start_budget();
     return chosen();

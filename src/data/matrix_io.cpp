@@ -31,12 +31,21 @@ std::string shape_to_string(const std::vector<std::size_t>& shape) {
   return s + ")";
 }
 
-QMatrix ndarray_to_matrix(const NdArray& a, const std::string& name) {
+TypedMatrix typed_array_to_matrix(TypedArray&& a, const std::string& name) {
   if (a.shape.size() != 2)
     throw input_error(name, "shape", "expected a 2-d array (a matrix), got shape " + shape_to_string(a.shape));
-  QMatrix m(a.shape[0], a.shape[1]);
-  m.data() = a.data;
-  return m;
+  const std::size_t rows = a.shape[0], cols = a.shape[1];
+  if (a.storage == Storage::int64) return typed_matrix_from_i64(rows, cols, std::move(a.i64));
+  if (a.storage == Storage::float64) return typed_matrix_from_f64(rows, cols, std::move(a.f64));
+  QMatrix m(rows, cols);
+  m.data() = std::move(a.q);
+  return typed_matrix_from_qmat(std::move(m));
+}
+
+std::string member_list(const std::map<std::string, TypedArray>& arrays) {
+  std::string s;
+  for (const auto& [name, arr] : arrays) s += (s.empty() ? "'" : ", '") + detail::printable_excerpt(name, 40) + "'";
+  return s.empty() ? "none" : s;
 }
 
 QMatrix txt_parse(const std::string& text, const std::string& path) {
@@ -84,27 +93,42 @@ QMatrix txt_parse(const std::string& text, const std::string& path) {
 
 }  // namespace
 
-QMatrix matrix_read(const std::string& path) {
+TypedMatrix matrix_read_typed(const std::string& path, const std::string& key) {
   std::string ext = lower_extension(path);
-  QMatrix a;
+  if (!key.empty() && ext != ".npz")
+    throw input_error(path, "--key", "expected a .npz archive for --key '" + detail::printable_excerpt(key, 80) +
+                                         "', got a '" + detail::printable_excerpt(ext) + "' file");
+  TypedMatrix a;
   if (ext == ".npy") {
-    a = ndarray_to_matrix(npy_read(path), path);
+    a = typed_array_to_matrix(npy_parse_typed(file_read_all(path), path), path);
   } else if (ext == ".npz") {
-    auto arrays = npz_read(path);
-    if (arrays.size() != 1)
-      throw input_error(path, "", "expected exactly one array in the .npz archive, got " + std::to_string(arrays.size()));
-    a = ndarray_to_matrix(arrays.begin()->second, path + ": member " + detail::printable_excerpt(arrays.begin()->first, 80));
+    auto arrays = npz_read_typed(path);
+    auto it = arrays.begin();
+    if (!key.empty()) {
+      it = arrays.find(key);
+      if (it == arrays.end())
+        throw input_error(path, "--key", "expected the name of a member (" + member_list(arrays) + "), got '" +
+                                             detail::printable_excerpt(key, 80) + "'");
+    } else if (arrays.size() != 1) {
+      throw input_error(path, "", "expected exactly one array in the .npz archive (or --key NAME), got " +
+                                      std::to_string(arrays.size()) + ": " + member_list(arrays));
+    }
+    a = typed_array_to_matrix(std::move(it->second), path + ": member " + detail::printable_excerpt(it->first, 80));
   } else if (ext == ".txt") {
-    a = txt_parse(file_read_all(path), path);
+    a = typed_matrix_from_qmat(txt_parse(file_read_all(path), path));
   } else if (ext == ".json") {
-    a = json_matrix_to_qmat(json_read(path), path, "");
+    a = typed_matrix_from_qmat(json_matrix_to_qmat(json_read(path), path, ""));
   } else {
     throw input_error(path, "", "expected a matrix file ending in .npy, .npz, .txt or .json, got '" + detail::printable_excerpt(ext) + "'");
   }
-  if (a.empty())
-    throw input_error(path, "", "expected a non-empty matrix, got " + std::to_string(a.rows()) + " x " +
-                                    std::to_string(a.cols()));
+  if (a.rows == 0 || a.cols == 0)
+    throw input_error(path, "", "expected a non-empty matrix, got " + std::to_string(a.rows) + " x " +
+                                    std::to_string(a.cols));
   return a;
+}
+
+QMatrix matrix_read(const std::string& path, const std::string& key) {
+  return typed_matrix_to_qmat(matrix_read_typed(path, key));
 }
 
 void matrix_write_txt(const std::string& path, const QMatrix& a) {

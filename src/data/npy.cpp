@@ -1,4 +1,5 @@
-// .npy format (numpy's NEP 1, versions 1.0 / 2.0 / 3.0): parsing into exact rationals and float64 writing.
+// .npy format (numpy's NEP 1, versions 1.0 / 2.0 / 3.0): parsing into typed exact storage (int64 / float64,
+// rationals only for uint64 values above 2^63 - 1) and float64 writing.
 //   bytes 0-5 "\x93NUMPY", 6 major, 7 minor, then the header length (uint16 LE for v1, uint32 LE for v2/v3),
 //   then a Python dict literal {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), } padded with
 //   spaces and '\n', then the raw data.
@@ -126,7 +127,7 @@ class HeaderParser {
   }
   void descr(const std::string& d, std::size_t at, NpyHeader& h) const {
     const std::string supported =
-        "a numeric dtype ('<f8', '<f4', '<i8', '<i4', '<i2', '|i1', '<u8', '<u4', '<u2', '|u1', '|b1' "
+        "a numeric dtype ('<f8', '<f4', '<f2', '<i8', '<i4', '<i2', '|i1', '<u8', '<u4', '<u2', '|u1', '|b1' "
         "or big-endian '>...')";
     if (d.size() < 3) fail(at, "expected " + supported + ", got '" + detail::printable_excerpt(d) + "'");
     char order = d[0];
@@ -137,7 +138,7 @@ class HeaderParser {
     h.kind = d[1];
     std::string sz = d.substr(2);
     h.size = (sz == "1") ? 1 : (sz == "2") ? 2 : (sz == "4") ? 4 : (sz == "8") ? 8 : 0;
-    bool ok = (h.kind == 'f' && (h.size == 4 || h.size == 8)) ||
+    bool ok = (h.kind == 'f' && (h.size == 2 || h.size == 4 || h.size == 8)) ||
               ((h.kind == 'i' || h.kind == 'u') && h.size != 0) || (h.kind == 'b' && h.size == 1);
     if (!ok) fail(at, "expected " + supported + ", got '" + detail::printable_excerpt(d) + "'");
   }
@@ -157,36 +158,48 @@ std::uint64_t load_uint(const unsigned char* p, std::size_t size, bool big_endia
   return v;
 }
 
-// The exact value of one element. `where` is used only for errors (NaN / infinity).
-Rational element_value(const unsigned char* p, const NpyHeader& h, const std::string& name,
-                       const std::vector<std::size_t>& shape, std::size_t flat) {
-  std::uint64_t bits = load_uint(p, h.size, h.big_endian);
-  if (h.kind == 'b') return Rational(bits != 0 ? 1 : 0);
-  if (h.kind == 'u') {
-    Integer z;
-    mpz_import(z.get_mpz_t(), 1, 1, sizeof bits, 0, 0, &bits);
-    return Rational(z);
-  }
-  if (h.kind == 'i') {
-    // Sign-extend from h.size bytes.
-    unsigned shift = static_cast<unsigned>(64 - 8 * h.size);
-    std::int64_t s = static_cast<std::int64_t>(bits << shift) >> shift;
-    Integer z;
-    std::uint64_t mag = s < 0 ? ~static_cast<std::uint64_t>(s) + 1 : static_cast<std::uint64_t>(s);
-    mpz_import(z.get_mpz_t(), 1, 1, sizeof mag, 0, 0, &mag);
-    if (s < 0) z = -z;
-    return Rational(z);
-  }
-  double x;
-  if (h.size == 8) {
-    x = std::bit_cast<double>(bits);
-  } else {
-    x = static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits)));  // exact widening
-  }
+// IEEE binary16 -> double, exactly (every half is a dyadic rational a double holds). Infinities and NaN
+// come out as such for the caller to reject.
+double half_to_double(std::uint16_t h) {
+  const int sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+  double v;
+  if (exp == 0x1f) v = man ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  else if (exp == 0) v = std::ldexp(static_cast<double>(man), -24);            // subnormal: man * 2^-24
+  else v = std::ldexp(static_cast<double>(man + 1024), exp - 25);             // (1024 + man) * 2^(exp-25)
+  return sign ? -v : v;
+}
+
+// The exact value of one float element as a double (float16/float32 widen exactly). `shape`/`flat` name
+// the element in the error for NaN / infinity.
+double float_element(std::uint64_t bits, std::size_t size, const std::string& name,
+                     const std::vector<std::size_t>& shape, std::size_t flat) {
+  double x = size == 8   ? std::bit_cast<double>(bits)
+             : size == 4 ? static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(bits)))
+                         : half_to_double(static_cast<std::uint16_t>(bits));
   if (!std::isfinite(x))
     throw input_error(name, "element " + ndindex_to_string(shape, flat),
                       std::string("expected a finite number, got ") + (std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf"));
-  return rational_from_double(x);
+  return x;
+}
+
+// Integer element as int64 (sign-extended from h.size bytes; bool is 0/1). False for a uint64 value
+// above 2^63 - 1 (the caller then stores the array as rationals).
+bool integer_element(std::uint64_t bits, const NpyHeader& h, std::int64_t& out) {
+  if (h.kind == 'b') { out = bits != 0 ? 1 : 0; return true; }
+  if (h.kind == 'u') {
+    if (bits > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+    out = static_cast<std::int64_t>(bits);
+    return true;
+  }
+  unsigned shift = static_cast<unsigned>(64 - 8 * h.size);
+  out = static_cast<std::int64_t>(bits << shift) >> shift;
+  return true;
+}
+
+Rational u64_to_rational(std::uint64_t bits) {
+  Integer z;
+  mpz_import(z.get_mpz_t(), 1, 1, sizeof bits, 0, 0, &bits);
+  return Rational(z);
 }
 
 }  // namespace
@@ -207,7 +220,7 @@ std::string ndindex_to_string(const std::vector<std::size_t>& shape, std::size_t
   return out.empty() ? "[]" : out;
 }
 
-NdArray npy_parse(const std::string& bytes, const std::string& name) {
+TypedArray npy_parse_typed(const std::string& bytes, const std::string& name) {
   if (bytes.empty()) throw input_error(name, "byte 0", "expected a .npy file, got an empty file");
   if (bytes.size() < kMagicLen || bytes.compare(0, kMagicLen, kMagic, kMagicLen) != 0)
     throw input_error(name, "byte 0", "expected the .npy magic string \\x93NUMPY, got something else");
@@ -248,11 +261,25 @@ NdArray npy_parse(const std::string& bytes, const std::string& name) {
                       "expected the end of the file after " + std::to_string(need) + " data bytes, got " +
                           std::to_string(have - need) + " more bytes");
 
-  NdArray out;
+  TypedArray out;
   out.shape = h.shape;
-  out.integral = h.kind != 'f';
-  out.data.resize(count);
+  out.storage = h.kind == 'f' ? Storage::float64 : Storage::int64;
+  if (out.storage == Storage::float64) out.f64.resize(count);
+  else out.i64.resize(count);
   const auto* base = reinterpret_cast<const unsigned char*>(bytes.data()) + data_at;
+  // The common layouts (little-endian C-order int64 / float64 on a little-endian host) are copied as they
+  // are; floats are then checked finite.
+  const bool native = std::endian::native == std::endian::little && !h.big_endian && !h.fortran_order && h.size == 8;
+  if (native && h.kind == 'i') {
+    std::memcpy(out.i64.data(), base, count * 8);
+    return out;
+  }
+  if (native && h.kind == 'f') {
+    std::memcpy(out.f64.data(), base, count * 8);
+    for (std::size_t c = 0; c < count; ++c)
+      if (!std::isfinite(out.f64[c])) float_element(std::bit_cast<std::uint64_t>(out.f64[c]), 8, name, out.shape, c);
+    return out;
+  }
   // Element with C-order flat index c is stored at position f (Fortran order: first index fastest).
   std::vector<std::size_t> idx(h.shape.size(), 0);
   for (std::size_t c = 0; c < count; ++c) {
@@ -266,9 +293,45 @@ NdArray npy_parse(const std::string& bytes, const std::string& name) {
         idx[k] = 0;
       }
     }
-    out.data[c] = element_value(base + f * h.size, h, name, out.shape, c);
+    std::uint64_t bits = load_uint(base + f * h.size, h.size, h.big_endian);
+    if (out.storage == Storage::float64) {
+      out.f64[c] = float_element(bits, h.size, name, out.shape, c);
+    } else if (out.storage == Storage::int64) {
+      if (!integer_element(bits, h, out.i64[c])) {  // uint64 beyond int64: the whole array as rationals
+        out.q.resize(count);
+        for (std::size_t k = 0; k < c; ++k) out.q[k] = Rational(static_cast<long>(out.i64[k]));
+        out.i64.clear();
+        out.i64.shrink_to_fit();
+        out.storage = Storage::rational;
+        out.q[c] = u64_to_rational(bits);
+      }
+    } else {
+      out.q[c] = u64_to_rational(bits);
+    }
   }
   return out;
+}
+
+std::size_t TypedArray::count() const {
+  return storage == Storage::int64 ? i64.size() : storage == Storage::float64 ? f64.size() : q.size();
+}
+
+NdArray ndarray_from_typed(const TypedArray& a) {
+  NdArray out;
+  out.shape = a.shape;
+  out.integral = a.storage != Storage::float64;
+  if (a.storage == Storage::rational) {
+    out.data = a.q;
+    return out;
+  }
+  out.data.resize(a.count());
+  for (std::size_t k = 0; k < out.data.size(); ++k)
+    out.data[k] = a.storage == Storage::int64 ? Rational(static_cast<long>(a.i64[k])) : rational_from_double(a.f64[k]);
+  return out;
+}
+
+NdArray npy_parse(const std::string& bytes, const std::string& name) {
+  return ndarray_from_typed(npy_parse_typed(bytes, name));
 }
 
 NdArray npy_read(const std::string& path) { return npy_parse(file_read_all(path), path); }

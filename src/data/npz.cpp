@@ -110,11 +110,20 @@ void put_le(std::string& s, std::uint64_t v, int size) {
 }  // namespace
 
 std::map<std::string, NdArray> npz_read(const std::string& path) { return npz_parse(file_read_all(path), path); }
+std::map<std::string, TypedArray> npz_read_typed(const std::string& path) {
+  return npz_parse_typed(file_read_all(path), path);
+}
 
 std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::string& path) {
+  std::map<std::string, NdArray> out;
+  for (auto& [key, a] : npz_parse_typed(bytes, path)) out.emplace(key, ndarray_from_typed(a));
+  return out;
+}
+
+std::map<std::string, TypedArray> npz_parse_typed(const std::string& bytes, const std::string& path) {
   ByteReader r(bytes, path);
   Directory dir = find_central_directory(r);
-  std::map<std::string, NdArray> out;
+  std::map<std::string, TypedArray> out;
   std::uint64_t at = dir.offset;
   for (std::uint64_t e = 0; e < dir.entries; ++e) {
     if (r.le(at, 4, "central directory entry") != kCentralSig) r.fail(at, "expected a central directory entry");
@@ -155,7 +164,7 @@ std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::st
     std::string key = member;
     if (key.size() > 4 && key.compare(key.size() - 4, 4, ".npy") == 0) key.resize(key.size() - 4);
     if (out.count(key)) r.fail(at, "expected distinct member names, got '" + shown + "' twice");
-    out.emplace(key, npy_parse(content, path + ": member " + shown));
+    out.emplace(key, npy_parse_typed(content, path + ": member " + shown));
     at += 46 + nlen + xlen + clen;
   }
   return out;

@@ -265,8 +265,10 @@ section_verify() {
   check "verify human summary" grep -q "VALID" "$OUT"
 
   # Altered numbers: each must be rejected with exit 1 and a reason.
-  alter_json "$d/rank.json" "$d/a1.json" 'j["upper"]["kernel"][0][0] = str(int(j["upper"]["kernel"][0][0]) + 1)'
-  alter_json "$d/rank.json" "$d/a2.json" 'j["matrix"]["data"][2][0] = "5"'
+  # (m.txt has rank 2; its upper side is "multi-prime": a composite "prime", or a changed entry that
+  # raises the rank to 3, must be rejected.)
+  alter_json "$d/rank.json" "$d/a1.json" 'j["upper"]["primes"][0] = "8388592"'
+  alter_json "$d/rank.json" "$d/a2.json" 'j["matrix"]["data"][1][0] = "3"'
   alter_json "$d/rank.json" "$d/a3.json" 'j["rank_lower"] = 3; j["rank_upper"] = 3'
   alter_json "$d/kdep.json" "$d/a4.json" 'j["upper"]["coefficients"][0] = "-3"'
   alter_json "$d/kgen.json" "$d/a5.json" 'j["vectors"]["data"][3] = ["2", "4", "8"]'
@@ -305,11 +307,38 @@ section_theorem1() {
   file_check "generate shared: one context" "$d/shared.json" 'all(c == j["contexts"][0] for c in j["contexts"]) and all(0 <= int(x) < 3 for x in j["labels"])'
   run generate general --T 8 --n 3 --d 5 --out "$d/general.json"
   expect_rc "generate general" 0
+  # Queries of Kruskal rank exactly n (Assumption 1's boundary): assumptions reports k = n, Theorem 1 builds.
+  run generate theorem1 --T 9 --n 3 --d 6 --kruskal 3 --seed 5 --out "$d/kexact.json" --json
+  expect_rc "generate theorem1 --kruskal 3" 0
+  json_check "generate --kruskal echoed" 'j["kruskal"] == 3'
+  run assumptions "$d/kexact.json" --json
+  json_check "assumptions at Kruskal rank exactly n" 'j["assumption1"]["holds"] is True and j["assumption1"]["kruskal_lower"] == 3 and j["general_position"]["holds"] is False'
+  run construct theorem1 "$d/kexact.json" --heads 4 --dh 3 --out "$d/kexact.cert.json" --json
+  expect_rc "construct theorem1 at Kruskal rank exactly n" 0
+  run generate theorem1 --T 4 --n 3 --d 6 --kruskal 4 --out "$d/never.json"
+  expect_rc "generate --kruskal K > T-1" 2
 
   run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/cert.json" --json
   expect_rc "construct theorem1" 0
   json_keys "construct theorem1" claim H n d dh r T rank_Z_lower memorized saturation seconds
-  json_check "construct theorem1 values" 'j["claim"] == "mahdavi24/theorem-1" and j["T"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is True and len(j["saturation"]) == 4 and all(k in j["saturation"][1] for k in ["head","c","c_minimal","sigma_lower","eps"])'
+  json_check "construct theorem1 values" 'j["claim"] == "mahdavi24/theorem-1" and j["T"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is True and len(j["saturation"]) == 4 and all(k in j["saturation"][1] for k in ["head","c","c_proof","c_weyl","sigma_lower","eps"])'
+  # Saturation scales: every c reported rebuilds certified weights when passed back with --c.
+  cp "$OUT" "$d/proof.out.json"
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c weyl --out "$d/cert_weyl.json" --json
+  expect_rc "construct theorem1 --c weyl" 0
+  json_check "--c weyl: every head at its c_weyl" 'j["memorized"] is True and j["c_scale"] == "weyl" and all(s["c"] == s["c_weyl"] for s in j["saturation"])'
+  file_check "--c proof reports the same c_weyl" "$d/proof.out.json" 'all(s["c"] == s["c_proof"] and s["c_weyl"] is not None for s in j["saturation"]) and j["c_network"] is not None'
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c network --out "$d/cert_net.json" --json
+  expect_rc "construct theorem1 --c network" 0
+  json_check "--c network: every saturating head at c_network" 'j["memorized"] is True and all(s["c"] == j["c_network"] for s in j["saturation"][1:])'
+  cnet=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["c_network"])' "$OUT")
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c "$cnet" --out "$d/cert_val.json" --json
+  expect_rc "construct theorem1 --c <c_network>" 0
+  if cmp -s "$d/cert_net.json" "$d/cert_val.json"; then pass; else fail "--c <c_network> does not rebuild the --c network certificate"; fi
+  run verify "$d/cert_weyl.json"
+  expect_rc "verify --c weyl certificate" 0
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --c -1 --out "$d/never.json"
+  expect_rc "construct theorem1 --c -1" 2
   file_check "theorem1 certificate" "$d/cert.json" 'j["kind"] == "theorem1" and "tolerance" in j and all(k in j["weights"]["heads"][0] for k in ["WK","WQ","WV"]) and "WO" in j["weights"] and "WD" in j["weights"]'
   run verify "$d/cert.json" --json
   expect_rc "verify theorem1" 0

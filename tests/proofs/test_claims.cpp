@@ -226,3 +226,69 @@ TEST_CASE("run semantics: findings, boundary claims and rejected certificates", 
     }
   }
 }
+
+TEST_CASE("proposition 4: Assumption 1 after the layer only for lambda = 1", "[proofs]") {
+  // The boundary variant's lambda != 1 input satisfies Assumptions 1-3; the checker must not accept it as an
+  // instance of the lambda = 1 claim, nor accept "confirmed" for it under any id.
+  const Claim* c = claim_find("mahdavi24/proposition-4-lambda-not-1");
+  REQUIRE(c);
+  ClaimRun run = claim_run(*c, 5, 11);
+  for (const auto& r : run.records) {
+    INFO(r.params.dump());
+    REQUIRE(r.result.outcome == Outcome::counterexample);
+    CHECK(r.result.figures["assumption1_in"] == true);
+    CHECK(r.result.figures["assumption3_in"] == true);
+    CHECK(r.result.figures["assumption1_out"] == false);
+    // Second method: the two dependent output queries coincide as plain vectors e + lambda xbar.
+    nlohmann::json as_claim = r.result.certificate;
+    as_claim["claim"] = "mahdavi24/proposition-4";
+    CHECK_FALSE(memcert_checker::verify_certificate_text(as_claim.dump()).valid);
+    as_claim["verdict"] = "confirmed";
+    CHECK_FALSE(memcert_checker::verify_certificate_text(as_claim.dump()).valid);
+    nlohmann::json a2 = r.result.certificate;
+    a2["claim"] = "mahdavi24/proposition-4-assumption-2";
+    a2["verdict"] = "confirmed";
+    CHECK(memcert_checker::verify_certificate_text(a2.dump()).valid);  // lambda != -1 keeps Assumption 2
+  }
+  CHECK(run.records[0].params["lambda"] == "2");
+  // lambda = -1: Assumption 2 is lost, and the assumption-2 claim rejects that lambda.
+  ClaimRun m1 = claim_run(*claim_find("mahdavi24/proposition-4-lambda-minus-1"), 2, 11);
+  for (const auto& r : m1.records) {
+    nlohmann::json a2 = r.result.certificate;
+    a2["claim"] = "mahdavi24/proposition-4-assumption-2";
+    a2["verdict"] = "confirmed";
+    CHECK_FALSE(memcert_checker::verify_certificate_text(a2.dump()).valid);
+  }
+}
+
+TEST_CASE("claims search: structured families, certified findings", "[proofs][search]") {
+  // The claims with a search mode survive their structured families: no certified counterexample, and every
+  // decided instance re-verified by the checker.
+  for (const char* id : {"mahdavi24/proposition-4", "mahdavi24/lemma-3", "mahdavi24/theorem-1"}) {
+    const Claim* c = claim_find(id);
+    REQUIRE(c);
+    REQUIRE(c->search);
+    ClaimRun run = claim_search(*c, 6, 3);
+    INFO(id << "\n" << claim_run_json(run).dump(1));
+    CHECK(!run.finding());
+    CHECK(run.confirmed >= 3);
+    std::set<std::string> families;
+    for (const auto& r : run.records) {
+      families.insert(r.params.value("family", ""));
+      if (r.result.outcome == Outcome::confirmed) CHECK(r.certificate_verified);
+    }
+    CHECK(families.size() >= 5);
+  }
+  // The failure route: the statement Proposition 4 used to make ("lambda != -1 gives Assumption 1"), as a
+  // claim expected to hold whose search tries lambda != 1 inputs, is refuted with certified witnesses.
+  const Claim* not1 = claim_find("mahdavi24/proposition-4-lambda-not-1");
+  REQUIRE(not1);
+  Claim old_statement{"test/proposition-4-any-lambda", "lambda != -1 gives Assumption 1 (false)", "test",
+                      Expect::holds, "", 1, not1->generate, not1->check, not1->generate};
+  ClaimRun found = claim_search(old_statement, 3, 5);
+  CHECK(found.finding());
+  CHECK(found.counterexamples == 3);
+  for (const auto& r : found.records) CHECK(r.certificate_verified);
+  // A claim without a search mode is refused.
+  CHECK_THROWS_AS(claim_search(*claim_find("mahdavi24/lemma-2"), 1, 1), std::logic_error);
+}

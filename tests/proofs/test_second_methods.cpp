@@ -118,6 +118,16 @@ TEST_CASE("CLI: claims list/run and generate pe follow INTERFACE.md", "[proofs][
     CHECK(note.find("NOT an upper bound on memorization capacity") != std::string::npos);
   }
   CHECK(run("claims run no/such-claim", out) == 2);
+  REQUIRE(run("claims search mahdavi24/proposition-4 --budget 5 --seed 2 --json", out) == 0);
+  {
+    auto sj = nlohmann::json::parse(out);
+    CHECK(sj["mode"] == "search");
+    CHECK(sj["budget"] == 5);
+    CHECK(sj["verdict"] == "no counterexample found");
+    CHECK(sj["counterexamples"].empty());
+  }
+  CHECK(run("claims search mahdavi24/lemma-2 --budget 2", out) == 2);  // no search mode
+  CHECK(run("claims search mahdavi24/lemma-3", out) == 2);             // --budget is required
   REQUIRE(run("generate pe --n 8 --d 12 --out test_proofs_pe.npy", out) == 0);
   QMatrix back = matrix_read("test_proofs_pe.npy");
   CHECK(back == proofs::sinusoidal_encoding_exact(8, 12));

@@ -14,6 +14,7 @@
 //            "radius":{matrix},"rows":[k],"mu":"q","rank_lower":k}
 #include <nlohmann/json.hpp>
 
+#include "memcert/linalg/dispatch.hpp"
 #include "memcert/linalg/enclosure.hpp"
 #include "memcert/linalg/kruskal.hpp"
 #include "memcert/linalg/qmat.hpp"
@@ -23,6 +24,14 @@ namespace memcert {
 // The two-sided rank certificate of `a` (c = qmat_rank_certified(a)). The upper side is "trivial" when
 // rank = min(rows, cols), else the kernel basis (the columns of c.kernel, written as vectors).
 nlohmann::json rank_certificate_to_json(const QMatrix& a, const RankCertificate& c);
+
+// The rank certificate of rank_certified(a) as JSON text (one line, newline-terminated): the "trivial" or
+// "multi-prime" upper side of fast_cert.hpp, or the kernel form above. The matrix is written straight
+// from its typed storage (no JSON tree of millions of strings): int64 as integers, doubles as their
+// exact dyadic value "m/2^k", both as strings like every exact number.
+std::string rank_certificate_text(const TypedMatrix& a, const CertifiedRank& c);
+// {"rows":m,"cols":n,"data":[[...],...]} of exact strings, from typed storage.
+std::string typed_matrix_json_text(const TypedMatrix& a);
 
 // Kruskal-rank bounds of the rows of `vectors` (r = qmat_kruskal_rank(vectors) or a refinement of it).
 // Throws std::invalid_argument when r.upper < min(count, dim) comes without its dependent subset.

@@ -44,4 +44,8 @@ Verdict verify_certificate_file(const std::string& path, const Budget& budget = 
 // tree of values); the memory estimate every check starts from.
 inline constexpr double kBytesPerInputByte = 48;
 
+// Worker threads of the checker's kernels (0: the default, the hardware concurrency capped at 8).
+// Verdicts never depend on it.
+void verify_set_threads(unsigned k);
+
 }  // namespace memcert_checker

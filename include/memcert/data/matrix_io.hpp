@@ -9,6 +9,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "memcert/linalg/matrix.hpp"
+#include "memcert/linalg/typed_matrix.hpp"
 #include "memcert/util/error.hpp"
 
 namespace memcert {
@@ -20,12 +21,27 @@ struct NdArray {
   bool integral = false;  // stored as an integer dtype (or every JSON value integral)
 };
 
-// .npy bytes -> array: format versions 1-3; float64/float32/int64/int32 (also int8/int16, unsigned and
-// bool), little or big endian, C or Fortran order. `name` prefixes error messages ("x.npy: byte 80: ...").
-// Trailing bytes after the data, NaN and infinities are bad input.
+// An n-d array in typed exact storage (typed_matrix.hpp): int64 for bool and integer dtypes (uint64 values
+// above 2^63 - 1 make the whole array rational), float64 for float16/float32/float64 (exact widening).
+struct TypedArray {
+  std::vector<std::size_t> shape;
+  Storage storage = Storage::int64;
+  std::vector<std::int64_t> i64;
+  std::vector<double> f64;
+  std::vector<Rational> q;
+  std::size_t count() const;
+};
+NdArray ndarray_from_typed(const TypedArray& a);
+
+// .npy bytes -> array: format versions 1-3; float64/float32/float16, int64/int32/int16/int8,
+// uint64/uint32/uint16/uint8 and bool, little or big endian, C or Fortran order. `name` prefixes error
+// messages ("x.npy: byte 80: ..."). Trailing bytes after the data, NaN and infinities are bad input.
+TypedArray npy_parse_typed(const std::string& bytes, const std::string& name);
 NdArray npy_parse(const std::string& bytes, const std::string& name);
 NdArray npy_read(const std::string& path);
 // .npz (stored or deflated zip members) -> name (without ".npy") -> array.
+std::map<std::string, TypedArray> npz_read_typed(const std::string& path);
+std::map<std::string, TypedArray> npz_parse_typed(const std::string& bytes, const std::string& name);
 std::map<std::string, NdArray> npz_read(const std::string& path);
 std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::string& name);
 // float64 .npy writing (values rounded to nearest double: for generated float data only).
@@ -33,10 +49,13 @@ std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::
 void npz_write_float64(const std::string& path,
                        const std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>>& arrays);
 
-// Matrix by extension (case-insensitive): .npy (2-D), .npz (exactly one 2-D member), .txt (rows of
-// whitespace-separated exact numbers; blank lines and lines starting with '#' skipped), .json
-// {"rows","cols","data"} (or a bare list of rows). Empty matrices are bad input.
-QMatrix matrix_read(const std::string& path);
+// Matrix by extension (case-insensitive): .npy (2-D), .npz (exactly one 2-D member, or the member `key`
+// when non-empty; a key with any other extension is bad input), .txt (rows of whitespace-separated exact
+// numbers; blank lines and lines starting with '#' skipped), .json {"rows","cols","data"} (or a bare
+// list of rows). Empty matrices are bad input. The typed form keeps .npy/.npz storage as it is (no
+// rational detour) and narrows .txt/.json values to the narrowest exact storage.
+TypedMatrix matrix_read_typed(const std::string& path, const std::string& key = "");
+QMatrix matrix_read(const std::string& path, const std::string& key = "");
 void matrix_write_txt(const std::string& path, const QMatrix& a);
 
 // JSON numbers: a string holding an exact number, or a JSON number (integers exact; floats taken as the

@@ -57,6 +57,10 @@ struct Claim {
   std::size_t default_instances = 5;
   std::function<Instance(std::uint64_t seed, std::size_t index)> generate;
   std::function<InstanceResult(const Instance&)> check;
+  // Structured / adversarial instances for `claims search` (empty: the claim has no search mode). Index i
+  // cycles through the claim's families (Kruskal rank exactly k, integer lattices, tiny dimensions,
+  // inputs built near a known failure, ...); params name the family.
+  std::function<Instance(std::uint64_t seed, std::size_t index)> search = {};
 };
 
 // Self-registration: `static memcert::proofs::ClaimRegistrar reg{ Claim{...} };` in a proofs/*.cpp file.
@@ -95,6 +99,11 @@ struct ClaimRun {
 // Runs `instances` instances (seed_i = seed mixed with i); `progress(done,total)` is called after each.
 ClaimRun claim_run(const Claim& c, std::size_t instances, std::uint64_t seed,
                    const std::function<void(std::size_t, std::size_t)>& progress = {});
+
+// `claims search`: `budget` instances from c.search (std::logic_error when the claim has none), checked and
+// re-verified exactly like claim_run. A certified counterexample to a claim expected to hold is a finding.
+ClaimRun claim_search(const Claim& c, std::size_t budget, std::uint64_t seed,
+                      const std::function<void(std::size_t, std::size_t)>& progress = {});
 
 // The INTERFACE.md JSON of a run: {"claim","instances","confirmed","counterexamples":[...]} plus
 // "expect","refutes","verdict","undecided","results":[per-instance summaries]. `with_certificates`

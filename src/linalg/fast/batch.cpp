@@ -3,12 +3,14 @@
 #include "memcert/linalg/fast/batch.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <numeric>
 #include <random>
 
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/util/parallel.hpp"
+#include "memcert/util/progress.hpp"
 
 namespace memcert {
 
@@ -24,6 +26,7 @@ BatchRankResult dmat_batch_rank(const std::vector<DMatrix>& mats, int threads) {
   out.rank.assign(mats.size(), 0);
   std::vector<char> esc(mats.size(), 0);
   const int t = threads <= 0 ? fast_threads() : threads;
+  std::atomic<std::size_t> finished{0};
   parallel_for(mats.size(), t, [&](std::size_t i) {
     const DMatrix& m = mats[i];
     const std::size_t full = std::min(m.rows(), m.cols());
@@ -37,6 +40,7 @@ BatchRankResult dmat_batch_rank(const std::vector<DMatrix>& mats, int threads) {
       r = qmat_rank(to_q(m));
     }
     out.rank[i] = r;
+    progress_tick("rank of each matrix", ++finished, mats.size());
   });
   for (char e : esc) (e ? out.escalated : out.certified_mod_p)++;
   return out;
@@ -48,13 +52,17 @@ KruskalSample dmat_kruskal_sample_fast(const DMatrix& v, std::size_t size, std::
   s.trials = trials;
   const std::size_t T = v.rows(), d = v.cols();
   if (size > T) throw std::invalid_argument("dmat_kruskal_sample_fast: subset size exceeds the number of vectors");
-  // The subsets are drawn sequentially (reproducible), then checked in parallel.
+  // The subsets are drawn sequentially (reproducible), exactly as qmat_kruskal_sample draws them (a seed
+  // names the same subsets on every route), then checked in parallel.
   std::mt19937_64 rng(seed);
   std::vector<std::vector<std::size_t>> subsets(trials);
   std::vector<std::size_t> idx(T);
+  std::iota(idx.begin(), idx.end(), 0);
   for (auto& sub : subsets) {
-    std::iota(idx.begin(), idx.end(), 0);
-    for (std::size_t i = 0; i < size; ++i) std::swap(idx[i], idx[i + rng() % (T - i)]);
+    for (std::size_t i = 0; i < size; ++i) {  // partial Fisher-Yates, as in qmat_kruskal_sample
+      std::uniform_int_distribution<std::size_t> u(i, T - 1);
+      std::swap(idx[i], idx[u(rng)]);
+    }
     sub.assign(idx.begin(), idx.begin() + size);
     std::sort(sub.begin(), sub.end());
   }
@@ -62,11 +70,13 @@ KruskalSample dmat_kruskal_sample_fast(const DMatrix& v, std::size_t size, std::
   const DModMatrix all = dmod_from_double_rows(v.data().data(), T, d, p);  // row scaling is per row: fine
   std::vector<char> indep(trials, 0);
   const int t = threads <= 0 ? fast_threads() : threads;
+  std::atomic<std::size_t> finished{0};
   parallel_for(trials, t, [&](std::size_t k) {
     DModMatrix sub{p, size, d, std::vector<double>(size * d)};
     for (std::size_t i = 0; i < size; ++i)
       std::copy(all.a.begin() + subsets[k][i] * d, all.a.begin() + (subsets[k][i] + 1) * d, sub.a.begin() + i * d);
     indep[k] = (size == 0 || dmod_rank_profile_inplace(sub, 1).rank == size) ? 1 : 0;
+    progress_tick("Kruskal sample: trials", ++finished, trials);
   });
   for (std::size_t k = 0; k < trials; ++k) {
     if (indep[k]) {

@@ -27,12 +27,12 @@ namespace {
 std::atomic<int> g_threads{0};
 }
 
-void fast_set_threads(int n) { g_threads = n < 1 ? 1 : n; }
+void fast_set_threads(int n) { g_threads = n < 0 ? 0 : n; }
 int fast_threads() {
   int t = g_threads.load();
   if (t > 0) return t;
   unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : static_cast<int>(std::min(2u, hw));
+  return hw == 0 ? 1 : static_cast<int>(hw);
 }
 
 std::uint64_t prime_fast(std::size_t i) {
@@ -406,8 +406,17 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) bool double_row_res
 }  // namespace
 
 DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t cols, std::uint64_t p) {
+  DModMatrix d;
+  dmod_from_double_rows_into(a, rows, cols, p, d);
+  return d;
+}
+
+void dmod_from_double_rows_into(const double* a, std::size_t rows, std::size_t cols, std::uint64_t p, DModMatrix& d) {
   ModCtx M(p);
-  DModMatrix d{p, rows, cols, std::vector<double>(rows * cols)};
+  d.p = p;
+  d.rows = rows;
+  d.cols = cols;
+  d.a.resize(rows * cols);
   // A finite double is x = (-1)^s mant 2^(E - 1075) with mant < 2^53 an integer (E = max(biased exponent,
   // 1)); row i is scaled by 2^(1075 - min_E), giving integers mant 2^(E - min_E). Residues: split
   // mant = hi 2^26 + lo, so hi (2^26 mod p) + lo is an exact double below 2^27 h + 2^26 <= 2^53 - p, reduce;
@@ -423,7 +432,6 @@ DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t 
     if (!double_row_residues(ri, cols, pow2.data(), c26, M.p, M.pinv, M.h, ex.data(), out))
       throw std::domain_error("dmod_from_double_rows: NaN or infinity");
   }
-  return d;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -10,11 +10,13 @@
 #include <atomic>
 #include <cmath>
 #include <stdexcept>
+#include <optional>
 #include <thread>
 
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/fast/exact.hpp"
 #include "memcert/numeric/modp.hpp"
+#include "memcert/util/progress.hpp"
 
 namespace memcert {
 
@@ -47,15 +49,6 @@ struct Reducer {
     }
     if (!fits) small.clear();
   }
-  DModMatrix operator()(std::uint64_t q) const {
-    return fits ? dmod_from_i64(small.data(), z.rows(), z.cols(), q) : dmod_from_zmat(z, q);
-  }
-  // Rank mod q reusing the caller's buffer (no fresh 2 MB allocation, hence no page faults, per prime).
-  std::size_t rank(std::uint64_t q, DModMatrix& buf) const {
-    if (fits) dmod_from_i64_into(small.data(), z.rows(), z.cols(), q, buf);
-    else buf = dmod_from_zmat(z, q);
-    return dmod_rank_profile_inplace(buf, 1).rank;
-  }
 };
 
 }  // namespace
@@ -68,29 +61,36 @@ Integer zmat_minor_bound_sq(const ZMatrix& a, std::size_t k) {
   return top_k_product(rn, k);
 }
 
-MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a) {
+std::optional<MultimodularRankCertificate> rank_certified_multimodular(
+    std::size_t rows, std::size_t cols, const ResiduesInto& residues,
+    const std::function<std::vector<Integer>()>& row_norms_sq, std::size_t max_primes, int threads) {
   MultimodularRankCertificate cert;
-  cert.rows = a.rows();
-  cert.cols = a.cols();
+  cert.rows = rows;
+  cert.cols = cols;
   cert.method = "full-rank";
-  if (a.rows() == 0 || a.cols() == 0) return cert;
-  Reducer red(a);
-  const std::size_t full = std::min(a.rows(), a.cols());
+  if (rows == 0 || cols == 0) return cert;
+  const int t = threads <= 0 ? fast_threads() : threads;
+  const std::size_t full = std::min(rows, cols);
   auto set_lower = [&](const ModpRankProfile& pr) {
     cert.rank = pr.rank;
     cert.prime = pr.prime;
     cert.minor_rows = pr.pivot_rows;
     cert.minor_cols = pr.pivot_cols;
   };
-  set_lower(dmod_rank_profile(red(prime_fast(0))));
+  {
+    DModMatrix buf;
+    residues(prime_fast(0), buf);
+    set_lower(dmod_rank_profile_inplace(buf, t));  // in place: no second copy of the matrix
+  }
   if (cert.rank == full) return cert;
   cert.method = "multimodular-hadamard";
 
   std::size_t next = 1;  // next prime index
   std::vector<std::uint64_t> ok = {cert.prime};
   double bits = std::log2(static_cast<double>(cert.prime));
+  const std::vector<Integer> norms = row_norms_sq();  // only now: a full-rank matrix never needs them
   for (;;) {
-    const Integer bound_sq = zmat_minor_bound_sq(a, cert.rank + 1);
+    const Integer bound_sq = top_k_product(norms, cert.rank + 1);
     const double target = 0.5 * log2_mpz(bound_sq) + 1.0;
     // The primes still needed (fixed in advance, so the outcome does not depend on the thread count).
     std::vector<std::uint64_t> todo;
@@ -100,19 +100,25 @@ MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a) {
       todo.push_back(q);
       b += std::log2(static_cast<double>(q));
     }
+    if (ok.size() + todo.size() > max_primes) return std::nullopt;
     std::vector<std::size_t> ranks(todo.size());
     std::vector<ModpRankProfile> higher(todo.size());
-    std::atomic<std::size_t> idx{0};
+    std::atomic<std::size_t> idx{0}, finished{0};
+    // One prime per thread, each with its own buffer reused across primes (no fresh allocation per prime).
     auto work = [&] {
       DModMatrix buf;
       for (std::size_t i; (i = idx.fetch_add(1)) < todo.size();) {
-        ranks[i] = red.rank(todo[i], buf);
-        if (ranks[i] > cert.rank) higher[i] = dmod_rank_profile(red(todo[i]), 1);  // rare: full profile
+        residues(todo[i], buf);
+        ranks[i] = dmod_rank_profile_inplace(buf, 1).rank;
+        if (ranks[i] > cert.rank) {  // rare (p0 was unlucky): the full profile for the better lower bound
+          residues(todo[i], buf);
+          higher[i] = dmod_rank_profile_inplace(buf, 1);
+        }
+        progress_tick("rank: upper bound, primes", ++finished, todo.size());
       }
     };
-    const int t = fast_threads();
     std::vector<std::thread> pool;
-    for (int i = 1; i < t; ++i) pool.emplace_back(work);
+    for (int i = 1; i < t && static_cast<std::size_t>(i) < todo.size(); ++i) pool.emplace_back(work);
     work();
     for (auto& th : pool) th.join();
     std::size_t best = cert.rank, best_i = todo.size();
@@ -124,7 +130,7 @@ MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a) {
       // Exact confirmation of the bound.
       Integer prod = 1;
       for (auto q : ok) prod *= static_cast<unsigned long>(q);
-      if (prod * prod <= bound_sq) throw std::logic_error("zmat_rank_certified_fast: prime product short");
+      if (prod * prod <= bound_sq) throw std::logic_error("rank_certified_multimodular: prime product short");
       return cert;
     }
     // A prime with a larger rank: a better lower bound (p0 was unlucky). Primes whose rank is <= the
@@ -140,6 +146,18 @@ MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a) {
     for (std::size_t i = 0; i < todo.size(); ++i)
       if (ranks[i] <= cert.rank) ok.push_back(todo[i]), bits += std::log2(static_cast<double>(todo[i]));
   }
+}
+
+MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a) {
+  Reducer red(a);
+  std::vector<Integer> rn(a.rows(), Integer(0));
+  for (std::size_t i = 0; i < a.rows(); ++i)
+    for (std::size_t j = 0; j < a.cols(); ++j) mpz_addmul(rn[i].get_mpz_t(), a(i, j).get_mpz_t(), a(i, j).get_mpz_t());
+  auto residues = [&](std::uint64_t q, DModMatrix& buf) {
+    if (red.fits) dmod_from_i64_into(red.small.data(), a.rows(), a.cols(), q, buf);
+    else buf = dmod_from_zmat(a, q);
+  };
+  return *rank_certified_multimodular(a.rows(), a.cols(), residues, [&] { return rn; }, static_cast<std::size_t>(-1));
 }
 
 MultimodularRankCertificate qmat_rank_certified_fast(const QMatrix& a) {

@@ -9,6 +9,7 @@
 #include "memcert/model/mha.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "format.hpp"
+#include "separation_filter.hpp"
 
 namespace memcert::mahdavi24 {
 
@@ -221,16 +222,8 @@ Separation token_separation(const AttentionDataset& ds) {
       Integer v = Integer(std::to_string(hi)) * (Integer(1) << 64) + Integer(std::to_string(lo));
       best_d = v;
     }
-  } else {
-    for (std::size_t i = 0; i < z.size(); ++i)
-      for (std::size_t j = i + 1; j < z.size(); ++j) {
-        Integer s2 = 0;
-        for (std::size_t c = 0; c < d; ++c) {
-          Integer df = z[i][c] - z[j][c];
-          s2 += df * df;
-        }
-        if (best_d < 0 || s2 < best_d) best_d = s2;
-      }
+  } else {  // big integers: a double filter picks the candidate pairs, computed exactly
+    best_d = detail::min_sq_distance_filtered(toks, z);
   }
   Rational L2 = Rational(L * L);
   s.r2 = Rational(best_r) / L2;

@@ -96,41 +96,45 @@ HeadStep empty_head(std::size_t T, std::size_t n, std::size_t h, const Theorem1O
   return st;
 }
 
-// The step's own certificate at the chosen c: rank Z_c >= k_h (rows R_1..R_h, heads 1..h); for h >= 2
-// also c_minimal, the smallest grid value {0} u {c 2^-j} at which it succeeds (acceptance is not
-// monotone in c, so every grid point is tried in increasing order).
+// The step's own certificate at the proof's c: rank Z_c >= k_h (rows R_1..R_h, heads 1..h).
 void certify_step(const ZExamples& z, const GramAccumulator& gram, const std::vector<std::size_t>& rows, std::size_t h,
                   const Theorem1Options& opt, HeadStep& st) {
   const std::size_t d = z.d;
-  const Rational& c = st.c;
-  auto step_block = [&](const Rational& cc, MatrixXd& BC, MatrixXd& BR) {
-    parallel_for(rows.size(), mpfr_threads(), [&](std::size_t i) {
-      const std::size_t t = rows[i];
-      z_fill_affine(z, BC, BR, i, st.L[t], cc, t);
-    });
-  };
   StageTimes::Scope step_clock(opt.timings, "step rank certificates");
   MatrixXd BC(rows.size(), d), BR(rows.size(), d);
-  step_block(c, BC, BR);
+  parallel_for(rows.size(), mpfr_threads(), [&](std::size_t i) { z_fill_affine(z, BC, BR, i, st.L[rows[i]], st.c, rows[i]); });
   GramRankResult stepc = gram.certify(rows, &BC, &BR, /*want_sigma=*/true, st.lambda_hint);
   if (!stepc.ok)
     throw std::runtime_error("step " + std::to_string(h + 1) + ": rank certificate of Z_c failed at the proof's c");
   st.tr.step_sigma_lower = stepc.sigma_lower;
-  if (h > 0 && opt.c_minimal) {
-    StageTimes::Scope cmin_clock(opt.timings, "c_minimal grid");
-    st.tr.c_minimal = c_minimal_grid_search(c, [&](const Rational& cc) {
-      MatrixXd TC(rows.size(), d), TR(rows.size(), d);
-      step_block(cc, TC, TR);
-      return gram.certify(rows, &TC, &TR, false).ok;
-    });
-    if (!st.tr.c_minimal) st.tr.c_minimal = c;
-    say(opt, "   rank(Z_c) >= " + std::to_string(rows.size()) + " certified at the proof's c (sigma >= " + fmt(stepc.sigma_lower) +
-        "); minimal grid c = " + fmtq(*st.tr.c_minimal) +
-        (*st.tr.c_minimal == 0 ? " (the step's certificate already holds without saturation: saturation is how the proof "
-                                 "gets there, not what the certificate needs)"
-                               : (c > 0 ? " (c_minimal / c = " + fmt(rational_to_double(*st.tr.c_minimal / c)) + ")" : std::string())) +
-        ".");
-  }
+}
+
+// Head h's block of Z (all T examples) at scale cc, into (C, R).
+void head_block(const ZExamples& z, const std::vector<AffineLogits>& L, const Rational& cc, MatrixXd& C, MatrixXd& R) {
+  C.resize(L.size(), z.d);
+  R.resize(L.size(), z.d);
+  parallel_for(L.size(), mpfr_threads(), [&](std::size_t t) { z_fill_affine(z, C, R, t, L[t], cc, t); });
+}
+
+// c_weyl of head h (THEORY.md section 4): the Weyl chain's Z_inf (heads 1..h-1 at their c_weyl in
+// `gram_w`, head h's limit rows as in the proof chain: they do not depend on c) gets its own certified
+// sigma, then weyl_scale_bisect finds the smallest c meeting the direct criterion with the actual eps.
+// Returns false when that sigma or scale cannot be certified (the Weyl chain stops there).
+bool weyl_step(const ZExamples& z, const GramAccumulator& gram_w, const std::vector<std::size_t>& old,
+               const std::vector<std::size_t>& rows, const Theorem1Options& opt, HeadStep& st) {
+  StageTimes::Scope clock(opt.timings, "c_weyl (Weyl chain)");
+  GramRankResult zw = gram_w.certify(rows, &st.zinfC, &st.zinfR, /*want_sigma=*/true, st.lambda_hint);
+  if (!zw.ok || !(zw.sigma_lower > 0)) return false;
+  std::vector<const AffineLogits*> logits;
+  for (std::size_t t : old) logits.push_back(&st.L[t]);
+  Rational sigma = short_down(zw.sigma_lower);
+  auto ws = weyl_scale_bisect(logits, st.jstar, sigma, z.B2, st.c);
+  if (!ws) return false;
+  st.tr.sigma_weyl = rational_to_double(sigma);
+  st.tr.c_weyl = ws->c;
+  st.tr.c_weyl_lower = ws->c_lower;
+  st.tr.eps_weyl = ws->eps_upper;
+  return true;
 }
 
 }  // namespace
@@ -183,6 +187,9 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   MatrixXd XC, XR;
   GramRankResult zinf = claim1_certified_fit(ds, z, gram, old, jstar, group, h, opt, rng, st, XC, XR);
   HeadTrace& tr = st.tr;
+  st.jstar = jstar;
+  st.zinfC = XC;
+  st.zinfR = XR;
   // Lemma 5: eps from the Weyl bound (direct criterion, certified) and the paper's B.2 criterion.
   Rational sigma_q = rational_from_double(zinf.sigma_lower);
   tr.eps_direct = lemma5_weyl_eps(sigma_q, m, z.B2);
@@ -225,6 +232,7 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
     if (ci > c) c = ci;
   }
   tr.c = c;
+  tr.c_proof = c;
   st.c = c;
   say(opt, "Head " + std::to_string(h + 1) + ", Claim 2: W^" + std::to_string(h + 1) + " = W_fit + c W' fits the " +
       std::to_string(group.size()) + " new examples exactly; the limit matrix Z_inf (" + std::to_string(m + group.size()) +
@@ -244,7 +252,11 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
   const ZExamples z = z_examples(ds, opt.precision);
   setup_clock.reset();
   Proposition1Result out;
-  GramAccumulator gram(T);
+  GramAccumulator gram(T);    // the proof chain: every head at Lemma 4's c
+  GramAccumulator gram_w(T);  // the Weyl chain: every head at its c_weyl
+  bool weyl_ok = opt.saturation || opt.scale == "weyl";
+  std::vector<std::vector<AffineLogits>> logits;  // per head, a + c s for every example (scale-free)
+  std::vector<MatrixXd> weylC, weylR;              // the Weyl chain's blocks
   std::vector<std::size_t> old;  // R_1 u ... u R_{h-1}
   // Step h certifies rank Z_c >= k_h = |R_1 u ... u R_h| for rows R_1..R_h and heads 1..h.
   for (std::size_t h = 0; h < opt.H; ++h) {
@@ -282,26 +294,122 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     MatrixXd HC(T, d), HR(T, d);
     {
       StageTimes::Scope clock(opt.timings, "Z block + Gram");
-      parallel_for(T, mpfr_threads(), [&](std::size_t t) { z_fill_affine(z, HC, HR, t, st.L[t], st.c, t); });
+      head_block(z, st.L, st.c, HC, HR);
       gram.add(HC, HR);
+    }
+    // The Weyl chain: a head without a saturator sits at c = 0 in both chains.
+    if (weyl_ok) {
+      if (!st.sat) {
+        st.tr.c_weyl = Rational(0);
+        gram_w.add(HC, HR);
+        weylC.push_back(HC);
+        weylR.push_back(HR);
+      } else if (weyl_step(z, gram_w, old, rows, opt, st)) {
+        MatrixXd WC, WR;
+        head_block(z, st.L, *st.tr.c_weyl, WC, WR);
+        gram_w.add(WC, WR);
+        weylC.push_back(std::move(WC));
+        weylR.push_back(std::move(WR));
+        say(opt, "   c_weyl = " + fmtq(*st.tr.c_weyl) + " (proof's c = " + fmtq(st.c) + "): the direct Weyl criterion with the actual eps <= " +
+            fmt(st.tr.eps_weyl) + " and the Weyl chain's sigma >= " + fmt(st.tr.sigma_weyl) + " (heads 1.." + std::to_string(h) +
+            " at their c_weyl).");
+      } else {
+        weyl_ok = false;
+        say(opt, "   c_weyl: the Weyl chain's Z_inf or criterion could not be certified at head " + std::to_string(h + 1) + ".");
+      }
     }
     out.blockC.push_back(std::move(HC));
     out.blockR.push_back(std::move(HR));
     out.heads.push_back(std::move(head));
     out.trace.push_back(std::move(st.tr));
+    logits.push_back(std::move(st.L));
     old.insert(old.end(), group.begin(), group.end());
     if (opt.progress) opt.progress(h + 1, opt.H);
   }
-  // ---- Proposition 1's conclusion: rank(Z) >= T (the fact "memorizes" rests on) ----
+  out.weyl_chain = weyl_ok;
   std::vector<std::size_t> all(T);
   for (std::size_t t = 0; t < T; ++t) all[t] = t;
+  // Every head at one common scale cc: Z's blocks and the final rank certificate there.
+  // (A head without a saturator has logits a alone, so cc does not change it.)
+  auto network_at = [&](const Rational& cc) {
+    GramAccumulator g(T);
+    for (std::size_t h = 0; h < opt.H; ++h) {
+      MatrixXd BC, BR;
+      head_block(z, logits[h], cc, BC, BR);
+      g.add(BC, BR);
+    }
+    return g.certify(all, nullptr, nullptr, /*want_sigma=*/true);
+  };
+  auto copy_gram = [&](const GramAccumulator& g) {
+    out.gram.resize(T, T);
+    for (std::size_t i = 0; i < T; ++i)
+      for (std::size_t j = 0; j < T; ++j) out.gram(i, j) = g.G()(i, j);
+  };
+  if (opt.saturation || opt.scale == "network") {
+    StageTimes::Scope clock(opt.timings, "c_network grid");
+    Rational c_max = 0;
+    for (const auto& tr : out.trace) {
+      c_max = std::max(c_max, tr.c_proof);
+      if (tr.c_weyl) c_max = std::max(c_max, *tr.c_weyl);
+    }
+    out.c_network = c_network_grid_search(c_max, [&](const Rational& cc) {
+      GramRankResult r = network_at(cc);
+      if (r.ok) out.network_sigma_lower = r.sigma_lower;
+      return r.ok;
+    });
+    say(opt, out.c_network ? "c_network = " + fmtq(*out.c_network) + ": every head at this one c gives the final certificate rank(Z) >= " +
+                                 std::to_string(T) + " (smallest value of the grid {0} u {" + fmtq(c_max) + " 2^-j : j = 40..0})."
+                           : "c_network: no value of the grid {0} u {" + fmtq(c_max) + " 2^-j : j = 40..0} certifies rank(Z) >= " +
+                                 std::to_string(T) + " with every head at one c.");
+  }
+  // ---- the chosen scale (the weights' structure is the proof chain's in every case) ----
+  if (opt.scale != "proof") {
+    std::vector<Rational> cs(opt.H);
+    for (std::size_t h = 0; h < opt.H; ++h) {
+      if (opt.scale == "weyl") {
+        if (!weyl_ok) throw std::runtime_error("--c weyl: the Weyl chain could not be certified at every head");
+        cs[h] = *out.trace[h].c_weyl;
+      } else if (opt.scale == "network") {
+        if (!out.c_network) throw std::runtime_error("--c network: no grid value certifies rank(Z) >= T with every head at one c");
+        cs[h] = *out.c_network;
+      } else {
+        cs[h] = opt.c_value;
+      }
+    }
+    GramAccumulator g(T);
+    out.blockC.clear();
+    out.blockR.clear();
+    for (std::size_t h = 0; h < opt.H; ++h) {
+      HeadTrace& tr = out.trace[h];
+      const bool sat = !tr.w.empty();
+      tr.c = sat ? cs[h] : Rational(0);
+      if (sat) {
+        // W_K[:, |R_h|] = c g; the Weyl chain is not claimed at this scale (the certificate rests on
+        // the final rank alone), so the trace says "none".
+        const std::size_t kk = tr.group.size();
+        for (std::size_t cix = 0; cix < d; ++cix) out.heads[h].WK(cix, kk) = tr.c * tr.g[cix];
+        tr.eps_criterion = "none";
+      }
+      MatrixXd BC, BR;
+      head_block(z, logits[h], tr.c, BC, BR);
+      g.add(BC, BR);
+      out.blockC.push_back(std::move(BC));
+      out.blockR.push_back(std::move(BR));
+    }
+    StageTimes::Scope clock(opt.timings, "final rank certificate");
+    out.final = g.certify(all, nullptr, nullptr, true);
+    copy_gram(g);
+    if (!out.final.ok) throw std::runtime_error("final rank certificate of Z failed at the chosen scale (--c " + opt.scale + ")");
+    say(opt, "Scale " + opt.scale + ": rank(Z) >= " + std::to_string(T) + " = T* certified for the weights at this scale (sigma_min >= " +
+        fmt(out.final.sigma_lower) + ").");
+    return out;
+  }
+  // ---- Proposition 1's conclusion: rank(Z) >= T (the fact "memorizes" rests on) ----
   {
     StageTimes::Scope clock(opt.timings, "final rank certificate");
     out.final = gram.certify(all, nullptr, nullptr, true);
   }
-  out.gram.resize(T, T);
-  for (std::size_t i = 0; i < T; ++i)
-    for (std::size_t j = 0; j < T; ++j) out.gram(i, j) = gram.G()(i, j);
+  copy_gram(gram);
   if (!out.final.ok) throw std::runtime_error("final rank certificate of Z failed");
   say(opt, "Proposition 1: rank(Z) >= " + std::to_string(T) + " = T* certified for the final weights (Z is " + std::to_string(T) +
       " x " + std::to_string(opt.H * d) + ", sigma_min >= " + fmt(out.final.sigma_lower) + ").");

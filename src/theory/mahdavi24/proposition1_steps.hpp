@@ -20,6 +20,8 @@ struct HeadStep {
   double lambda_hint = 0;          // lambda_min estimate of this step's Z_inf Gram (hint for Z_c's certificate)
   FitHead fit;                     // W_fit = U Q_R^+ of Claim 1
   std::optional<Saturator> sat;    // W' = g w^T of Lemma 3 (none for head 1)
+  std::vector<std::size_t> jstar;  // Lemma 4's unique maximum of s for each earlier example (h >= 2)
+  Eigen::MatrixXd zinfC, zinfR;    // head h's block of Z_inf (rows: earlier examples, then the group)
 };
 
 // Claim 1 for head 1 (THEORY.md section 4, "Claim 1"): random rational targets for R_1 = `group`, fitted

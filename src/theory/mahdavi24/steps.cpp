@@ -14,13 +14,16 @@
 #include "memcert/util/parallel.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
+#include "format.hpp"
 
 namespace memcert::mahdavi24 {
 
 namespace {
 QVector row_of(const QMatrix& a, std::size_t i) { return QVector(a.row(i), a.row(i) + a.cols()); }
+}  // namespace
+
 // x rounded up (or down) to a dyadic with `bits` significant bits. x > 0.
-Rational round_dyadic(const Rational& x, int bits, bool up) {
+Rational detail::round_dyadic(const Rational& x, int bits, bool up) {
   if (x <= 0) return Rational(0);
   int e = 0;
   std::frexp(rational_to_double(x), &e);  // x ~ 2^(e-1) .. 2^e (estimate only: any e gives a valid bound)
@@ -37,7 +40,6 @@ Rational round_dyadic(const Rational& x, int bits, bool up) {
   r.canonicalize();
   return r;
 }
-}  // namespace
 
 // ---- Claim 1 (THEORY.md section 4, "Claim 1 (head 1 fits r examples)") ------------------------------
 std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::vector<std::size_t>& group,
@@ -232,7 +234,7 @@ Rational lemma4_saturation_scale(const Rational& spread, const Rational& gap, st
   Interval v = (Interval(spread) + interval_log(Interval(Rational(2 * static_cast<long>(n - 1)) / eps))) / Interval(gap);
   Rational hi = v.upper();
   if (hi <= 0) return Rational(0);
-  return round_dyadic(hi, 12, /*up=*/true);
+  return detail::round_dyadic(hi, 12, /*up=*/true);
 }
 
 double lemma4_l1_bound_upper(const Rational& spread, const Rational& gap, std::size_t n, const Rational& c) {
@@ -247,7 +249,7 @@ std::optional<Rational> lemma5_weyl_eps(const Rational& sigma_lower, std::size_t
   if (m == 0 || B2 == 0) return Rational(1);  // no perturbed rows: any eps works
   // eps < sigma / (sqrt(m) B), checked exactly as m eps^2 B^2 < sigma^2.
   double est = rational_to_double(sigma_lower) / std::sqrt(double(m) * rational_to_double(B2));
-  Rational eps = est >= 1 ? Rational(1) : round_dyadic(rational_from_double(est * 0.999), 16, false);
+  Rational eps = est >= 1 ? Rational(1) : detail::round_dyadic(rational_from_double(est * 0.999), 16, false);
   const Rational s2 = sigma_lower * sigma_lower;
   for (int i = 0; i < 200 && eps > 0; ++i) {
     if (Rational(static_cast<long>(m)) * eps * eps * B2 < s2) return eps;

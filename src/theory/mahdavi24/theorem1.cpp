@@ -29,11 +29,12 @@ using detail::fmtq;
 
 }  // namespace
 
-// c_minimal (THEORY.md section 4, "Minimal c"): grid {0} u {c 2^-j : j = 40..0} in increasing order;
-// acceptance is not monotone in c, so no bisection.
-std::optional<Rational> c_minimal_grid_search(const Rational& c_proof, const std::function<bool(const Rational&)>& certifies) {
+// c_network (THEORY.md section 4, "Which c to report"): grid {0} u {c_max 2^-j : j = 40..0} in increasing
+// order; acceptance is not monotone in c, so no bisection.
+std::optional<Rational> c_network_grid_search(const Rational& c_max, const std::function<bool(const Rational&)>& certifies) {
   std::vector<Rational> grid{Rational(0)};
-  for (int j = 40; j >= 0; --j) grid.push_back(c_proof / Rational(Integer(1) << static_cast<unsigned long>(j)));
+  if (c_max > 0)
+    for (int j = 40; j >= 0; --j) grid.push_back(c_max / Rational(Integer(1) << static_cast<unsigned long>(j)));
   for (const Rational& cc : grid)
     if (certifies(cc)) return cc;
   return std::nullopt;
@@ -237,6 +238,10 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   Proposition1Result p1 = proposition1_induction(ds, groups, opt, rng);
   res.weights.heads = std::move(p1.heads);
   res.trace = std::move(p1.trace);
+  res.scale = opt.scale;
+  res.c_network = p1.c_network;
+  res.network_sigma_lower = p1.network_sigma_lower;
+  res.weyl_chain = p1.weyl_chain;
   res.rank_Z_lower = Tstar;
   res.final_sigma_lower = p1.final.sigma_lower;
   res.final_mu = p1.final.mu;
@@ -294,7 +299,8 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
 
 // ---- data generation (uniform random rationals m/64, like the paper's uniform data) -----------------
 AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t T, std::size_t n, std::size_t d,
-                                            std::optional<std::size_t> classes, std::uint64_t seed) {
+                                            std::optional<std::size_t> classes, std::uint64_t seed,
+                                            std::optional<std::size_t> kruskal) {
   if (kind != "theorem1" && kind != "shared" && kind != "general")
     throw InputError("generate: expected theorem1, shared or general, got " + kind);
   if (T == 0 || n == 0 || d == 0) throw InputError("generate: expected --T, --n, --d >= 1");
@@ -315,6 +321,7 @@ AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t
   for (std::size_t t = 0; t < T; ++t) ds.contexts.push_back(kind == "shared" ? shared : context());
   ds.queries = QMatrix(T, d);
   for (auto& x : ds.queries.data()) x = draw();
+  if (kruskal) ds.queries = queries_with_kruskal_rank(T, d, *kruskal, rng, den);
   if (classes) {
     std::uniform_int_distribution<std::size_t> uc(0, *classes - 1);
     QMatrix L(T, 1);

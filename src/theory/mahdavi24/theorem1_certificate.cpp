@@ -75,15 +75,17 @@ json theorem1_write_certificate(const Theorem1Result& res, const AttentionDatase
     j["eps_b2_estimate"] = tr.eps_b2 ? dq(*tr.eps_b2) : json(nullptr);
     j["sigma_lower"] = dq(tr.sigma_lower);
     j["c"] = rational_to_string(tr.c);
-    j["c_minimal"] = tr.c_minimal ? json(rational_to_string(*tr.c_minimal)) : json(nullptr);
+    j["c_proof"] = rational_to_string(tr.c_proof);
+    j["c_weyl"] = tr.c_weyl ? json(rational_to_string(*tr.c_weyl)) : json(nullptr);
     j["step_sigma_lower"] = dq(tr.step_sigma_lower);
     trace.push_back(j);
   }
   cert["trace"] = trace;
   cert["notes"] = "rank(Z) >= T is certified by a Gram matrix of the interval centres of Z and Rump's floating-point "
                   "positive-definiteness test; sigma_lower values are certified; eps_b2_estimate is a double estimate "
-                  "(when eps_criterion is b2 the step's rank is certified directly at the resulting c); c_minimal is the "
-                  "smallest grid value {0} u {c 2^-j : j=0..40} at which the step's rank certificate succeeds.";
+                  "(when eps_criterion is b2 the step's rank is certified directly at the resulting c; when it is none the "
+                  "weights sit at a chosen scale c other than the proof's and only the final rank is claimed); c_proof is "
+                  "Lemma 4's c, c_weyl the smallest c of the direct Weyl criterion with the actual eps.";
   cert["trace_checksum"] = theorem1_trace_checksum(cert);
   return cert;
 }
@@ -104,7 +106,7 @@ std::string theorem1_trace_checksum(const nlohmann::json& cert) {
   };
   std::string all;
   for (const auto& e : cert["trace"])
-    for (const char* k : {"lemma3_attempts", "target_attempts", "eps_b2_estimate", "sigma_lower", "c_minimal", "step_sigma_lower"})
+    for (const char* k : {"lemma3_attempts", "target_attempts", "eps_b2_estimate", "sigma_lower", "c_weyl", "step_sigma_lower"})
       all += std::string(k) + "=" + (e.contains(k) ? text(e[k]) : "missing") + ";";
   for (const char* k : {"hypotheses", "notes", "labels_generated", "examples"})
     all += std::string(k) + "=" + (cert.contains(k) ? text(cert[k]) : "missing") + ";";

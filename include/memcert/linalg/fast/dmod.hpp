@@ -16,7 +16,8 @@
 
 namespace memcert {
 
-// Threads used by the fast kernels (default: min(2, hardware threads)). Results never depend on it.
+// Threads used by the fast kernels (default: all hardware threads). Results never depend on it.
+// n >= 1 fixes the number; 0 restores the default.
 void fast_set_threads(int n);
 int fast_threads();
 
@@ -46,6 +47,7 @@ void dmod_from_i64_into(const std::int64_t* a, std::size_t rows, std::size_t col
 // Residues of the exact values of finite doubles, row-scaled to integers (row i times 2^-e_i where e_i is
 // the smallest exponent of the row): same rank as the real matrix. Throws on NaN/inf.
 DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t cols, std::uint64_t p);
+void dmod_from_double_rows_into(const double* a, std::size_t rows, std::size_t cols, std::uint64_t p, DModMatrix& out);
 
 // Rank profile of `a` mod p (p prime, p < 2^26): the same contract as zmat_rank_profile_modp
 // (pivot_rows / pivot_cols sorted, the minor is non-zero mod p). Destroys nothing (copies `a`).

@@ -2,11 +2,13 @@
 // Exact, certified results computed through the double modular fast path (issue 6).
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "memcert/linalg/matrix.hpp"
+#include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/qmat.hpp"
 
 namespace memcert {
@@ -26,6 +28,18 @@ struct MultimodularRankCertificate {
 };
 
 MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a);
+
+// The same certificate for any storage: `residues(q, buf)` fills buf with the residues mod q of an
+// integer matrix Z (rows x cols) whose rank is the matrix's (e.g. a row scaling by non-zero integers),
+// `row_norms_sq()` returns ||Z_i||^2 exactly for every row (the Hadamard bound's ingredients; called only
+// when the matrix is not of full rank mod the first prime). Eliminations of the upper
+// side run one prime per thread on `threads` threads (<= 0: fast_threads()), each with one reused
+// buffer. nullopt when the upper side would need more than `max_primes` primes (the caller then takes
+// another route, e.g. an exact kernel).
+using ResiduesInto = std::function<void(std::uint64_t q, DModMatrix& buf)>;
+std::optional<MultimodularRankCertificate> rank_certified_multimodular(
+    std::size_t rows, std::size_t cols, const ResiduesInto& residues,
+    const std::function<std::vector<Integer>()>& row_norms_sq, std::size_t max_primes, int threads = 0);
 MultimodularRankCertificate qmat_rank_certified_fast(const QMatrix& a);
 
 // Exact re-check of the certificate (recomputes every residue rank with the lead's u64 elimination and

@@ -11,6 +11,7 @@
 //    and [Q_{R_h}, e^(t)] has full column rank for every t in R_1 u ... u R_{h-1}.
 #include <cstdint>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct KruskalCheck {
 };
 // Decides "Kruskal rank of the rows of `vectors` >= k" within `budget` subset extensions.
 KruskalCheck kruskal_at_least(const QMatrix& vectors, std::size_t k, std::uint64_t budget);
+// T x d queries (entries m/den, |m| <= den) with Kruskal rank EXACTLY k: one row is a combination of k
+// others with non-zero coefficients (a dependent (k+1)-subset), and Kruskal rank >= k is certified
+// exhaustively before returning (redrawn otherwise). InputError unless 1 <= k <= min(T-1, d).
+QMatrix queries_with_kruskal_rank(std::size_t T, std::size_t d, std::size_t k, std::mt19937_64& rng, int den);
 // Number of k-subsets of T (saturating at 2^62).
 std::uint64_t binomial_saturating(std::size_t T, std::size_t k);
 

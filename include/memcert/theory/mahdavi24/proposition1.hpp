@@ -21,6 +21,9 @@ struct Proposition1Result {
   std::vector<Eigen::MatrixXd> blockC, blockR;  // head h's block of Z (T x d): centre / radius, Z in C +- R
   GramRankResult final;                          // the conclusion: rank(Z) >= T certified (final.ok is true)
   Eigen::MatrixXd gram;                          // fl(C C^T) of the centres C of Z (T x T), as accumulated
+  bool weyl_chain = false;                       // every head's c_weyl certified (trace[h].c_weyl set)
+  std::optional<Rational> c_network;             // opt.saturation: smallest common c with final rank >= T
+  double network_sigma_lower = 0;                // the final certificate's sigma at c_network
 };
 
 // Proposition 1's induction over heads (THEORY.md section 4). Step h (1-based) chooses W^h and certifies
@@ -29,10 +32,14 @@ struct Proposition1Result {
 //   ds:     the chosen examples (T = ds.T() <= H(r-1)+1), rationals canonical, n <= d; the hypotheses
 //           (Assumption 2 and the grouping facts) are the caller's to certify first.
 //   groups: theorem1_groups(T, opt.H, r), r = min(n, opt.dh) (they partition 0..T-1 in order).
-//   opt:    uses H, dh, max_retries, c_minimal, precision, narrate.
+//   opt:    uses H, dh, max_retries, saturation, scale, c_value, precision, narrate. The structure of the
+//           weights (targets, W_fit, g, w) is chosen by the proof chain whatever the scale, so every
+//           scale of one seed shares it and a reported c rebuilds the same weights; then the heads are
+//           put at the chosen scale and the final certificate is taken there.
 //   rng:    the construction's generator; per head, Lemma 3's draws (h >= 2) then the target draws.
 // Throws std::runtime_error when a step cannot be certified (Lemma 3 finds no saturator, no target draw
-// certifies Z_inf, no admissible eps, or a rank certificate fails).
+// certifies Z_inf, no admissible eps, or a rank certificate fails, including the final one at the chosen
+// scale; scale "weyl" without a certified Weyl chain; scale "network" when no grid value is accepted).
 Proposition1Result proposition1_induction(const AttentionDataset& ds, const std::vector<std::vector<std::size_t>>& groups,
                                           const Theorem1Options& opt, std::mt19937_64& rng);
 

@@ -114,9 +114,27 @@ struct GramRankResult {
   double lambda_estimate = 0;
 };
 
-// ---- c_minimal: smallest grid value {0} u {c_proof 2^-j : j = 40..0} (increasing) accepted ----------
-std::optional<Rational> c_minimal_grid_search(const Rational& c_proof,
+// ---- c_network: smallest grid value {0} u {c_max 2^-j : j = 40..0} (increasing) accepted ------------
+// Acceptance (the whole network's final rank certificate with every head at one common c) is not
+// monotone in c, so every grid point is tried in increasing order; nullopt when none is accepted.
+std::optional<Rational> c_network_grid_search(const Rational& c_max,
                                               const std::function<bool(const Rational&)>& certifies);
+
+// ---- c_weyl: the smallest c satisfying head h's direct Weyl criterion with the actual eps ------------
+// logits[i]: head h's logits a + c s for the i-th earlier example (s with a unique maximum at jstar[i]);
+// the criterion is m eps(c)^2 B^2 < sigma_lower^2 with eps(c) = max_i ||softmax(a_i + c s_i) - e_{j*_i}||_1
+// (m = logits.size(), B2 = B^2), each eps enclosed with MPFR directed rounding. eps is non-increasing in c,
+// so per example a doubling-then-bisection search (from c_hint, a scale where the criterion is expected
+// to hold) to relative width 2^-12 gives c_t; c = max_t c_t is then re-certified for every example.
+// Returns nullopt when sigma_lower <= 0 or no scale up to c_hint 2^64 is certified.
+struct WeylScale {
+  Rational c = 0;                    // the criterion is certified at c (hence for every c' >= c)
+  std::optional<Rational> c_lower;   // the criterion was not certified at c_lower (< c); none when c = 0
+  double eps_upper = 0;              // certified upper bound on eps(c)
+};
+std::optional<WeylScale> weyl_scale_bisect(const std::vector<const AffineLogits*>& logits,
+                                           const std::vector<std::size_t>& jstar, const Rational& sigma_lower,
+                                           const Rational& B2, const Rational& c_hint);
 
 // ---- Step 2: the read-out --------------------------------------------------------------------------
 // Z known as centre +- radius (T x Hd, row-major doubles) with full row rank: M solving Z M = Y (in
@@ -139,7 +157,14 @@ struct Theorem1Options {
   std::optional<std::size_t> dv;  // default d_out
   bool skip = false;
   std::uint64_t seed = 1;
-  bool c_minimal = true;          // run the c_minimal grid search
+  // Saturation scales (THEORY.md section 4, "Which c to report"): compute c_weyl per head (a second
+  // induction chain with every head at its c_weyl) and c_network (one common c for all heads).
+  bool saturation = true;
+  // The scale the weights are built at: "proof" (Lemma 4's c per head, the Weyl chain certified step by
+  // step), "weyl" (each head at its c_weyl), "network" (every head at c_network) or "value" (every head at
+  // c_value). Other than "proof", the certificate rests on the final rank(Z) >= T alone.
+  std::string scale = "proof";
+  Rational c_value = 0;
   Rational tolerance = Rational(1, 1000000);
   std::size_t max_retries = 40;
   mpfr_prec_t precision = 64;
@@ -162,9 +187,13 @@ struct HeadTrace {
   std::optional<Rational> eps_direct;
   std::optional<double> eps_b2;
   double sigma_lower = 0;                   // certified lower bound on sigma_{k_h}(Z_inf)
-  Rational c;                               // the proof's c (0 for head 1)
-  std::optional<Rational> c_minimal;        // smallest grid value at which this step certifies
-  std::size_t c_minimal_index = 0;          // -1 for c = 0, else j of c 2^-j (as 100 + j)
+  Rational c;                               // the c the weights use (0 for head 1)
+  Rational c_proof;                         // Lemma 4's c from the admissible eps (the proof's c)
+  std::optional<Rational> c_weyl;           // smallest c of the direct Weyl criterion, heads 1..h-1 at
+                                            // their c_weyl (none when that chain could not be certified)
+  std::optional<Rational> c_weyl_lower;     // the criterion was not certified there (bisection's other end)
+  double sigma_weyl = 0;                    // certified sigma_{k_h} of that chain's Z_inf
+  double eps_weyl = 0;                      // certified upper bound on the actual eps at c_weyl
   std::size_t rank_target = 0;              // k_h
   double step_sigma_lower = 0;              // certified sigma_{k_h}(Z_c) lower bound at the chosen c
 };
@@ -175,6 +204,10 @@ struct Theorem1Result {
   bool skip = false, class_labels = false, labels_generated = false;
   MhaWeights weights;
   std::vector<HeadTrace> trace;
+  std::string scale = "proof";            // Theorem1Options::scale as used
+  std::optional<Rational> c_network;      // smallest grid c (every head at it) with the final certificate
+  double network_sigma_lower = 0;         // that certificate's sigma_T lower bound
+  bool weyl_chain = false;                // every head's c_weyl was certified
   std::size_t rank_Z_lower = 0;
   double final_sigma_lower = 0, final_mu = 0;
   double max_label_error = 0;   // rigorous bound on max |y_hat - y| (real labels)
@@ -207,11 +240,13 @@ nlohmann::json theorem1_write_certificate(const Theorem1Result& res, const Atten
                                           const std::vector<long>& cls);
 
 // The certificate's "trace_checksum" (FNV-1a 64, hex) over the trace entries the checker does not
-// re-derive (attempt counts, sigma values, c_minimal, the B.2 estimate) and the descriptive top-level fields.
+// re-derive (attempt counts, sigma values, c_weyl, the B.2 estimate) and the descriptive top-level fields.
 std::string theorem1_trace_checksum(const nlohmann::json& cert);
 
-// Default embedded instance and generators (rational entries m/64, seeded).
+// Default embedded instance and generators (rational entries m/64, seeded). `kruskal`: queries with
+// Kruskal rank exactly that value (queries_with_kruskal_rank; Assumption 1's boundary when it equals n).
 AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t T, std::size_t n, std::size_t d,
-                                            std::optional<std::size_t> classes, std::uint64_t seed);
+                                            std::optional<std::size_t> classes, std::uint64_t seed,
+                                            std::optional<std::size_t> kruskal = std::nullopt);
 
 }  // namespace memcert::mahdavi24

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Whole-process benchmarks: each `memcert` command against the program a researcher would otherwise run
+# on the same file, timed back to back as whole processes (start-up, reading the .npy, computing,
+# printing). Wall time and peak RSS from /usr/bin/time; each program runs REPEAT times (default 3) and
+# its best time is kept; the ratio is memcert / peer.
+#
+#   bash bench/cli/run.sh BUILD_DIR [REPEAT]      (needs scripts/install-deps.sh --bench and python3-numpy)
+#
+# memcert runs with its default threads (all cores) and prints the count it used; FLINT's nmod_mat_rank
+# and fmpz_mat_rank are single-threaded (2.9); numpy's SVD uses OpenBLAS's default threads (all cores).
+set -euo pipefail
+BUILD=${1:?usage: run.sh BUILD_DIR [REPEAT]}
+REPEAT=${2:-3}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/memcert_bench_cli.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+MEMCERT=$BUILD/memcert
+PY=${PYTHON:-/usr/bin/python3}  # Debian's interpreter, which has python3-numpy
+
+cc -O2 -o "$WORK/flint_rank" "$HERE/flint_rank.c" -lflint -lgmp
+"$PY" "$HERE/make_inputs.py" "$WORK"
+
+# best WALL_S PEAK_MB of REPEAT runs of a command (stdout of the last run kept in $WORK/out).
+best() {
+  local bw="" bm=""
+  for _ in $(seq "$REPEAT"); do
+    /usr/bin/time -f "%e %M" -o "$WORK/time" "$@" >"$WORK/out" 2>"$WORK/err"
+    read -r w m <"$WORK/time"
+    if [ -z "$bw" ] || awk "BEGIN{exit !($w < $bw)}"; then bw=$w; fi
+    if [ -z "$bm" ] || [ "$m" -gt "$bm" ]; then bm=$m; fi
+  done
+  echo "$bw $((bm / 1024))"
+}
+
+row() {  # NAME FILE PEER_LABEL PEER_COMMAND...
+  local name=$1 file=$2 peer=$3
+  shift 3
+  read -r mw mm < <(best "$MEMCERT" --quiet rank "$WORK/$file" --json)
+  local mrank threads
+  mrank=$("$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["rank"], j["threads"])' "$WORK/out")
+  read -r pw pm < <(best "$@")
+  local prank
+  prank=$(cat "$WORK/out")
+  local insize
+  insize=$(( $(stat -c %s "$WORK/$file") / 1048576 ))
+  printf '| %s | %s s (%s MB, rank %s, %s threads) | %s %s s (%s MB, rank %s) | %s |  input %s MB\n' \
+    "$name" "$mw" "$mm" "${mrank% *}" "${mrank#* }" "$peer" "$pw" "$pm" "$prank" \
+    "$(awk "BEGIN{printf \"%.3f\", $mw / $pw}")" "$insize"
+}
+
+echo "memcert $("$MEMCERT" --version), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "| case | memcert rank | peer | ratio |"
+echo "|---|---|---|---|"
+row "2000 x 2000 int64, [-1000, 1000]" int2000.npy "FLINT nmod_mat_rank" "$WORK/flint_rank" modp "$WORK/int2000.npy"
+row "500 x 500 int64, rank 400" rank400.npy "FLINT fmpz_mat_rank" "$WORK/flint_rank" exact "$WORK/rank400.npy"
+row "2000 x 2000 float64 Gaussian" gauss2000.npy "numpy.linalg.matrix_rank" "$PY" "$HERE/numpy_rank.py" "$WORK/gauss2000.npy"

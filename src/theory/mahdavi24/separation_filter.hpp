@@ -1,0 +1,17 @@
+#pragma once
+// The minimum pairwise squared distance of the tokens, decided exactly through a floating-point filter.
+#include <vector>
+
+#include "memcert/linalg/matrix.hpp"
+
+namespace memcert::mahdavi24::detail {
+
+// min over i < j of ||z_i - z_j||^2 for the integer vectors z (z_i = L * toks_i for one positive common
+// scale L, so both have the same nearest pair), or -1 when there are fewer than two vectors. When every
+// token value is exactly a double, each pair's squared distance is first enclosed in double with a
+// rigorous bound (differences, squares and a recursive sum of d terms: relative error at most
+// gamma_{d+2}, plus d half-units of underflow), and only the pairs whose lower end does not exceed the
+// smallest upper end are computed exactly; otherwise every pair is computed exactly.
+Integer min_sq_distance_filtered(const std::vector<QVector>& toks, const std::vector<std::vector<Integer>>& z);
+
+}  // namespace memcert::mahdavi24::detail

@@ -1,0 +1,131 @@
+// c_weyl (THEORY.md section 4, "Which c to report"): the smallest saturation scale at which head h's
+// direct Weyl criterion sqrt(m) eps_h(c) B < sigma holds with the ACTUAL eps_h(c) = max_t 2 (1 -
+// softmax(a_t + c s_t)_{j*_t}) over the earlier examples, not Lemma 4's bound on it.
+#include <mpfr.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "memcert/theory/mahdavi24/theorem1.hpp"
+#include "format.hpp"
+
+namespace memcert::mahdavi24 {
+
+namespace {
+
+// MPFR scratch for one evaluation (n logits).
+struct EpsScratch {
+  std::vector<__mpfr_struct> lo, hi;
+  mpfr_t clo, chi, tmp, x, u_lo, u_hi;
+  explicit EpsScratch(std::size_t n) : lo(n), hi(n) {
+    for (std::size_t k = 0; k < n; ++k) { mpfr_init2(&lo[k], 64); mpfr_init2(&hi[k], 64); }
+    for (mpfr_ptr p : {clo, chi, tmp, x, u_lo, u_hi}) mpfr_init2(p, 64);
+  }
+  ~EpsScratch() {
+    for (auto& v : lo) mpfr_clear(&v);
+    for (auto& v : hi) mpfr_clear(&v);
+    for (mpfr_ptr p : {clo, chi, tmp, x, u_lo, u_hi}) mpfr_clear(p);
+  }
+  EpsScratch(const EpsScratch&) = delete;
+  EpsScratch& operator=(const EpsScratch&) = delete;
+};
+
+// Encloses eps_t(c) = 2 (1 - alpha_{j*}) = 2 u / (1 + u), u = sum_{j != j*} exp(l_j - l_{j*}), from the
+// directed-rounding logit enclosures [lo_j, hi_j] at scale c: u_lo uses lo_j - hi_{j*}, u_hi uses
+// hi_j - lo_{j*}; 2u/(1+u) is increasing in u, so the results bracket eps_t(c).
+void eps_enclosure(const AffineLogits& L, std::size_t jstar, const Rational& c, EpsScratch& s, mpfr_ptr e_lo,
+                   mpfr_ptr e_hi) {
+  const std::size_t n = L.n();
+  mpfr_set_q(s.clo, c.get_mpq_t(), MPFR_RNDD);
+  mpfr_set_q(s.chi, c.get_mpq_t(), MPFR_RNDU);
+  for (std::size_t k = 0; k < n; ++k) L.bounds(c, &s.lo[k], &s.hi[k], k, s.clo, s.chi, s.tmp);
+  mpfr_set_zero(s.u_lo, 1);
+  mpfr_set_zero(s.u_hi, 1);
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j == jstar) continue;
+    mpfr_sub(s.x, &s.lo[j], &s.hi[jstar], MPFR_RNDD);
+    mpfr_exp(s.x, s.x, MPFR_RNDD);
+    mpfr_add(s.u_lo, s.u_lo, s.x, MPFR_RNDD);
+    mpfr_sub(s.x, &s.hi[j], &s.lo[jstar], MPFR_RNDU);
+    mpfr_exp(s.x, s.x, MPFR_RNDU);
+    mpfr_add(s.u_hi, s.u_hi, s.x, MPFR_RNDU);
+  }
+  // 2u/(1+u): numerator and denominator rounded in the directions that keep the bound.
+  mpfr_add_ui(s.x, s.u_lo, 1, MPFR_RNDU);
+  mpfr_mul_ui(e_lo, s.u_lo, 2, MPFR_RNDD);
+  mpfr_div(e_lo, e_lo, s.x, MPFR_RNDD);
+  mpfr_add_ui(s.x, s.u_hi, 1, MPFR_RNDD);
+  mpfr_mul_ui(e_hi, s.u_hi, 2, MPFR_RNDU);
+  mpfr_div(e_hi, e_hi, s.x, MPFR_RNDU);
+}
+
+}  // namespace
+
+std::optional<WeylScale> weyl_scale_bisect(const std::vector<const AffineLogits*>& logits,
+                                           const std::vector<std::size_t>& jstar, const Rational& sigma_lower,
+                                           const Rational& B2, const Rational& c_hint) {
+  const std::size_t m = logits.size();
+  if (m == 0 || sigma_lower <= 0) return std::nullopt;
+  const std::size_t n = logits[0]->n();
+  WeylScale out;
+  if (n <= 1) return out;  // a single token: alpha = 1 at every c, eps = 0
+  // The criterion m eps^2 B^2 < sigma^2 as eps < tau := sigma / sqrt(m B^2); tau_lo <= tau (rounded down).
+  mpfr_t tau_lo, t, e_lo, e_hi;
+  for (mpfr_ptr p : {tau_lo, t, e_lo, e_hi}) mpfr_init2(p, 64);
+  Rational mB2 = B2 * Rational(static_cast<long>(m));
+  mpfr_set_q(t, mB2.get_mpq_t(), MPFR_RNDU);
+  mpfr_sqrt(t, t, MPFR_RNDU);
+  mpfr_set_q(tau_lo, sigma_lower.get_mpq_t(), MPFR_RNDD);
+  mpfr_div(tau_lo, tau_lo, t, MPFR_RNDD);
+  EpsScratch s(n);
+  // holds: certified eps_t(c) < tau (otherwise not certified, treated as failing).
+  auto holds = [&](std::size_t i, const Rational& c) {
+    eps_enclosure(*logits[i], jstar[i], c, s, e_lo, e_hi);
+    return mpfr_less_p(e_hi, tau_lo) != 0;
+  };
+  // eps_t is non-increasing in c (the arg-max's weight grows with c when the maximum is unique), so the
+  // criterion for all t holds at c iff it holds for each t; c_weyl = max_t c_t. Examples already
+  // satisfied at the current maximum cost one evaluation.
+  bool ok = true;
+  Rational best = 0, best_lo = 0;
+  bool best_lo_set = false;
+  for (std::size_t i = 0; i < m && ok; ++i) {
+    if (holds(i, best)) continue;
+    Rational lo = best, hi = best * 2;
+    if (hi < c_hint) hi = c_hint;
+    if (hi <= 0) hi = 1;
+    int doublings = 0;
+    while (!holds(i, hi)) {
+      lo = hi;
+      hi *= 2;
+      if (++doublings > 64) { ok = false; break; }
+    }
+    if (!ok) break;
+    // Bisect [lo, hi] (dyadic midpoints) to a relative width 2^-12.
+    while (hi - lo > hi / 4096) {
+      Rational mid = (lo + hi) / 2;
+      if (holds(i, mid)) hi = mid; else lo = mid;
+    }
+    // A short dyadic >= hi (the criterion holds there too: eps is non-increasing in c).
+    best = detail::round_dyadic(hi, 14, /*up=*/true);
+    best_lo = lo;
+    best_lo_set = true;
+  }
+  if (ok) {
+    // Final pass at c_weyl: every example certified, and the largest eps upper bound reported.
+    mpfr_set_zero(t, 1);
+    for (std::size_t i = 0; i < m && ok; ++i) {
+      eps_enclosure(*logits[i], jstar[i], best, s, e_lo, e_hi);
+      if (!mpfr_less_p(e_hi, tau_lo)) ok = false;
+      mpfr_max(t, t, e_hi, MPFR_RNDU);
+    }
+    out.c = best;
+    out.c_lower = best_lo_set ? std::optional<Rational>(best_lo) : std::nullopt;
+    out.eps_upper = mpfr_get_d(t, MPFR_RNDU);
+  }
+  for (mpfr_ptr p : {tau_lo, t, e_lo, e_hi}) mpfr_clear(p);
+  if (!ok) return std::nullopt;
+  return out;
+}
+
+}  // namespace memcert::mahdavi24

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Tests of scripts/plot.py: the exponent fit against numpy (an independent second method), the t quantile
+table against known values, and the figures on synthetic sweep output (files written, summaries right).
+
+    python3 tests/sweep/plot_test.py SOURCE_DIR
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+SRC = sys.argv[1]
+sys.path.insert(0, os.path.join(SRC, "scripts"))
+import plot  # noqa: E402
+
+FAILED = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+# The fit: an exact power law is recovered exactly; a noisy one agrees with numpy's polyfit and its
+# covariance-based standard error, and the 95% interval covers the true exponent.
+Ns = [100 * 2 ** k for k in range(8)]
+f = plot.loglog_fit(Ns, [3.0 * N ** 0.5 for N in Ns])
+check(abs(f["b"] - 0.5) < 1e-12 and abs(f["a"] - 3.0) < 1e-9 and f["se_b"] < 1e-12, "exact power law recovered")
+noise = [1.05, 0.97, 1.02, 0.95, 1.04, 0.99, 1.01, 0.96]
+ys = [2.0 * N ** 0.45 * e for N, e in zip(Ns, noise)]
+f = plot.loglog_fit(Ns, ys)
+(b, la), cov = np.polyfit(np.log(Ns), np.log(ys), 1, cov="unscaled")
+resid = np.log(ys) - (b * np.log(Ns) + la)
+se = math.sqrt(cov[0][0] * float(resid @ resid) / (len(Ns) - 2))
+check(abs(f["b"] - b) < 1e-12 and abs(f["se_b"] - se) < 1e-12, "slope and standard error equal numpy's")
+check(f["ci95_b"][0] < 0.45 < f["ci95_b"][1], "95% interval covers the true exponent")
+check(abs((f["ci95_b"][1] - f["b"]) / f["se_b"] - 2.447) < 1e-9, "interval uses t(0.975, 6) = 2.447")
+check(plot.t975(1) == 12.706 and plot.t975(10) == 2.228 and abs(plot.t975(1000) - 1.962) < 1e-3, "t quantiles")
+check(all(plot.t975(k) > plot.t975(k + 1) for k in range(1, 60)), "t quantiles decrease with df")
+try:
+    plot.loglog_fit([1, 2], [1, 2])
+    check(False, "a fit on 2 points must be refused (no degrees of freedom for the interval)")
+except ValueError:
+    pass
+
+# Figures from synthetic sweep output.
+work = tempfile.mkdtemp(prefix="memcert_plot.")
+fig2 = os.path.join(work, "fig2")
+os.makedirs(fig2)
+with open(os.path.join(fig2, "results.jsonl"), "w") as out:
+    i = 0
+    for H in (1, 2, 4):
+        for n in (2, 4):
+            for dh in (2, 4):
+                T = H * (min(n, dh) - 1) + 1
+                cert = T if (H, n, dh) != (4, 4, 2) else T - 1  # one cell certified below T*
+                sat = [{"head": h + 1, "c": "0" if h == 0 else f"{h}/3", "c_minimal": None if h == 0 else "0"} for h in range(H)]
+                out.write(json.dumps({"cell": i, "params": {"heads": H, "n": n, "d": 8, "dh": dh, "T": T}, "seed": 1,
+                                      "verdict": "holds", "certified": {"T_certified": cert},
+                                      "result": {"saturation": sat, "d_out": 1}}) + "\n")
+                i += 1
+p = subprocess.run([sys.executable, os.path.join(SRC, "scripts", "plot.py"), "figure2", fig2, "--out",
+                    os.path.join(work, "f2")], capture_output=True, text=True)
+check(p.returncode == 0, f"figure2 plot runs ({p.stderr})")
+for ext in ("png", "svg", "json"):
+    check(os.path.exists(os.path.join(work, "f2." + ext)), f"figure2 writes .{ext}")
+with open(os.path.join(work, "f2.png"), "rb") as fh:
+    check(fh.read(8) == b"\x89PNG\r\n\x1a\n", "a real PNG")
+with open(os.path.join(work, "f2.json")) as fh:
+    s = json.load(fh)
+check(s["cells"] == 12 and s["certified_equals_T_star"] == 11 and len(s["certified_below_T_star"]) == 1,
+      "figure2 summary counts cells matching H(min(n,d_h)-1)+1")
+p = subprocess.run([sys.executable, os.path.join(SRC, "scripts", "plot.py"), "saturation", fig2, "--out",
+                    os.path.join(work, "sat")], capture_output=True, text=True)
+check(p.returncode == 0 and "c_weyl" in p.stdout, f"saturation plot runs and names what is absent ({p.stdout} {p.stderr})")
+subprocess.run(["rm", "-rf", work])
+print(f"{'FAILED' if FAILED else 'passed'}: {len(FAILED)} failure(s)")
+sys.exit(1 if FAILED else 0)

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `memcert sweep` (plain python3, no numpy).
+
+    python3 tests/sweep/sweep_test.py MEMCERT [--mpi MPIEXEC]
+
+Without --mpi: the single-process contract. Every certified number is checked against a second method:
+T_certified against the theorem's H(min(n, d_h)-1)+1 computed here from the cell's parameters, and every
+certificate the sweep kept is re-verified by `memcert verify` (the independent checker). Resume is checked
+by deleting done markers and by killing a running sweep; bad specs must give exit 2 and one line.
+With --mpi: a spec written here (not one from the repository) runs single-process and under
+`MPIEXEC -n 2 --oversubscribe`, and the merged results.jsonl must be identical apart from "seconds".
+"""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN = sys.argv[1]
+MPI = sys.argv[sys.argv.index("--mpi") + 1] if "--mpi" in sys.argv else None
+WORK = tempfile.mkdtemp(prefix="memcert_sweep.")
+FAILED = []
+
+
+def check(cond, what):
+    if not cond:
+        FAILED.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def write_spec(name, spec):
+    path = os.path.join(WORK, name)
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    return path
+
+
+def sweep(spec_path, out, *extra, launcher=()):
+    p = subprocess.run([*launcher, BIN, "sweep", spec_path, "--out", out, "--json", *extra],
+                       capture_output=True, text=True, timeout=300)
+    return p
+
+
+def rows(out):
+    with open(os.path.join(out, "results.jsonl")) as f:
+        return [json.loads(line) for line in f]
+
+
+def normalized(out):
+    """results.jsonl without each row's wall-clock "seconds" (the only field allowed to differ)."""
+    rs = rows(out)
+    for r in rs:
+        r.pop("seconds", None)
+    return rs
+
+
+def t_star(p):
+    r = min(p["n"], p.get("dh", p["n"]))
+    return p["heads"] * (r - 1) + 1
+
+
+THEOREM1 = {"task": "theorem1", "data": "shared",
+            "grid": {"H": [1, 3], "n": [3, 5], "d": [8], "dh": [4, 8], "T": ["T*"]}, "seeds": [7, 8]}
+
+
+def test_single_process():
+    spec = write_spec("t1.json", THEOREM1)
+    out = os.path.join(WORK, "t1")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"theorem1 sweep exit 0 (got {p.returncode}: {p.stderr})")
+    summary = json.loads(p.stdout)
+    rs = rows(out)
+    check(summary["cells"] == 16 and len(rs) == 16, "16 cells = 2 H x 2 n x 2 dh x 2 seeds")
+    check([r["cell"] for r in rs] == list(range(16)), "rows in cell order")
+    # Cell order: grid keys in the spec's order, last key fastest, seeds innermost.
+    check([r["seed"] for r in rs[:4]] == [7, 8, 7, 8], "seeds innermost")
+    check([r["params"]["dh"] for r in rs[:4]] == [4, 4, 8, 8], "last grid key before seeds")
+    for r in rs:
+        p_ = r["params"]
+        want = t_star(p_)
+        check(p_["T"] == want, f"T* resolved to H(min(n,dh)-1)+1 = {want} in cell {r['cell']}")
+        check(r["verdict"] == "holds", f"cell {r['cell']} holds")
+        check(r["certified"]["T_certified"] == want, f"cell {r['cell']}: certified T = {want}")
+        cert = os.path.join(out, r["certificate"])
+        v = subprocess.run([BIN, "verify", cert, "--json"], capture_output=True, text=True)
+        check(v.returncode == 0 and json.loads(v.stdout)["valid"], f"independent checker accepts {cert}")
+    # Resume: remove two done markers; exactly those two cells run again, with the same results.
+    before = normalized(out)
+    for i in (3, 11):
+        os.remove(os.path.join(out, "cells", f"{i:06d}", "row.json"))
+    p = sweep(spec, out)
+    s = json.loads(p.stdout)
+    check(p.returncode == 0 and s["ran"] == 2 and s["skipped"] == 14, f"resume reruns only 2 cells ({s})")
+    check(normalized(out) == before, "resumed results equal the first run's")
+    # A different spec into the same directory is refused (no mixing of two experiments).
+    other = write_spec("t1b.json", dict(THEOREM1, seeds=[9]))
+    p = sweep(other, out)
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "expected the spec" in p.stderr,
+          f"another spec into the same --out: exit 2, one line ({p.returncode}: {p.stderr!r})")
+    return before
+
+
+def test_kill_and_resume(reference):
+    spec = write_spec("t1k.json", THEOREM1)
+    out = os.path.join(WORK, "t1k")
+    proc = subprocess.Popen([BIN, "sweep", spec, "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    time.sleep(0.8)
+    os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its running child, mid-cell
+    proc.wait()
+    check(not os.path.exists(os.path.join(out, "results.jsonl")), "no results.jsonl before every cell is done")
+    for dirpath, _, fs in os.walk(out):
+        for f in fs:
+            if f == "row.json":
+                with open(os.path.join(dirpath, f)) as fh:
+                    json.loads(fh.read())  # every done marker is a complete row
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"resumed sweep after kill exits 0 ({p.stderr})")
+    check(normalized(out) == reference, "killed + resumed sweep gives the uninterrupted results")
+
+
+def test_capacity():
+    spec = write_spec("cap.json", {"task": "theorem1", "data": "shared", "grid": {"H": [2], "n": [3], "d": [8], "dh": [3]},
+                                   "seeds": [1], "capacity": {"from": "T*", "to": "T*+4"}})
+    out = os.path.join(WORK, "cap")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"capacity sweep exit 0 ({p.stderr})")
+    (r,) = rows(out)
+    c = r["capacity"]
+    check(c["from"] == 5 and c["to"] == 9, "capacity bounds T* = 5 .. T*+4")
+    probed = [q["T"] for q in c["probes"]]
+    check(probed[0] == 5, "the search starts at from")
+    check(c["certified"] == max(q["certified"] for q in c["probes"]), "capacity = best certified probe")
+    check(5 <= c["certified"] <= 9, "the theorem's T* is certified")
+    # Bisection: every probe above the answer failed, every probe at or below it succeeded.
+    for q in c["probes"]:
+        check((q["certified"] >= q["T"]) == (q["T"] <= c["certified"]), f"probe {q} consistent with the answer")
+    check((c["not_established"] is None) == (c["certified"] == 9), "sizes not established are reported")
+    if c["stopped"]:  # the method cannot go beyond what it built for: one probe past the answer suffices
+        check(len(c["probes"]) == 2 and c["probes"][1]["certified"] == c["certified"], "a stopped search says why")
+
+
+def test_grid_list():
+    spec = write_spec("list.json", {"task": "theorem1", "grid": [{"H": [1], "n": [3], "d": [4], "dh": [3], "T": ["T*"]},
+                                                              {"d": [3], "n": [2], "H": [2, 3], "dh": [2], "T": ["H(n-1)+1"]}]})
+    out = os.path.join(WORK, "list")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"grid list sweep exit 0 ({p.stderr})")
+    got = [(r["params"]["heads"], r["params"]["n"], r["params"]["T"]) for r in rows(out)]
+    check(got == [(1, 3, 3), (2, 2, 3), (3, 2, 4)], f"a list of grids runs them in order ({got})")
+
+
+def test_other_tasks():
+    spec = write_spec("ks.json", {"task": "ks", "grid": {"N": [40, 80], "n": [4], "d": [3], "C": [3]}, "seeds": [1]})
+    out = os.path.join(WORK, "ks")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"ks sweep exit 0 ({p.stderr})")
+    for r in rows(out):
+        c = r["certified"]
+        check(r["verdict"] == "holds" and c["N"] == r["params"]["N"] and c["parameters"] >= c["nonzero_parameters"] > 0,
+              f"ks cell {r['cell']} certified with its parameter counts")
+        v = subprocess.run([BIN, "verify", os.path.join(out, r["certificate"]), "--json"], capture_output=True, text=True)
+        check(v.returncode == 0, "independent checker accepts the ks certificate")
+    spec = write_spec("claim.json", {"task": "claim:mahdavi24/lemma-2", "grid": {"instances": [2]}, "seeds": [3, 4]})
+    out = os.path.join(WORK, "claim")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"claim sweep exit 0 ({p.stderr})")
+    for r in rows(out):
+        check(r["verdict"] == "holds" and r["certified"]["confirmed"] == 2, f"claim cell {r['cell']}: 2 instances confirmed")
+
+
+def test_bad_specs():
+    cases = {
+        "notjson.json": "{\"task\": ",
+        "task.json": json.dumps({"task": "nope", "grid": {}}),
+        "key.json": json.dumps({"task": "theorem1", "grid": {"T": [3], "bogus": [1]}}),
+        "formula.json": json.dumps({"task": "theorem1", "grid": {"T": ["T**"], "n": [3], "d": [4]}}),
+        "nosize.json": json.dumps({"task": "theorem1", "grid": {"n": [3]}}),
+        "seeds.json": json.dumps({"task": "theorem1", "grid": {"T": [3]}, "seeds": [-1]}),
+        "empty.json": json.dumps({"task": "theorem1", "grid": {"T": []}}),
+        "huge.json": json.dumps({"task": "theorem1", "grid": {k: list(range(1, 41)) for k in ("T", "n", "d", "C")}}),
+        "cap.json": json.dumps({"task": "theorem1", "grid": {"H": [2], "n": [3], "d": [4]}, "capacity": {"from": 9, "to": 3}}),
+    }
+    for name, text in cases.items():
+        path = os.path.join(WORK, "bad_" + name)
+        with open(path, "w") as f:
+            f.write(text)
+        out = os.path.join(WORK, "bad_" + name + ".out")
+        p = subprocess.run([BIN, "sweep", path, "--out", out], capture_output=True, text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and re.search(r": .*expected", lines[0] if lines else ""),
+              f"{name}: exit 2 with one 'file: position: expected' line (got {p.returncode}: {p.stderr!r})")
+        check(not os.path.exists(os.path.join(out, "results.jsonl")), f"{name}: no results written")
+    # A cell whose command refuses its options (n > d): recorded, exit 2, one line naming the cell.
+    path = write_spec("refused.json", {"task": "theorem1", "grid": {"H": [1], "n": [5], "d": [3], "T": [2]}})
+    p = sweep(path, os.path.join(WORK, "refused"))
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "cell 0" in p.stderr,
+          f"refused cell: exit 2 naming the cell ({p.returncode}: {p.stderr!r})")
+
+
+def test_mpi():
+    launcher = (MPI, "-n", "2", "--oversubscribe", "--allow-run-as-root")
+    spec = write_spec("mpi.json", {"task": "theorem1", "data": "general",
+                                   "grid": {"heads": [2, 1], "n": [4], "d": [6], "dh": [3, 4], "T": ["T*", "T*+2"]},
+                                   "seeds": [11, 12, 13]})
+    single, multi = os.path.join(WORK, "single"), os.path.join(WORK, "multi")
+    p1 = sweep(spec, single)
+    p2 = sweep(spec, multi, launcher=launcher)
+    check(p1.returncode == 0, f"single-process run exit 0 ({p1.stderr})")
+    check(p2.returncode == 0, f"mpirun -n 2 run exit 0 ({p2.stderr})")
+    s2 = json.loads(p2.stdout.strip().splitlines()[-1])
+    check(s2["ranks"] == 2 and s2["cells"] == 24, f"2 ranks shared 24 cells ({s2})")
+    check(normalized(single) == normalized(multi), "merged MPI results equal the single-process results")
+    # Each rank ran its own share: rank 1's cells are the odd ones (their rows exist, written by rank 1).
+    check(len(rows(multi)) == 24, "24 merged rows")
+
+
+if MPI:
+    test_mpi()
+else:
+    ref = test_single_process()
+    test_kill_and_resume(ref)
+    test_capacity()
+    test_grid_list()
+    test_other_tasks()
+    test_bad_specs()
+
+subprocess.run(["rm", "-rf", WORK])
+print(f"{'FAILED' if FAILED else 'passed'}: {len(FAILED)} failure(s)")
+sys.exit(1 if FAILED else 0)
