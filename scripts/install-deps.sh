@@ -8,8 +8,9 @@ pkgs=(build-essential cmake pkg-config
       python3 python3-dev python3-pybind11 python3-numpy python3-pytest  # the Python module and its tests
       libopenmpi-dev openmpi-bin python3-matplotlib)  # sweep: MPI sharding, plots
 if [ "${1:-}" = "--clang" ]; then
-  # CI's second compiler (.ci/run builds the libraries and the CLI with it, -Werror).
-  pkgs=(clang-14)
+  # CI's second compiler (.ci/run builds the libraries and the CLI with it, -Werror) and libFuzzer
+  # (scripts/fuzz.sh: the harnesses under ASan + UBSan).
+  pkgs=(clang-14 libfuzzer-14-dev)
 fi
 if [ "${1:-}" = "--bench" ]; then
   # Peers measured side by side in bench/ (never linked by the library).

@@ -11,8 +11,10 @@
 #include <functional>
 #include <map>
 
+#include "context.hpp"
 #include "interval.hpp"
 #include "read.hpp"
+#include "sinusoidal.hpp"
 
 namespace memcert_checker {
 
@@ -109,6 +111,13 @@ bool kruskal_at_least(const QMat& v, std::size_t k, std::string& why, const std:
   std::size_t T = v.size();
   if (k == 0) return true;
   if (k > T) { why = what + ": Kruskal rank >= " + std::to_string(k) + " impossible for " + std::to_string(T) + " vectors"; return false; }
+  // Cost before the enumeration: C(T, k) subsets, each a rank mod p of a k x d matrix.
+  mpz_class subsets;
+  mpz_bin_uiui(subsets.get_mpz_t(), T, k);
+  const double d = v.empty() ? 0 : double(v[0].size());
+  if (!within_budget(subsets.get_d() * double(k) * double(k) * d, double(k) * d * 64,
+                     what + ": the exhaustive Kruskal check (C(" + std::to_string(T) + ", " + std::to_string(k) + ") subsets)", why))
+    return false;
   std::vector<std::size_t> idx(k);
   for (std::size_t i = 0; i < k; ++i) idx[i] = i;
   while (true) {
@@ -605,7 +614,7 @@ bool check_lemma5(const Value& c, const std::string& claim, std::string& why) {
   return true;
 }
 
-// The float64 sinusoidal encodings' rank margin: sigma_min(P)^2 <= ||u^T P||^2 / ||u||^2 <= delta2 <= 1e-24.
+// The float64 sinusoidal encodings' rank margin (P recomputed by the checker, sinusoidal.hpp): sigma_min(P)^2 <= ||u^T P||^2 / ||u||^2 <= delta2 <= 1e-24.
 bool check_pe_margin(const Value& c, const std::string&, std::string& why) {
   QMat P;
   QRow u;
@@ -615,6 +624,16 @@ bool check_pe_margin(const Value& c, const std::string&, std::string& why) {
       !read_verdict(c, verdict, why) || !expect_verdict(verdict, "counterexample", why))
     return false;
   if (u.size() != P.size() || P.size() > cols(P) || all_zero(u)) { why = "u: expected a non-zero vector of length n <= d"; return false; }
+  // The claim is about THE float64 encodings: the matrix is recomputed from its shape, not believed.
+  const QMat want = sinusoidal_encoding_float64(P.size(), cols(P));
+  for (std::size_t i = 0; i < P.size(); ++i)
+    if (P[i] != want[i]) {
+      std::size_t j = 0;
+      while (P[i][j] == want[i][j]) ++j;
+      why = "matrix[" + std::to_string(i) + "][" + std::to_string(j) + "]: not the float64 sinusoidal encoding (recomputed " +
+            want[i][j].get_str() + ")";
+      return false;
+    }
   if (delta2 > mpq_class(1, 1) / mpq_class("1000000000000000000000000")) { why = "delta2: above 1e-24"; return false; }
   mpq_class num = 0, den = 0;
   for (std::size_t j = 0; j < cols(P); ++j) {

@@ -2,6 +2,7 @@
 // (krank = the largest k such that EVERY k-subset of rows is linearly independent).
 #include <algorithm>
 
+#include "context.hpp"
 #include "read.hpp"
 
 namespace memcert_checker {
@@ -67,10 +68,16 @@ bool check_lower(const Value& lower, const ZMat& v, std::size_t count, std::size
   mpz_class subsets;
   mpz_bin_uiui(subsets.get_mpz_t(), count, k);
   if (subsets > kMaxSubsets) {
-    why = "lower: C(" + std::to_string(count) + ", " + std::to_string(k) + ") subsets exceed the checker's budget of " +
-          std::to_string(kMaxSubsets);
+    why = "over budget: lower: C(" + std::to_string(count) + ", " + std::to_string(k) +
+          ") subsets exceed the checker's budget of " + std::to_string(kMaxSubsets);
+    check_context().over_budget = true;  // undecided, not a verdict on the certificate
     return false;
   }
+  // Cost before the enumeration: each leaf is one reduction of a dim-vector against k pivots.
+  if (!within_budget(subsets.get_d() * double(dim) * double(std::max<std::size_t>(k, 1)) + double(count) * double(dim),
+                     double(count) * double(dim) * 8, "the exhaustive Kruskal check (C(" + std::to_string(count) + ", " +
+                     std::to_string(k) + ") subsets)", why))
+    return false;
   const ModMat r = reduce_mod(v, f);
   Enumerator e{r, f, k, dim, ModMat(k), std::vector<std::size_t>(k), {}};
   if (e.run(0)) return true;

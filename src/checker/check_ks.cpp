@@ -26,6 +26,7 @@
 #include <map>
 #include <numeric>
 
+#include "context.hpp"
 #include "read.hpp"
 
 namespace memcert_checker {
@@ -140,6 +141,51 @@ bool eq_str(const Value& obj, const std::string& where, const std::string& key, 
   return true;
 }
 
+// Theorem D.1's deep set rho~(sum_k phi~(x_k)) written in the Transformer format, checked on the weights
+// themselves so that the prediction is a function of the multiset of tokens whatever the data:
+//   f1 = (phi~, 0, 0): rows 1 and 2 of f1's last layer are zero with zero bias;
+//   WOV = e_2 e_0^T: the context's third coordinate is mean_k phi~(x_k), the others f1(x_last) = (phi~(x_last), 0);
+//   f2 reads only that third coordinate (column 2 of its first layer; the others zero).
+// Then f2(s) = rho~(s_3) does not depend on the order of the tokens (Theorem D.1's invariance). The
+// labelling must be invariant too: two sequences with equal multisets of tokens carry equal labels
+// (re-checked here from the data, so a non-invariant labelling is named even when predictions match).
+bool deep_set_structure(const Net& f1, const QMat& wov, const Net& f2, const std::vector<std::vector<std::size_t>>& seq,
+                        const std::vector<std::size_t>& label, std::string& why) {
+  if (f1.layers.empty()) { why = "network.f1: the deep set needs phi~ (at least one layer)"; return false; }
+  const Layer& last = f1.layers.back();
+  for (std::size_t i = 1; i < 3; ++i)
+    if (!last.rows[i].empty() || sgn(last.bias[i]) != 0) {
+      why = "network.f1: output " + std::to_string(i) + " is not identically 0 (Theorem D.1 writes f1 = (phi~, 0, 0))";
+      return false;
+    }
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j)
+      if (wov[i][j] != ((i == 2 && j == 0) ? 1 : 0)) {
+        why = "network.attention.WOV: expected the uniform-attention e_2 e_0^T of Theorem D.1";
+        return false;
+      }
+  const Layer& first = f2.layers.front();
+  for (std::size_t i = 0; i < first.rows.size(); ++i)
+    for (const Term& t : first.rows[i])
+      if (t.col != 2) {
+        why = "network.f2: layer 0 row " + std::to_string(i) + " reads context coordinate " + std::to_string(t.col) +
+              " (a deep set reads only the pooled sum, coordinate 2)";
+        return false;
+      }
+  std::map<std::vector<std::size_t>, std::size_t> first_of;  // multiset -> first sequence
+  for (std::size_t i = 0; i < seq.size(); ++i) {
+    std::vector<std::size_t> ms = seq[i];
+    std::sort(ms.begin(), ms.end());
+    auto [it, fresh] = first_of.emplace(std::move(ms), i);
+    if (!fresh && label[it->second] != label[i]) {
+      why = "labels: sequences " + std::to_string(it->second) + " and " + std::to_string(i) +
+            " are the same multiset with different labels (not permutation invariant)";
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool check_ks(const Value& c, std::string& why) {
@@ -185,6 +231,15 @@ bool check_ks(const Value& c, std::string& why) {
       }
   }
   // Sequences and labels.
+  {
+    // Cost before the work: the exact separation compares every pair of tokens (V^2 d / 2; the
+    // "projection" method needs V d), sequences and labels are linear in the data already read.
+    const Value* sep = c.find("separation");
+    const Value* m = sep ? sep->find("method") : nullptr;
+    const bool pairwise = !(m && m->type == json::Type::String && m->text == "projection");
+    const double ops = (pairwise ? double(V) * double(V) * double(d) / 2 : double(V) * double(d)) + double(N) * double(n);
+    if (!within_budget(ops * 4, double(V) * double(d) * 64 + double(N) * double(n) * 16, "the ks check", why)) return false;
+  }
   const Value* sv = member(c, "", "sequences", json::Type::Array, why);
   if (!sv) return false;
   if (sv->items.size() != N) { why = "sequences: expected N = " + std::to_string(N) + " sequences"; return false; }
@@ -331,8 +386,12 @@ bool check_ks(const Value& c, std::string& why) {
     const std::size_t ci = i * per + (s2s ? pi : 0), cj = j * per + (s2s ? pj : 0);
     if (label[ci] == label[cj]) { why = "collision: the two labels are equal"; return false; }
     if (ctx[ci] != ctx[cj]) { why = "collision: the two contexts differ"; return false; }
-    const Value* ts = c.find("token_sums_equal");
-    if (ts && ts->type == json::Type::Bool && ts->boolean) {
+    // Typed: only the literal true asks for the stronger check, and anything but a boolean is malformed
+    // (1 or "true" must not silently skip it).
+    bool sums_equal = false;
+    if (const Value* ts = c.find("token_sums_equal"))
+      if (!read_bool(*ts, "token_sums_equal", sums_equal, why)) return false;
+    if (sums_equal) {
       if (seq[i][pi] != seq[j][pj]) { why = "token_sums_equal: the tokens at the positions differ"; return false; }
       QRow a(d, mpq_class(0)), b(d, mpq_class(0));
       for (std::size_t k = 0; k < n; ++k)
@@ -344,6 +403,8 @@ bool check_ks(const Value& c, std::string& why) {
     }
     return true;
   }
+
+  if (deep_set && !deep_set_structure(f1, wov, f2, seq, label, why)) return false;
 
   // Every prediction (f2 once per distinct context).
   {

@@ -169,7 +169,7 @@ struct Parser {
       skip_ws();
       if (pos >= s.size() || s[pos] != ':') return fail("expected ':'");
       ++pos;
-      v.members.emplace_back(std::move(key), Value{});
+      v.members.push_back(Member{std::move(key), Value{}});
       if (!value(v.members.back().second, depth + 1)) return false;
       skip_ws();
       if (pos < s.size() && s[pos] == ',') { ++pos; continue; }

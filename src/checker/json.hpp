@@ -11,16 +11,23 @@ namespace memcert_checker::json {
 
 enum class Type { Null, Bool, Number, String, Array, Object };
 
+struct Member;  // {key, value}: defined below, so Value holds a vector of an incomplete type (C++17)
+
 struct Value {
   Type type = Type::Null;
   bool boolean = false;
   std::string text;                                   // Number: source text; String: decoded UTF-8
   std::vector<Value> items;                           // Array
-  std::vector<std::pair<std::string, Value>> members;  // Object, in source order
+  std::vector<Member> members;                        // Object, in source order
 
   // The member named `key`, or nullptr (also when this is not an object). Duplicate keys are
   // rejected by the parser, so the answer is unambiguous.
   const Value* find(const std::string& key) const;
+};
+
+struct Member {
+  std::string first;  // the key
+  Value second;       // its value
 };
 
 // Parses `text` (exactly one JSON value, surrounding whitespace allowed). Never throws; on failure

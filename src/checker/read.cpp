@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "context.hpp"
+
 namespace memcert_checker {
 
 namespace {
@@ -19,29 +21,42 @@ const char* type_name(json::Type t) {
   return "?";
 }
 std::string at(const std::string& where, std::size_t i) { return where + "[" + std::to_string(i) + "]"; }
+// A field that cannot be read as its type (wrong JSON type, missing, bad number syntax): the certificate
+// is malformed (bad input), not merely false. A length that disagrees with a size the certificate states
+// is a false statement instead (exit 1, like any altered number). Returns false for chaining.
+bool malformed() {
+  check_context().malformed = true;
+  return false;
+}
 }  // namespace
 
 const Value* member(const Value& obj, const std::string& where, const std::string& key, json::Type t,
                     std::string& why) {
   std::string name = where.empty() ? key : where + "." + key;
-  if (obj.type != json::Type::Object) { why = (where.empty() ? "certificate" : where) + ": expected an object"; return nullptr; }
+  if (obj.type != json::Type::Object) { why = (where.empty() ? "certificate" : where) + ": expected an object"; malformed(); return nullptr; }
   const Value* v = obj.find(key);
-  if (!v) { why = name + ": missing"; return nullptr; }
-  if (v->type != t) { why = name + ": expected " + type_name(t) + ", got " + type_name(v->type); return nullptr; }
+  if (!v) { why = name + ": missing"; malformed(); return nullptr; }
+  if (v->type != t) { why = name + ": expected " + type_name(t) + ", got " + type_name(v->type); malformed(); return nullptr; }
   return v;
 }
 
 bool read_size(const Value& v, const std::string& where, std::size_t max, std::size_t& out, std::string& why) {
-  if (v.type != json::Type::Number) { why = where + ": expected an integer, got " + type_name(v.type); return false; }
+  if (v.type != json::Type::Number) { why = where + ": expected an integer, got " + type_name(v.type); return malformed(); }
   const std::string& t = v.text;
-  if (!t.empty() && t[0] == '-') { why = where + ": negative value " + t; return false; }
+  if (!t.empty() && t[0] == '-') { why = where + ": negative value " + t; return malformed(); }
   for (char c : t)
-    if (c < '0' || c > '9') { why = where + ": expected an integer, got " + t; return false; }
+    if (c < '0' || c > '9') { why = where + ": expected an integer, got " + t; return malformed(); }
   // At most 18 digits fit comfortably in 64 bits; anything longer is out of range anyway.
   if (t.size() > 18) { why = where + ": value " + t + " out of range (max " + std::to_string(max) + ")"; return false; }
   unsigned long long n = std::stoull(t);
   if (n > max) { why = where + ": value " + t + " out of range (max " + std::to_string(max) + ")"; return false; }
   out = static_cast<std::size_t>(n);
+  return true;
+}
+
+bool read_bool(const Value& v, const std::string& where, bool& out, std::string& why) {
+  if (v.type != json::Type::Bool) { why = where + ": expected true or false, got " + type_name(v.type); return malformed(); }
+  out = v.boolean;
   return true;
 }
 
@@ -56,17 +71,17 @@ bool read_string(const Value& obj, const std::string& where, const std::string& 
 bool read_rational(const Value& v, const std::string& where, mpq_class& out, std::string& why) {
   if (v.type != json::Type::String) {
     why = where + ": expected an exact number as a string, got " + type_name(v.type);
-    return false;
+    return malformed();
   }
   std::string err;
-  if (!parse_rational(v.text, out, err)) { why = where + ": " + err; return false; }
+  if (!parse_rational(v.text, out, err)) { why = where + ": " + err; return malformed(); }
   return true;
 }
 
 bool read_prime(const Value& v, const std::string& where, ModP& out, std::string& why) {
-  if (v.type != json::Type::String) { why = where + ": expected a prime as a decimal string"; return false; }
+  if (v.type != json::Type::String) { why = where + ": expected a prime as a decimal string"; return malformed(); }
   unsigned long long p = 0;
-  if (!parse_u64(v.text, p)) { why = where + ": \"" + v.text + "\" is not a 64-bit decimal integer"; return false; }
+  if (!parse_u64(v.text, p)) { why = where + ": \"" + v.text + "\" is not a 64-bit decimal integer"; return malformed(); }
   if (p > kMaxPrime) { why = where + ": prime " + v.text + " exceeds 2^63 - 1"; return false; }
   if (!is_prime_u64(p)) { why = where + ": " + v.text + " is not prime"; return false; }
   out = ModP{p};
@@ -75,10 +90,10 @@ bool read_prime(const Value& v, const std::string& where, ModP& out, std::string
 
 bool read_index_set(const Value& v, const std::string& where, std::size_t count, std::size_t bound,
                     std::vector<std::size_t>& out, std::string& why) {
-  if (v.type != json::Type::Array) { why = where + ": expected an array of indices"; return false; }
+  if (v.type != json::Type::Array) { why = where + ": expected an array of indices"; return malformed(); }
   if (v.items.size() != count) {
     why = where + ": expected " + std::to_string(count) + " indices, got " + std::to_string(v.items.size());
-    return false;
+    return false;  // a length that disagrees with a stated size: false, not ill-typed
   }
   out.clear();
   for (std::size_t i = 0; i < count; ++i) {
@@ -97,10 +112,10 @@ bool read_index_set(const Value& v, const std::string& where, std::size_t count,
 
 bool read_rational_vector(const Value& v, const std::string& where, std::size_t count, QRow& out,
                           std::string& why) {
-  if (v.type != json::Type::Array) { why = where + ": expected an array of exact numbers"; return false; }
+  if (v.type != json::Type::Array) { why = where + ": expected an array of exact numbers"; return malformed(); }
   if (v.items.size() != count) {
     why = where + ": expected " + std::to_string(count) + " entries, got " + std::to_string(v.items.size());
-    return false;
+    return false;  // a length that disagrees with a stated size: false, not ill-typed
   }
   out.assign(count, mpq_class(0));
   for (std::size_t i = 0; i < count; ++i)
@@ -110,7 +125,7 @@ bool read_rational_vector(const Value& v, const std::string& where, std::size_t 
 
 bool read_matrix(const Value& v, const std::string& where, QMat& out, std::size_t& rows, std::size_t& cols,
                  std::string& why) {
-  if (v.type != json::Type::Object) { why = where + ": expected a matrix object {rows, cols, data}"; return false; }
+  if (v.type != json::Type::Object) { why = where + ": expected a matrix object {rows, cols, data}"; return malformed(); }
   const Value* r = member(v, where, "rows", json::Type::Number, why);
   if (!r || !read_size(*r, where + ".rows", kMaxDimension, rows, why)) return false;
   const Value* c = member(v, where, "cols", json::Type::Number, why);
@@ -119,7 +134,7 @@ bool read_matrix(const Value& v, const std::string& where, QMat& out, std::size_
   if (!d) return false;
   if (d->items.size() != rows) {
     why = where + ".data: has " + std::to_string(d->items.size()) + " rows, \"rows\" says " + std::to_string(rows);
-    return false;
+    return false;  // a length that disagrees with a stated size: false, not ill-typed
   }
   out.assign(rows, QRow());
   for (std::size_t i = 0; i < rows; ++i)

@@ -23,6 +23,9 @@ const Value* member(const Value& obj, const std::string& where, const std::strin
 // A JSON integer n with 0 <= n <= max (indices, sizes). Rejects strings, fractions, exponents.
 bool read_size(const Value& v, const std::string& where, std::size_t max, std::size_t& out, std::string& why);
 
+// A JSON boolean (the literal true or false); 1, "true" or null are malformed, not "true-ish".
+bool read_bool(const Value& v, const std::string& where, bool& out, std::string& why);
+
 // The string member `key`, exactly.
 bool read_string(const Value& obj, const std::string& where, const std::string& key, std::string& out,
                  std::string& why);

@@ -1,9 +1,9 @@
 // Entry point of the checker: parse, read "kind" and "claim", dispatch to the kind's check.
+#include <cstdio>
 #include <exception>
-#include <fstream>
 #include <new>
-#include <sstream>
 
+#include "context.hpp"
 #include "float_kernels.hpp"
 #include "json.hpp"
 #include "memcert/checker/checker.hpp"
@@ -50,14 +50,59 @@ Verdict reject(Verdict v, std::string why) {
   v.reason = std::move(why);
   return v;
 }
+
+thread_local CheckContext* current = nullptr;
 }  // namespace
 
-Verdict verify_certificate_text(const std::string& json_text) {
+CheckContext& check_context() {
+  static thread_local CheckContext fallback;  // a check called outside verify_certificate_text (tests)
+  return current ? *current : fallback;
+}
+void note_applied(const std::string& rule) { check_context().applied.push_back(rule); }
+void note_not_checked(const std::string& field) { check_context().not_checked.push_back(field); }
+
+bool within_budget(double ops, double bytes, const std::string& what, std::string& why) {
+  CheckContext& c = check_context();
+  const double secs = ops / Budget::kOpsPerSecond;
+  if (!(secs <= c.budget.max_seconds) || !(bytes <= c.budget.max_bytes)) {  // NaN / inf are over, too
+    c.over_budget = true;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, " needs about %.3g s and %.3g MB (budget %.3g s, %.3g MB)", secs, bytes / 1e6,
+                  c.budget.max_seconds, c.budget.max_bytes / 1e6);
+    why = "over budget: " + what + buf;
+    return false;
+  }
+  return true;
+}
+
+namespace {
+// Runs `body` with a fresh context installed; copies what the check noted into the verdict.
+Verdict with_context(const Budget& budget, Verdict (*body)(const std::string&), const std::string& text) {
+  CheckContext ctx;
+  ctx.budget = budget;
+  CheckContext* saved = current;
+  current = &ctx;
+  Verdict v = body(text);
+  current = saved;
+  if (ctx.over_budget && !v.valid) v.undecided = true;
+  if (ctx.malformed && !v.valid && !v.undecided) v.malformed = true;
+  v.applied = std::move(ctx.applied);
+  v.not_checked = std::move(ctx.not_checked);
+  return v;
+}
+
+Verdict verify_in_context(const std::string& json_text) {
   Verdict v;
   try {
     json::Value cert;
     std::string why;
-    if (!json::parse(json_text, cert, why)) return reject(v, why);
+    // The parsed tree: estimated before parsing, so a huge text is undecided rather than exhausting memory.
+    if (!within_budget(double(json_text.size()), double(json_text.size()) * kBytesPerInputByte, "reading the JSON", why))
+      return reject(v, why);
+    if (!json::parse(json_text, cert, why)) {
+      check_context().malformed = true;
+      return reject(v, why);
+    }
     if (cert.type != json::Type::Object) return reject(v, "certificate: expected a JSON object");
     const json::Value* kind = cert.find("kind");
     if (!kind || kind->type != json::Type::String) return reject(v, "kind: missing or not a string");
@@ -73,22 +118,47 @@ Verdict verify_certificate_text(const std::string& json_text) {
     }
     return reject(v, "kind: unknown certificate kind \"" + v.kind + "\"");
   } catch (const std::bad_alloc&) {
-    return reject(v, "out of memory while checking");
+    // Memory ran out although the estimate admitted the certificate: not a verdict on it.
+    check_context().over_budget = true;
+    return reject(v, "over budget: out of memory while checking");
   } catch (const std::exception& e) {  // defensive: a check must not throw, but never let it escape
-    return reject(v, std::string("internal error: ") + e.what());
+    check_context().over_budget = true;
+    return reject(v, std::string("undecided: unexpected error in the checker: ") + e.what());
   } catch (...) {
-    return reject(v, "internal error");
+    check_context().over_budget = true;
+    return reject(v, "undecided: unexpected error in the checker");
   }
 }
+}  // namespace
 
-Verdict verify_certificate_file(const std::string& path) {
+Verdict verify_certificate_text(const std::string& json_text, const Budget& budget) {
+  return with_context(budget, verify_in_context, json_text);
+}
+
+Verdict verify_certificate_file(const std::string& path, const Budget& budget) {
   try {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return reject(Verdict{}, path + ": cannot open");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad()) return reject(Verdict{}, path + ": read error");
-    return verify_certificate_text(ss.str());
+    // Bounded read: never more than the budget admits plus one byte (so /dev/zero or a FIFO ends too).
+    const double cap_d = budget.max_bytes / kBytesPerInputByte;
+    const std::size_t cap = cap_d >= 1e15 ? std::size_t(1e15) : static_cast<std::size_t>(cap_d);
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return reject(Verdict{}, path + ": cannot open");
+    std::string text;
+    char buf[1 << 16];
+    std::size_t got;
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
+      if (text.size() + got > cap) {
+        std::fclose(f);
+        Verdict v = reject(Verdict{}, "over budget: " + path + " is larger than " + std::to_string(cap) +
+                                          " bytes (the memory budget / " + std::to_string(int(kBytesPerInputByte)) + ")");
+        v.undecided = true;
+        return v;
+      }
+      text.append(buf, got);
+    }
+    const bool bad = std::ferror(f) != 0;
+    std::fclose(f);
+    if (bad) return reject(Verdict{}, path + ": read error");
+    return verify_certificate_text(text, budget);
   } catch (...) {
     return reject(Verdict{}, path + ": cannot read");
   }

@@ -61,7 +61,7 @@ const CommandRegistrar reg{{30, [](CLI::App& root, auto bind) {
   CLI::App* sub = root.add_subcommand("assumptions", "mahdavi24 Assumptions 1-3, general position, token separation (exact)");
   sub->add_option("DATASET", args->dataset, "Attention data set (.json or .npz)")->required();
   sub->add_option("--tol", args->tol, "Threshold for the numerical ranks (default numpy's: sigma_max * max(m, n) * eps)");
-  sub->add_option("--budget", args->budget, "Kruskal enumeration budget (subset extensions)");
+  add_int_option(sub, "--budget", args->budget, 1, 1LL << 50, "Kruskal enumeration budget (subset extensions)");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });
 }}};

@@ -134,8 +134,8 @@ const CommandRegistrar reg{{80, [](CLI::App& root, auto bind) {
   auto rargs = std::make_shared<ClaimsArgs>();
   CLI::App* run = claims->add_subcommand("run", "Run a claim on generated instances and certify each");
   run->add_option("ID", rargs->id, "Claim id (see claims list)")->required();
-  run->add_option("--instances", rargs->instances, "Number of instances (default: the claim's own)");
-  run->add_option("--seed", rargs->seed, "Seed of the instance generator");
+  add_int_option(run, "--instances", rargs->instances, 1, 1 << 20, "Number of instances (default: the claim's own)");
+  add_int_option(run, "--seed", rargs->seed, 0, 9223372036854775807LL, "Seed of the instance generator");
   run->add_option("--cert-dir", rargs->cert_dir, "Write each instance's certificate to DIR/<id>-<i>.json");
   run->add_flag("--json", rargs->json, "Print one JSON object");
   bind(run, [rargs] { return run_claim(*rargs); });

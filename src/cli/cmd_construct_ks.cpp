@@ -110,8 +110,8 @@ const CommandRegistrar reg{{45, [](CLI::App& root, auto bind) {
   sub->add_option("DATASET", args->dataset, "Sequence data set (.json / .npz)")->required();
   sub->add_option("--ablation", args->ablation, "linear-phi: replace phi~ by the linear projection F");
   sub->add_flag("--deep-sets", args->deep_sets, "Theorem D.1: memorize each sequence as a multiset (deep set)");
-  sub->add_option("--C", args->C, "Number of classes (labels must lie in [0, C); default max label + 1)");
-  sub->add_option("--seed", args->seed, "Seed for the random directions (each is certified on the data)");
+  add_int_option(sub, "--C", args->C, 1, 1 << 30, "Number of classes (labels must lie in [0, C); default max label + 1)");
+  add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed for the random directions (each is certified on the data)");
   sub->add_flag("--check", args->check, "Also re-verify the written certificate with the independent checker");
   sub->add_option("--out", args->out, "Certificate to write (JSON)")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");

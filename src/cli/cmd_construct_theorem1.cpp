@@ -215,11 +215,11 @@ const CommandRegistrar reg{{40, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.get_subcommand("construct")->add_subcommand("theorem1", "mahdavi24 Theorem 1: MHA weights memorizing H(r-1)+1 examples, certified");
   sub->add_option("DATASET", args->dataset, "Attention data set (.json or .npz)")->required();
-  sub->add_option("--heads", args->H, "Number of heads H")->required();
-  sub->add_option("--dh", args->dh, "Head dimension d_h")->required();
-  sub->add_option("--dv", args->dv, "Value dimension d_v (default d_out)");
+  add_int_option(sub, "--heads", args->H, 1, 4096, "Number of heads H")->required();
+  add_int_option(sub, "--dh", args->dh, 1, 1 << 16, "Head dimension d_h")->required();
+  add_int_option(sub, "--dv", args->dv, 1, 1 << 16, "Value dimension d_v (default d_out)");
   sub->add_flag("--skip", args->skip, "Attention with skip connection (appendix C)");
-  sub->add_option("--seed", args->seed, "Seed for the random choices (targets, Lemma 3)");
+  add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed for the random choices (targets, Lemma 3)");
   sub->add_option("--tolerance", args->tolerance, "Label tolerance (exact number, default 1e-6)");
   sub->add_option("--c", args->c, "Saturation scale: proof (default), weyl, network, or an exact VALUE for every head");
   sub->add_flag("--no-saturation", args->no_saturation, "Skip computing c_weyl and c_network (faster)");

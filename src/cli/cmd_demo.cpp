@@ -53,11 +53,11 @@ int run(const Args& a) {
 const CommandRegistrar reg{{5, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.add_subcommand("demo", "Theorem 1 of mahdavi24 on an embedded default, step by step, independently verified");
-  sub->add_option("--heads", args->H, "Heads (default 4)");
-  sub->add_option("--n", args->n, "Context size (default 5)");
-  sub->add_option("--d", args->d, "Embedding dimension (default 8)");
-  sub->add_option("--dh", args->dh, "Head dimension (default 5)");
-  sub->add_option("--seed", args->seed, "Seed (default 2024)");
+  add_int_option(sub, "--heads", args->H, 1, 256, "Heads (default 4)");
+  add_int_option(sub, "--n", args->n, 1, 4096, "Context size (default 5)");
+  add_int_option(sub, "--d", args->d, 1, 4096, "Embedding dimension (default 8)");
+  add_int_option(sub, "--dh", args->dh, 1, 4096, "Head dimension (default 5)");
+  add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed (default 2024)");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });
 }}};

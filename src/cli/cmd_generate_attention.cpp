@@ -22,6 +22,8 @@ struct Args {
 };
 
 int run(const Args& a) {
+  require_memory(64.0 * double(a.T) * double(a.n + 1) * double(a.d), "--T * --n * --d");
+
   auto start = std::chrono::steady_clock::now();
   std::optional<std::size_t> C;
   if (a.C) C = a.C;
@@ -44,12 +46,12 @@ void add(CLI::App& root, const std::function<void(CLI::App*, CommandRun)>& bind,
   auto args = std::make_shared<Args>();
   args->kind = kind;
   CLI::App* sub = root.get_subcommand("generate")->add_subcommand(kind, help);
-  sub->add_option("--T", args->T, "Number of examples")->required();
-  sub->add_option("--n", args->n, "Context size")->required();
-  sub->add_option("--d", args->d, "Embedding dimension")->required();
-  sub->add_option("--C", args->C, "Number of classes (class labels; default real labels)");
-  sub->add_option("--seed", args->seed, "Seed");
-  sub->add_option("--kruskal", args->kruskal, "Queries of Kruskal rank exactly K (1 <= K <= min(T-1, d))");
+  add_int_option(sub, "--T", args->T, 1, 1 << 24, "Number of examples")->required();
+  add_int_option(sub, "--n", args->n, 1, 1 << 16, "Context size")->required();
+  add_int_option(sub, "--d", args->d, 1, 1 << 16, "Embedding dimension")->required();
+  add_int_option(sub, "--C", args->C, 1, 1 << 20, "Number of classes (class labels; default real labels)");
+  add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed");
+  add_int_option(sub, "--kruskal", args->kruskal, 1, 1 << 24, "Queries of Kruskal rank exactly K (1 <= K <= min(T-1, d))");
   sub->add_option("--out", args->out, "Output data set (.json, or .npz for numpy.load)")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });

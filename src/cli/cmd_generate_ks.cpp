@@ -21,6 +21,8 @@ struct Args {
 };
 
 int run(const Args& a) {
+  require_memory(64.0 * double(a.N) * double(a.n) * double(a.d), "--N * --n * --d");
+
   auto start = std::chrono::steady_clock::now();
   if (a.N == 0 || a.n == 0 || a.d == 0 || a.C < 1)
     throw InputError("generate ks: expected --N, --n, --d >= 1 and --C >= 1");
@@ -47,12 +49,12 @@ int run(const Args& a) {
 const CommandRegistrar reg{{46, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.get_subcommand("generate")->add_subcommand("ks", "Token sequences for ks25 (construct ks)");
-  sub->add_option("--N,--T", args->N, "Number of sequences")->required();
-  sub->add_option("--n", args->n, "Tokens per sequence")->required();
-  sub->add_option("--d", args->d, "Token dimension")->required();
-  sub->add_option("--V", args->V, "Vocabulary size (distinct token vectors; default min(N n, 512))");
-  sub->add_option("--C", args->C, "Number of classes");
-  sub->add_option("--seed", args->seed, "Seed");
+  add_int_option(sub, "--N,--T", args->N, 1, 1 << 24, "Number of sequences")->required();
+  add_int_option(sub, "--n", args->n, 1, 1 << 16, "Tokens per sequence")->required();
+  add_int_option(sub, "--d", args->d, 1, 1 << 16, "Token dimension")->required();
+  add_int_option(sub, "--V", args->V, 1, 1 << 24, "Vocabulary size (distinct token vectors; default min(N n, 512))");
+  add_int_option(sub, "--C", args->C, 1, 1 << 20, "Number of classes");
+  add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed");
   sub->add_flag("--float64", args->float64, "float64 tokens (written exactly) instead of small rationals");
   sub->add_flag("--seq2seq", args->seq2seq, "Per-token labels (Corollary 4.1)");
   sub->add_option("--out", args->out, "Output data set (.json, or .npz for numpy.load)")->required();

@@ -17,6 +17,8 @@ struct PEArgs {
 };
 
 int run_pe(const PEArgs& a) {
+  require_memory(64.0 * double(a.n) * double(a.d), "--n * --d");
+
   auto start = std::chrono::steady_clock::now();
   if (a.n == 0 || a.d == 0) throw input_error("generate pe", "--n/--d", "expected positive sizes");
   std::vector<double> v = proofs::sinusoidal_encoding(a.n, a.d);
@@ -31,8 +33,8 @@ int run_pe(const PEArgs& a) {
 const CommandRegistrar reg{{61, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<PEArgs>();
   CLI::App* sub = root.get_subcommand("generate")->add_subcommand("pe", "Sinusoidal positional encodings (.npy)");
-  sub->add_option("--n", args->n, "Number of positions")->required();
-  sub->add_option("--d", args->d, "Embedding dimension")->required();
+  add_int_option(sub, "--n", args->n, 1, 1 << 20, "Number of positions")->required();
+  add_int_option(sub, "--d", args->d, 1, 1 << 20, "Embedding dimension")->required();
   sub->add_option("--out", args->out, "Output .npy file")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run_pe(*args); });

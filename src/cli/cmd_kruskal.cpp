@@ -123,11 +123,11 @@ const CommandRegistrar reg{{30, [](CLI::App& root, auto bind) {
   CLI::App* sub = root.add_subcommand("kruskal", "Certified Kruskal rank of the rows of a matrix");
   sub->add_option("VECTORS", args->vectors, "Matrix file whose rows are the vectors (.npy, .npz, .txt, .json)")->required();
   sub->add_option("--key", args->key, "Member of a multi-array .npz to read");
-  sub->add_option("--at-least", args->at_least, "Only decide whether the Kruskal rank is >= K (exit 0 / 1)");
-  auto* sample = sub->add_option("--sample", args->sample, "Certify --trials random subsets of this size");
-  auto* trials = sub->add_option("--trials", args->trials, "Number of random subsets for --sample")
+  add_int_option(sub, "--at-least", args->at_least, 0, 1LL << 32, "Only decide whether the Kruskal rank is >= K (exit 0 / 1)");
+  auto* sample = add_int_option(sub, "--sample", args->sample, 1, 1LL << 32, "Certify --trials random subsets of this size");
+  auto* trials = add_int_option(sub, "--trials", args->trials, 1, 1LL << 32, "Number of random subsets for --sample")
                      ->check(CLI::PositiveNumber);
-  auto* seed = sub->add_option("--seed", args->seed, "Seed for --sample (default 0)");
+  auto* seed = add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed for --sample (default 0)");
   sample->needs(trials);
   trials->needs(sample);
   seed->needs(sample);

@@ -1,13 +1,17 @@
-// memcert verify CERT [--json]
+// memcert verify CERT [--json] [--max-seconds S] [--max-memory MB]
 // Re-checks a certificate with the independent checker (memcert_checker). JSON (docs/CLI.md):
-//   {"valid","kind","claim","reason" (when invalid),"seconds"}
-// Exit: 0 valid, 1 rejected, 2 when the file is unreadable, not JSON, or not a certificate at all (not an
-// object with a string "kind", e.g. a data set given by mistake).
+//   {"valid","kind","claim","reason" (when invalid or undecided),"applied":[rules],"not_checked":[fields],
+//    "undecided" (when over budget),"seconds"}
+// Exit: 0 valid, 1 rejected (well-formed but false), 2 bad input (unreadable, not JSON, or a field of the
+// wrong type / syntax / length: one line "CERT: field: expected ..."), 3 undecided: over budget, decided
+// from the checker's cost estimate before the work starts.
+#include <fstream>
+#include <iostream>
+
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
 #include "memcert/checker/checker.hpp"
-#include "memcert/data/matrix_io.hpp"
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
@@ -20,23 +24,27 @@ struct VerifyArgs {
 
 int run_verify(const VerifyArgs& args) {
   auto start = std::chrono::steady_clock::now();
-  std::string text = file_read_all(args.cert);
-  nlohmann::json parsed = json_parse_text(text, args.cert);  // InputError (exit 2) when empty or not JSON at all
-  if (!parsed.is_object() || !parsed.contains("kind") || !parsed["kind"].is_string())
-    throw input_error(args.cert, "", std::string("expected a certificate (a JSON object with a \"kind\"), got ") +
-                                         (parsed.is_object() ? (parsed.contains("contexts") || parsed.contains("sequences")
-                                                                    ? "a data set"
-                                                                    : "an object without \"kind\"")
-                                                             : std::string("JSON ") + parsed.type_name()));
-  memcert_checker::Verdict v = memcert_checker::verify_certificate_text(text);
-  nlohmann::json j{{"valid", v.valid}, {"kind", v.kind}, {"claim", v.claim}};
+  if (!std::ifstream(args.cert, std::ios::binary)) throw InputError(args.cert + ": cannot open");
+  memcert_checker::Budget budget;
+  const RunBudget& rb = run_budget();
+  budget.max_seconds = rb.max_seconds > 0 ? rb.max_seconds : 1e300;
+  budget.max_bytes = rb.max_memory_mb > 0 ? rb.max_memory_mb * 1024 * 1024 : 1e300;
+  // The file is read by the checker, bounded by the memory budget (never an unbounded stream).
+  memcert_checker::Verdict v = memcert_checker::verify_certificate_file(args.cert, budget);
+  if (v.malformed) throw InputError(args.cert + ": " + v.reason);
+  nlohmann::json j{{"valid", v.valid}, {"kind", v.kind}, {"claim", v.claim},
+                   {"applied", v.applied}, {"not_checked", v.not_checked}};
   if (!v.valid) j["reason"] = v.reason;
+  if (v.undecided) j["undecided"] = true;
   std::string what = (v.kind.empty() ? std::string("certificate") : v.kind + " certificate") +
                      (v.claim.empty() ? "" : " (claim " + v.claim + ")");
-  std::string human = v.valid ? "VALID: " + what + " re-checked by the independent checker"
-                              : "INVALID: " + what + ": " + v.reason;
+  std::string human = v.valid       ? "VALID: " + what + " re-checked by the independent checker"
+                      : v.undecided ? "UNDECIDED: " + what + ": " + v.reason
+                                    : "INVALID: " + what + ": " + v.reason;
+  for (const auto& r : v.applied) human += "\n  applied: " + r;
+  for (const auto& f : v.not_checked) human += "\n  not checked: " + f;
   emit(args.json, j, human, start);
-  return v.valid ? kExitHolds : kExitNegative;
+  return v.valid ? kExitHolds : v.undecided ? kExitUndecided : kExitNegative;
 }
 
 const CommandRegistrar reg{{90, [](CLI::App& root, auto bind) {

@@ -19,10 +19,12 @@ namespace memcert::cli {
 inline constexpr int kExitHolds = 0;
 inline constexpr int kExitNegative = 1;
 inline constexpr int kExitBadInput = 2;
-// Extensions (docs/CLI.md): the command ran but could not decide within its budget (a "holds": null
-// verdict); and a bug (an exception escaped, or the checker rejected what the engine built).
+// Extension (docs/CLI.md): the command ran but could not decide within its budget (a "holds": null
+// verdict). No exit status outside {0, 1, 2, 3} exists: an unexpected failure inside memcert (an
+// exception that escaped, or the checker rejecting what the engine built) decides nothing and is also
+// reported as 3, with a one-line "undecided: internal error" on stderr.
 inline constexpr int kExitUndecided = 3;
-inline constexpr int kExitInternal = 70;  // EX_SOFTWARE
+inline constexpr int kExitInternal = kExitUndecided;
 
 // A command's callback returns its exit code; InputError thrown from it becomes exit 2 with one line.
 using CommandRun = std::function<int()>;
@@ -54,6 +56,28 @@ std::optional<double> numerical_tol_option(const std::string& tol);
 std::string numerical_rank_warning(std::size_t exact, const memcert::NumericalRank& nr, const std::string& what);
 // A double with 3 significant digits ("1.2e-13").
 std::string double_text(double x);
+
+// Integer option `name` bound to `var`, accepting only integers in [min, max]: anything else (negative,
+// too large, not an integer) is exit 2 at parse time, before a command allocates anything from it.
+template <class T>
+CLI::Option* add_int_option(CLI::App* sub, const std::string& name, T& var, long long min, long long max,
+                            const std::string& description) {
+  return sub->add_option(name, var, description)->check(CLI::Range(min, max));
+}
+
+// The resource budget of this run: --max-seconds and --max-memory, which main() adds to every command
+// (verify: 60 s, 4096 MB by default; the others: no time limit, 4096 MB). 0 means no limit. The time
+// limit is enforced by a watchdog (exit 3, "undecided: over budget"), the memory limit by the address
+// space limit; commands also check their own estimates BEFORE allocating (require_memory).
+struct RunBudget {
+  double max_seconds = 0;
+  double max_memory_mb = 4096;
+};
+RunBudget& run_budget();
+
+// Throws InputError (exit 2) naming `what` when `bytes` exceeds the --max-memory budget. Used before
+// allocating anything whose size the user chose (e.g. generate --T * --n * --d).
+void require_memory(double bytes, const std::string& what);
 
 // Global options (every command): --threads N (default 0 = all hardware threads) sets the engine's and
 // the checker's worker threads; --quiet silences progress.

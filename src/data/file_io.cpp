@@ -7,13 +7,36 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "memcert/data/matrix_io.hpp"
 
 namespace memcert {
+
+namespace {
+// The largest input file read (2 GiB): reading is chunked and stops here, so an endless stream such as
+// /dev/zero ends with an InputError instead of exhausting memory.
+constexpr std::size_t kMaxInputFileBytes = std::size_t{1} << 31;
+
+// Appends the rest of `in` to `out` in chunks, stopping with an InputError past kMaxInputFileBytes.
+std::string read_bounded(std::ifstream& in, const std::string& path, std::string out) {
+  std::vector<char> buf(1 << 16);
+  while (in) {
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const std::size_t got = static_cast<std::size_t>(in.gcount());
+    if (out.size() + got > kMaxInputFileBytes)
+      throw input_error(path, "byte " + std::to_string(kMaxInputFileBytes),
+                        "expected a file of at most " + std::to_string(kMaxInputFileBytes) + " bytes");
+    out.append(buf.data(), got);
+  }
+  if (in.bad()) throw input_error(path, "", "expected a readable file, got a read error");
+  return out;
+}
+}  // namespace
 
 std::string path_extension_lower(const std::string& path) {
   std::size_t slash = path.find_last_of('/'), dot = path.find_last_of('.');
@@ -30,21 +53,19 @@ std::string file_read_all(const std::string& path) {
   if (S_ISDIR(st.st_mode)) throw input_error(path, "", "expected a readable file, got a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path, "", std::string("expected a readable file, got ") + std::strerror(errno));
-  if (S_ISREG(st.st_mode)) {  // one allocation of the final size (a stream copy would hold it 2-3 times)
+  if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) <= kMaxInputFileBytes) {
+    // One allocation of the final size (a stream copy would hold it 2-3 times).
     std::string out(static_cast<std::size_t>(st.st_size), '\0');
     in.read(out.data(), static_cast<std::streamsize>(out.size()));
     if (in.bad() || in.gcount() != static_cast<std::streamsize>(out.size()))
       throw input_error(path, "", "expected a readable file, got a read error");
     if (in.peek() == std::char_traits<char>::eof()) return out;
-    in.clear();  // the file grew while being read: take the rest too
-    std::ostringstream rest;
-    rest << in.rdbuf();
-    return out + rest.str();
+    in.clear();  // the file grew while being read: the rest goes through the bounded loop below
+    return read_bounded(in, path, std::move(out));
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw input_error(path, "", "expected a readable file, got a read error");
-  return ss.str();
+  // Chunked and bounded: a device or pipe (/dev/zero), or a file over the limit, ends with an error.
+  std::string out = read_bounded(in, path, std::string());
+  return out;
 }
 
 void file_write_atomic(const std::string& path, const std::string& contents) {

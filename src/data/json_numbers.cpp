@@ -3,12 +3,41 @@
 // InputError "file: position: expected ..., got ...".
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <string_view>
+
 #include "memcert/data/matrix_io.hpp"
 #include "printable.hpp"
 
 namespace memcert {
 
 namespace {
+
+// "line L, column C" of the first JSON number token (outside strings) that overflows a double, or "".
+std::string first_overflowing_number(const std::string& text) {
+  std::size_t line = 1, line_start = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\') ++i;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      std::size_t start = i;
+      while (i + 1 < text.size() && std::string_view("0123456789+-.eE").find(text[i + 1]) != std::string_view::npos) ++i;
+      const std::string token = text.substr(start, i - start + 1);
+      errno = 0;
+      const double v = std::strtod(token.c_str(), nullptr);
+      if (errno == ERANGE && std::isinf(v))
+        return "line " + std::to_string(line) + ", column " + std::to_string(start - line_start + 1);
+    }
+  }
+  return "";
+}
 
 std::string quoted_excerpt(const std::string& s) { return "\"" + detail::printable_excerpt(s) + "\""; }
 
@@ -163,6 +192,11 @@ nlohmann::json json_parse_text(const std::string& text, const std::string& path)
       }
     }
     throw input_error(path, position, "expected valid JSON (" + detail + ")");
+  } catch (const nlohmann::json::exception&) {
+    // A number beyond double range (1e999, a million-digit integer): name its position, briefly.
+    json_check_integer_literals(text, path);
+    throw input_error(path, first_overflowing_number(text),
+                      "expected a JSON number within double range (write exact numbers as strings, e.g. \"1e999\")");
   }
 }
 

@@ -493,6 +493,42 @@ section_dana24() {
   json_keys "compare" N S T d H dh rows seconds
   json_check "compare rows" 'len(j["rows"]) == 3 and all(k in r for r in j["rows"] for k in ["construction","memorized","parameters","nonzero_parameters","max_bits","seconds","verified","note"]) and j["rows"][2]["memorized"] == 21 and j["rows"][2]["verified"] is True and j["rows"][1]["memorized"] in (0, 21)'
   expect_bad_input "compare: missing data set" "" compare "$d/none.json" --heads 1 --dh 1
+# Hostile input: out-of-range options, endless streams, numbers beyond double range, ill-typed
+# certificates, over-budget checks. Exit statuses only 0-3, one stderr line for bad input.
+# ---------------------------------------------------------------------------------------------------
+section_hostile() {
+  local d=$WORK/hostile
+  mkdir -p "$d"
+  "$BIN" generate theorem1 --T 6 --n 3 --d 4 --seed 1 --out "$d/data.json" >/dev/null 2>&1
+  expect_bad_input "construct: --heads -1" "$d/x.json" construct theorem1 "$d/data.json" --heads -1 --dh 2 --out "$d/x.json"
+  stderr_mentions "construct: --heads -1" "--heads"
+  expect_bad_input "construct: --heads 1e9" "$d/x.json" construct theorem1 "$d/data.json" --heads 1000000000 --dh 2 --out "$d/x.json"
+  expect_bad_input "generate: --T 1e12" "$d/y.json" generate theorem1 --T 1000000000000 --n 3 --d 4 --out "$d/y.json"
+  expect_bad_input "generate: --n -3" "$d/y.json" generate theorem1 --T 5 --n -3 --d 4 --out "$d/y.json"
+  expect_bad_input "generate: over --max-memory" "$d/y.json" generate theorem1 --T 100000 --n 1000 --d 1000 --out "$d/y.json"
+  expect_bad_input "kruskal: --trials -1" "" kruskal "$d/data.json" --sample 2 --trials -1
+  # Numbers beyond double range in a data file: bad input naming the file, not an internal error.
+  printf '{"contexts":[[[1e999,0],[0,1]]],"queries":[[1,0]],"labels":[1]}' >"$d/big.json"
+  expect_bad_input "data: 1e999" "$d/z.json" construct theorem1 "$d/big.json" --heads 1 --dh 2 --out "$d/z.json"
+  stderr_mentions "data: 1e999" "big.json"
+  # verify: an endless stream is undecided (over budget), not read until memory runs out.
+  run verify /dev/zero --max-memory 64
+  expect_rc "verify /dev/zero" 3
+  # verify: an ill-typed field is bad input naming the field; a false one is rejected.
+  printf '{"kind":"rank","claim":"rank","matrix":{"rows":1,"cols":1,"data":[["1"]]},"rank_lower":"1","rank_upper":1,"lower":{"method":"trivial"},"upper":{"method":"trivial"}}' >"$d/typed.json"
+  expect_bad_input "verify: ill-typed field" "" verify "$d/typed.json"
+  stderr_mentions "verify: ill-typed field" "rank_lower"
+  # verify: an over-budget Kruskal enumeration is undecided (exit 3) from the estimate, at once.
+  python3 - "$d/krank.json" <<'PY'
+import json, sys
+rows = [[str((i + 1) * (j + 2) % 97) for j in range(30)] for i in range(60)]
+json.dump({"kind": "kruskal", "claim": "kruskal-rank", "vectors": {"rows": 60, "cols": 30, "data": rows},
+           "kruskal_lower": 12, "lower": {"method": "exhaustive-mod-p", "prime": "1000000007"},
+           "kruskal_upper": 30, "upper": {"method": "trivial"}}, open(sys.argv[1], "w"))
+PY
+  run verify "$d/krank.json" --json --max-seconds 5
+  expect_rc "verify: over-budget Kruskal" 3
+  json_check "verify: over-budget Kruskal undecided" 'j["valid"] is False and j.get("undecided") is True and "over budget" in j["reason"]'
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -501,6 +537,7 @@ section_dana24() {
 SECTIONS=(section_rank section_kruskal section_verify section_manners)
 SECTIONS+=(section_theorem1)
 SECTIONS+=(section_dana24)
+SECTIONS+=(section_hostile)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2

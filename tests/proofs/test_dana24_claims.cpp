@@ -1,6 +1,6 @@
 // dana24 claim certificates (kind "dana24-claim"): every registered instance re-verifies (the generic
 // claims test), and here each kind of evidence, altered, is rejected by the checker.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "memcert/checker/checker.hpp"
 #include "memcert/proofs/registry.hpp"

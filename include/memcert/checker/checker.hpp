@@ -3,23 +3,46 @@
 // It depends ONLY on GMP (incl. gmpxx) and MPFR and the C++ standard library: it includes no other
 // memcert header and parses certificates with its own small JSON reader. Everything it accepts is
 // re-derived with exact rationals, arithmetic modulo verified primes, and MPFR with directed rounding.
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace memcert_checker {
 
+// The cost a check may take. Each kind estimates its cost from the certificate's shapes BEFORE the
+// work starts; a certificate over budget is answered "undecided" (Verdict::undecided), never checked
+// partially. The estimate is in elementary operations, converted at kOpsPerSecond.
+// Library default: no time limit (the engine checks what it just built), 4 GiB of memory; `memcert
+// verify` passes its --max-seconds (default 60) and --max-memory (default 4096 MB).
+struct Budget {
+  double max_seconds = 1e300;
+  double max_bytes = 4.0 * 1024 * 1024 * 1024;
+  static constexpr double kOpsPerSecond = 2e8;
+};
+
 struct Verdict {
   bool valid = false;
+  bool undecided = false;  // not checked: over budget (reason says which resource); valid is false
+  bool malformed = false;  // rejected because it is not a well-typed certificate (not JSON, a field of the
+                           // wrong type / syntax / length): bad input rather than a false claim
   std::string kind;    // the certificate's "kind"
   std::string claim;   // the certificate's "claim"
-  std::string reason;  // why it was rejected (empty when valid)
+  std::string reason;  // why it was rejected or undecided (empty when valid)
+  std::vector<std::string> applied;      // acceptance rules the checker applied (e.g. its label tolerance)
+  std::vector<std::string> not_checked;  // recorded fields the verdict does not rest on, NOT re-established
 };
 
 // Verifies a certificate given as JSON text. Never throws: malformed input is a rejection.
-Verdict verify_certificate_text(const std::string& json_text);
+Verdict verify_certificate_text(const std::string& json_text, const Budget& budget = {});
 
 // Reads the file and verifies its text. An unreadable file is a rejection whose reason starts with
-// the path (callers wanting "bad input" semantics should check readability themselves).
-Verdict verify_certificate_file(const std::string& path);
+// the path (callers wanting "bad input" semantics should check readability themselves). A file larger
+// than budget.max_bytes / kBytesPerInputByte is undecided (over budget) without being read whole.
+Verdict verify_certificate_file(const std::string& path, const Budget& budget = {});
+
+// Parsed JSON takes this many bytes of memory per byte of text at most (numbers kept as text in a
+// tree of values); the memory estimate every check starts from.
+inline constexpr double kBytesPerInputByte = 48;
 
 // Worker threads of the checker's kernels (0: the default, the hardware concurrency capped at 8).
 // Verdicts never depend on it.

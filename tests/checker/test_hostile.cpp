@@ -1,0 +1,261 @@
+// Forged and hostile certificates, each a regression test for a way the checker once accepted a false
+// claim or mishandled input: honest certificates written by the engine (the binary comes from ctest
+// through MEMCERT_BIN) verify; each forgery, built from an honest one with a recomputed checksum where the
+// certificate has one, is rejected (or malformed / undecided, as stated); the budget answers "undecided"
+// before the work starts.
+#include "catch.hpp"
+#include <gmpxx.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "memcert/checker/checker.hpp"
+
+using nlohmann::json;
+using memcert_checker::Budget;
+using memcert_checker::Verdict;
+using memcert_checker::verify_certificate_text;
+
+namespace {
+
+const std::string kDir = "checker_hostile_tmp";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool run(const std::string& args) {
+  const int s = std::system((std::string(std::getenv("MEMCERT_BIN")) + " " + args + " >/dev/null 2>&1").c_str());
+  return s == 0;
+}
+
+Verdict check(const json& j, const Budget& b = {}) { return verify_certificate_text(j.dump(), b); }
+
+// The theorem1 certificate of a small generated data set (real labels), built once.
+const json& theorem1_cert() {
+  static const json c = [] {
+    std::system(("mkdir -p " + kDir).c_str());
+    REQUIRE(run("generate theorem1 --T 13 --n 4 --d 6 --seed 5 --out " + kDir + "/t1.data.json"));
+    REQUIRE(run("construct theorem1 " + kDir + "/t1.data.json --heads 4 --dh 4 --out " + kDir + "/t1.cert.json"));
+    return json::parse(slurp(kDir + "/t1.cert.json"));
+  }();
+  return c;
+}
+
+// A ks certificate: `flags` "" (Theorem 4.1), "--deep-sets" (Theorem D.1) or "--ablation linear-phi".
+json ks_cert(const std::string& flags, const std::string& name) {
+  std::system(("mkdir -p " + kDir).c_str());
+  const std::string data = kDir + "/ks-v20-s1.data.json", cert = kDir + "/" + name + ".cert.json";
+  if (!std::ifstream(data)) REQUIRE(run("generate ks --N 12 --n 3 --d 2 --V 20 --C 3 --seed 1 --out " + data));
+  run("construct ks " + data + " " + flags + " --out " + cert);  // the ablation exits 1 (a collision) by design
+  return json::parse(slurp(cert));
+}
+
+// The checksum of a ks certificate: sum over network numbers of (1-based position) * value (check_ks.cpp).
+void ks_rechecksum(json& c) {
+  mpq_class sum = 0;
+  unsigned long pos = 0;
+  auto add = [&](const json& s) {
+    ++pos;
+    mpq_class q(s.get<std::string>());
+    if (s.get<std::string>().find('/') != std::string::npos) q.canonicalize();
+    sum += q * pos;
+  };
+  auto net = [&](const json& layers) {
+    for (const auto& L : layers) {
+      for (const auto& row : L["W"])
+        for (const auto& x : row) add(x);
+      for (const auto& x : L["b"]) add(x);
+    }
+  };
+  net(c["network"]["f1"]);
+  for (const auto& row : c["network"]["attention"]["WOV"])
+    for (const auto& x : row) add(x);
+  net(c["network"]["f2"]);
+  c["checksum"] = sum.get_str();
+}
+
+}  // namespace
+
+TEST_CASE("hostile theorem1: the certificate cannot choose its tolerance", "[checker][hostile]") {
+  const json& honest = theorem1_cert();
+  Verdict v = check(honest);
+  REQUIRE(v.valid);
+  // The applied rule is reported, and the ignored / descriptive fields are listed as not checked.
+  bool rule = false, tol = false, hyp = false;
+  for (const auto& r : v.applied) rule |= r.find("2^-20") != std::string::npos;
+  for (const auto& r : v.not_checked) tol |= r.rfind("tolerance", 0) == 0, hyp |= r.rfind("hypotheses", 0) == 0;
+  CHECK(rule);
+  CHECK(tol);
+  CHECK(hyp);
+
+  for (const char* t : {"1000", "1e300", "0"}) {
+    json c = honest;
+    for (auto& h : c["weights"]["heads"])
+      for (auto& row : h["WV"])
+        for (auto& x : row) x = "0";
+    c["tolerance"] = t;
+    Verdict f = check(c);
+    CHECK_FALSE(f.valid);
+    CHECK(f.reason.find("labels") != std::string::npos);
+  }
+  json c = honest;
+  for (auto& row : c["data"]["labels"])
+    for (auto& x : row) x = "999";
+  c["tolerance"] = "1e300";
+  CHECK_FALSE(check(c).valid);
+  // A tolerance that is not an exact number is malformed (typed JSON), not ignored.
+  c = honest;
+  c["tolerance"] = 1e300;
+  Verdict m = check(c);
+  CHECK_FALSE(m.valid);
+  CHECK(m.malformed);
+}
+
+TEST_CASE("hostile theorem1: a label moved by more than the rule allows is rejected, less is accepted",
+          "[checker][hostile]") {
+  const json& honest = theorem1_cert();
+  // y + 2^-10 max(1,|y|) is far outside 2^-20 max(1,|y|); y + 2^-30 is inside (the construction's error is ~1e-11).
+  for (const auto& [shift, ok] : {std::pair{std::string("1/1024"), false}, std::pair{std::string("1/1073741824"), true}}) {
+    json c = honest;
+    mpq_class y(c["data"]["labels"][0][0].get<std::string>());
+    y.canonicalize();
+    mpq_class moved = y + mpq_class(shift) * (abs(y) > 1 ? mpq_class(abs(y)) : mpq_class(1));
+    c["data"]["labels"][0][0] = moved.get_str();
+    CHECK(check(c).valid == ok);
+  }
+}
+
+TEST_CASE("hostile ks: deep sets must be permutation invariant and have the deep-set structure",
+          "[checker][hostile]") {
+  json honest = ks_cert("--deep-sets", "deep");
+  REQUIRE(honest["claim"] == "ks25/theorem-D.1");
+  REQUIRE(check(honest).valid);
+
+  // Two orderings of the same multiset with different labels (the network's prediction is fixed, so one
+  // of them must be a wrong prediction too, but the invariance is what the checker names).
+  json c = honest;
+  auto s = c["sequences"][0];
+  std::swap(s[0], s[1]);
+  c["sequences"].push_back(s);
+  c["labels"].push_back((c["labels"][0].get<int>() + 1) % 3);
+  c["N"] = c["sequences"].size();
+  Verdict v = check(c);
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason.find("permutation invariant") != std::string::npos);
+
+  // f2 reading the last token's phi~ (coordinate 0) instead of the pooled sum: not a deep set.
+  c = honest;
+  c["network"]["f2"][0]["W"][0][0] = "1";
+  ks_rechecksum(c);
+  v = check(c);
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason.find("network.f2") != std::string::npos);
+
+  // f1 with a non-zero second output.
+  c = honest;
+  auto& last = c["network"]["f1"].back();
+  last["b"][1] = "1";
+  ks_rechecksum(c);
+  CHECK_FALSE(check(c).valid);
+
+  // The ablation's token_sums_equal must be a JSON boolean.
+  json ab = ks_cert("--ablation linear-phi", "ablation");
+  if (ab.contains("token_sums_equal")) {
+    for (const json& bad : {json(1), json("true"), json(nullptr)}) {
+      json d = ab;
+      d["token_sums_equal"] = bad;
+      Verdict f = check(d);
+      CHECK_FALSE(f.valid);
+      CHECK(f.malformed);
+      CHECK(f.reason.find("token_sums_equal") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("hostile claim: the sinusoidal encodings are recomputed", "[checker][hostile]") {
+  std::system(("mkdir -p " + kDir + "/pe").c_str());
+  run("claims run vaswani17/sinusoidal-rank-margin --instances 2 --cert-dir " + kDir + "/pe");
+  const std::string path = kDir + "/pe/vaswani17_sinusoidal-rank-margin-0.json";
+  std::ifstream probe(path);
+  REQUIRE(probe);
+  json honest = json::parse(slurp(path));
+  REQUIRE(check(honest).valid);
+  // A singular matrix (a zero row) with u = e_last and a zero margin: true of that matrix, false of the
+  // encodings.
+  json c = honest;
+  const std::size_t n = c["matrix"].size();
+  for (auto& x : c["matrix"][n - 1]) x = "0";
+  for (std::size_t i = 0; i < n; ++i) c["u"][i] = i + 1 == n ? "1" : "0";
+  c["delta2"] = "0";
+  Verdict v = check(c);
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason.find("sinusoidal") != std::string::npos);
+  // One entry moved by one unit in the last place.
+  c = honest;
+  mpq_class x(c["matrix"][1][0].get<std::string>());
+  x.canonicalize();
+  c["matrix"][1][0] = mpq_class(x + mpq_class(1, 1) / mpq_class("4503599627370496")).get_str();
+  CHECK_FALSE(check(c).valid);
+}
+
+TEST_CASE("hostile budget: over-budget certificates are undecided before the work", "[checker][hostile]") {
+  // A Kruskal claim of 2^-ish size asking for C(60, 30) subsets.
+  std::string rows;
+  for (int i = 0; i < 60; ++i) {
+    if (i) rows += ',';
+    rows += "[";
+    for (int j = 0; j < 30; ++j) rows += std::string(j ? "," : "") + "\"" + std::to_string((i + 1) * (j + 2) % 97) + "\"";
+    rows += "]";
+  }
+  const std::string cert = R"({"kind":"kruskal","claim":"kruskal-rank","vectors":{"rows":60,"cols":30,"data":[)" + rows +
+                           R"(]},"kruskal_lower":20,"lower":{"method":"exhaustive-mod-p","prime":"1000000007"},)"
+                           R"("kruskal_upper":30,"upper":{"method":"trivial"}})";
+  Budget b;
+  b.max_seconds = 5;
+  Verdict v = verify_certificate_text(cert, b);
+  CHECK_FALSE(v.valid);
+  CHECK(v.undecided);
+  CHECK(v.reason.find("over budget") != std::string::npos);
+  // Memory: a text larger than the memory budget admits is undecided without being parsed.
+  b.max_bytes = 1000;
+  v = verify_certificate_text(cert, b);
+  CHECK(v.undecided);
+  // An unbounded stream ends at the budget.
+  b = Budget{};
+  b.max_bytes = 48.0 * 1024 * 1024;
+  v = memcert_checker::verify_certificate_file("/dev/zero", b);
+  CHECK_FALSE(v.valid);
+  CHECK(v.undecided);
+}
+
+TEST_CASE("hostile typed JSON: wrong types are malformed and name the field", "[checker][hostile]") {
+  const std::string base = R"({"kind":"rank","claim":"rank","matrix":{"rows":1,"cols":1,"data":[["1"]]},)"
+                           R"("rank_lower":1,"rank_upper":1,"lower":{"method":"minor-mod-p","prime":"7","rows":[0],"cols":[0]},)"
+                           R"("upper":{"method":"trivial"}})";
+  REQUIRE(verify_certificate_text(base).valid);
+  json j = json::parse(base);
+  struct Case { const char* path; json value; };
+  for (const Case& k : {Case{"/rank_lower", json("1")}, Case{"/rank_lower", json(1.0)}, Case{"/rank_lower", json(-1)},
+                        Case{"/matrix/data/0/0", json(1)}, Case{"/lower/rows", json(0)}, Case{"/matrix/rows", json(true)}}) {
+    json c = j;
+    c[json::json_pointer(k.path)] = k.value;
+    Verdict v = check(c);
+    INFO(k.path << " = " << k.value.dump());
+    CHECK_FALSE(v.valid);
+    CHECK(v.malformed);
+  }
+  // Numbers outside double range or with a million digits are read as text: malformed or rejected, never a crash.
+  for (const std::string& num : {std::string("1e999"), std::string(1000000, '7')}) {
+    Verdict v = verify_certificate_text(R"({"kind":"rank","claim":"rank","rank_lower":)" + num + "}");
+    CHECK_FALSE(v.valid);
+    CHECK(v.malformed);
+  }
+}
