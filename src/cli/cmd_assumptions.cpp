@@ -7,7 +7,7 @@
 // 2 bad input.
 #include "command.hpp"
 #include "memcert/data/dataset.hpp"
-#include "memcert/theory/mahdavi24/assumptions.hpp"
+#include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 
 namespace memcert::cli {
 namespace {
@@ -22,11 +22,12 @@ std::string holds_text(const nlohmann::json& h) { return h.is_null() ? "undecide
 
 int run(const Args& a) {
   auto start = std::chrono::steady_clock::now();
-  AttentionDataset ds = attention_dataset_read(a.dataset);
-  nlohmann::json j = mahdavi24::assumptions_report(ds, a.budget);
+  // Typed storage: float/int data go through the engine's certified kernels, never a rational per entry.
+  TypedAttentionDataset ds = attention_dataset_read_typed(a.dataset);
+  nlohmann::json j = mahdavi24::assumptions_report_typed(ds, a.budget, threads_option());
   const auto& a1 = j["assumption1"];
   const auto& a2 = j["assumption2"];
-  std::string h = "T=" + std::to_string(ds.T()) + " n=" + std::to_string(ds.n()) + " d=" + std::to_string(ds.d()) + "\n";
+  std::string h = "T=" + std::to_string(ds.T) + " n=" + std::to_string(ds.n) + " d=" + std::to_string(ds.d) + "\n";
   h += "Assumption 1 (queries Kruskal rank >= " + a1["required"].dump() + "): " + holds_text(a1["holds"]) +
        " [kruskal in " + a1["kruskal_lower"].dump() + ".." + a1["kruskal_upper"].dump() + ", " + a1["method"].get<std::string>() + "]";
   if (a1.contains("dependent_subset")) h += " dependent subset " + a1["dependent_subset"].dump();
