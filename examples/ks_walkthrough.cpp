@@ -1,4 +1,4 @@
-// Walkthrough of the ks25 Theorem 4.1 construction on a small data set: every stage of THEORY.md
+// Walkthrough of the ks25 Theorem 4.1 construction on a small data set: every stage of docs/THEORY.md
 // section 5, printed, then the exact end-to-end verification and the independent checker.
 //   example_ks_walkthrough [N n d V C seed]
 #include <cstdio>

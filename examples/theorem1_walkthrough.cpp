@@ -1,4 +1,4 @@
-// Walkthrough of mahdavi24's Theorem 1 (THEORY.md section 4): generate a small data set satisfying
+// Walkthrough of mahdavi24's Theorem 1 (docs/THEORY.md section 4): generate a small data set satisfying
 // Assumptions 1-2, construct the memorizing weights step by step, and verify the certificate with the
 // independent checker. Usage: example_theorem1_walkthrough [H n d dh seed]
 #include <chrono>

@@ -5,7 +5,12 @@ set -euo pipefail
 pkgs=(build-essential cmake pkg-config
       libgmp-dev libmpfr-dev libboost-dev libeigen3-dev catch2
       nlohmann-json3-dev libcli11-dev zlib1g-dev
-      python3 libopenmpi-dev openmpi-bin python3-numpy python3-matplotlib)  # sweep: MPI sharding, plots; numpy also writes tests/cli/npy_dtypes.py's files
+      python3 python3-dev python3-pybind11 python3-numpy python3-pytest  # the Python module and its tests
+      libopenmpi-dev openmpi-bin python3-matplotlib)  # sweep: MPI sharding, plots
+if [ "${1:-}" = "--clang" ]; then
+  # CI's second compiler (.ci/run builds the libraries and the CLI with it, -Werror).
+  pkgs=(clang-14)
+fi
 if [ "${1:-}" = "--bench" ]; then
   # Peers measured side by side in bench/ (never linked by the library).
   pkgs+=(libflint-dev libflint-arb-dev liblapack-dev libopenblas-dev)

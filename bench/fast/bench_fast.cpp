@@ -1,4 +1,4 @@
-// Plain benchmark harness for the double-precision fast path (issue 6): each case times memcert and the
+// Plain benchmark harness for the double-precision fast path: each case times memcert and the
 // peer on the same input in the same run and prints the ratio (memcert time / peer time).
 //   bench_fast [--quick] [--only NAME] [--theorem1]
 // Peers: FLINT nmod_mat_rank / fmpz_mat_rank, LAPACK dgesdd (OpenBLAS) rank as numpy's matrix_rank,

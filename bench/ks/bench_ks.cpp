@@ -1,5 +1,5 @@
 // Benchmark (plain harness, not a test): build + full exact verification of the ks25 Theorem 4.1
-// construction. Default: N = 2000 sequences, n = 16, d = 32, vocabulary V = 512, C = 10 (issue 5; target
+// construction. Default: N = 2000 sequences, n = 16, d = 32, vocabulary V = 512, C = 10 (target
 // under 120 s on 2 cores). Prints seconds, peak RSS, parameters, depth.
 //   usage: bench_ks [N n d V C seed]
 //          bench_ks --sweep [n d V C seed]   (ks25_parameter_sweep over N in {100, 400, 1600, 6400})

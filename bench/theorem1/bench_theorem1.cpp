@@ -1,10 +1,10 @@
-// Benchmark harness for mahdavi24 Theorem 1 (issue 3; not a test): full construction + certificate and
+// Benchmark harness for mahdavi24 Theorem 1 (not a test): full construction + certificate and
 // the independent checker's re-verification for H=8, n=8, d=16, d_h=8 (T*=57), H=32, n=16, d=32,
 // d_h=16 (T*=481) and H=64, n=32, d=64, d_h=32 (T*=1985, Z is 1985 x 4096). Reports wall and CPU seconds,
 // peak resident memory, the construction's stage timings, and per head the proof's c versus c_weyl
 // (the smallest grid value {0} u {c 2^-j} at which the step's certificate succeeds).
 //   bench_theorem1 [--only small|large|h64] [--data theorem1|general] [--seed S] [--no-cmin] [--json]
-// Targets: T*=481 under 60 s (issue 3); T*=1985 construction + certificate under 120 s (issue 6).
+// Targets: T*=481 under 60 s; T*=1985 construction + certificate under 120 s.
 #include <sys/resource.h>
 
 #include <chrono>

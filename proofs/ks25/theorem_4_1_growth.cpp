@@ -19,7 +19,7 @@ struct SweepInstance {
   std::uint64_t seed;
 };
 
-// Index 0: a quick sweep; index 1: issue 5's sizes (N up to 6400, n = 16, d = 32, V = 512, C = 10; ~20 s).
+// Index 0: a quick sweep; index 1: the paper-scale sizes (N up to 6400, n = 16, d = 32, V = 512, C = 10; ~20 s).
 Instance generate(std::uint64_t seed, std::size_t index) {
   SweepInstance s = index % 2 == 0 ? SweepInstance{{64, 256, 1024}, 8, 8, 128, 4, seed}
                                    : SweepInstance{{100, 400, 1600, 6400}, 16, 32, 512, 10, seed};

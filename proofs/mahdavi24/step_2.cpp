@@ -2,7 +2,7 @@
 // blockdiag(W_V^1..W_V^H) W_O W_D when d_v >= d_out and d >= d_out. And the hypothesis d >= d_out, missing
 // from the paper's statement of Theorem 1, is necessary: with d < d_out every prediction matrix
 // Y_hat = (Z blockdiag(W_V) W_O) W_D factors through R^d, so rank Y_hat <= d, and labels of rank > d are
-// not memorized by ANY parameters — a certified counterexample to Theorem 1 as printed (THEORY.md §3).
+// not memorized by ANY parameters — a certified counterexample to Theorem 1 as printed (docs/THEORY.md §3).
 #include "../common.hpp"
 
 namespace memcert::proofs {
@@ -11,9 +11,9 @@ using namespace detail;
 
 struct ReadoutInstance {
   std::size_t H, n, d, dv, dout, T, dh = 0;
-  std::vector<QMatrix> contexts;
-  Alphas alpha;
-  QMatrix queries, Y;
+  std::vector<QMatrix> contexts{};
+  Alphas alpha{};
+  QMatrix queries{}, Y{};
 };
 
 Instance generate_readout(std::uint64_t seed, std::size_t index) {
@@ -88,7 +88,7 @@ InstanceResult check_readout(const Instance& inst) {
 }
 
 Instance generate_dout(std::uint64_t seed, std::size_t index) {
-  // (d, n, d_h, H, d_out): the THEORY.md example d=3, n=d_h=2, H=10, d_out=5 first.
+  // (d, n, d_h, H, d_out): the docs/THEORY.md example d=3, n=d_h=2, H=10, d_out=5 first.
   static const std::size_t sizes[][5] = {{3, 2, 2, 10, 5}, {3, 2, 2, 4, 4}, {4, 3, 3, 3, 6}};
   const auto& s = sizes[index % 3];
   Rng rng(seed);

@@ -1,7 +1,7 @@
 // kind "enclosure-rank-rump": rank(A) >= k for EVERY A with |A - C| <= R entrywise, re-derived in IEEE
-// double with rigorous error bounds (the fast path's "double-rump" tier, issue 6). Same mathematics as
+// double with rigorous error bounds (the fast path's "double-rump" tier). Same mathematics as
 // kind "enclosure-rank" (Lemma 5 / Weyl) except that positive definiteness of C_S C_S^T - mu I is
-// proved by Rump's floating-point test (BIT 2006; INTLAB isspd) with THEORY.md section 7's constants:
+// proved by Rump's floating-point test (BIT 2006; INTLAB isspd) with docs/THEORY.md section 7's constants:
 //   alpha_j = (j+2) u (j = 1..k, u = 2^-53), c >= sum_j alpha_j a_jj + ||rad||_2 + 6 k (k + max a_jj) eta
 //   (eta = 2^-1074), A - cI formed rounding downward, Cholesky in round-to-nearest must complete.
 // Here A = fl(G) - mu I (diagonal rounded downward) with G = C_S C_S^T, and rad bounds the Gram's

@@ -10,7 +10,7 @@
 //    "collision":[i,j], "positions":[ki,kj] (seq-to-seq), "token_sums_equal":bool  (ablation only),
 //    "checksum": exact}
 //
-// Semantics (INTERFACE.md): a layer list maps h to ReLU(W h + b) for every layer but the last (affine);
+// Semantics (docs/CLI.md): a layer list maps h to ReLU(W h + b) for every layer but the last (affine);
 // f1 : R^d -> R^3 per token; the context at position p is s = f1(x_p) + WOV * mean_k f1(x_k)
 // (p = n-1 for next-token, every p for seq-to-seq); the prediction is f2(s) in R^1.
 //

@@ -1,5 +1,5 @@
 // kind "rank": two-sided bounds rank_lower <= rank(A) <= rank_upper for an exact rational matrix A
-// (THEORY.md section 7). All integer arguments are about B = A with each row multiplied by the lcm of
+// (docs/THEORY.md section 7). All integer arguments are about B = A with each row multiplied by the lcm of
 // its denominators: B has the same rank as A and the same kernel.
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // kind "theorem1", claim "mahdavi24/theorem-1": the written multi-head attention weights memorize the
-// certificate's T examples (THEORY.md sections 1, 3, 4 "Step 2", and 7). Re-derived from scratch:
+// certificate's T examples (docs/THEORY.md sections 1, 3, 4 "Step 2", and 7). Re-derived from scratch:
 //  1. exact logits a_h = E W_K^h (W_Q^h)^T e for every example and head (integer arithmetic over one
 //     common denominator per matrix, GMP);
 //  2. softmax enclosures alpha_h = x / sum(x), x_k = exp(a_k - max a) with MPFR directed rounding, and
@@ -7,7 +7,7 @@
 //     (float_kernels.hpp, mix_enclosure): row t of Z is [p_1; ...; p_H] in [centre +- radius];
 //  3. rank(Z) >= T for EVERY matrix of the enclosure: G = fl(C C^T) of the double centres with the
 //     rigorous bound |fl(G) - C C^T| <= gamma_m |C||C|^T; mu just above ||R||_F^2; G - mu I proved
-//     positive definite by Rump's floating-point test (BIT 2006; THEORY.md section 7 constants, first
+//     positive definite by Rump's floating-point test (BIT 2006; docs/THEORY.md section 7 constants, first
 //     term doubled as a margin), so sigma_T(C) > ||R||_F >= ||R||_2 and Weyl gives rank >= T;
 //  4. the whole forward pass o_h = W_V^T p_h, o = W_O^T [o_h] (+ e with skip), y_hat = W_D^T o in
 //     MPFR intervals: every real label within "tolerance", or a certified arg-max for class labels;
@@ -326,7 +326,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     WKd[h] = SmallInts(WK[h].num, false);
   }
 
-  // ---- the trace (THEORY.md section 4), re-derived where it is a function of data and weights ----
+  // ---- the trace (docs/THEORY.md section 4), re-derived where it is a function of data and weights ----
   // Groups: R_1 = the first r examples, R_h = the next r-1. Claim 1: the target logits are E W e.
   // Claim 2 / Lemma 3: W_K[:, |R_h|] = c g and W_Q[:, |R_h|] = w, w^T e = 0 on R_h, w^T e != 0 and a
   // unique maximum of s = (w^T e) E g on the earlier examples; gap = min delta, spread = max A over them
@@ -701,7 +701,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     }
   }
 
-  // ---- Lemma 5's sigma re-derived (THEORY.md section 4, "The saturation scale c") ----
+  // ---- Lemma 5's sigma re-derived (docs/THEORY.md section 4, "The saturation scale c") ----
   // The direct criterion above trusts sigma_lower, a lower bound on sigma_{k_h} of Z_inf: rows R_1..R_h,
   // heads 1..h, heads 1..h-1 as computed above (the final weights) and head h in its limit, i.e. the
   // token E_{j*} for each earlier example (j* the unique maximum of s found above) and, on R_h (where

@@ -125,7 +125,7 @@ bool positive_definite_ldlt(const QMat& a) {
     for (std::size_t j = 0; j < i; ++j)
       if (a[i][j] != a[j][i]) return false;
   // LDL^T in fraction-free form. Multiplying by the common denominator D > 0 keeps definiteness and
-  // gives an integer matrix M. Bareiss elimination without pivoting turns M[t][t] into the leading
+  // gives an integer matrix M. Bareiss elimination without pivoting turns M[t][t] into the top-left
   // principal minor Delta_{t+1} of M, and the LDL^T pivots are d_t = Delta_{t+1} / Delta_t; so "every
   // d_t > 0" is "every Delta_t > 0" (Sylvester). Integers avoid the gcd in every rational operation,
   // which makes this orders of magnitude faster than rational LDL^T for Gram matrices of real data.

@@ -152,7 +152,7 @@ void gram_lower(const std::vector<double>& c, std::size_t rows, std::size_t cols
 }
 
 bool rump_pd(std::vector<double>& a, std::size_t k, double rad_norm, unsigned threads) {
-  // The shift, with exactly the constants (and the order of roundings) of THEORY.md section 7.
+  // The shift, with exactly the constants (and the order of roundings) of docs/THEORY.md section 7.
   double s = 0, maxd = 0;
   for (std::size_t j = 0; j < k; ++j) {
     const double ajj = a[j * k + j];

@@ -45,7 +45,7 @@ bool mix_enclosure(const double* em, const double* er, const double* am, const d
 void gram_lower(const std::vector<double>& c, std::size_t rows, std::size_t cols, std::vector<double>& g,
                 unsigned threads);
 
-// Rump's test (BIT 2006; THEORY.md section 7, INTLAB isspd) that every symmetric matrix within spectral
+// Rump's test (BIT 2006; docs/THEORY.md section 7, INTLAB isspd) that every symmetric matrix within spectral
 // distance `rad_norm` of the k x k matrix whose lower triangle is in `a` (row-major; the upper triangle
 // is ignored and overwritten) is positive definite. Shift c >= 2 sum_j (j+2) u a_jj + rad_norm +
 // 6 k (k + max a_jj) eta (the first term doubled as a margin), A - cI formed rounding downward, then a

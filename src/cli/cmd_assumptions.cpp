@@ -1,5 +1,5 @@
 // memcert assumptions DATASET [--budget B] [--json]
-// mahdavi24's hypotheses decided exactly (THEORY.md section 2). JSON (INTERFACE.md):
+// mahdavi24's hypotheses decided exactly (docs/THEORY.md section 2). JSON (docs/CLI.md):
 //   {"T","n","d","assumption1":{"holds","kruskal_lower","kruskal_upper","method",...},
 //    "assumption2":{"holds","failing":[t...]},"assumption3":{...},"general_position":{...},
 //    "separation":{"r2","delta2"},"seconds"}        ("holds" is true, false, or null when undecided)

@@ -4,7 +4,7 @@
 //   structured / adversarial instances (the claim's search families); JSON as for run plus "budget" and
 //   "mode":"search"; exit 0 no counterexample found (undecided instances are counted, not hidden), 1 a
 //   certified counterexample (a finding), 2 unknown id or a claim without a search mode, 70 as for run.
-// The claims registry (proofs/) run as regression tests. JSON (INTERFACE.md):
+// The claims registry (proofs/) run as regression tests. JSON (docs/CLI.md):
 //   list: {"claims":[{"id","statement","method","expect","refutes"?,"default_instances"}...]}
 //   run:  {"claim","instances","confirmed","counterexamples":[...],"seconds"} plus "statement","expect",
 //         "refutes","undecided","verdict","results","note".

@@ -1,7 +1,7 @@
 // memcert construct ks DATASET [--ablation linear-phi | --deep-sets] [--C C] [--seed S] [--check] --out CERT [--json]
 // The Kajitsuka-Sato construction (ks25 Theorem 4.1; Corollary 4.1 when the data set has per-token
 // labels; Theorem D.1, deep sets, with --deep-sets: each sequence read as a multiset), built and verified
-// end to end in exact arithmetic. JSON (INTERFACE.md):
+// end to end in exact arithmetic. JSON (docs/CLI.md):
 //   {"claim","N","n","d","C","parameters","nonzero_parameters","depth","width","bit_complexity",
 //    "memorized","collision"?: [i, j], "seconds"} plus "setting", "separation", "consistent",
 //    "inconsistent_pair"?, "eq55", "f1", "f2", "bounds" (Theorem B.1's expressions), "verified"? (--check).

@@ -1,6 +1,6 @@
 // memcert construct theorem1 DATASET --heads H --dh DH [--dv DV] [--skip] [--seed S] [--tolerance TOL]
 //                                    [--c proof|weyl|network|VALUE] [--no-saturation] --out CERT [--json]
-// mahdavi24 Theorem 1 constructed step by step (THEORY.md section 4) and certified. JSON (INTERFACE.md):
+// mahdavi24 Theorem 1 constructed step by step (docs/THEORY.md section 4) and certified. JSON (docs/CLI.md):
 //   {"claim":"mahdavi24/theorem-1","H","n","d","dh","r","T","rank_Z_lower","memorized",
 //    "saturation":[{"head","c","c_proof","c_weyl","c_weyl_lower","sigma_lower","eps",...}...],
 //    "c_scale","c_network","seconds"}  (+ "hypotheses", "verified")

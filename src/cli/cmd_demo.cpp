@@ -1,5 +1,5 @@
 // memcert demo [--json] [--heads H --n n --d d --dh DH --seed S]
-// The main job on an embedded default (INTERFACE.md): generate a data set satisfying Assumptions 1-2
+// The main job on an embedded default (docs/CLI.md): generate a data set satisfying Assumptions 1-2
 // (uniform random rationals m/64, H=4, n=5, d=8, d_h=5), run the Theorem 1 construction step by step
 // (printing each step in the paper's words), and verify the certificate with the independent checker.
 // JSON: {"claim","H","n","d","dh","T","memorized","verified","seconds"}

@@ -1,5 +1,5 @@
 // memcert generate ks --N N (or --T N) --n n --d d [--V V] [--C C] [--seed S] [--float64] [--seq2seq] --out FILE [--json]
-// Sequence data set for ks25 (INTERFACE.md): N sequences of n tokens drawn from a vocabulary of V distinct
+// Sequence data set for ks25 (docs/CLI.md): N sequences of n tokens drawn from a vocabulary of V distinct
 // vectors in R^d (rational halves in [-4, 4], or float64 uniform in [-1, 1] written exactly), labels in
 // [0, C) made consistent (equal last token and multiset => equal label; --seq2seq: per-token labels).
 #include <algorithm>

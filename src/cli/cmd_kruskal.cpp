@@ -1,5 +1,5 @@
 // memcert kruskal VECTORS [--key NAME] [--at-least K] [--sample SIZE --trials N [--seed S]] [--cert OUT] [--json]
-// Certified Kruskal-rank bounds of the ROWS of a matrix. JSON (INTERFACE.md):
+// Certified Kruskal-rank bounds of the ROWS of a matrix. JSON (docs/CLI.md):
 //   {"count","dim","kruskal_lower","kruskal_upper","kruskal_rank" (when equal),
 //    "dependent_subset" (when found),"method","at_least"/"holds" (with --at-least),
 //    "sample":{"size","trials","seed","independent","dependent","dependent_subset"?} (with --sample),"seconds"}

@@ -2,7 +2,7 @@
 // Exact rank with a two-sided certificate through the storage-filtered engine (linalg/dispatch.hpp):
 // lower bound from a k x k minor non-zero modulo a prime, upper bound trivially min(rows, cols), from
 // primes whose product beats the Hadamard bound ("multi-prime"), or from an exact kernel basis.
-// JSON (INTERFACE.md): {"rows","cols","rank_lower","rank_upper","rank" (when equal),"method","storage",
+// JSON (docs/CLI.md): {"rows","cols","rank_lower","rank_upper","rank" (when equal),"method","storage",
 // "threads","seconds"}
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // memcert verify CERT [--json]
-// Re-checks a certificate with the independent checker (memcert_checker). JSON (INTERFACE.md):
+// Re-checks a certificate with the independent checker (memcert_checker). JSON (docs/CLI.md):
 //   {"valid","kind","claim","reason" (when invalid),"seconds"}
 // Exit: 0 valid, 1 rejected, 2 when the file is unreadable or not JSON at all.
 #include <nlohmann/json.hpp>

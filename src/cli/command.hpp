@@ -1,6 +1,6 @@
 #pragma once
 // CLI plumbing shared by every command file: a registry (each cmd_*.cpp registers itself), the output
-// contract of INTERFACE.md (human summary or exactly one JSON object), exit codes, and progress.
+// contract of docs/CLI.md (human summary or exactly one JSON object), exit codes, and progress.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -10,7 +10,7 @@
 
 namespace memcert::cli {
 
-// Exit codes (INTERFACE.md): verdict holds / verdict negative / bad usage or input.
+// Exit codes (docs/CLI.md): verdict holds / verdict negative / bad usage or input.
 inline constexpr int kExitHolds = 0;
 inline constexpr int kExitNegative = 1;
 inline constexpr int kExitBadInput = 2;

@@ -1,5 +1,5 @@
 // memcert command-line entry point: builds the CLI11 app from the registered commands, runs the chosen
-// one, and maps errors to INTERFACE.md's exit codes.
+// one, and maps errors to docs/CLI.md's exit codes.
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,10 +14,7 @@
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/util/error.hpp"
 #include "memcert/util/progress.hpp"
-
-#ifndef MEMCERT_VERSION
-#define MEMCERT_VERSION "0.0.0"
-#endif
+#include "memcert/version.hpp"
 
 namespace memcert::cli {
 
@@ -118,7 +115,7 @@ int main(int argc, char** argv) {
   using namespace memcert::cli;
   CLI::App app{"memcert: exact-arithmetic verification of memorization theory for Transformers"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("memcert ") + MEMCERT_VERSION);
+  app.set_version_flag("--version", std::string("memcert ") + memcert::version_string);
   // Global options, accepted before or after the command's name (fallthrough is inherited by commands).
   app.fallthrough();
   app.add_option("--threads", g_threads, "Worker threads of the engine and the checker (default 0: all cores)")

@@ -1,4 +1,4 @@
-// Data set readers (INTERFACE.md "Files"): attention examples {"contexts" [T][n][d], "queries" [T][d],
+// Data set readers (docs/CLI.md "Files"): attention examples {"contexts" [T][n][d], "queries" [T][d],
 // "labels" [T] ints | [T][d_out]} and token sequences {"sequences" [N][n][d], "labels" [N] | [N][n]},
 // as JSON or .npz. Shapes are checked against the first example; every mismatch is one InputError line
 // naming the file and the position, e.g. "data.json: contexts[3][1]: expected 8 numbers (d = 8), got 7".
@@ -169,8 +169,9 @@ AttentionDataset attention_from_json(const json& root, const std::string& file) 
   return ds;
 }
 
-AttentionDataset attention_from_npz(const std::string& file) {
-  auto arrays = npz_read(file);
+}  // namespace
+
+AttentionDataset attention_dataset_from_arrays(const std::map<std::string, NdArray>& arrays, const std::string& file) {
   const NdArray& c = npz_member(arrays, file, "contexts", "of shape (T, n, d)");
   check_shape(c, file, "contexts", 3, "(T, n, d)", {std::nullopt, std::nullopt, std::nullopt});
   std::size_t T = c.shape[0], d = c.shape[2];
@@ -193,6 +194,8 @@ AttentionDataset attention_from_npz(const std::string& file) {
   }
   return ds;
 }
+
+namespace {
 
 // A typed array's values as a rows x cols typed matrix (moved out of the array).
 TypedMatrix typed_array_matrix(TypedArray& a, std::size_t rows, std::size_t cols) {
@@ -231,6 +234,8 @@ TypedAttentionDataset attention_typed_from_npz(const std::string& file) {
   ds.queries = typed_array_matrix(q, ds.T, ds.d);
   return ds;
 }
+
+AttentionDataset attention_from_npz(const std::string& file) { return attention_dataset_from_arrays(npz_read(file), file); }
 
 std::vector<long> json_labels_row(const json& v, const std::string& file, const std::string& where,
                                   std::size_t expected, const std::string& note) {

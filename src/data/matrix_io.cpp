@@ -1,4 +1,4 @@
-// Matrix files by extension (INTERFACE.md "Files"): .npy (2-d), .npz (exactly one 2-d member), .txt
+// Matrix files by extension (docs/CLI.md "Files"): .npy (2-d), .npz (exactly one 2-d member), .txt
 // (one row per line, whitespace-separated exact numbers; blank lines and '#' comment lines skipped) and
 // .json {"rows","cols","data"}. Every reader rejects empty matrices and ragged rows with one line.
 #include <algorithm>

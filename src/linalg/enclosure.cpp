@@ -1,5 +1,5 @@
 // Rank lower bounds for enclosure-known matrices via a certified positive-definite Gram matrix and Weyl's
-// inequality (THEORY.md Lemma 5 and section 7). Doubles (Eigen) only propose mu; the decision is exact.
+// inequality (docs/THEORY.md Lemma 5 and section 7). Doubles (Eigen) only propose mu; the decision is exact.
 #include "memcert/linalg/enclosure.hpp"
 
 #include <boost/multiprecision/mpfr.hpp>

@@ -161,7 +161,7 @@ KruskalSample qmat_kruskal_sample(const QMatrix& vectors, std::size_t size, std:
   std::mt19937_64 rng(seed);
   std::vector<std::size_t> idx(vectors.rows());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  const u64 p = prime_fast(0);  // fast path (issue 6): double modular elimination, p < 2^26
+  const u64 p = prime_fast(0);  // fast path: double modular elimination, p < 2^26
   for (std::size_t t = 0; t < trials; ++t) {
     // Partial Fisher-Yates: the first `size` entries are a uniform random subset.
     for (std::size_t i = 0; i < size; ++i) {

@@ -72,7 +72,7 @@ RankCertificate qmat_rank_certified(const QMatrix& a) {
   // rank mod p <= rank over Q; an unlucky prime shows up as a kernel candidate that fails the exact
   // check, and we move on to the next prime. Each attempt fails with probability ~ (minor size)/2^31.
   for (std::size_t attempt = 0; attempt < 64; ++attempt) {
-    ModpRankProfile prof = dmod_rank_profile(z, prime_fast(attempt));  // fast path (issue 6)
+    ModpRankProfile prof = dmod_rank_profile(z, prime_fast(attempt));  // fast path
     cert.rank = prof.rank;
     cert.prime = prof.prime;
     cert.minor_rows = prof.pivot_rows;
@@ -84,7 +84,7 @@ RankCertificate qmat_rank_certified(const QMatrix& a) {
       return cert;
     }
     std::vector<std::size_t> free_cols;
-    bool verified = false;  // fast path (issue 6): CRT kernel, exact integer check Z K = 0 inside
+    bool verified = false;  // fast path: CRT kernel, exact integer check Z K = 0 inside
     QMatrix kernel = zmat_kernel_from_profile_crt(z, prof, free_cols, &verified);
     if (!verified) continue;
     cert.kernel = std::move(kernel);
@@ -99,9 +99,9 @@ std::size_t qmat_rank(const QMatrix& a) { return qmat_rank_certified(a).rank; }
 QMatrix qmat_kernel(const QMatrix& a) {
   ZMatrix z = qmat_row_scaled_integer(a);
   for (std::size_t attempt = 0; attempt < 64; ++attempt) {
-    ModpRankProfile prof = dmod_rank_profile(z, prime_fast(attempt));  // fast path (issue 6)
+    ModpRankProfile prof = dmod_rank_profile(z, prime_fast(attempt));  // fast path
     std::vector<std::size_t> free_cols;
-    bool verified = false;  // fast path (issue 6): CRT kernel, exact integer check Z K = 0 inside
+    bool verified = false;  // fast path: CRT kernel, exact integer check Z K = 0 inside
     QMatrix kernel = zmat_kernel_from_profile_crt(z, prof, free_cols, &verified);
     if (verified) return kernel;  // exact: rank mod p was the true rank
   }
@@ -137,7 +137,7 @@ std::optional<QMatrix> qmat_solve(const QMatrix& a, const QMatrix& b) {
   if (a.rows() != a.cols() || b.rows() != a.rows()) throw std::invalid_argument("qmat_solve: shape mismatch");
   ZMatrix za, zb;
   scale_system(a, b, za, zb);
-  if (a.rows() >= 8) return zmat_solve_crt(za, zb);  // fast path (issue 6): CRT + exact check A X == B
+  if (a.rows() >= 8) return zmat_solve_crt(za, zb);  // fast path: CRT + exact check A X == B
   return detail::zmat_solve_bareiss(std::move(za), std::move(zb));
 }
 

@@ -1,4 +1,4 @@
-// The MHA forward pass of THEORY.md section 1 (eqs. (1)-(6)): exact logits, MPFR enclosures for softmax
+// The MHA forward pass of docs/THEORY.md section 1 (eqs. (1)-(6)): exact logits, MPFR enclosures for softmax
 // and everything after it, and a double pass for estimates.
 #include "memcert/model/mha.hpp"
 
@@ -449,7 +449,7 @@ void ContextEnclosure::mix_affine(const AffineLogits& L, const Rational& c, doub
   mix_alpha(centre, radius);
 }
 
-// p = E^T alpha in double, midpoint-radius (THEORY.md section 7's floating-point rules): alpha_j in
+// p = E^T alpha in double, midpoint-radius (docs/THEORY.md section 7's floating-point rules): alpha_j in
 // [am_j +- ar_j] (from the MPFR bounds, rounded outward), E_jc in [em_jc +- er_jc]. Then
 //   |p_c - sum_j em_jc am_j| <= sum_j (|em_jc| ar_j + er_jc (am_j + ar_j)),
 // and the round-to-nearest sum fl(sum_j em_jc am_j) (n products, n - 1 additions, no FMA: the build

@@ -29,7 +29,7 @@ u64 nmod_inv(u64 a, u64 p) {
 }
 
 namespace {
-using u128 = unsigned __int128;
+__extension__ typedef unsigned __int128 u128;  // GCC/clang extension (no -Wpedantic noise)
 u64 mulmod64(u64 a, u64 b, u64 n) { return static_cast<u64>(static_cast<u128>(a) * b % n); }
 u64 powmod64(u64 a, u64 e, u64 n) {
   u64 r = 1;

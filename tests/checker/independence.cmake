@@ -81,7 +81,8 @@ foreach(f ${files})
   endforeach()
 endforeach()
 
-# The link lines too: memcert_checker may link only GMP (gmp, gmpxx) and MPFR.
+# The link lines too: memcert_checker may link only GMP (gmp, gmpxx) and MPFR (the imported targets
+# memcert::gmp and memcert::mpfr of cmake/memcertDependencies.cmake).
 file(READ "${SRC}/CMakeLists.txt" top)
 string(REGEX MATCHALL "target_link_libraries\\([ \t\n]*memcert_checker[^)]*\\)" links "${top}")
 if(NOT links)
@@ -91,7 +92,7 @@ foreach(link ${links})
   string(REGEX REPLACE "^target_link_libraries\\([ \t\n]*memcert_checker|\\)$" "" deps "${link}")
   separate_arguments(deps)
   foreach(d ${deps})
-    if(NOT d MATCHES "^(PUBLIC|PRIVATE|INTERFACE|\\$\\{GMPXX_LIB\\}|\\$\\{GMP_LIB\\}|\\$\\{MPFR_LIB\\})$")
+    if(NOT d MATCHES "^(PUBLIC|PRIVATE|INTERFACE|memcert::gmp|memcert::mpfr)$")
       list(APPEND violations "CMakeLists.txt: memcert_checker links ${d}")
     endif()
   endforeach()

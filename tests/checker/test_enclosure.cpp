@@ -1,5 +1,5 @@
 // kind "enclosure-rank": hand-computed certificates accepted, altered ones rejected with a reason.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "cert_text.hpp"
 

@@ -1,6 +1,6 @@
 // The checker's arithmetic against independent second methods: trial division for primality,
 // cofactor expansion for determinants, Sylvester's criterion for positive definiteness.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <chrono>
 #include <random>

@@ -3,7 +3,7 @@
 // contain E^T alpha for EVERY E and alpha of its input boxes, the Gram error must stay within its bound,
 // Rump's test must never accept a matrix that is not positive definite, and nothing may depend on the
 // number of threads.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <gmpxx.h>
 
 #include <atomic>

@@ -1,6 +1,6 @@
 // MPFR intervals: every result contains the true value, checked against known constants and
 // exact rational identities.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "../../src/checker/interval.hpp"
 

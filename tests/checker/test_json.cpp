@@ -1,5 +1,5 @@
 // The checker's own JSON reader: accepts RFC 8259 JSON, keeps numbers as text, rejects everything else.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "../../src/checker/json.hpp"
 

@@ -1,5 +1,5 @@
 // kind "kruskal": hand-computed certificates accepted, altered ones rejected with a reason.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <chrono>
 

@@ -1,6 +1,6 @@
 // Property test (fixed seed): enclosure-rank certificates with mu found by Sylvester's criterion in
 // the test are accepted; a too-large radius or a doubled mu is rejected.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "brute_q.hpp"
 #include "cert_text.hpp"

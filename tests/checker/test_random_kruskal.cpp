@@ -1,6 +1,6 @@
 // Property test (fixed seed): Kruskal-rank certificates from brute-force enumeration over Q are
 // accepted; alterations that must break them are rejected.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "brute_q.hpp"
 #include "cert_text.hpp"

@@ -1,6 +1,6 @@
 // Property test (fixed seeds): certificates built by brute-force Gauss-Jordan over Q for random
 // low-rank matrices are accepted; each single alteration that must break them is rejected.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "brute_q.hpp"
 #include "cert_text.hpp"

@@ -2,7 +2,7 @@
 // ctest through MEMCERT_BIN) are accepted on 1 and 2 checker threads, tampered copies are rejected, and
 // the verdict and its reason never depend on the number of threads (the first failing example is the
 // one reported).
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 #include <gmpxx.h>
 
 #include <cstdio>

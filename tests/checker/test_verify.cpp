@@ -1,6 +1,6 @@
 // The public entry point: dispatch, unknown kinds, and robustness (truncated, mutated and hostile
 // input is rejected with a reason and never crashes or throws).
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <chrono>
 #include <cstdio>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end checks of the CLI contract (/work/shared/spec/INTERFACE.md): JSON keys, exit codes 0/1/2,
+# End-to-end checks of the CLI contract (docs/CLI.md): JSON keys, exit codes 0/1/2,
 # one-line errors on bad input with nothing left behind, certificates that `verify` accepts and that it
 # rejects once a number is altered.
 #

@@ -4,7 +4,7 @@
 // helper capturing InputError messages.
 #include <zlib.h>
 
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 #include <cstdint>

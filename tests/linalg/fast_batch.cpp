@@ -1,6 +1,6 @@
 // Batched kernels: certified batch ranks against the exact rank, the sampled Kruskal test against the
 // exact path, the bounded exp against MPFR, and the double Z enclosure against an MPFR/rational forward pass.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <random>
 

@@ -1,6 +1,6 @@
 // The double modular fast path against the exact u64 path (independent second method), the exact rank,
 // and itself with 1 and 2 threads.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstring>
 #include <random>

@@ -1,7 +1,7 @@
 // Rump's floating-point PD certificate and the tiered enclosure rank: every certified mu is confirmed
 // by exact rational LDL^T (independent second method); ill-conditioned and singular inputs make the
 // double tier decline, and the escalation answers (or everything declines when the claim is false).
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <random>
 

@@ -1,6 +1,6 @@
 // Enclosure rank (Lemma 5): a certified mu must really bound lambda_min of the Gram matrix (checked by
 // exact Sylvester minors of G - mu I), and perturbations inside the radius keep the rank.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <random>
 

@@ -1,5 +1,5 @@
 // Kruskal rank against brute force (every subset, exact Gauss-Jordan).
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <random>
 

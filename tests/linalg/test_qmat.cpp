@@ -1,5 +1,5 @@
 // Exact linear algebra against independent textbook methods (tests/support/reference_linalg.hpp).
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <random>
 

@@ -1,4 +1,4 @@
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 #include <limits>
@@ -8,7 +8,7 @@
 
 using namespace memcert;
 
-TEST_CASE("rational_parse reads every exact form of INTERFACE.md", "[numeric]") {
+TEST_CASE("rational_parse reads every exact form of docs/CLI.md", "[numeric]") {
   CHECK(*rational_parse("-3") == Rational(-3));
   CHECK(*rational_parse("7/12") == Rational(7, 12));
   CHECK(*rational_parse("-14/24") == Rational(-7, 12));

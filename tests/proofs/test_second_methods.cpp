@@ -1,5 +1,5 @@
 // The facts the claims rest on, re-derived by a second, independent route.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -90,7 +90,7 @@ TEST_CASE("sinusoidal encodings: the textbook formula, exact conversion, rank by
   CHECK(zmat_rank_profile_modp(z, modp::prime_31(7)).rank == n);
 }
 
-TEST_CASE("CLI: claims list/run and generate pe follow INTERFACE.md", "[proofs][cli]") {
+TEST_CASE("CLI: claims list/run and generate pe follow docs/CLI.md", "[proofs][cli]") {
   const char* bin = std::getenv("MEMCERT_BIN");
   if (!bin) { WARN("MEMCERT_BIN not set: CLI checks skipped"); return; }
   auto run = [&](const std::string& args, std::string& out) {

@@ -1,5 +1,5 @@
 #pragma once
-// JSON certificates for exact linear algebra (THEORY.md section 7), re-checked by memcert_checker.
+// JSON certificates for exact linear algebra (docs/THEORY.md section 7), re-checked by memcert_checker.
 // Exact numbers are JSON strings ("3", "-7/12"); indices and sizes are JSON integers; primes are strings.
 //
 //  rank:    {"kind":"rank","claim":"rank","matrix":{"rows","cols","data"},"rank_lower":k,"rank_upper":u,

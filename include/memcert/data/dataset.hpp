@@ -1,9 +1,11 @@
 #pragma once
-// Data sets (INTERFACE.md): attention examples (mahdavi24) and token sequences (ks25).
+// Data sets (docs/CLI.md): attention examples (mahdavi24) and token sequences (ks25).
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/matrix.hpp"
 
 namespace memcert {
@@ -24,6 +26,10 @@ struct AttentionDataset {
 // Checks shapes (ragged, mismatched T or d) and throws InputError naming file and position.
 // Flat labels [T] must be integers (class labels); [T][d_out] labels are exact numbers.
 AttentionDataset attention_dataset_read(const std::string& path);
+// The same data set from arrays already in memory, named as in a .npz ("contexts" (T, n, d), "queries"
+// (T, d), optional "labels" (T,) | (T, d_out)), with the .npz reader's checks and one-line messages
+// (`file` names the source in them). The Python module hands numpy arrays in through this.
+AttentionDataset attention_dataset_from_arrays(const std::map<std::string, NdArray>& arrays, const std::string& file);
 void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds);
 // .npz of float64 arrays (class labels as a float64 (T,) array), for generated float data: every number
 // must be exactly a double, else std::invalid_argument (nothing is rounded, nothing written).

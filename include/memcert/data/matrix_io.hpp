@@ -1,5 +1,5 @@
 #pragma once
-// Reading and writing exact matrices and n-d arrays (INTERFACE.md "Files"). float64/float32 input is
+// Reading and writing exact matrices and n-d arrays (docs/CLI.md "Files"). float64/float32 input is
 // taken EXACTLY as the dyadic rational it stores. Every malformed input throws InputError with one
 // line naming the file, the position and what was expected.
 #include <map>

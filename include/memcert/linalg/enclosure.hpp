@@ -1,5 +1,5 @@
 #pragma once
-// Rank lower bounds for matrices known only as enclosures A in [C - R, C + R] (THEORY.md section 7,
+// Rank lower bounds for matrices known only as enclosures A in [C - R, C + R] (docs/THEORY.md section 7,
 // Lemma 5 / Weyl): choose k rows S, certify G - mu I positive definite for the exact Gram matrix
 // G = C_S C_S^T, then ||R_S||_F^2 < mu gives rank A >= k for every A in the enclosure.
 #include <optional>

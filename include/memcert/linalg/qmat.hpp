@@ -1,5 +1,5 @@
 #pragma once
-// Exact linear algebra over Q with certificates (THEORY.md section 7). Names follow FLINT's
+// Exact linear algebra over Q with certificates (docs/THEORY.md section 7). Names follow FLINT's
 // <type>_<operation> convention. Every function is exact; floating point is never used to decide.
 #include <cstdint>
 #include <optional>
@@ -24,7 +24,7 @@ struct ModpRankProfile {
 };
 ModpRankProfile zmat_rank_profile_modp(const ZMatrix& a, std::uint64_t p);
 
-// Two-sided certificate of rank(A) = k (THEORY.md section 7).
+// Two-sided certificate of rank(A) = k (docs/THEORY.md section 7).
 //  lower: det A[minor_rows, minor_cols] != 0 mod `prime`  (=> rank >= k)
 //  upper: upper_method "kernel": the columns of `kernel` (cols x (cols-k)) satisfy A * kernel = 0
 //         exactly, and the rows `kernel_free_rows` of `kernel` form the identity (=> independent,

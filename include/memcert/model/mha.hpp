@@ -1,5 +1,5 @@
 #pragma once
-// The multi-head attention layer of mahdavi24 (THEORY.md section 1, eqs. (1)-(6)) in three arithmetics:
+// The multi-head attention layer of mahdavi24 (docs/THEORY.md section 1, eqs. (1)-(6)) in three arithmetics:
 //  * exact: the logits a_h = E W_K^h (W_Q^h)^T e are rational for rational weights and data;
 //  * interval (MPFR, directed rounding): softmax and everything after it (alpha, p, o, y_hat);
 //  * double: a fast approximate forward pass (estimates only, never proofs).

@@ -105,7 +105,7 @@ ClaimRun claim_run(const Claim& c, std::size_t instances, std::uint64_t seed,
 ClaimRun claim_search(const Claim& c, std::size_t budget, std::uint64_t seed,
                       const std::function<void(std::size_t, std::size_t)>& progress = {});
 
-// The INTERFACE.md JSON of a run: {"claim","instances","confirmed","counterexamples":[...]} plus
+// The docs/CLI.md JSON of a run: {"claim","instances","confirmed","counterexamples":[...]} plus
 // "expect","refutes","verdict","undecided","results":[per-instance summaries]. `with_certificates`
 // embeds each certificate (can be large).
 nlohmann::json claim_run_json(const ClaimRun& run, bool with_certificates = false);

@@ -1,5 +1,5 @@
 #pragma once
-// Errors that map to the CLI's exit codes (INTERFACE.md): InputError -> exit 2 with one line.
+// Errors that map to the CLI's exit codes (docs/CLI.md): InputError -> exit 2 with one line.
 #include <stdexcept>
 #include <string>
 

@@ -1,4 +1,4 @@
-// Modular Gaussian elimination in double (issue 6, deliverable 1): recursive (column-halving) LU with
+// Modular Gaussian elimination in double: recursive (column-halving) LU with
 // row pivoting over F_p, p < 2^26, entries as centred residues in doubles. The trailing updates and the
 // triangular solves are products C -= A B done by fast_detail::gemm_sub (vectorised FMA, delayed
 // reduction, exact: see dmod_gemm.cpp); the narrow base case also delays reductions while the

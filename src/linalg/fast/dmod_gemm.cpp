@@ -1,4 +1,4 @@
-// Blocked modular matrix product in double with delayed reduction (issue 6, deliverable 1).
+// Blocked modular matrix product in double with delayed reduction.
 //
 // EXACTNESS ARGUMENT. Let h = (p-1)/2 with p < 2^26 prime. Every operand is an integer with |x| <= h
 // (centred residues). The micro-kernel accumulates acc = sum_{k<kc} a_k b_k with kc <= kmax(p), where

@@ -1,4 +1,4 @@
-// Exact kernel (and solve) by CRT over double-modular solves + rational reconstruction (issue 6).
+// Exact kernel (and solve) by CRT over double-modular solves + rational reconstruction.
 // Candidate only until the EXACT check A * K = 0 (integer arithmetic) passes; that check is what
 // certifies the result. Output-sensitive: primes are added until the reconstruction stabilises and checks,
 // up to the Cramer/Hadamard bound (beyond it the rank profile itself was unlucky).

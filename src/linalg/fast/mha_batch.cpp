@@ -1,4 +1,4 @@
-// The MHA representation matrix Z for many examples in double with rigorous radii (issue 6, deliverable 3).
+// The MHA representation matrix Z for many examples in double with rigorous radii.
 //
 // Bound toolkit (u = 2^-53, eta = 2^-1074, gamma_k = k u / (1 - k u)): a dot product of length k computed in
 // round-to-nearest, in any order, with or without FMA, satisfies |s^ - s| <= gamma_k sum|x||y| + k eta;

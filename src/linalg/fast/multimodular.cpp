@@ -1,9 +1,9 @@
-// Exact two-sided certified rank through the double modular fast path (issue 6).
+// Exact two-sided certified rank through the double modular fast path.
 //
 // rank >= r: one elimination mod p0 gives a minor that is non-zero mod p0, hence over Z.
 // rank <= r: every (r+1)-minor D satisfies |D| <= B (Hadamard: product of the r+1 largest row norms,
 // or column norms). If rank(A mod q) <= r for distinct primes q_1..q_s, each q_i divides D, so their
-// product M divides D; M > B >= |D| forces D = 0. This is THEORY.md section 7's multi-prime upper bound.
+// product M divides D; M > B >= |D| forces D = 0. This is docs/THEORY.md section 7's multi-prime upper bound.
 // Its cost is (bits of B)/(bits per prime) eliminations of the whole matrix, which the double kernels
 // run at near-GEMM speed, two primes at a time on the two cores.
 #include <algorithm>

@@ -1,5 +1,5 @@
 // Rump's floating-point positive-definiteness certificate, rigorous Gram matrices and enclosure rank
-// lower bounds with tiered escalation (issue 6, deliverable 2). See rump.hpp for the constants.
+// lower bounds with tiered escalation. See rump.hpp for the constants.
 //
 // Upward rounding without touching the FPU mode: for a round-to-nearest result r of an exact value x,
 // nextafter(r, +inf) >= x (|x - r| <= ulp/2). All bound arithmetic below goes through up_*().

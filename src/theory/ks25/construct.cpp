@@ -21,12 +21,6 @@ double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::
 
 std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
-Integer rat_floor(const Rational& q) {
-  Integer f;
-  mpz_fdiv_q(f.get_mpz_t(), q.get_num_mpz_t(), q.get_den_mpz_t());
-  return f;
-}
-
 nlohmann::json net_json(const ReluNet& net) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& L : net.layers) a.push_back({{"W", qmat_to_json(L.W)}, {"b", qvec_to_json(L.b)}});

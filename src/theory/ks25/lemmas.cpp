@@ -12,15 +12,14 @@ namespace memcert::ks25 {
 
 namespace {
 
+// 128-bit integers: a GCC/clang extension, named once so -Wpedantic stays quiet.
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
 Rational pow2(long e) {
   Rational r = 1;
   if (e >= 0) mpz_mul_2exp(r.get_num_mpz_t(), r.get_num_mpz_t(), static_cast<mp_bitcnt_t>(e));
   else mpz_mul_2exp(r.get_den_mpz_t(), r.get_den_mpz_t(), static_cast<mp_bitcnt_t>(-e));
-  return r;
-}
-Integer ipow2(std::size_t e) {
-  Integer r = 1;
-  mpz_mul_2exp(r.get_mpz_t(), r.get_mpz_t(), e);
   return r;
 }
 Integer rat_floor(const Rational& q) {
@@ -112,14 +111,14 @@ ProjectionDirection lemmaG1_projection_direction(const std::vector<CountVec>& pt
   r.K = K;
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
   std::uniform_int_distribution<long long> dist(1, K);
-  std::vector<__int128> p(N);
+  std::vector<i128> p(N);
   for (unsigned attempt = 1; attempt <= 64; ++attempt) {
     r.attempts = attempt;
     r.v.assign(dim, 0);
     for (auto& x : r.v) x = dist(rng);
     for (std::size_t i = 0; i < N; ++i) {
-      __int128 s = 0;
-      for (const auto& [c, val] : pts[i]) s += static_cast<__int128>(r.v.at(c)) * val;
+      i128 s = 0;
+      for (const auto& [c, val] : pts[i]) s += static_cast<i128>(r.v.at(c)) * val;
       p[i] = s;
     }
     std::vector<std::size_t> ord(N);
@@ -138,9 +137,9 @@ ProjectionDirection lemmaG1_projection_direction(const std::vector<CountVec>& pt
     return r;
   }
   // Exact min over all pairs of (v^T d)^2 / |d|^2 (a double pre-filter, exact comparison near the min).
-  auto to_mpz = [](__int128 x) {
+  auto to_mpz = [](i128 x) {
     bool neg = x < 0;
-    unsigned __int128 u = neg ? static_cast<unsigned __int128>(-x) : static_cast<unsigned __int128>(x);
+    u128 u = neg ? static_cast<u128>(-x) : static_cast<u128>(x);
     Integer z = static_cast<unsigned long>(static_cast<std::uint64_t>(u >> 64));
     z <<= 64;
     z += static_cast<unsigned long>(static_cast<std::uint64_t>(u));
@@ -161,7 +160,7 @@ ProjectionDirection lemmaG1_projection_direction(const std::vector<CountVec>& pt
         else diff = X[a++].second - Y[b++].second;
         dd += diff * diff;
       }
-      const __int128 pd = p[i] - p[j];
+      const i128 pd = p[i] - p[j];
       const double ratio = double(pd) * double(pd) / double(dd);
       if (have && ratio > best_d * (1 + 1e-9)) continue;
       Integer num = to_mpz(pd);

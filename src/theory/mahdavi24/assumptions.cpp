@@ -1,4 +1,4 @@
-// mahdavi24's hypotheses decided exactly (THEORY.md sections 2 and 4, "Weaker, checkable hypotheses").
+// mahdavi24's hypotheses decided exactly (docs/THEORY.md sections 2 and 4, "Weaker, checkable hypotheses").
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Proposition 1 of mahdavi24 by induction over heads (THEORY.md section 4): head 1 by Claim 1, each
+// Proposition 1 of mahdavi24 by induction over heads (docs/THEORY.md section 4): head 1 by Claim 1, each
 // later head by Claim 2, each step closed by a certified rank k_h of Z_c; then rank(Z) >= T.
 #include "memcert/theory/mahdavi24/proposition1.hpp"
 
@@ -139,7 +139,7 @@ bool weyl_step(const ZExamples& z, const GramAccumulator& gram_w, const std::vec
 
 }  // namespace
 
-// ---- Claim 1 for head 1 (THEORY.md section 4, "Claim 1 (head 1 fits r examples)") --------------------
+// ---- Claim 1 for head 1 (docs/THEORY.md section 4, "Claim 1 (head 1 fits r examples)") --------------------
 HeadStep claim1_first_head(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
                            const std::vector<std::size_t>& group, const Theorem1Options& opt, std::mt19937_64& rng) {
   const std::size_t T = ds.T();
@@ -156,7 +156,7 @@ HeadStep claim1_first_head(const AttentionDataset& ds, const ZExamples& z, const
   return st;
 }
 
-// ---- Claim 2 for head h >= 2 (THEORY.md section 4, "Claim 2", with Lemmas 3, 4, 5) --------------------
+// ---- Claim 2 for head h >= 2 (docs/THEORY.md section 4, "Claim 2", with Lemmas 3, 4, 5) --------------------
 HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
                               const std::vector<std::size_t>& old, const std::vector<std::size_t>& group, std::size_t h,
                               const Theorem1Options& opt, std::mt19937_64& rng) {
@@ -244,7 +244,7 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   return st;
 }
 
-// ---- Proposition 1 (THEORY.md sections 3-4): induction over heads, then rank(Z) >= T ------------------
+// ---- Proposition 1 (docs/THEORY.md sections 3-4): induction over heads, then rank(Z) >= T ------------------
 Proposition1Result proposition1_induction(const AttentionDataset& ds, const std::vector<std::vector<std::size_t>>& groups,
                                           const Theorem1Options& opt, std::mt19937_64& rng) {
   const std::size_t T = ds.T(), n = ds.n(), d = ds.d();

@@ -1,5 +1,5 @@
 #pragma once
-// Private to src/theory/mahdavi24: one step of Proposition 1's induction (THEORY.md section 4), i.e. the
+// Private to src/theory/mahdavi24: one step of Proposition 1's induction (docs/THEORY.md section 4), i.e. the
 // choice of head h's weights W^h = W_fit + c_h g w^T. Head 1 is Claim 1, each later head Claim 2.
 #include <cstddef>
 #include <optional>
@@ -24,13 +24,13 @@ struct HeadStep {
   Eigen::MatrixXd zinfC, zinfR;    // head h's block of Z_inf (rows: earlier examples, then the group)
 };
 
-// Claim 1 for head 1 (THEORY.md section 4, "Claim 1"): random rational targets for R_1 = `group`, fitted
+// Claim 1 for head 1 (docs/THEORY.md section 4, "Claim 1"): random rational targets for R_1 = `group`, fitted
 // exactly by claim1_fit_head and redrawn (at most opt.max_retries times) until the rows
 // softmax(l^(t))^T E^(t) have certified rank |R_1|. s = 0, c = 0. Throws std::runtime_error on failure.
 HeadStep claim1_first_head(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
                            const std::vector<std::size_t>& group, const Theorem1Options& opt, std::mt19937_64& rng);
 
-// Claim 2 for head h >= 2 (THEORY.md section 4): Lemma 3's saturator W' = g w^T (W' e = 0 on R_h =
+// Claim 2 for head h >= 2 (docs/THEORY.md section 4): Lemma 3's saturator W' = g w^T (W' e = 0 on R_h =
 // `group`, unique maximum of E W' e on `old` = R_1 u ... u R_{h-1}); Claim 1's exact fit of random targets
 // on R_h, redrawn until Z_inf (heads 1..h, rows old then group, head h saturated on old) has certified
 // rank k_h; eps from Lemma 5 (the larger of the direct and B.2 criteria); c from Lemma 4's bound, the

@@ -1,6 +1,6 @@
-// The individual proof steps of mahdavi24's Theorem 1 (THEORY.md sections 3-4), one function each:
+// The individual proof steps of mahdavi24's Theorem 1 (docs/THEORY.md sections 3-4), one function each:
 // Claim 1, Lemma 3, Lemma 4 (quantitative), Lemma 5 (Weyl), and Rump's positive-definiteness test used
-// by the enclosure rank certificates (THEORY.md section 7).
+// by the enclosure rank certificates (docs/THEORY.md section 7).
 #include <algorithm>
 #include <atomic>
 #include <cfloat>
@@ -41,7 +41,7 @@ Rational detail::round_dyadic(const Rational& x, int bits, bool up) {
   return r;
 }
 
-// ---- Claim 1 (THEORY.md section 4, "Claim 1 (head 1 fits r examples)") ------------------------------
+// ---- Claim 1 (docs/THEORY.md section 4, "Claim 1 (head 1 fits r examples)") ------------------------------
 std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::vector<std::size_t>& group,
                                        const std::vector<QVector>& targets,
                                        const std::vector<QVector>* preimages, const ScaledDataset* sd) {
@@ -87,7 +87,7 @@ std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::ve
 
 QMatrix claim1_fit_matrix(const FitHead& f) { return mat_mul(f.U, f.Qpinv); }
 
-// ---- Lemma 3 (THEORY.md section 3, "Lemma 3"; weakened to a unique maximum as in Lemma 4) ----------
+// ---- Lemma 3 (docs/THEORY.md section 3, "Lemma 3"; weakened to a unique maximum as in Lemma 4) ----------
 ScaledDataset scaled_dataset(const AttentionDataset& ds) {
   const std::size_t T = ds.T(), n = ds.n(), d = ds.d();
   ScaledDataset sd;
@@ -205,7 +205,7 @@ std::optional<Saturator> lemma3_rank_one_saturator(const AttentionDataset& ds,
   return std::nullopt;
 }
 
-// ---- Lemma 4 made quantitative (THEORY.md section 4, "Explicit saturation bound") -----------------
+// ---- Lemma 4 made quantitative (docs/THEORY.md section 4, "Explicit saturation bound") -----------------
 SaturationData saturation_data(const QVector& a, const QVector& s) {
   SaturationData r;
   if (s.empty()) return r;
@@ -243,7 +243,7 @@ double lemma4_l1_bound_upper(const Rational& spread, const Rational& gap, std::s
   return v.upper_double_up();
 }
 
-// ---- Lemma 5 (Weyl), direct criterion (THEORY.md section 4, "The saturation scale c") -------------
+// ---- Lemma 5 (Weyl), direct criterion (docs/THEORY.md section 4, "The saturation scale c") -------------
 std::optional<Rational> lemma5_weyl_eps(const Rational& sigma_lower, std::size_t m, const Rational& B2) {
   if (sigma_lower <= 0) return std::nullopt;
   if (m == 0 || B2 == 0) return Rational(1);  // no perturbed rows: any eps works

@@ -1,4 +1,4 @@
-// Theorem 1 of mahdavi24 (THEORY.md sections 3-4): the hypotheses, Proposition 1 (proposition1.cpp), then
+// Theorem 1 of mahdavi24 (docs/THEORY.md sections 3-4): the hypotheses, Proposition 1 (proposition1.cpp), then
 // Step 2 (the read-out), producing a certificate of kind "theorem1" (theorem1_certificate.cpp) for the
 // independent checker.
 #include "memcert/theory/mahdavi24/theorem1.hpp"
@@ -29,7 +29,7 @@ using detail::fmtq;
 
 }  // namespace
 
-// c_network (THEORY.md section 4, "Which c to report"): grid {0} u {c_max 2^-j : j = 40..0} in increasing
+// c_network (docs/THEORY.md section 4, "Which c to report"): grid {0} u {c_max 2^-j : j = 40..0} in increasing
 // order; acceptance is not monotone in c, so no bisection.
 std::optional<Rational> c_network_grid_search(const Rational& c_max, const std::function<bool(const Rational&)>& certifies) {
   std::vector<Rational> grid{Rational(0)};
@@ -50,7 +50,7 @@ std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t
   return g;
 }
 
-// ---- Step 2 (THEORY.md section 3-4): the read-out ---------------------------------------------------
+// ---- Step 2 (docs/THEORY.md section 3-4): the read-out ---------------------------------------------------
 Step2Readout step2_readout(const std::vector<double>& Zc_in, const std::vector<double>& Zr_in, std::size_t T,
                            std::size_t Hd, const QMatrix& Yt, const std::vector<long>* cls,
                            const std::vector<QVector>& shift, const MatrixXd* gram) {

@@ -1,4 +1,4 @@
-// The certificate of kind "theorem1" (THEORY.md section 7): the chosen examples, the exact weights and the
+// The certificate of kind "theorem1" (docs/THEORY.md section 7): the chosen examples, the exact weights and the
 // construction's trace, for the independent checker to re-verify.
 #include <cstdio>
 
@@ -99,7 +99,10 @@ std::string theorem1_trace_checksum(const nlohmann::json& cert) {
     if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
     if (v.is_array()) {
       std::string s;
-      for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + v[i].dump();
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i) s += ',';
+        s += v[i].dump();
+      }
       return s;
     }
     return v.dump();

@@ -1,5 +1,5 @@
-// The enclosure of Z as the induction builds it (THEORY.md section 4) and its certified rank test:
-// the Gram matrix of the interval centres plus Rump's positive-definiteness test (THEORY.md section 7).
+// The enclosure of Z as the induction builds it (docs/THEORY.md section 4) and its certified rank test:
+// the Gram matrix of the interval centres plus Rump's positive-definiteness test (docs/THEORY.md section 7).
 #include "z_enclosure.hpp"
 
 #include <algorithm>

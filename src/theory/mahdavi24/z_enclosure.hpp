@@ -1,6 +1,6 @@
 #pragma once
-// Private to src/theory/mahdavi24: the enclosure of the representation matrix Z (THEORY.md section 1,
-// eq. 7) as the induction builds it, and the certified rank test on it (THEORY.md section 7).
+// Private to src/theory/mahdavi24: the enclosure of the representation matrix Z (docs/THEORY.md section 1,
+// eq. 7) as the induction builds it, and the certified rank test on it (docs/THEORY.md section 7).
 #include <cstddef>
 #include <vector>
 

@@ -1,7 +1,7 @@
 // ks25 Theorem 4.1 / Corollary 4.1 / Theorem D.1 end to end: every built network is re-evaluated by the
 // independent checker (memcert_checker, GMP only, its own JSON reader) from the certificate text;
 // tampered certificates are rejected; checks before building; the linear-phi ablation; the sweep.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -298,7 +298,7 @@ TEST_CASE("Theorem D.1 in the Transformer format, re-verified by the checker", "
   }
 }
 
-// The CLI contract (INTERFACE.md) for generate ks / construct ks / verify, when ctest provides the binary.
+// The CLI contract (docs/CLI.md) for generate ks / construct ks / verify, when ctest provides the binary.
 TEST_CASE("CLI: generate ks, construct ks, verify; exit codes", "[ks25][cli]") {
   const char* bin = std::getenv("MEMCERT_BIN");
   if (!bin) {

@@ -1,6 +1,6 @@
 // ks25 lemmas, each against an independent second computation (brute force / GMP bit operations /
 // the dense evaluator), on random and adversarial inputs. Fixed seeds.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <algorithm>
 #include <map>

@@ -3,7 +3,7 @@
 // and mixing done in 256-bit MPFR interval arithmetic from the exact rationals. Every returned
 // [centre - radius, centre + radius] must contain the reference interval, on benign and adversarial
 // inputs (non-dyadic and huge/tiny context entries, logit spreads that underflow double, c non-dyadic).
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 #include <random>

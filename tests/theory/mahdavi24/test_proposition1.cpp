@@ -1,7 +1,7 @@
 // Proposition 1's induction (proposition1_induction) called directly: the groups partition the examples
-// as THEORY.md section 4 says, each head reproduces its group's targets exactly, the returned Z blocks
+// as docs/THEORY.md section 4 says, each head reproduces its group's targets exactly, the returned Z blocks
 // enclose an independent double forward pass, and each step's Z_c has exact rank k_h.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include <cmath>
 #include <random>

@@ -1,7 +1,7 @@
 // mahdavi24 Theorem 1: each proof step on random instances and hand-made edge cases, checked against an
 // independent second method; full constructions re-verified by the independent checker; corrupted
 // certificates rejected; clean failures on data violating each hypothesis.
-#include <catch2/catch.hpp>
+#include "catch.hpp"
 
 #include "memcert/linalg/fast/dmod.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Batched certified checks for the large-scale experiments (issue 6, deliverable 3). Independence mod p
+// Batched certified checks for the large-scale experiments. Independence mod p
 // certifies full rank (rank mod p <= rank over Q); a dependence mod p is escalated to the exact path.
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The double-precision modular fast path (issue 6): Gaussian elimination modulo primes p < 2^26 with
+// The double-precision modular fast path: Gaussian elimination modulo primes p < 2^26 with
 // entries stored as doubles in the centred range [-(p-1)/2, (p-1)/2]. The bulk of the work is a blocked
 // matrix product C -= A*B whose inner products run as vectorised double FMAs with DELAYED reduction (the
 // FFLAS-FFPACK technique): every partial sum is an integer of magnitude < 2^53, so every FMA is exact

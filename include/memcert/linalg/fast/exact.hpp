@@ -1,5 +1,5 @@
 #pragma once
-// Exact, certified results computed through the double modular fast path (issue 6).
+// Exact, certified results computed through the double modular fast path.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -13,7 +13,7 @@
 
 namespace memcert {
 
-// Two-sided certificate of rank(A) = r for an integer (or row-scaled rational) matrix, THEORY.md section 7:
+// Two-sided certificate of rank(A) = r for an integer (or row-scaled rational) matrix, docs/THEORY.md section 7:
 //  lower: det A[minor_rows, minor_cols] != 0 mod `prime`                         => rank >= r
 //  upper: rank(A mod q) <= r for every q in `upper_primes` (distinct primes), and their product exceeds
 //         the Hadamard bound of the (r+1) x (r+1) minors (product of the r+1 largest row norms of the
@@ -42,7 +42,7 @@ std::optional<MultimodularRankCertificate> rank_certified_multimodular(
     const std::function<std::vector<Integer>()>& row_norms_sq, std::size_t max_primes, int threads = 0);
 MultimodularRankCertificate qmat_rank_certified_fast(const QMatrix& a);
 
-// Exact re-check of the certificate (recomputes every residue rank with the lead's u64 elimination and
+// Exact re-check of the certificate (recomputes every residue rank with the reference u64 elimination and
 // the Hadamard bound with GMP). For the tests; the independent checker does the same.
 bool zmat_rank_certificate_check(const ZMatrix& a, const MultimodularRankCertificate& c);
 

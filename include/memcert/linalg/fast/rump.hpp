@@ -1,6 +1,6 @@
 #pragma once
-// Certified positive definiteness in floating point (issue 6, deliverable 2): Rump, "Verification of
-// positive definiteness", BIT 46 (2006), as INTLAB's isspd implements it, with THEORY.md section 7's
+// Certified positive definiteness in floating point: Rump, "Verification of
+// positive definiteness", BIT 46 (2006), as INTLAB's isspd implements it, with docs/THEORY.md section 7's
 // constants verbatim:
 //   alpha_j = (j+2) u (j = 1..n, u = 2^-53),
 //   c >= sum_j alpha_j a_jj + ||rad||_2 + 6 n (n + max_j a_jj) eta   (eta = 2^-1074),

@@ -103,11 +103,11 @@ struct KsResult {
 // with prep.consistent == false and nothing built.
 KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt);
 
-// Certificate (INTERFACE.md: kind "ks"), with the network, the data (distinct tokens + token ids), the
+// Certificate (docs/CLI.md: kind "ks"), with the network, the data (distinct tokens + token ids), the
 // separation, the complexity and a position-weighted checksum of all network numbers. For a collision
 // (ablation) the certificate holds the pair instead of f2.
 nlohmann::json ks_certificate_json(const KsResult& r);
-// The `construct ks --json` object of INTERFACE.md.
+// The `construct ks --json` object of docs/CLI.md.
 nlohmann::json ks_summary_json(const KsResult& r);
 
 // ---- Theorem D.1: deep sets ----------------------------------------------------------------------------
@@ -157,7 +157,7 @@ struct KsSweep {
   long C = 0;
 };
 // Builds and verifies the construction for every N (generated data) and fits the growth exponent.
-// For `claims run ks25/theorem-4.1` (issue 5): Ns = {100, 400, 1600, 6400}, n = 16, d = 32, V = 512, C = 10
+// For `claims run ks25/theorem-4.1`: Ns = {100, 400, 1600, 6400}, n = 16, d = 32, V = 512, C = 10
 // takes ~20 s on 2 cores and fits an exponent ~0.48. keep_certificates stores each row's certificate.
 KsSweep ks25_parameter_sweep(const std::vector<std::size_t>& Ns, std::size_t n, std::size_t d, std::size_t V,
                              long C, std::uint64_t seed, bool keep_certificates = false);

@@ -1,6 +1,6 @@
 #pragma once
 // ks25 (Kajitsuka & Sato, ICLR 2025), Appendix B/C/G: each lemma of the Theorem 4.1 construction as its
-// own function, named after it (THEORY.md section 5). Everything is exact. Where the paper only proves
+// own function, named after it (docs/THEORY.md section 5). Everything is exact. Where the paper only proves
 // that a constant exists (Lemma G.1's direction, Lemma B.2's weights, Lemma C.2's projection), memcert
 // draws a candidate and CERTIFIES the property it needs on the data, exactly, retrying on failure.
 #include <cstddef>

@@ -1,5 +1,5 @@
 #pragma once
-// Exact-rational ReLU networks (ks25): the layer list of INTERFACE.md ("each layer ReLU except the last,
+// Exact-rational ReLU networks (ks25): the layer list of docs/CLI.md ("each layer ReLU except the last,
 // which is affine"), an exact evaluator, complexity counting, and a small builder that lets each lemma
 // append its layers while other live values are carried alongside.
 #include <cstddef>

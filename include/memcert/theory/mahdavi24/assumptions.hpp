@@ -1,5 +1,5 @@
 #pragma once
-// The hypotheses of mahdavi24 (THEORY.md section 2 and the end of section 4), decided exactly.
+// The hypotheses of mahdavi24 (docs/THEORY.md section 2 and the end of section 4), decided exactly.
 //  * Assumption 1: the queries have Kruskal rank >= n (>= T when T < n); Remark 1's bound
 //    H(min(k, d_h) - 1) + 1 for the certified Kruskal rank k.
 //  * Assumption 2: every context has rank n.
@@ -56,7 +56,7 @@ struct GroupingFacts {
 // (b) of the weaker facts, for the given groups (indices into ds).
 GroupingFacts grouping_facts_check(const AttentionDataset& ds, const std::vector<std::vector<std::size_t>>& groups);
 
-// The report of `memcert assumptions` (INTERFACE.md), with Kruskal budget per property.
+// The report of `memcert assumptions` (docs/CLI.md), with Kruskal budget per property.
 nlohmann::json assumptions_report(const AttentionDataset& ds, std::uint64_t budget);
 
 // Exact token separation over context tokens and queries.

@@ -1,5 +1,5 @@
 #pragma once
-// Proposition 1 of mahdavi24 (THEORY.md sections 3-4): weights {W^h} with rank(Z) >= min(T, H(r-1)+1),
+// Proposition 1 of mahdavi24 (docs/THEORY.md sections 3-4): weights {W^h} with rank(Z) >= min(T, H(r-1)+1),
 // by induction over heads. Head 1 is Claim 1; each later head is Claim 2 (with Lemmas 3, 4 and 5).
 #include <cstddef>
 #include <random>
@@ -26,7 +26,7 @@ struct Proposition1Result {
   double network_sigma_lower = 0;                // the final certificate's sigma at c_network
 };
 
-// Proposition 1's induction over heads (THEORY.md section 4). Step h (1-based) chooses W^h and certifies
+// Proposition 1's induction over heads (docs/THEORY.md section 4). Step h (1-based) chooses W^h and certifies
 // rank Z_c >= k_h = |R_1 u ... u R_h| on the rows R_1..R_h and heads 1..h; then the conclusion certifies
 // rank(Z) >= T for all heads and all examples.
 //   ds:     the chosen examples (T = ds.T() <= H(r-1)+1), rationals canonical, n <= d; the hypotheses

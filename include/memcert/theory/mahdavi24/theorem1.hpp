@@ -1,5 +1,5 @@
 #pragma once
-// Theorem 1 of mahdavi24, constructed step by step (THEORY.md sections 3-4). One function per proof
+// Theorem 1 of mahdavi24, constructed step by step (docs/THEORY.md sections 3-4). One function per proof
 // step, named after it; `theorem1_construct` chains them (Proposition 1's induction over heads, then
 // Step 2's read-out) and produces a certificate that the independent checker re-verifies.
 #include <cstdint>
@@ -32,7 +32,7 @@ struct ScaledDataset {
 };
 ScaledDataset scaled_dataset(const AttentionDataset& ds);
 
-// ---- Claim 1: fit |R| examples in one head (THEORY.md section 4, "Claim 1") ----------------------
+// ---- Claim 1: fit |R| examples in one head (docs/THEORY.md section 4, "Claim 1") ----------------------
 // W_fit = U Q_R^+ with u^(t) = E^(t)+ l^(t) (exact right inverse) or a given exact preimage u^(t)
 // (E^(t) u^(t) = l^(t) is then checked exactly), Q_R^+ = (Q_R^T Q_R)^{-1} Q_R^T (exact left inverse).
 // Then E^(t) W_fit e^(t) = l^(t) for t in R, exactly, and W_fit = U Q_R^+ is an exact factorization of
@@ -105,7 +105,7 @@ WeylB2 lemma5_weyl_b2_estimate(const std::vector<double>& Goo, const std::vector
 // ---- certified rank of an enclosure via a Gram matrix --------------------------------------------
 // Accumulates, over column blocks, the double Gram matrix of the centres together with rigorous
 // error information (row norms of the centres, the squared radii) and certifies rank >= k for a row subset
-// by Rump's floating-point positive-definiteness test (rump_isspd, THEORY.md section 7) applied to G - mu I.
+// by Rump's floating-point positive-definiteness test (rump_isspd, docs/THEORY.md section 7) applied to G - mu I.
 struct GramRankResult {
   bool ok = false;
   double mu = 0;           // G - mu I certified PD
@@ -233,7 +233,7 @@ std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t
 // HypothesisFailure when the hypotheses fail; otherwise returns the certified result (result.memorized tells whether every check passed).
 Theorem1Result theorem1_construct(const AttentionDataset& ds, const Theorem1Options& opt);
 
-// The certificate of kind "theorem1" for a finished construction (THEORY.md section 7): sizes, the chosen
+// The certificate of kind "theorem1" for a finished construction (docs/THEORY.md section 7): sizes, the chosen
 // examples `ds` (contexts, queries) with their labels (`Y` for real labels, `cls` when res.class_labels),
 // the exact weights, the trace and its trace_checksum. Deterministic: equal inputs give equal JSON.
 nlohmann::json theorem1_write_certificate(const Theorem1Result& res, const AttentionDataset& ds, const QMatrix& Y,

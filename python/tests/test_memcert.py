@@ -1,0 +1,185 @@
+"""Tests of the Python module against second methods written here in plain Python (Fraction arithmetic,
+brute force over subsets, a float64 forward pass) and against the independent checker."""
+import itertools
+import json
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import memcert
+
+
+def fraction_rank(rows):
+    """Rank by Gaussian elimination over Fractions: the second method for memcert.rank."""
+    m = [[Fraction(x) for x in row] for row in rows]
+    rank, cols = 0, len(m[0]) if m else 0
+    for c in range(cols):
+        pivot = next((i for i in range(rank, len(m)) if m[i][c] != 0), None)
+        if pivot is None:
+            continue
+        m[rank], m[pivot] = m[pivot], m[rank]
+        for i in range(len(m)):
+            if i != rank and m[i][c] != 0:
+                f = m[i][c] / m[rank][c]
+                m[i] = [a - f * b for a, b in zip(m[i], m[rank])]
+        rank += 1
+    return rank
+
+
+def exact_rows(a):
+    """numpy entries as the exact rationals they store (float64 -> dyadic)."""
+    return [[Fraction(float(x)) if isinstance(x, (float, np.floating)) else Fraction(int(x)) for x in row]
+            for row in np.asarray(a).tolist()]
+
+
+def test_version():
+    assert memcert.__version__.count(".") == 2
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_rank_matches_fraction_elimination(seed):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(1, 5))
+    a = rng.integers(-3, 4, size=(6, k)) @ rng.integers(-3, 4, size=(k, 7))  # rank <= k, int64
+    r = memcert.rank(a)
+    assert r.rank == r.rank_lower == r.rank_upper == fraction_rank(a.tolist())
+    assert (r.rows, r.cols) == (6, 7)
+    assert memcert.verify(r.certificate).valid
+
+
+def test_float64_is_taken_exactly():
+    # det = 2^-52: singular to a floating tolerance, full rank exactly.
+    a = np.array([[1.0, 1.0], [1.0, 1.0 + 2.0**-52]])
+    assert np.linalg.matrix_rank(a) == 1
+    assert memcert.rank(a).rank == 2 == fraction_rank(exact_rows(a))
+    # 0.1 is the double nearest 1/10: 3 * 0.1 != 0.3 exactly, so this matrix has rank 2 exactly.
+    b = np.array([[0.1, 0.3], [1.0, 3.0]])
+    assert memcert.rank(b).rank == 2 == fraction_rank(exact_rows(b))
+    assert memcert.rank(b.astype(np.float32)).rank == fraction_rank(exact_rows(b.astype(np.float32)))
+
+
+def test_layouts_and_dtypes_agree():
+    rng = np.random.default_rng(7)
+    base = rng.integers(-5, 6, size=(5, 2)) @ rng.integers(-5, 6, size=(2, 8))
+    want = fraction_rank(base.tolist())
+    views = [base, np.asfortranarray(base), base.T.copy().T, base.astype(np.int32), base.astype(np.int8),
+             base.astype(np.float64), base.astype(">f8"), base.astype(object), base.tolist()]
+    for v in views:
+        assert memcert.rank(v).rank == want
+    wide = np.zeros((5, 16), dtype=np.int64)
+    wide[:, ::2] = base
+    assert memcert.rank(wide[:, ::2]).rank == want  # strided view, read in place
+    assert memcert.rank(wide[:, 1::2]).rank == 0  # the zero columns in between
+    assert memcert.rank(np.zeros((3, 3))).rank == 0
+
+
+def test_object_arrays_hold_exact_fractions():
+    a = np.array([[Fraction(1, 3), Fraction(2, 3)], [Fraction(1, 7), Fraction(2, 7)]], dtype=object)
+    assert memcert.rank(a).rank == 1
+    a[1, 1] = Fraction(2, 7) + Fraction(1, 10**30)
+    assert memcert.rank(a).rank == 2
+
+
+def test_bad_input_raises_one_line_value_error():
+    with pytest.raises(ValueError) as e:
+        memcert.rank(np.array([[1.0, math.nan]]))
+    assert str(e.value).startswith("a: [0][1]: expected a finite number") and "\n" not in str(e.value)
+    with pytest.raises(ValueError, match=r"^a: expected a 2-d array"):
+        memcert.rank(np.arange(3))
+    with pytest.raises(ValueError, match=r"^a: .*expected an exact number"):
+        memcert.rank(np.array([[1, "x"]], dtype=object))
+    with pytest.raises(ValueError, match=r"^a: expected a non-empty matrix"):
+        memcert.rank(np.zeros((0, 3)))
+
+
+def test_tampered_certificate_is_rejected():
+    r = memcert.rank(np.array([[1, 2], [2, 4]]))
+    assert r.rank == 1
+    cert = json.loads(json.dumps(r.certificate))
+    cert["rank"] = 2
+    v = memcert.verify(cert)
+    assert not v.valid and v.reason
+    assert memcert.verify(json.dumps(r.certificate)).valid
+
+
+def brute_kruskal(rows):
+    """Largest k such that every k rows are independent: brute force over all subsets."""
+    k = 0
+    for size in range(1, len(rows) + 1):
+        if all(fraction_rank([rows[i] for i in s]) == size for s in itertools.combinations(range(len(rows)), size)):
+            k = size
+        else:
+            break
+    return k
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_kruskal_matches_brute_force(seed):
+    rng = np.random.default_rng(100 + seed)
+    v = rng.integers(-2, 3, size=(7, 4))
+    v[3] = v[0] + v[1]  # a dependent triple: Kruskal rank <= 2
+    k = memcert.kruskal(v)
+    assert k.kruskal_rank == brute_kruskal(v.tolist())
+    assert memcert.verify(k.certificate).valid
+    if k.dependent_subset:
+        assert fraction_rank([v[i].tolist() for i in k.dependent_subset]) < len(k.dependent_subset)
+    assert memcert.kruskal(v, at_least=k.kruskal_rank).holds is True
+    assert memcert.kruskal(v, at_least=k.kruskal_rank + 1).holds is False
+
+
+def small_attention_data(T=5, n=3, d=4, seed=3):
+    rng = np.random.default_rng(seed)
+    contexts = rng.integers(-4, 5, size=(T, n, d)).astype(np.float64)
+    queries = rng.integers(-4, 5, size=(T, d)).astype(np.float64)
+    return contexts, queries
+
+
+def test_assumptions_agree_with_fraction_ranks():
+    contexts, queries = small_attention_data()
+    rep = memcert.assumptions(contexts, queries)
+    every_context_full_rank = all(fraction_rank(c.tolist()) == c.shape[0] for c in contexts)
+    assert rep["assumption2"]["holds"] == every_context_full_rank
+    contexts[2, 2] = contexts[2, 0] + contexts[2, 1]  # context 2 loses rank: Assumption 2 must fail
+    rep = memcert.assumptions(contexts, queries)
+    assert rep["assumption2"]["holds"] is False and 2 in rep["assumption2"]["failing"]
+    with pytest.raises(ValueError, match=r"^arrays: queries"):
+        memcert.assumptions(contexts, queries[:, :3])
+
+
+def forward_float(weights, E, e):
+    """The attention layer in float64 (plain numpy, not memcert's code): the second method for labels."""
+    o_cat = []
+    for h in weights.heads:
+        K, Q, V = (np.asarray(h[k], dtype=float) for k in ("WK", "WQ", "WV"))
+        a = E @ (K @ (Q.T @ e))
+        alpha = np.exp(a - a.max())
+        alpha /= alpha.sum()
+        o_cat.append(V.T @ (E.T @ alpha))
+    o = np.asarray(weights.WO, dtype=float).T @ np.concatenate(o_cat)
+    return np.asarray(weights.WD, dtype=float).T @ o
+
+
+def test_construct_theorem1_weights_reproduce_labels():
+    H, n, d, dh = 2, 3, 4, 3
+    T = H * (min(n, dh) - 1) + 1
+    contexts, queries = small_attention_data(T=T, n=n, d=d)
+    labels = np.arange(T, dtype=np.float64).reshape(T, 1) / 4
+    res = memcert.construct_theorem1(contexts, queries, labels, heads=H, dh=dh)
+    assert res.memorized and res.verified and res.T == T
+    assert res.rank_Z_lower == T
+    assert memcert.verify(res.certificate).valid
+    assert len(res.weights.heads) == H and res.weights.heads[0]["WK"].shape == (d, dh)
+    assert isinstance(res.weights.WO[0, 0], Fraction)
+    for t in range(T):
+        y = forward_float(res.weights, contexts[t], queries[t])
+        assert abs(y[0] - labels[t, 0]) < 1e-3
+
+
+def test_construct_theorem1_hypothesis_failure_has_witness():
+    contexts, queries = small_attention_data(T=5, n=3, d=4)
+    contexts[1] = 0  # a context of rank 0
+    with pytest.raises(memcert.HypothesisFailure) as e:
+        memcert.construct_theorem1(contexts, queries, None, heads=2, dh=3)
+    assert isinstance(e.value.witness, dict)
