@@ -9,6 +9,7 @@
 #include "memcert/data/dataset.hpp"
 #include "memcert/linalg/numerical_rank.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
+#include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 
 namespace memcert::cli {
 namespace {
@@ -23,11 +24,12 @@ std::string holds_text(const nlohmann::json& h) { return h.is_null() ? "undecide
 
 int run(const Args& a) {
   auto start = std::chrono::steady_clock::now();
-  AttentionDataset ds = attention_dataset_read(a.dataset);
-  nlohmann::json j = mahdavi24::assumptions_report(ds, a.budget);
+  // Typed storage: float/int data go through the engine's certified kernels, never a rational per entry.
+  TypedAttentionDataset ds = attention_dataset_read_typed(a.dataset);
+  nlohmann::json j = mahdavi24::assumptions_report_typed(ds, a.budget, threads_option());
   const auto& a1 = j["assumption1"];
   const auto& a2 = j["assumption2"];
-  std::string h = "T=" + std::to_string(ds.T()) + " n=" + std::to_string(ds.n()) + " d=" + std::to_string(ds.d()) + "\n";
+  std::string h = "T=" + std::to_string(ds.T) + " n=" + std::to_string(ds.n) + " d=" + std::to_string(ds.d) + "\n";
   h += "Assumption 1 (queries Kruskal rank >= " + a1["required"].dump() + "): " + holds_text(a1["holds"]) +
        " [kruskal in " + a1["kruskal_lower"].dump() + ".." + a1["kruskal_upper"].dump() + ", " + a1["method"].get<std::string>() + "]";
   if (a1.contains("dependent_subset")) h += " dependent subset " + a1["dependent_subset"].dump();
@@ -40,8 +42,8 @@ int run(const Args& a) {
   // Numerically (numpy's rank at --tol): contexts whose exact rank n rests on rounding-level directions.
   nlohmann::json below = nlohmann::json::array();
   std::optional<double> tol = numerical_tol_option(a.tol);
-  for (std::size_t t = 0; t < ds.T(); ++t)
-    if (numerical_rank(ds.contexts[t], tol).rank < ds.n()) below.push_back(t);
+  for (std::size_t t = 0; t < ds.T; ++t)
+    if (numerical_rank(typed_matrix_rows(ds.contexts, t * ds.n, ds.n), tol).rank < ds.n) below.push_back(t);
   NumericalRank nq = numerical_rank(ds.queries, tol);
   j["numerical"] = {{"queries_rank", nq.rank}, {"contexts_rank_below_n", below}, {"tol", a.tol.empty() ? "default" : a.tol}};
   h += "\nNumerically (numpy's matrix_rank" + (a.tol.empty() ? std::string() : ", tol " + a.tol) + "): queries rank " +

@@ -9,6 +9,7 @@
 
 #include "memcert/data/dataset.hpp"
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/data/typed_dataset.hpp"
 
 namespace memcert {
 
@@ -99,7 +100,11 @@ const NdArray& npz_member(const std::map<std::string, NdArray>& arrays, const st
   return it->second;
 }
 
-void check_shape(const NdArray& a, const std::string& file, const std::string& name, std::size_t ndim,
+struct Shaped {
+  const std::vector<std::size_t>& shape;
+};
+
+void check_shape(Shaped a, const std::string& file, const std::string& name, std::size_t ndim,
                  const std::string& pattern, const std::vector<std::optional<std::size_t>>& expected) {
   if (a.shape.size() != ndim)
     throw input_error(file, name, "expected a " + std::to_string(ndim) + "-d array " + pattern + ", got shape " +
@@ -113,6 +118,11 @@ void check_shape(const NdArray& a, const std::string& file, const std::string& n
                                         ", got " + shape_text(a.shape));
     }
   }
+}
+
+void check_shape(const NdArray& a, const std::string& file, const std::string& name, std::size_t ndim,
+                 const std::string& pattern, const std::vector<std::optional<std::size_t>>& expected) {
+  check_shape(Shaped{a.shape}, file, name, ndim, pattern, expected);
 }
 
 // Splits a (N, r, c) array into N matrices r x c.
@@ -206,6 +216,44 @@ AttentionDataset attention_dataset_from_arrays(const std::map<std::string, NdArr
 
 namespace {
 
+// A typed array's values as a rows x cols typed matrix (moved out of the array).
+TypedMatrix typed_array_matrix(TypedArray& a, std::size_t rows, std::size_t cols) {
+  if (a.storage == Storage::int64) return typed_matrix_from_i64(rows, cols, std::move(a.i64));
+  if (a.storage == Storage::float64) return typed_matrix_from_f64(rows, cols, std::move(a.f64));
+  QMatrix q(rows, cols);
+  std::move(a.q.begin(), a.q.end(), q.data().begin());
+  return typed_matrix_from_qmat(std::move(q));
+}
+
+// attention_from_npz's checks without a rational per entry: only the (small) labels array is converted.
+TypedAttentionDataset attention_typed_from_npz(const std::string& file) {
+  auto arrays = npz_read_typed(file);
+  auto member = [&](const std::string& name, const std::string& what) -> TypedArray& {
+    auto it = arrays.find(name);
+    if (it == arrays.end()) throw input_error(file, "", "expected an array named \"" + name + "\" " + what);
+    return it->second;
+  };
+  TypedArray& c = member("contexts", "of shape (T, n, d)");
+  check_shape(Shaped{c.shape}, file, "contexts", 3, "(T, n, d)", {std::nullopt, std::nullopt, std::nullopt});
+  TypedAttentionDataset ds;
+  ds.T = c.shape[0], ds.n = c.shape[1], ds.d = c.shape[2];
+  TypedArray& q = member("queries", "of shape (T, d)");
+  check_shape(Shaped{q.shape}, file, "queries", 2, "(T, d)", {ds.T, ds.d});
+  auto it = arrays.find("labels");
+  if (it != arrays.end()) {
+    const NdArray l = ndarray_from_typed(it->second);
+    if (l.shape.size() == 1) {
+      check_shape(l, file, "labels", 1, "(T,)", {ds.T});
+      for (std::size_t t = 0; t < ds.T; ++t) to_label(l.data[t], file, "labels" + ndindex_to_string(l.shape, t), false);
+    } else {
+      check_shape(l, file, "labels", 2, "(T, d_out)", {ds.T, std::nullopt});
+    }
+  }
+  ds.contexts = typed_array_matrix(c, ds.T * ds.n, ds.d);
+  ds.queries = typed_array_matrix(q, ds.T, ds.d);
+  return ds;
+}
+
 AttentionDataset attention_from_npz(const std::string& file) { return attention_dataset_from_arrays(npz_read(file), file); }
 
 std::vector<long> json_labels_row(const json& v, const std::string& file, const std::string& where,
@@ -271,6 +319,31 @@ SequenceDataset sequence_from_npz(const std::string& file) {
 
 AttentionDataset attention_dataset_read(const std::string& path) {
   return has_extension(path, ".npz") ? attention_from_npz(path) : attention_from_json(json_read(path), path);
+}
+
+TypedAttentionDataset attention_dataset_read_typed(const std::string& path) {
+  if (has_extension(path, ".npz")) return attention_typed_from_npz(path);
+  AttentionDataset q = attention_from_json(json_read(path), path);
+  TypedAttentionDataset ds;
+  ds.T = q.T(), ds.n = q.n(), ds.d = q.d();
+  QMatrix all(ds.T * ds.n, ds.d);
+  for (std::size_t t = 0; t < ds.T; ++t)
+    std::copy(q.contexts[t].data().begin(), q.contexts[t].data().end(), all.data().begin() + t * ds.n * ds.d);
+  ds.contexts = typed_matrix_from_qmat(std::move(all));
+  ds.queries = typed_matrix_from_qmat(std::move(q.queries));
+  return ds;
+}
+
+AttentionDataset attention_dataset_from_typed(const TypedAttentionDataset& ds) {
+  AttentionDataset out;
+  const QMatrix all = typed_matrix_to_qmat(ds.contexts);
+  for (std::size_t t = 0; t < ds.T; ++t) {
+    QMatrix e(ds.n, ds.d);
+    std::copy(all.data().begin() + t * ds.n * ds.d, all.data().begin() + (t + 1) * ds.n * ds.d, e.data().begin());
+    out.contexts.push_back(std::move(e));
+  }
+  out.queries = typed_matrix_to_qmat(ds.queries);
+  return out;
 }
 
 SequenceDataset sequence_dataset_read(const std::string& path) {

@@ -1,7 +1,9 @@
 // Typed exact storage of a matrix and the exact conversions between storages (typed_matrix.hpp).
 #include "memcert/linalg/typed_matrix.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <limits>
 
 namespace memcert {
@@ -92,6 +94,24 @@ bool typed_matrix_to_double(const TypedMatrix& a, Matrix<double>& out) {
   }
   out = std::move(d);
   return true;
+}
+
+TypedMatrix typed_matrix_rows(const TypedMatrix& a, std::size_t r0, std::size_t count) {
+  if (r0 > a.rows || count > a.rows - r0) throw std::out_of_range("typed_matrix_rows: rows past the end");
+  const std::size_t b = r0 * a.cols, e = (r0 + count) * a.cols;
+  switch (a.storage) {
+    case Storage::int64: return typed_matrix_from_i64(count, a.cols, {a.i64.begin() + b, a.i64.begin() + e});
+    case Storage::float64: return typed_matrix_from_f64(count, a.cols, {a.f64.begin() + b, a.f64.begin() + e});
+    case Storage::rational: break;
+  }
+  QMatrix q(count, a.cols);
+  std::copy(a.q.data().begin() + b, a.q.data().begin() + e, q.data().begin());
+  TypedMatrix out;
+  out.rows = count;
+  out.cols = a.cols;
+  out.storage = Storage::rational;
+  out.q = std::move(q);
+  return out;
 }
 
 }  // namespace memcert

@@ -34,6 +34,8 @@ TypedMatrix typed_matrix_from_f64(std::size_t rows, std::size_t cols, std::vecto
 // when every entry is exactly a double, else rational (moved in).
 TypedMatrix typed_matrix_from_qmat(QMatrix q);
 
+// Rows [r0, r0 + count) of `a` as a matrix of the same storage (a copy; std::out_of_range past the end).
+TypedMatrix typed_matrix_rows(const TypedMatrix& a, std::size_t r0, std::size_t count);
 // The exact rational values (the certificate writers and the generic exact routines need them).
 QMatrix typed_matrix_to_qmat(const TypedMatrix& a);
 // The exact values as doubles when every value is one (int64 entries of magnitude <= 2^53, any float64);

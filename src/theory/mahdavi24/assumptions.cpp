@@ -9,6 +9,7 @@
 #include "memcert/model/mha.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "format.hpp"
+#include "kruskal_json.hpp"
 #include "separation_filter.hpp"
 
 namespace memcert::mahdavi24 {
@@ -231,27 +232,29 @@ Separation token_separation(const AttentionDataset& ds) {
   return s;
 }
 
+json detail::kruskal_check_json(const KruskalCheck& k, std::size_t target) {
+  json j;
+  j["holds"] = k.holds ? json(*k.holds) : json(nullptr);
+  j["kruskal_lower"] = k.lower;
+  j["kruskal_upper"] = k.upper;
+  j["method"] = k.method;
+  j["required"] = target;
+  if (!k.dependent_subset.empty()) {
+    j["dependent_subset"] = k.dependent_subset;
+    json c = json::array();
+    for (const auto& q : k.coefficients) c.push_back(rational_to_string(q));
+    j["coefficients"] = c;
+  }
+  return j;
+}
+
 json assumptions_report(const AttentionDataset& ds, std::uint64_t budget) {
   const std::size_t T = ds.T(), n = ds.n(), d = ds.d();
   json out;
   out["T"] = T;
   out["n"] = n;
   out["d"] = d;
-  auto kjson = [](const KruskalCheck& k, std::size_t target) {
-    json j;
-    j["holds"] = k.holds ? json(*k.holds) : json(nullptr);
-    j["kruskal_lower"] = k.lower;
-    j["kruskal_upper"] = k.upper;
-    j["method"] = k.method;
-    j["required"] = target;
-    if (!k.dependent_subset.empty()) {
-      j["dependent_subset"] = k.dependent_subset;
-      json c = json::array();
-      for (const auto& q : k.coefficients) c.push_back(rational_to_string(q));
-      j["coefficients"] = c;
-    }
-    return j;
-  };
+  const auto kjson = detail::kruskal_check_json;
   // Assumption 1 (>= n, read as >= T when T < n).
   const std::size_t k1 = std::min(n, T);
   KruskalCheck a1 = kruskal_at_least(ds.queries, k1, budget);

@@ -66,3 +66,32 @@ TEST_CASE("token_separation: filtered minimum distance equals the brute-force ra
   ds.contexts[1](3, 4) = Rational(1, 3);
   REQUIRE(token_separation(ds).delta2 == brute_delta2(ds));
 }
+
+TEST_CASE("token_separation: the sweep window keeps every nearest pair", "[mahdavi24][separation]") {
+  // More tokens than the small cases above, so the sweep prunes: spread data (long sweep coordinate), data
+  // concentrated along every coordinate (the window holds almost every pair), and planted near pairs whose
+  // sweep coordinates are equal or far from the rest, at several scales.
+  std::mt19937_64 g(20261124);
+  for (double scale : {1.0, 0x1p-520, 0x1p300}) {
+    INFO("scale " << scale);
+    AttentionDataset ds = float_dataset(g, 6, 40, 5, scale);  // 246 tokens
+    for (std::size_t j = 0; j < 40; ++j)  // stretch coordinate 2: the sweep coordinate
+      ds.contexts[j % 6](j % 40, 2) *= Rational(1 << 20);
+    REQUIRE(token_separation(ds).delta2 == brute_delta2(ds));
+    // Two tokens identical on the sweep coordinate and close elsewhere, plus a tie with another pair.
+    for (std::size_t c = 0; c < 5; ++c) {
+      ds.contexts[3](7, c) = ds.contexts[1](9, c) + (c == 4 ? Rational(rational_from_double(0x1p-30 * scale)) : Rational(0));
+      ds.contexts[5](1, c) = ds.contexts[0](0, c) - (c == 0 ? Rational(rational_from_double(0x1p-30 * scale)) : Rational(0));
+    }
+    REQUIRE(token_separation(ds).delta2 == brute_delta2(ds));
+    REQUIRE(token_separation(ds).delta2 == Rational(rational_from_double(0x1p-30 * scale)) * Rational(rational_from_double(0x1p-30 * scale)));
+  }
+  // Concentrated data: every token within a tiny ball, no pruning possible; still exact.
+  // (1 + k 2^-30 with k < 64: every token within 2^-24 of (1, ..., 1), exactly doubles.)
+  std::uniform_int_distribution<int> small(0, 63);
+  AttentionDataset ds = float_dataset(g, 4, 30, 6, 1.0);
+  for (auto& E : ds.contexts)
+    for (auto& x : E.data()) x = 1 + Rational(small(g)) * rational_from_double(0x1p-30);
+  for (auto& x : ds.queries.data()) x = 1 + Rational(small(g)) * rational_from_double(0x1p-30);
+  REQUIRE(token_separation(ds).delta2 == brute_delta2(ds));
+}

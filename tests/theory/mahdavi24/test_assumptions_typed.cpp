@@ -1,0 +1,106 @@
+// assumptions_report_typed (typed storage, engine kernels, separation sweep) against assumptions_report
+// (every entry a GMP rational, exact routines): the whole JSON must agree on random float data, near-
+// singular contexts, dependent queries, data whose Assumption 3 sums are not doubles, int64 data, and
+// repeated tokens.
+#include "catch.hpp"
+
+#include <random>
+
+#include "memcert/theory/mahdavi24/assumptions_typed.hpp"
+
+using namespace memcert;
+using namespace memcert::mahdavi24;
+
+namespace {
+
+TypedAttentionDataset typed_of(const AttentionDataset& q) {
+  TypedAttentionDataset ds;
+  ds.T = q.T(), ds.n = q.n(), ds.d = q.d();
+  QMatrix all(ds.T * ds.n, ds.d);
+  for (std::size_t t = 0; t < ds.T; ++t)
+    std::copy(q.contexts[t].data().begin(), q.contexts[t].data().end(), all.data().begin() + t * ds.n * ds.d);
+  ds.contexts = typed_matrix_from_qmat(std::move(all));
+  ds.queries = typed_matrix_from_qmat(q.queries);
+  return ds;
+}
+
+AttentionDataset float_data(std::mt19937_64& g, std::size_t T, std::size_t n, std::size_t d) {
+  std::normal_distribution<float> gauss;
+  AttentionDataset ds;
+  for (std::size_t t = 0; t < T; ++t) {
+    QMatrix E(n, d);
+    for (auto& x : E.data()) x = rational_from_double(gauss(g));
+    ds.contexts.push_back(E);
+  }
+  ds.queries = QMatrix(T, d);
+  for (auto& x : ds.queries.data()) x = rational_from_double(gauss(g));
+  return ds;
+}
+
+void require_same(const AttentionDataset& q, std::uint64_t budget, Storage expect) {
+  TypedAttentionDataset t = typed_of(q);
+  REQUIRE(t.contexts.storage == expect);
+  nlohmann::json a = assumptions_report(q, budget), b = assumptions_report_typed(t, budget, 1);
+  INFO(a.dump() << "\n" << b.dump());
+  REQUIRE(a == b);
+}
+
+}  // namespace
+
+TEST_CASE("assumptions_report_typed equals the rational report", "[mahdavi24][assumptions][typed]") {
+  std::mt19937_64 g(20261125);
+  SECTION("random float data, enumeration and sampling") {
+    require_same(float_data(g, 6, 3, 5), 20'000'000, Storage::float64);
+    require_same(float_data(g, 9, 4, 6), 10, Storage::float64);  // sampled Kruskal route
+  }
+  SECTION("near-singular contexts and dependent queries") {
+    AttentionDataset ds = float_data(g, 7, 3, 5);
+    for (std::size_t c = 0; c < 5; ++c) {
+      ds.contexts[2](2, c) = ds.contexts[2](0, c) * 2 - ds.contexts[2](1, c);       // rank 2 context
+      ds.queries(4, c) = ds.queries(0, c) + ds.queries(1, c) * 4 - ds.queries(2, c);  // dependent 4-subset
+    }
+    // a context whose rank is full only through a 2^-40 perturbation
+    ds.contexts[5](1, 0) = ds.contexts[5](0, 0) + rational_from_double(0x1p-40);
+    for (std::size_t c = 1; c < 5; ++c) ds.contexts[5](1, c) = ds.contexts[5](0, c);
+    require_same(ds, 20'000'000, Storage::float64);
+    require_same(ds, 10, Storage::float64);
+  }
+  SECTION("Assumption 3 sums that are not doubles, repeated tokens") {
+    AttentionDataset ds = float_data(g, 5, 3, 4);
+    ds.contexts[1](0, 0) = rational_from_double(0x1p-70);  // e + xbar needs more than 53 bits
+    for (std::size_t c = 0; c < 4; ++c) ds.contexts[3](2, c) = ds.contexts[0](1, c);  // a repeated token
+    require_same(ds, 20'000'000, Storage::float64);
+  }
+  SECTION("int64 data and rational data") {
+    std::uniform_int_distribution<int> v(-3, 3);
+    AttentionDataset ds = float_data(g, 6, 2, 4);
+    for (auto& E : ds.contexts)
+      for (auto& x : E.data()) x = v(g);
+    for (auto& x : ds.queries.data()) x = v(g);
+    require_same(ds, 20'000'000, Storage::int64);
+    ds.contexts[0](0, 0) = Rational(1, 3);  // the rational route
+    require_same(ds, 20'000'000, Storage::rational);
+  }
+}
+
+TEST_CASE("token_separation_doubles equals token_separation", "[mahdavi24][separation][typed]") {
+  std::mt19937_64 g(20261126);
+  AttentionDataset ds = float_data(g, 8, 20, 6);
+  for (std::size_t c = 0; c < 6; ++c) ds.contexts[7](3, c) = ds.contexts[2](5, c);  // duplicate token
+  std::vector<std::vector<double>> rows;
+  for (auto& E : ds.contexts)
+    for (std::size_t j = 0; j < E.rows(); ++j) {
+      rows.emplace_back();
+      for (std::size_t c = 0; c < 6; ++c) rows.back().push_back(E(j, c).get_d());
+    }
+  for (std::size_t t = 0; t < ds.T(); ++t) {
+    rows.emplace_back();
+    for (std::size_t c = 0; c < 6; ++c) rows.back().push_back(ds.queries(t, c).get_d());
+  }
+  std::vector<const double*> pts;
+  for (auto& r : rows) pts.push_back(r.data());
+  Separation a = token_separation(ds), b = token_separation_doubles(pts, 6);
+  REQUIRE(a.r2 == b.r2);
+  REQUIRE(a.delta2 == b.delta2);
+  REQUIRE(b.delta2 > 0);
+}
