@@ -253,7 +253,7 @@ py::object verify(py::handle cert) {
 // (with .witness) when the theorem's hypotheses fail on the data.
 py::object construct_theorem1(py::handle contexts, py::handle queries, py::handle labels, std::size_t heads,
                               std::size_t dh, std::optional<std::size_t> dv, bool skip, std::uint64_t seed,
-                              const std::string& tolerance, bool c_minimal, py::handle hypothesis_error) {
+                              const std::string& tolerance, bool saturation, const std::string& c, py::handle hypothesis_error) {
   AttentionDataset ds = dataset_from_python(contexts, queries, labels);
   mahdavi24::Theorem1Options opt;
   opt.H = heads;
@@ -261,7 +261,16 @@ py::object construct_theorem1(py::handle contexts, py::handle queries, py::handl
   opt.dv = dv;
   opt.skip = skip;
   opt.seed = seed;
-  opt.c_minimal = c_minimal;
+  opt.saturation = saturation;
+  // The scale of every saturating head, as the CLI's --c: proof | weyl | network | an exact value.
+  if (c == "proof" || c == "weyl" || c == "network") {
+    opt.scale = c;
+  } else {
+    auto value = rational_parse(c);
+    if (!value || *value < 0) throw InputError("c: expected proof, weyl, network or an exact number >= 0, got " + c);
+    opt.scale = "value";
+    opt.c_value = *value;
+  }
   auto tol = rational_parse(tolerance);
   if (!tol || *tol < 0) throw InputError("tolerance: expected an exact non-negative number, got " + tolerance);
   opt.tolerance = *tol;
@@ -341,17 +350,17 @@ PYBIND11_MODULE(memcert, m) {
   m.def("construct_theorem1",
         [hypothesis_error](py::handle contexts, py::handle queries, py::handle labels, std::size_t heads,
                            std::size_t dh, std::optional<std::size_t> dv, bool skip, std::uint64_t seed,
-                           const std::string& tolerance, bool c_minimal) {
-          return construct_theorem1(contexts, queries, labels, heads, dh, dv, skip, seed, tolerance, c_minimal,
+                           const std::string& tolerance, bool saturation, const std::string& c) {
+          return construct_theorem1(contexts, queries, labels, heads, dh, dv, skip, seed, tolerance, saturation, c,
                                     hypothesis_error);
         },
         py::arg("contexts"), py::arg("queries"), py::arg("labels"), py::arg("heads"), py::arg("dh"),
         py::arg("dv") = py::none(), py::arg("skip") = false, py::arg("seed") = 1, py::arg("tolerance") = "1e-6",
-        py::arg("c_minimal") = true,
+        py::arg("saturation") = true, py::arg("c") = "proof",
         "mahdavi24 Theorem 1 on the data: exact weights (numpy object arrays of Fraction) memorizing\n"
-        "H(r-1)+1 examples, certified and re-verified by the independent checker. labels: (T,) class\n"
-        "labels, (T, d_out) real labels, or None (generated). Raises HypothesisFailure when the data\n"
-        "violate the hypotheses.");
+        "H(r-1)+1 examples, certified and re-verified by the independent checker. labels: (T,) or\n"
+        "(T, d_out) real labels (a flat (T,) array means d_out = 1), or None (generated). Raises\n"
+        "HypothesisFailure when the data violate the hypotheses.");
   m.def("verify", &verify, py::arg("cert"),
         "Re-check a certificate (dict, JSON str or bytes) with the independent checker: valid, kind,\n"
         "claim, reason.");

@@ -93,7 +93,7 @@ int run_kruskal(const KruskalArgs& args) {
   human += human_sample;
   // The numerical rank of the stored vectors bounds any numerically meaningful Kruskal rank: when it is
   // below the certified lower bound, the exact answer rests on rounding-level differences.
-  NumericalRank nr = numerical_rank(v, numerical_tol_option(args.tol));
+  NumericalRank nr = numerical_rank(tv, numerical_tol_option(args.tol));
   j["numerical_rank"] = nr.rank;
   j["numerical_tol"] = nr.tol;
   human += "\n  numerical rank of the vectors " + std::to_string(nr.rank) + " at tol " + double_text(nr.tol);
