@@ -32,6 +32,10 @@ int run_verify(const VerifyArgs& args) {
   // The file is read by the checker, bounded by the memory budget (never an unbounded stream).
   memcert_checker::Verdict v = memcert_checker::verify_certificate_file(args.cert, budget);
   if (v.malformed) throw InputError(args.cert + ": " + v.reason);
+  // Not a certificate at all (no string "kind": a data set or a list given by mistake) is bad input, not
+  // a rejected certificate; an over-budget read stays undecided.
+  if (!v.valid && !v.undecided && v.kind.empty())
+    throw input_error(args.cert, "", "expected a certificate (a JSON object with a string \"kind\"), got: " + v.reason);
   nlohmann::json j{{"valid", v.valid}, {"kind", v.kind}, {"claim", v.claim},
                    {"applied", v.applied}, {"not_checked", v.not_checked}};
   if (!v.valid) j["reason"] = v.reason;

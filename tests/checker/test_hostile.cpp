@@ -198,7 +198,8 @@ TEST_CASE("hostile claim: the sinusoidal encodings are recomputed", "[checker][h
   Verdict v = check(c);
   CHECK_FALSE(v.valid);
   CHECK(v.reason.find("sinusoidal") != std::string::npos);
-  // One entry moved by one unit in the last place.
+  // One entry (sin 1, in [1/2, 1): ulp 2^-53) moved by 2^-52, two units in the last place: beyond the
+  // checker's one-ulp rule for the C library's faithful rounding.
   c = honest;
   mpq_class x(c["matrix"][1][0].get<std::string>());
   x.canonicalize();

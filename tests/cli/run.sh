@@ -493,6 +493,9 @@ section_dana24() {
   json_keys "compare" N S T d H dh rows seconds
   json_check "compare rows" 'len(j["rows"]) == 3 and all(k in r for r in j["rows"] for k in ["construction","memorized","parameters","nonzero_parameters","max_bits","seconds","verified","note"]) and j["rows"][2]["memorized"] == 21 and j["rows"][2]["verified"] is True and j["rows"][1]["memorized"] in (0, 21)'
   expect_bad_input "compare: missing data set" "" compare "$d/none.json" --heads 1 --dh 1
+}
+
+# ---------------------------------------------------------------------------------------------------
 # Hostile input: out-of-range options, endless streams, numbers beyond double range, ill-typed
 # certificates, over-budget checks. Exit statuses only 0-3, one stderr line for bad input.
 # ---------------------------------------------------------------------------------------------------

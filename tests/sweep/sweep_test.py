@@ -111,7 +111,12 @@ def test_kill_and_resume(reference):
     time.sleep(0.8)
     os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its running child, mid-cell
     proc.wait()
-    check(not os.path.exists(os.path.join(out, "results.jsonl")), "no results.jsonl before every cell is done")
+    # The kill lands at a moment that depends on the machine's speed: results.jsonl may exist only when
+    # every cell had finished before it.
+    done = sum(1 for dirpath, _, fs in os.walk(out) for f in fs if f == "row.json")
+    cells = len(reference.splitlines()) if isinstance(reference, str) else len(reference)
+    if os.path.exists(os.path.join(out, "results.jsonl")):
+        check(done == cells, "no results.jsonl before every cell is done")
     for dirpath, _, fs in os.walk(out):
         for f in fs:
             if f == "row.json":
