@@ -12,7 +12,9 @@
 // Hence the kernel computes EXACTLY centred(C - A B mod p), independent of ISA, blocking and threads.
 // (The project compiles with -ffp-contract=off; we only use FMA explicitly through intrinsics.)
 // GCC 12's avx512fintrin.h trips -Wmaybe-uninitialized on _mm512_undefined_pd (a known false positive).
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <algorithm>
