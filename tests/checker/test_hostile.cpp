@@ -15,6 +15,8 @@
 
 #include "memcert/checker/checker.hpp"
 
+#include "support/cli_run.hpp"
+
 using nlohmann::json;
 using memcert_checker::Budget;
 using memcert_checker::Verdict;
@@ -24,17 +26,8 @@ namespace {
 
 const std::string kDir = "checker_hostile_tmp";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool run(const std::string& args) {
-  const int s = std::system((std::string(std::getenv("MEMCERT_BIN")) + " " + args + " >/dev/null 2>&1").c_str());
-  return s == 0;
-}
+using memcert_test::run;
+using memcert_test::slurp;
 
 Verdict check(const json& j, const Budget& b = {}) { return verify_certificate_text(j.dump(), b); }
 

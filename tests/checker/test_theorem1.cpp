@@ -15,23 +15,16 @@
 #include "../../src/checker/float_kernels.hpp"
 #include "memcert/checker/checker.hpp"
 
+#include "support/cli_run.hpp"
+
 using nlohmann::json;
 
 namespace {
 
 const std::string kDir = "checker_theorem1_tmp";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool run(const std::string& args) {
-  const int s = std::system((std::string(std::getenv("MEMCERT_BIN")) + " " + args + " >/dev/null 2>&1").c_str());
-  return s == 0;
-}
+using memcert_test::run;
+using memcert_test::slurp;
 
 // generate theorem1/shared/general `gen`, optionally transform the data, construct with `construct`.
 json build(const std::string& name, const std::string& gen, const std::string& construct,
