@@ -46,6 +46,45 @@ Instance generate(std::uint64_t seed, std::size_t index) {
   return inst;
 }
 
+// `claims search` families (index % 5): 0 an integer lattice (queries in {-2..2}^d, weights in {-1, 0, 1});
+// 1 near-dependent queries (general position, but every query within 1/4096 of the plane of the first
+// d-1); 2 tiny sizes n = d = 2, m = 1 (T = 5); 3 dead and saturated units (biases +-64: every ReLU constant
+// in sign on the data); 4 n = d (the context fills the embedding), m = 2.
+Instance search(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"lattice", "near-dependent", "tiny", "dead-units", "n-equals-d"};
+  static const std::size_t sizes[][3] = {{3, 2, 1}, {3, 2, 1}, {2, 2, 1}, {3, 3, 2}, {3, 3, 2}};  // d n m
+  const std::size_t fam = index % 5;
+  const auto& sz = sizes[fam];
+  Rng rng(seed);
+  Prop3Instance in;
+  in.d = sz[0]; in.n = sz[1]; in.m = sz[2];
+  in.T = in.m * (in.d + 2) + 1;
+  for (;;) {
+    in.X = rng.int_matrix(in.T, in.d, fam == 0 ? 2 : 9);
+    if (fam == 1)
+      for (std::size_t t = in.d - 1; t < in.T; ++t) {  // x_t = combination of the first d-1 rows + eps e_last
+        for (std::size_t j = 0; j < in.d; ++j) {
+          Rational s = 0;
+          for (std::size_t k = 0; k + 1 < in.d; ++k) s += Rational(rng.integer(-3, 3)) * in.X(k, j);
+          in.X(t, j) = s;
+        }
+        in.X(t, in.d - 1) += Rational(rng.integer(1, 9), 4096);
+      }
+    if (kruskal_at_least(in.X, std::min(in.T, in.d))) break;
+  }
+  in.E = QMatrix(in.n, in.d, Rational(0));
+  for (std::size_t i = 0; i < in.n; ++i) in.E(i, i) = 1;
+  in.W = rng.int_matrix(in.m, (in.n + 1) * in.d, fam == 0 ? 1 : 4);
+  in.b = rng.int_vector(in.m, 4);
+  if (fam == 3)
+    for (std::size_t i = 0; i < in.m; ++i) in.b[i] = i % 2 ? 64 : -64;
+  in.v = rng.int_vector(in.m, 4);
+  Instance inst;
+  inst.params = {{"family", names[fam]}, {"d", in.d}, {"n", in.n}, {"m", in.m}, {"T", in.T}};
+  inst.data = std::move(in);
+  return inst;
+}
+
 InstanceResult check(const Instance& inst) {
   const auto& in = std::any_cast<const Prop3Instance&>(inst.data);
   std::size_t d = in.d, n = in.n, m = in.m;
@@ -98,7 +137,7 @@ ClaimRegistrar reg{Claim{
     "network with m(d+2) parameters, so its capacity under the assumptions does not grow with n.",
     "exact: General Position and Assumptions 1-2 by exhaustive subset independence and rank; the reduction "
     "identity evaluated in exact rationals on every example",
-    Expect::holds, "", 4, generate, check}};
+    Expect::holds, "", 4, generate, check, search}};
 
 }  // namespace
 }  // namespace memcert::proofs

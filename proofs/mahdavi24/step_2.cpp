@@ -3,6 +3,8 @@
 // from the paper's statement of Theorem 1, is necessary: with d < d_out every prediction matrix
 // Y_hat = (Z blockdiag(W_V) W_O) W_D factors through R^d, so rank Y_hat <= d, and labels of rank > d are
 // not memorized by ANY parameters — a certified counterexample to Theorem 1 as printed (docs/THEORY.md §3).
+#include <algorithm>
+
 #include "../common.hpp"
 
 namespace memcert::proofs {
@@ -29,6 +31,48 @@ Instance generate_readout(std::uint64_t seed, std::size_t index) {
   in.Y = rng.int_matrix(in.T, in.dout, 9);
   Instance inst;
   inst.params = {{"H", in.H}, {"n", in.n}, {"d", in.d}, {"d_v", in.dv}, {"d_out", in.dout}, {"T", in.T}};
+  inst.data = std::move(in);
+  return inst;
+}
+
+// `claims search` families (index % 6), each with T = min(H(n-1)+1, Hd) examples: 0 an integer lattice
+// (context entries in {-1, 0, 1}); 1 one context shared by every example (Proposition 2's ceiling is then
+// exactly T); 2 near-saturated attention (one weight 1 - 2^-20 per head: Z close to rank-deficient);
+// 3 the hypotheses' boundary d_out = d_v = d; 4 tiny sizes H = 1, n = d = 2, d_out = 1; 5 repeated tokens
+// (every context a row permutation of one token set).
+Instance search_readout(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"lattice", "shared-context", "near-saturated", "d-out-equals-d", "tiny", "repeated-tokens"};
+  static const std::size_t sizes[][5] = {{2, 2, 3, 2, 1}, {3, 2, 4, 3, 2}, {2, 3, 5, 4, 3}, {3, 3, 3, 3, 3}, {1, 2, 2, 1, 1}};
+  const std::size_t fam = index % 6;
+  Rng rng(seed);
+  const auto& s = sizes[fam == 3 ? 3 : fam == 4 ? 4 : rng.index(3)];
+  ReadoutInstance in{s[0], s[1], s[2], s[3], s[4], 0};
+  in.T = std::min(in.H * (in.n - 1) + 1, in.H * in.d);
+  QMatrix base = rng.int_matrix(in.n, in.d, 5);
+  for (std::size_t t = 0; t < in.T; ++t) {
+    if (fam == 0) in.contexts.push_back(rng.int_matrix(in.n, in.d, 1));
+    else if (fam == 1) in.contexts.push_back(base);
+    else if (fam == 5) {
+      std::vector<std::size_t> perm(in.n);
+      for (std::size_t i = 0; i < in.n; ++i) perm[i] = i;
+      std::shuffle(perm.begin(), perm.end(), rng.g);
+      in.contexts.push_back(mat_select_rows(base, perm));
+    } else in.contexts.push_back(rng.int_matrix(in.n, in.d, 5));
+  }
+  in.alpha.assign(in.H, {});
+  for (auto& head : in.alpha)
+    for (std::size_t t = 0; t < in.T; ++t) {
+      QVector a = rng.stochastic(in.n);
+      if (fam == 2) {  // mass 1 - 2^-20 on one token, the rest spread evenly
+        const Rational small(1, 1 << 20);
+        std::size_t j = rng.index(in.n);
+        for (std::size_t k = 0; k < in.n; ++k) a[k] = k == j ? Rational(Rational(1) - small) : Rational(small / Rational(static_cast<long>(in.n - 1)));
+      }
+      head.push_back(a);
+    }
+  in.Y = rng.int_matrix(in.T, in.dout, 9);
+  Instance inst;
+  inst.params = {{"family", names[fam]}, {"H", in.H}, {"n", in.n}, {"d", in.d}, {"d_v", in.dv}, {"d_out", in.dout}, {"T", in.T}};
   inst.data = std::move(in);
   return inst;
 }
@@ -141,7 +185,7 @@ ClaimRegistrar reg{Claim{
     "d >= d_out) and the layer reproduces every label exactly.",
     "exact solve and the explicit factorization; the checker recomputes Z from contexts and weights and the "
     "predictions through equations (4)-(6)",
-    Expect::holds, "", 4, generate_readout, check_readout}};
+    Expect::holds, "", 4, generate_readout, check_readout, search_readout}};
 
 ClaimRegistrar reg_dout{Claim{
     "mahdavi24/theorem-1-without-d-ge-dout",

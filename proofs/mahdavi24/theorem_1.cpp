@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "../common.hpp"
+#include "memcert/theory/mahdavi24/joint_scales.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
 namespace memcert::proofs {
@@ -105,14 +106,24 @@ InstanceResult check_prop1(const Instance& inst) {
   return r;
 }
 
-// `claims search` families (index % 6): 0 queries of Kruskal rank exactly n; 1 an integer lattice (entries
+// `claims search` families (index % 7): 0 queries of Kruskal rank exactly n; 1 an integer lattice (entries
 // in {-1, 0, 1}); 2 repeated tokens (every context a row permutation of one token set); 3 near-singular
 // contexts (two tokens 1/4096 apart); 4 tiny dimensions (H = 3, n = 2, d = 3, T* = 4) built at every
-// head's c_weyl; 5 the same sizes as family 0 built at c_network (one common c).
+// head's c_weyl; 5 the same sizes as family 0 built at c_network (one common c); 6 the joint-scales data
+// (joint_scales.hpp: one shared context, e^(4) - e^(3) orthogonal to R_1's queries, where per-head scales
+// break the rank) built at c_network.
 Instance search(std::uint64_t seed, std::size_t index) {
-  static const char* names[] = {"kruskal-exactly-n", "lattice", "repeated-tokens", "near-singular", "tiny-weyl", "network"};
+  static const char* names[] = {"kruskal-exactly-n", "lattice", "repeated-tokens", "near-singular", "tiny-weyl", "network",
+                                "joint-scales"};
   static const std::size_t sizes[][4] = {{2, 2, 4, 2}, {3, 2, 4, 2}, {2, 3, 5, 3}, {3, 3, 6, 4}};
-  const std::size_t fam = index % 6;
+  const std::size_t fam = index % 7;
+  if (fam == 6) {
+    T1Instance in{mahdavi24::generate_joint_scales_dataset(3, seed), 3, 2, seed, "network"};
+    Instance inst;
+    inst.params = {{"family", names[fam]}, {"H", 3}, {"n", 2}, {"d", 3}, {"dh", 2}, {"T", 4}, {"scale", in.scale}};
+    inst.data = std::move(in);
+    return inst;
+  }
   detail::Rng rng(seed);
   std::size_t s4[4] = {3, 2, 3, 2};
   if (fam != 4)
@@ -155,7 +166,7 @@ ClaimRegistrar reg_prop1{Claim{
     "r = min(n, d_h) (instances include T > H(r-1)+1 and d_h > n).",
     "the construction's certified rank of Z on the chosen H(r-1)+1 examples (a submatrix of Z); certificate kind "
     "\"theorem1\"",
-    Expect::holds, "", 3, generate_prop1, check_prop1}};
+    Expect::holds, "", 3, generate_prop1, check_prop1, search}};
 
 ClaimRegistrar reg{Claim{
     "mahdavi24/theorem-1",

@@ -706,6 +706,9 @@ bool check_dout(const Value& c, const std::string&, std::string& why) {
 
 }  // namespace
 
+bool check_claim_per_head_scales(const Value& c, const std::string& claim, std::string& why);  // check_claim_scales.cpp
+bool check_claim_ks_consistency(const Value& c, const std::string& claim, std::string& why);   // check_claim_ks_consistency.cpp
+
 bool check_claim(const json::Value& cert, std::string& why) {
   std::string claim;
   if (!read_string(cert, "certificate", "claim", claim, why)) return false;
@@ -735,6 +738,11 @@ bool check_claim(const json::Value& cert, std::string& why) {
       {"vaswani17/sinusoidal-rank-margin", check_pe_margin},
       {"mahdavi24/step-2-readout", check_readout},
       {"mahdavi24/theorem-1-without-d-ge-dout", check_dout},
+      {"mahdavi24/theorem-1-per-head-scales", check_claim_per_head_scales},
+      {"mahdavi24/theorem-1-small-common-scale", check_claim_per_head_scales},
+      {"ks25/theorem-4.1-inconsistent-labels", check_claim_ks_consistency},
+      {"ks25/corollary-4.1-inconsistent-labels", check_claim_ks_consistency},
+      {"ks25/theorem-D.1-inconsistent-labels", check_claim_ks_consistency},
   };
   auto it = table.find(claim);
   if (it == table.end()) { why = "claim: no claim checker for \"" + claim + "\""; return false; }

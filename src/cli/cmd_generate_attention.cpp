@@ -6,8 +6,12 @@
 // Labels: real m/64 in [-1, 1] (T x 1), or class labels in [0, C) with --C.
 // --kruskal K: queries of Kruskal rank exactly K (every K-subset independent, certified; one (K+1)-subset
 // dependent by construction), e.g. K = n for data at Assumption 1's boundary.
+// --family joint-scales (theorem1 only; --T 4 --n 2 --d >= 3, for H = 3 heads) / common-scale (--T 3 --n 2,
+// for H = 2): the data of docs/SATURATION.md on which per-head saturation scales do not compose / a common
+// scale below the proof's breaks the rank (mahdavi24/joint_scales.hpp).
 #include "command.hpp"
 #include "memcert/data/dataset.hpp"
+#include "memcert/theory/mahdavi24/joint_scales.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 #include "memcert/util/error.hpp"
 
@@ -15,7 +19,7 @@ namespace memcert::cli {
 namespace {
 
 struct Args {
-  std::string kind, out;
+  std::string kind, out, family;
   std::size_t T = 0, n = 0, d = 0, C = 0, kruskal = 0;
   std::uint64_t seed = 1;
   bool json = false;
@@ -29,11 +33,22 @@ int run(const Args& a) {
   if (a.C) C = a.C;
   std::optional<std::size_t> K;
   if (a.kruskal) K = a.kruskal;
-  AttentionDataset ds = mahdavi24::generate_attention_dataset(a.kind, a.T, a.n, a.d, C, a.seed, K);
+  AttentionDataset ds;
+  if (!a.family.empty()) {
+    if (a.family != "joint-scales" && a.family != "common-scale")
+      throw InputError("--family: expected joint-scales or common-scale, got " + a.family);
+    const std::size_t H = a.family == "joint-scales" ? 3 : 2;
+    if (a.T != H + 1 || a.n != 2 || a.C || a.kruskal)
+      throw InputError("--family " + a.family + ": expected --T " + std::to_string(H + 1) + " --n 2 (real labels, no --kruskal)");
+    ds = mahdavi24::generate_joint_scales_dataset(a.d, a.seed, H);
+  } else {
+    ds = mahdavi24::generate_attention_dataset(a.kind, a.T, a.n, a.d, C, a.seed, K);
+  }
   attention_dataset_write(a.out, ds);  // .npz or JSON by the suffix
   nlohmann::json j{{"kind", a.kind}, {"T", a.T}, {"n", a.n}, {"d", a.d}, {"seed", a.seed}, {"out", a.out}};
   if (a.C) j["C"] = a.C;
   if (a.kruskal) j["kruskal"] = a.kruskal;
+  if (!a.family.empty()) j["family"] = a.family;
   emit(a.json, j,
        "wrote " + std::to_string(a.T) + " " + a.kind + " examples (n=" + std::to_string(a.n) + ", d=" + std::to_string(a.d) +
            (a.C ? ", C=" + std::to_string(a.C) : std::string(", real labels")) + ") to " + a.out,
@@ -52,6 +67,8 @@ void add(CLI::App& root, const std::function<void(CLI::App*, CommandRun)>& bind,
   add_int_option(sub, "--C", args->C, 1, 1 << 20, "Number of classes (class labels; default real labels)");
   add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed");
   add_int_option(sub, "--kruskal", args->kruskal, 1, 1 << 24, "Queries of Kruskal rank exactly K (1 <= K <= min(T-1, d))");
+  if (kind == "theorem1")
+    sub->add_option("--family", args->family, "Structured family: joint-scales (--T 4 --n 2 --d >= 3) or common-scale (--T 3 --n 2 --d >= 3); docs/SATURATION.md");
   sub->add_option("--out", args->out, "Output data set (.json, or .npz for numpy.load)")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });

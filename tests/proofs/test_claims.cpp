@@ -47,7 +47,10 @@ TEST_CASE("the registry holds every claim of proofs/README.md", "[proofs]") {
                          "mahdavi24/proposition-4-without-assumption-3", "mahdavi24/proposition-2-non-shared",
                          "mahdavi24/theorem-1-dependent-queries", "vaswani17/sinusoidal-full-rank",
                          "mahdavi24/theorem-1", "ks25/theorem-4.1", kGrowth,
-                         "vaswani17/sinusoidal-rank-margin", "mahdavi24/proposition-5-nonconstant-sums"})
+                         "vaswani17/sinusoidal-rank-margin", "mahdavi24/proposition-5-nonconstant-sums",
+                         "mahdavi24/theorem-1-per-head-scales", "mahdavi24/theorem-1-small-common-scale",
+                         "ks25/theorem-4.1-linear-phi", "ks25/theorem-4.1-inconsistent-labels",
+                         "ks25/corollary-4.1-inconsistent-labels", "ks25/theorem-D.1-inconsistent-labels"})
     CHECK(ids.count(id) == 1);
   for (const auto& c : claims_all()) {
     CHECK(!c.statement.empty());
@@ -265,7 +268,8 @@ TEST_CASE("proposition 4: Assumption 1 after the layer only for lambda = 1", "[p
 TEST_CASE("claims search: structured families, certified findings", "[proofs][search]") {
   // The claims with a search mode survive their structured families: no certified counterexample, and every
   // decided instance re-verified by the checker.
-  for (const char* id : {"mahdavi24/proposition-4", "mahdavi24/lemma-3", "mahdavi24/theorem-1"}) {
+  for (const char* id : {"mahdavi24/proposition-4", "mahdavi24/lemma-3", "mahdavi24/theorem-1", "mahdavi24/proposition-1",
+                         "mahdavi24/step-2-readout", "mahdavi24/proposition-3"}) {
     const Claim* c = claim_find(id);
     REQUIRE(c);
     REQUIRE(c->search);
