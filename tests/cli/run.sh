@@ -343,6 +343,20 @@ section_theorem1() {
   expect_rc "construct theorem1 at Kruskal rank exactly n" 0
   run generate theorem1 --T 4 --n 3 --d 6 --kruskal 4 --out "$d/never.json"
   expect_rc "generate --kruskal K > T-1" 2
+  # The saturation-scale families (docs/SATURATION.md): data satisfying Assumptions 1-3 in general position
+  # on which Theorem 1 still holds at the proof's scales and at c_network; their shape is fixed.
+  run generate theorem1 --family joint-scales --T 4 --n 2 --d 3 --seed 5 --out "$d/joint.json" --json
+  expect_rc "generate --family joint-scales" 0
+  json_check "generate --family echoed" 'j["family"] == "joint-scales"'
+  file_check "joint-scales: one shared context" "$d/joint.json" 'all(c == j["contexts"][0] for c in j["contexts"]) and len(j["queries"]) == 4'
+  run assumptions "$d/joint.json" --json
+  json_check "joint-scales data: Assumptions 1-3 and general position" 'j["assumption1"]["holds"] is True and j["assumption2"]["holds"] is True and j["assumption3"]["holds"] is True and j["general_position"]["holds"] is True'
+  run construct theorem1 "$d/joint.json" --heads 3 --dh 2 --c network --out "$d/joint.cert.json" --json
+  expect_rc "construct theorem1 on joint-scales data at c_network" 0
+  run generate theorem1 --family common-scale --T 3 --n 2 --d 4 --seed 5 --out "$d/common.json"
+  expect_rc "generate --family common-scale" 0
+  expect_bad_input "generate --family joint-scales with T != 4" "$d/never.json" generate theorem1 --family joint-scales --T 5 --n 2 --d 3 --out "$d/never.json"
+  expect_bad_input "generate --family unknown" "$d/never.json" generate theorem1 --family staircase --T 4 --n 2 --d 3 --out "$d/never.json"
 
   # T = 20 > T* = H(r-1)+1 = 13: the first 13 are certified (certificate written), the verdict asked for
   # (all 20 memorized) does not hold by the theorem's construction: exit 1, the missing ones listed.
