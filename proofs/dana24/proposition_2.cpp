@@ -24,6 +24,32 @@ Instance generate(std::uint64_t seed, std::size_t index) {
   return inst;
 }
 
+// `claims search` families (index % 4): 0 integer lattice logits in {-1, 0, 1}; 1 near-uniform
+// conditionals (logits k/4096, |k| <= 3); 2 P Z* of rank exactly d + 1 (contexts d+2.. are combinations
+// of the first d+1); 3 the smallest N with d < N - 1 (N = d + 2) and N contexts.
+Instance search(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"lattice", "near-uniform", "rank-exactly-d-plus-1", "boundary-N-equals-d-plus-2"};
+  static const std::size_t sz[][3] = {{4, 2, 3}, {5, 2, 4}, {6, 3, 6}, {5, 3, 5}};  // N, d, contexts
+  const std::size_t fam = index % 4;
+  const auto& s = sz[fam];
+  detail::Rng rng(seed);
+  Prop2Instance in{s[0], s[1], s[2], QMatrix(s[2], s[0])};
+  for (std::size_t c = 0; c < in.C; ++c)
+    for (std::size_t j = 0; j < in.N; ++j) {
+      if (fam == 0) in.Z(c, j) = rng.integer(-1, 1);
+      else if (fam == 1) in.Z(c, j) = Rational(rng.integer(-3, 3), 4096);
+      else if (fam == 2 && c > in.d) {
+        Rational v = 0;
+        for (std::size_t k = 0; k <= in.d; ++k) v += Rational(rng.integer(-2, 2)) * in.Z(k, j);
+        in.Z(c, j) = v;
+      } else in.Z(c, j) = rng.rational(9, 4);
+    }
+  Instance inst;
+  inst.params = {{"family", names[fam]}, {"N", in.N}, {"d", in.d}, {"contexts", in.C}};
+  inst.data = std::move(in);
+  return inst;
+}
+
 InstanceResult check(const Instance& inst) {
   const auto& in = std::any_cast<const Prop2Instance&>(inst.data);
   // P Z* (N x C): column c = z_c - mean(z_c) 1.
@@ -58,7 +84,7 @@ ClaimRegistrar reg{Claim{
     "If d < N - 1 there is a distribution pi with d_KL(pi, L(N,S,d)) > 0 (the d >= N - 1 half is an exact "
     "identity).",
     "exact: a non-zero (d+1)-minor of the centered logit matrix P Z*; checker kind \"dana24-claim\"",
-    Expect::holds, "", 3, generate, check}};
+    Expect::holds, "", 3, generate, check, search}};
 
 }  // namespace
 }  // namespace memcert::proofs

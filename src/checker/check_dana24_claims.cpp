@@ -365,6 +365,8 @@ bool check_prop3(const Value& c, std::string& why) {
 
 }  // namespace
 
+bool check_dana24_theorem2(const Value& c, std::string& why);  // check_dana24_theorem2.cpp
+
 bool check_dana24_claim(const Value& c, std::string& why) {
   std::string claim, verdict;
   if (!read_string(c, "", "claim", claim, why) || !read_string(c, "", "verdict", verdict, why)) return false;
@@ -384,6 +386,7 @@ bool check_dana24_claim(const Value& c, std::string& why) {
       {"dana24/proposition-3-d1", "counterexample", check_d1},
       {"dana24/proposition-2", "confirmed", check_prop2},
       {"dana24/proposition-3", "confirmed", check_prop3},
+      {"dana24/theorem-2", "confirmed", check_dana24_theorem2},
   };
   for (const Entry& e : table) {
     if (claim != e.id) continue;

@@ -50,7 +50,8 @@ TEST_CASE("the registry holds every claim of proofs/README.md", "[proofs]") {
                          "vaswani17/sinusoidal-rank-margin", "mahdavi24/proposition-5-nonconstant-sums",
                          "mahdavi24/theorem-1-per-head-scales", "mahdavi24/theorem-1-small-common-scale",
                          "ks25/theorem-4.1-linear-phi", "ks25/theorem-4.1-inconsistent-labels",
-                         "ks25/corollary-4.1-inconsistent-labels", "ks25/theorem-D.1-inconsistent-labels"})
+                         "ks25/corollary-4.1-inconsistent-labels", "ks25/theorem-D.1-inconsistent-labels",
+                         "dana24/theorem-2"})
     CHECK(ids.count(id) == 1);
   for (const auto& c : claims_all()) {
     CHECK(!c.statement.empty());
@@ -269,7 +270,7 @@ TEST_CASE("claims search: structured families, certified findings", "[proofs][se
   // The claims with a search mode survive their structured families: no certified counterexample, and every
   // decided instance re-verified by the checker.
   for (const char* id : {"mahdavi24/proposition-4", "mahdavi24/lemma-3", "mahdavi24/theorem-1", "mahdavi24/proposition-1",
-                         "mahdavi24/step-2-readout", "mahdavi24/proposition-3"}) {
+                         "mahdavi24/step-2-readout", "mahdavi24/proposition-3", "dana24/theorem-2"}) {
     const Claim* c = claim_find(id);
     REQUIRE(c);
     REQUIRE(c->search);
@@ -294,6 +295,13 @@ TEST_CASE("claims search: structured families, certified findings", "[proofs][se
   CHECK(found.finding());
   CHECK(found.counterexamples == 3);
   for (const auto& r : found.records) CHECK(r.certificate_verified);
+  {
+    const Claim* p2 = claim_find("dana24/proposition-2");
+    REQUIRE(p2);
+    ClaimRun run = claim_search(*p2, 4, 3);
+    CHECK(run.confirmed == 4);  // four families, each a certified non-representable set of conditionals
+    for (const auto& r : run.records) CHECK(r.certificate_verified);
+  }
   // A claim without a search mode is refused.
   CHECK_THROWS_AS(claim_search(*claim_find("mahdavi24/lemma-2"), 1, 1), std::logic_error);
 }

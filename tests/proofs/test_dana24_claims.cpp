@@ -2,6 +2,8 @@
 // claims test), and here each kind of evidence, altered, is rejected by the checker.
 #include "catch.hpp"
 
+#include <gmpxx.h>
+
 #include "memcert/checker/checker.hpp"
 #include "memcert/proofs/registry.hpp"
 
@@ -79,4 +81,38 @@ TEST_CASE("dana24-claim certificates: altered evidence is rejected", "[proofs][d
   const std::size_t c0 = p2["minor_cols"][0], c1 = p2["minor_cols"][1];
   copied["logits"][c0] = copied["logits"][c1];
   CHECK_FALSE(valid(copied));
+}
+
+TEST_CASE("dana24/theorem-2: the bracket, the distribution and C are re-derived", "[proofs][dana]") {
+  const nlohmann::json good = first_certificate("dana24/theorem-2");
+  CHECK(valid(good));
+  // A lambda below the root is not an upper end of the bracket: 0 has phi(0) = log N > -H.
+  nlohmann::json bad = good;
+  bad["conditionals"][0]["lambda_hi"] = "0";
+  CHECK(!valid(bad));
+  // A lambda far above the root brackets it, but lambda_hi * D then exceeds the bound.
+  bad = good;
+  bad["conditionals"][0]["lambda_hi"] = "1000000";
+  CHECK(!valid(bad));
+  // Not a distribution: first entry doubled.
+  bad = good;
+  mpq_class p(bad["conditionals"][0]["pi"][0].get<std::string>());
+  p *= 2;
+  bad["conditionals"][0]["pi"][0] = p.get_str();
+  CHECK(!valid(bad));
+  // C must bound |W W^T - I| and stay below 1/2.
+  bad = good;
+  bad["C"] = "1/2";
+  CHECK(!valid(bad));
+  bad = good;
+  bad["C"] = "1/100";
+  CHECK(!valid(bad));
+  // Second method: on W = I (C = 0) the bound is attained with equality, lambda = log((N-1)/(e^{-H} - 1))
+  // and d_KL = (1 - pi_g) lambda, so a certificate there cannot certify "<=" with any lambda_hi above the root.
+  bad = good;
+  bad["B"] = {{"1", "0", "0", "0"}, {"0", "1", "0", "0"}, {"0", "0", "1", "0"}, {"0", "0", "0", "1"}};
+  bad["scale"] = "1";
+  bad["C"] = "0";
+  bad["conditionals"] = {{{"pi", {"1/2", "1/4", "1/8", "1/8"}}, {"g", 0}, {"lambda_hi", "23844/100000"}}};  // root 0.2384325...
+  CHECK(!valid(bad));
 }
