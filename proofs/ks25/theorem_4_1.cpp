@@ -2,6 +2,8 @@
 // memorized by a Transformer of width 14 with O~(d + sqrt N) parameters. memcert builds the construction
 // (include/memcert/theory/ks25/construct.hpp) in exact arithmetic on generated data; the certificate (kind
 // "ks") is re-verified by the independent checker.
+#include <map>
+
 #include "../common.hpp"
 #include "memcert/theory/ks25/construct.hpp"
 
@@ -22,6 +24,58 @@ Instance generate(std::uint64_t seed, std::size_t index) {
   Instance inst;
   inst.params = {{"N", s[0]}, {"n", s[1]}, {"d", s[2]}, {"V", s[3]}, {"C", C}};
   inst.data = std::move(in);
+  return inst;
+}
+
+// Labels made consistent: a repeated (last token, multiset) key reuses the first label seen.
+void make_consistent(SequenceDataset& ds, long C) {
+  ks25::KsPrepared p = ks25::ks_prepare(ds, C, "generated");
+  std::map<std::pair<std::size_t, std::size_t>, long> first;
+  for (std::size_t i = 0; i < ds.N(); ++i) {
+    auto it = first.emplace(std::make_pair(static_cast<std::size_t>(p.seq_ids[i].back()), p.ms_index[i]), ds.labels[i]).first;
+    ds.labels[i] = it->second;
+  }
+}
+
+// `claims search` families (index % 5): 0 equal token sums (each sequence gets a partner with the same
+// last token and token sum but another multiset and another label: the data the linear-phi ablation cannot
+// memorize); 1 a two-token vocabulary in d = 1 (multisets differ only by counts); 2 near-collision tokens
+// (every token scaled by 1/64: separation delta ~ 1/128); 3 long sequences (n = 12) over three tokens;
+// 4 float64 tokens taken exactly.
+Instance search(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"equal-token-sums", "two-token-vocabulary", "near-collision", "long-sequences", "float64"};
+  const std::size_t fam = index % 5;
+  const long C = 2 + static_cast<long>(index % 3);
+  detail::Rng rng(seed);
+  SequenceDataset ds;
+  if (fam == 0) {
+    ds = ks25::ks_generate(6, 3, 2, 4, C, seed, false);
+    const std::size_t N0 = ds.N();
+    for (std::size_t i = 0; i < N0; ++i) {
+      QMatrix b = ds.sequences[i];
+      for (std::size_t j = 0; j < b.cols(); ++j) {
+        const Rational delta(rng.integer(1, 3), 2);
+        b(0, j) += delta;
+        b(1, j) -= delta;
+      }
+      ds.sequences.push_back(b);
+      ds.labels.push_back((ds.labels[i] + 1) % C);
+    }
+  } else if (fam == 1) {
+    ds = ks25::ks_generate(10, 5, 1, 2, C, seed, false);
+  } else if (fam == 2) {
+    ds = ks25::ks_generate(10, 3, 2, 5, C, seed, false);
+    for (auto& q : ds.sequences)
+      for (auto& x : q.data()) x /= 64;
+  } else if (fam == 3) {
+    ds = ks25::ks_generate(8, 12, 2, 3, C, seed, false);
+  } else {
+    ds = ks25::ks_generate(10, 3, 3, 6, C, seed, true);
+  }
+  make_consistent(ds, C);
+  Instance inst;
+  inst.params = {{"family", names[fam]}, {"N", ds.N()}, {"n", ds.n()}, {"d", ds.d()}, {"C", C}};
+  inst.data = KsInstance{std::move(ds), C, seed};
   return inst;
 }
 
@@ -54,7 +108,7 @@ ClaimRegistrar reg{Claim{
     "Transformer of width 14 with O~(d + sqrt N) parameters.",
     "the construction (Lemmas B.1-B.3, C.1, C.2) built and evaluated in exact rationals on every sequence; "
     "certificate kind \"ks\"",
-    Expect::holds, "", 3, generate, check}};
+    Expect::holds, "", 3, generate, check, search}};
 
 }  // namespace
 }  // namespace memcert::proofs

@@ -154,8 +154,9 @@ bool check_claim_per_head_scales(const Value& c, const std::string& claim, std::
     const Value* wwv = gv ? member(tv->items[h], "construction.trace", "w", json::Type::Array, why) : nullptr;
     const Value* cpv = wwv ? member(tv->items[h], "construction.trace", "c", json::Type::String, why) : nullptr;
     if (!cpv) return false;
-    if (gv->items.empty()) {  // no saturating term (head 1): the head must be the construction's
+    if (gv->items.empty()) {  // no saturating term (head 1): the head must be the construction's, scale 0
       if (W != P) { why = at + ": a head without a saturating term must keep the construction's weights"; return false; }
+      if (s != 0) { why = "scales[" + std::to_string(h) + "]: a head without a saturating term has scale 0"; return false; }
       continue;
     }
     QRow g, w;

@@ -111,6 +111,9 @@ TEST_CASE("per-head scales: identical rows of Z by the model's forward pass, dis
     bad = cert;
     bad["verdict"] = "confirmed";
     CHECK(!valid(bad));
+    bad = cert;
+    bad["scales"][0] = "1";  // head 1 has no saturating term
+    CHECK(!valid(bad));
   }
 }
 
