@@ -3,6 +3,7 @@
 // rational c(eps) with ||softmax - e_{j*}||_1 <= eps at c(eps), hence for all c >= c(eps) (every exponent
 // decreases in c). Boundary: a tied maximum, where the weights of both tied indices stay bounded below
 // for every c >= 0, so the softmax converges to no vertex.
+#include <algorithm>
 #include <cmath>
 
 #include "../common.hpp"
@@ -37,6 +38,34 @@ Instance generate(std::uint64_t seed, std::size_t index, bool tie) {
     for (std::size_t j = 0; j < d; ++j) in.Wp(i, j) = g(i, 0) * in.e[j];
   Instance inst;
   inst.params = {{"n", n}, {"d", d}, {"tie", tie}};
+  inst.data = std::move(in);
+  return inst;
+}
+
+// `claims search` families (index % 5): 0 a near tie (second largest s = max - 1/4096: tiny gap delta);
+// 1 a large spread (W entries up to 64); 2 tiny n = 2; 3 many tokens n = 8 whose other scores are all equal;
+// 4 an integer lattice (E, W, e entries in {-1, 0, 1}).
+Instance search(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"near-tie", "large-spread", "tiny", "many-equal-runners-up", "lattice"};
+  const std::size_t fam = index % 5;
+  Rng rng(seed);
+  const std::size_t n = fam == 2 ? 2 : fam == 3 ? 8 : 3, d = n + 1;
+  const long er = fam == 4 ? 1 : 5;
+  Lemma4Instance in;
+  do in.E = rng.int_matrix(n, d, er); while (qmat_rank(in.E) < n);
+  in.W = rng.int_matrix(d, d, fam == 1 ? 64 : fam == 4 ? 1 : 3);
+  do in.e = rng.int_vector(d, fam == 4 ? 1 : 4); while (std::all_of(in.e.begin(), in.e.end(), [](auto& x) { return x == 0; }));
+  QMatrix target(n, 1);
+  for (std::size_t j = 0; j < n; ++j) target(j, 0) = fam == 3 ? 5 : rng.integer(-5, 5);
+  const std::size_t j1 = rng.index(n), j2 = (j1 + 1) % n;
+  target(j1, 0) = 6;
+  if (fam == 0) target(j2, 0) = Rational(6) - Rational(1, 4096);
+  QMatrix g = *qmat_solve_any(in.E, target);
+  in.Wp = QMatrix(d, d);
+  for (std::size_t i = 0; i < d; ++i)
+    for (std::size_t j = 0; j < d; ++j) in.Wp(i, j) = g(i, 0) * in.e[j];
+  Instance inst;
+  inst.params = {{"family", names[fam]}, {"n", n}, {"d", d}};
   inst.data = std::move(in);
   return inst;
 }
@@ -155,7 +184,7 @@ ClaimRegistrar reg{Claim{
     "any W (the paper asks for distinct entries; a unique maximum suffices).",
     "for eps = 1e-1..1e-12 an explicit rational c(eps) = (A + ln(2(n-1)/eps))/delta (rounded up); the "
     "L1 distance at c(eps) is bounded by MPFR with directed rounding, and every exponent decreases in c",
-    Expect::holds, "", 6, [](std::uint64_t s, std::size_t i) { return generate(s, i, false); }, check_lemma}};
+    Expect::holds, "", 6, [](std::uint64_t s, std::size_t i) { return generate(s, i, false); }, check_lemma, search}};
 
 ClaimRegistrar reg_tie{Claim{
     "mahdavi24/lemma-4-tied-maximum",
