@@ -26,6 +26,25 @@ Instance generate(std::uint64_t seed, std::size_t index) {
   return inst;
 }
 
+// `claims search` families (index % 4): 0 a two-token vocabulary in d = 1 (multisets differ only by
+// counts); 1 near-collision tokens (every token scaled by 1/64); 2 long sequences (n = 12) over three
+// tokens; 3 float64 tokens taken exactly. Scaling tokens is a bijection, so labels stay consistent.
+Instance search(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"two-token-vocabulary", "near-collision", "long-sequences", "float64"};
+  static const std::size_t sizes[][4] = {{8, 5, 1, 2}, {8, 3, 2, 5}, {6, 12, 2, 3}, {8, 3, 3, 6}};  // N, n, d, V
+  const std::size_t fam = index % 4;
+  const auto& s = sizes[fam];
+  const long C = 2 + static_cast<long>(index % 3);
+  S2sInstance in{ks25::ks_generate_seq2seq(s[0], s[1], s[2], s[3], C, seed, fam == 3), C, seed};
+  if (fam == 1)
+    for (auto& q : in.ds.sequences)
+      for (auto& x : q.data()) x /= 64;
+  Instance inst;
+  inst.params = {{"family", names[fam]}, {"N", s[0]}, {"n", s[1]}, {"d", s[2]}, {"V", s[3]}, {"C", C}};
+  inst.data = std::move(in);
+  return inst;
+}
+
 InstanceResult check(const Instance& inst) {
   const auto& in = std::any_cast<const S2sInstance&>(inst.data);
   InstanceResult r;
@@ -59,7 +78,7 @@ ClaimRegistrar reg{Claim{
     "every position by a Transformer of width 14 (seq-to-seq).",
     "the Theorem 4.1 construction with F2 fitted on every token's context, built and evaluated in exact "
     "rationals at every position; certificate kind \"ks\", setting \"seq-to-seq\"",
-    Expect::holds, "", 3, generate, check}};
+    Expect::holds, "", 3, generate, check, search}};
 
 }  // namespace
 }  // namespace memcert::proofs

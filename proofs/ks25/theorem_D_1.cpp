@@ -18,13 +18,49 @@ struct DeepSetInstance {
   std::uint64_t seed;
 };
 
-// Generated sequences, plus a reversed copy of every other one (same multiset, other order); labels
-// then made a function of the multiset alone (the first sequence with that multiset fixes it).
+// An instance from a data set: a reversed copy of every other sequence added (same multiset, other
+// order), labels then made a function of the multiset alone (the first sequence with that multiset fixes it).
+Instance from_data(SequenceDataset ds, long C, std::uint64_t seed, nlohmann::json params);
+
 Instance generate(std::uint64_t seed, std::size_t index) {
   static const std::size_t sizes[][4] = {{6, 3, 2, 4}, {8, 3, 3, 5}, {10, 4, 2, 4}};  // N, n, d, V
   const auto& s = sizes[index % 3];
   long C = 2 + static_cast<long>(index % 2);
+  return from_data(ks25::ks_generate(s[0], s[1], s[2], s[3], C, seed, false), C, seed,
+                   {{"N", s[0]}, {"n", s[1]}, {"d", s[2]}, {"V", s[3]}, {"C", C}});
+}
+
+// `claims search` families (index % 4): 0 equal token sums (each sequence paired with one of equal sum but
+// another multiset: sums alone do not identify multisets); 1 a two-token vocabulary in d = 1; 2
+// near-collision tokens (scaled by 1/64); 3 long sequences (n = 12) over three tokens.
+Instance search(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"equal-token-sums", "two-token-vocabulary", "near-collision", "long-sequences"};
+  static const std::size_t sizes[][4] = {{5, 3, 2, 4}, {8, 5, 1, 2}, {8, 3, 2, 5}, {6, 12, 2, 3}};  // N, n, d, V
+  const std::size_t fam = index % 4;
+  const auto& s = sizes[fam];
+  const long C = 2 + static_cast<long>(index % 3);
+  detail::Rng rng(seed);
   SequenceDataset ds = ks25::ks_generate(s[0], s[1], s[2], s[3], C, seed, false);
+  if (fam == 0) {
+    const std::size_t N0 = ds.N();
+    for (std::size_t i = 0; i < N0; ++i) {
+      QMatrix b = ds.sequences[i];
+      for (std::size_t j = 0; j < b.cols(); ++j) {
+        const Rational delta(rng.integer(1, 3), 2);
+        b(0, j) += delta;
+        b(1, j) -= delta;
+      }
+      ds.sequences.push_back(b);
+      ds.labels.push_back((ds.labels[i] + 1) % C);
+    }
+  }
+  if (fam == 2)
+    for (auto& q : ds.sequences)
+      for (auto& x : q.data()) x /= 64;
+  return from_data(std::move(ds), C, seed, {{"family", names[fam]}, {"n", s[1]}, {"d", s[2]}, {"V", s[3]}, {"C", C}});
+}
+
+Instance from_data(SequenceDataset ds, long C, std::uint64_t seed, nlohmann::json params) {
   const std::size_t N0 = ds.N();
   for (std::size_t i = 0; i < N0; i += 2) {
     QMatrix rev = ds.sequences[i];
@@ -40,7 +76,8 @@ Instance generate(std::uint64_t seed, std::size_t index) {
     ds.labels[i] = it->second;
   }
   Instance inst;
-  inst.params = {{"N", ds.N()}, {"n", s[1]}, {"d", s[2]}, {"V", s[3]}, {"C", C}};
+  params["N"] = ds.N();
+  inst.params = std::move(params);
   inst.data = DeepSetInstance{std::move(ds), C, seed};
   return inst;
 }
@@ -85,7 +122,7 @@ ClaimRegistrar reg{Claim{
     "Lemma B.3's phi~ and Lemma C.1's rho~ in the Transformer format (f1 = phi~, uniform attention, "
     "f2 = rho~), evaluated in exact rationals on every sequence including permuted copies; certificate "
     "kind \"ks\", claim \"ks25/theorem-D.1\"",
-    Expect::holds, "", 3, generate, check}};
+    Expect::holds, "", 3, generate, check, search}};
 
 }  // namespace
 }  // namespace memcert::proofs

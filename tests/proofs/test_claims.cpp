@@ -303,6 +303,15 @@ TEST_CASE("claims search: structured families, certified findings", "[proofs][se
     CHECK(run.confirmed == 4);  // four families, each a certified non-representable set of conditionals
     for (const auto& r : run.records) CHECK(r.certificate_verified);
   }
+  for (const char* id : {"ks25/corollary-4.1", "ks25/theorem-D.1"}) {  // four families each
+    const Claim* c = claim_find(id);
+    REQUIRE(c);
+    ClaimRun run = claim_search(*c, 4, 3);
+    INFO(id);
+    CHECK(!run.finding());
+    CHECK(run.confirmed == 4);
+    for (const auto& r : run.records) CHECK(r.certificate_verified);
+  }
   // A claim without a search mode is refused.
   CHECK_THROWS_AS(claim_search(*claim_find("mahdavi24/lemma-2"), 1, 1), std::logic_error);
 }
