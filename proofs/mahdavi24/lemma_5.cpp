@@ -134,12 +134,56 @@ InstanceResult check_boundary(const Instance& inst) {
   return r;
 }
 
+// `claims search` families (index % 6): 0 near-singular A (one factor column scaled by 1/4096: a tiny
+// sigma_min); 1 the perturbation at the margin (||P||_F^2 = (1 - 2^-10) mu, mu the certified lower bound on
+// sigma_min^2 of A's chosen rows); 2 an integer lattice (factors in {-1, 0, 1}); 3 rank one; 4 square and
+// invertible (m = q = r = 3); 5 shrinking, P = -t A as large as admissible: B = (1 - t) A keeps exactly
+// rank A (a random P raises the rank, so the conclusion is met with room; here with none).
+Instance search(std::uint64_t seed, std::size_t index) {
+  static const char* names[] = {"near-singular", "at-the-margin", "lattice", "rank-one", "square-invertible", "shrinking"};
+  const std::size_t fam = index % 6;
+  Rng rng(seed);
+  const std::size_t m = fam == 4 ? 3 : 4, q = fam == 4 ? 3 : 5, r = fam == 3 ? 1 : fam == 4 ? 3 : 2;
+  const long range = fam == 2 ? 1 : 4;
+  Lemma5Instance in;
+  std::optional<Rational> mu_lower;
+  do {
+    QMatrix X = rng.int_matrix(m, r, range), Y = rng.int_matrix(r, q, range);
+    if (fam == 0)
+      for (std::size_t i = 0; i < m; ++i) X(i, r - 1) /= 4096;
+    in.A = mat_mul(X, Y);
+    if (qmat_rank(in.A) < r) continue;
+    in.S = qmat_rank_certified(in.A).minor_rows;
+    in.S.resize(r);
+    mu_lower = qmat_sigma_min_sq_lower(mat_select_rows(in.A, in.S));
+  } while (!mu_lower || *mu_lower <= 0);
+  in.r = r;
+  const Rational mu = *mu_lower;
+  QMatrix R = fam == 5 ? in.A : rng.int_matrix(m, q, 9);
+  if (fam == 5)
+    for (auto& z : R.data()) z = -z;
+  Rational fro = 0;
+  for (auto& z : R.data()) fro += z * z;
+  if (fro == 0) { R(0, 0) = 1; fro = 1; }
+  // t^2 fro < mu (exactly): from a double estimate of the largest admissible t, halved until it holds.
+  const double frac = fam == 1 || fam == 5 ? 1.0 - 1.0 / 1024 : 0.25;
+  Rational t = rational_from_double(std::sqrt(frac * rational_to_double(mu) / rational_to_double(fro)));
+  while (!(t * t * fro < mu)) t /= 2;
+  in.P = R;
+  for (auto& z : in.P.data()) z *= t;
+  in.s2 = mu;
+  Instance inst;
+  inst.params = {{"family", names[fam]}, {"m", m}, {"q", q}, {"rank_A", r}};
+  inst.data = std::move(in);
+  return inst;
+}
+
 ClaimRegistrar reg{Claim{
     "mahdavi24/lemma-5",
     "If ||B - A||_2 < sigma_min^+(A) then rank B >= rank A.",
     "hypothesis: A_S A_S^T - mu I positive definite (exact LDL^T) and ||B - A||_F^2 < mu exactly; "
     "conclusion: rank A from above by kernel vectors, rank B from below by a minor mod p",
-    Expect::holds, "", 6, [](std::uint64_t s, std::size_t i) { return generate(s, i, false); }, check_lemma}};
+    Expect::holds, "", 6, [](std::uint64_t s, std::size_t i) { return generate(s, i, false); }, check_lemma, search}};
 
 ClaimRegistrar reg_eq{Claim{
     "mahdavi24/lemma-5-equality",

@@ -271,7 +271,7 @@ TEST_CASE("claims search: structured families, certified findings", "[proofs][se
   // decided instance re-verified by the checker.
   for (const char* id : {"mahdavi24/proposition-4", "mahdavi24/lemma-3", "mahdavi24/theorem-1", "mahdavi24/proposition-1",
                          "mahdavi24/step-2-readout", "mahdavi24/proposition-3", "dana24/theorem-2", "ks25/theorem-4.1",
-                         "mahdavi24/lemma-4"}) {
+                         "mahdavi24/lemma-4", "mahdavi24/lemma-5"}) {
     const Claim* c = claim_find(id);
     REQUIRE(c);
     REQUIRE(c->search);
