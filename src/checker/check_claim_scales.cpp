@@ -87,6 +87,11 @@ bool check_claim_per_head_scales(const Value& c, const std::string& claim, std::
     std::string inner;
     if (!check_theorem1(*cons, inner)) { why = "construction: " + inner; return false; }
   }
+  // Without the skip connection the predictions are a function of the rows of Z alone (eq. 8), so equal
+  // rows mean equal predictions; with it, y_hat also reads e, and the claim would not follow.
+  if (const Value* sk = cons->find("skip")) {
+    if (sk->type != json::Type::Bool || sk->boolean) { why = "construction.skip: the claim is about the layer without skip connection"; return false; }
+  }
   std::size_t H = 0, n = 0, d = 0, dh = 0, T = 0;
   for (auto [key, out] : {std::pair<const char*, std::size_t*>{"H", &H}, {"n", &n}, {"d", &d}, {"dh", &dh}, {"T", &T}}) {
     const Value* v = member(*cons, "construction", key, json::Type::Number, why);

@@ -114,6 +114,9 @@ TEST_CASE("per-head scales: identical rows of Z by the model's forward pass, dis
     bad = cert;
     bad["scales"][0] = "1";  // head 1 has no saturating term
     CHECK(!valid(bad));
+    bad = cert;
+    bad["construction"]["skip"] = true;  // with the skip connection equal rows no longer mean equal outputs
+    CHECK(!valid(bad));
   }
 }
 
