@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <random>
 
 #include "memcert/checker/checker.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
@@ -158,4 +159,34 @@ TEST_CASE("shared contexts: the certified generic rank never exceeds Proposition
   CHECK(g.T_star == 3);
   CHECK(g.rank_Z_lower == 5);
   if (g.memorized) CHECK(memcert_checker::verify_certificate_text(g.certificate.dump()).valid);
+}
+
+TEST_CASE("constant token sums: the certified generic rank never exceeds Proposition 5's ceiling", "[generic]") {
+  // Proposition 5: every context token with 1^T x = s gives rank(Z) <= H(d-1)+1 for ANY weights (H(d-1)
+  // when s = 0), although such data can be in general position. Random tokens with the last coordinate
+  // fixing the sum; T = H d examples, so only the theorem can stop the rank.
+  const std::size_t H = 2, n = 3, d = 5, T = H * d;
+  for (int s : {1, 0}) {
+    std::mt19937_64 rng(17 + s);
+    std::uniform_int_distribution<int> u(-64, 64);
+    AttentionDataset ds;
+    for (std::size_t t = 0; t < T; ++t) {
+      QMatrix E(n, d);
+      for (std::size_t j = 0; j < n; ++j) {
+        Rational sum = 0;
+        for (std::size_t c = 0; c + 1 < d; ++c) { E(j, c) = Rational(u(rng), 64); E(j, c).canonicalize(); sum += E(j, c); }
+        E(j, d - 1) = Rational(s) - sum;
+      }
+      ds.contexts.push_back(E);
+    }
+    ds.queries = QMatrix(T, d);
+    for (auto& x : ds.queries.data()) { x = Rational(u(rng), 64); x.canonicalize(); }
+    Theorem1Result g = generic_weights_construct(ds, options(H, 3));
+    const std::size_t ceiling = s == 0 ? H * (d - 1) : H * (d - 1) + 1;
+    INFO("s = " << s);
+    CHECK(g.rank_Z_lower <= ceiling);
+    CHECK(g.rank_Z_numerical <= ceiling);
+    CHECK(g.rank_Z_lower >= ceiling - 1);  // and generic weights come close to it
+    if (g.memorized) CHECK(memcert_checker::verify_certificate_text(g.certificate.dump()).valid);
+  }
 }
