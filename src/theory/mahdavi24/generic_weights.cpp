@@ -45,25 +45,21 @@ MatrixXd generic_z_estimate(const std::vector<MatrixXd>& E, const MatrixXd& Qd, 
   return Z;
 }
 
-// The rows of Z a column-pivoted QR of Z^T calls independent, in pivot order: the first k of them are
-// the best-conditioned k rows it finds (k = the numerical rank at relative threshold `rel`).
-std::vector<std::size_t> pivot_rows(const MatrixXd& Z, double rel, std::size_t& rank) {
+// The rows of Z a column-pivoted QR of Z^T calls independent, in pivot order: the first `rank` of them
+// are the best-conditioned rows it finds (rank = the numerical rank at relative threshold `rel`);
+// `conditioning` = |R_kk| / |R_11| at k = rank (the screening score of a draw, 0 when rank = 0).
+std::vector<std::size_t> pivot_rows(const MatrixXd& Z, double rel, std::size_t& rank, double* conditioning = nullptr) {
   Eigen::ColPivHouseholderQR<MatrixXd> qr(Z.transpose());
   qr.setThreshold(rel);
   rank = static_cast<std::size_t>(qr.rank());
+  if (conditioning) {
+    const double top = rank ? std::fabs(qr.matrixQR()(0, 0)) : 0;
+    *conditioning = top > 0 ? std::fabs(qr.matrixQR()(Eigen::Index(rank - 1), Eigen::Index(rank - 1))) / top : 0;
+  }
   std::vector<std::size_t> order(static_cast<std::size_t>(Z.rows()));
   const auto& p = qr.colsPermutation().indices();
   for (Eigen::Index i = 0; i < p.size(); ++i) order[static_cast<std::size_t>(i)] = static_cast<std::size_t>(p(i));
   return order;
-}
-
-// Smallest |R_ii| among the first k pivots relative to the largest: the screening score of a draw.
-double pivot_conditioning(const MatrixXd& Z, std::size_t k) {
-  if (k == 0) return 0;
-  Eigen::ColPivHouseholderQR<MatrixXd> qr(Z.transpose());
-  const auto R = qr.matrixR();
-  const double top = std::fabs(R(0, 0));
-  return top > 0 ? std::fabs(R(Eigen::Index(k - 1), Eigen::Index(k - 1))) / top : 0;
 }
 
 QMatrix qmat_from_integer_doubles(const MatrixXd& a, const Rational& factor) {
@@ -143,11 +139,13 @@ Theorem1Result generic_weights_construct(const AttentionDataset& ds_in, const Th
       g.scale_exp = rms > 0 ? static_cast<int>(std::lround(std::log2(target / rms))) : 0;
       MatrixXd Z = generic_z_estimate(Ed, Qd, g, H);
       std::size_t k = 0;
-      pivot_rows(Z, 1e-9, k);
-      const double cond = pivot_conditioning(Z, k);
+      double cond = 0;
+      pivot_rows(Z, 1e-9, k, &cond);
       ++res.generic_attempts;
       if (k > best_rank || (k == best_rank && cond > best_cond)) { best = g; best_rank = k; best_cond = cond; }
+      if (best_rank == res.rank_Z_bound && best_cond > 1e-4) break;  // as good as any weights can be
     }
+    if (best_rank == res.rank_Z_bound && best_cond > 1e-4) break;
   }
   res.logit_scale = best.scale_exp >= 0 ? Rational(Integer(1) << best.scale_exp)
                                         : Rational(Integer(1), Integer(1) << -best.scale_exp);
