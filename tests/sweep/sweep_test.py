@@ -163,6 +163,15 @@ def test_capacity_beyond_theorem():
     check(c["certified"] == 7, f"generic weights certify Proposition 2's ceiling 7, not more ({c['certified']})")
     for q in c["probes"]:
         check((q["certified"] >= q["T"]) == (q["T"] <= 7), f"probe {q}: certified exactly up to the ceiling")
+    # The same cell with "beyond": "off" (and the flag no-saturation): the theorem alone stops at T* = 3.
+    spec = write_spec("capo.json", {"task": "theorem1", "data": "shared",
+                                    "grid": {"H": [2], "n": [4], "d": [8], "dh": [2], "beyond": ["off"], "no-saturation": [True]},
+                                    "seeds": [1], "capacity": {"from": "T*", "to": "H(n-1)+1"}})
+    out = os.path.join(WORK, "capo")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"capacity --beyond off sweep exit 0 ({p.stderr})")
+    (r,) = rows(out)
+    check(r["capacity"]["certified"] == 3, f"--beyond off: the theorem's T* = 3 only ({r['capacity']['certified']})")
 
 
 def test_grid_list():
