@@ -116,6 +116,13 @@ KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, s
   KruskalCheck c;
   if (k == 0 || k > rows || binomial_saturating(rows, k) <= budget) {
     if (k == 0 || k > rows) return kruskal_at_least(typed_matrix_to_qmat(vectors), k, budget);
+    // Linearly independent vectors have every subset independent: one certified rank decides level k
+    // without enumerating C(rows, k) subsets (C(200, 197) = 1.3M eliminations at T = 200). The result is
+    // the enumeration's own (at-least: lower k, upper min(rows, cols)).
+    if (rows <= vectors.cols && rank_certified(vectors, threads).rank == rows) {
+      c.lower = k, c.upper = trivial, c.method = "at-least", c.holds = true;
+      return c;
+    }
     KruskalOptions opt;
     opt.at_least = k;
     opt.max_subsets = budget;

@@ -53,6 +53,14 @@ TEST_CASE("assumptions_report_typed equals the rational report", "[mahdavi24][as
     require_same(float_data(g, 6, 3, 5), 20'000'000, Storage::float64);
     require_same(float_data(g, 9, 4, 6), 10, Storage::float64);  // sampled Kruskal route
   }
+  SECTION("fewer queries than dimensions: independent (one rank decides every level) or not") {
+    AttentionDataset ds = float_data(g, 6, 3, 9);
+    require_same(ds, 20'000'000, Storage::float64);
+    for (std::size_t c = 0; c < 9; ++c) ds.queries(5, c) = ds.queries(1, c) - ds.queries(3, c) * 2;  // dependent 3-subset
+    require_same(ds, 20'000'000, Storage::float64);
+    for (std::size_t c = 0; c < 9; ++c) ds.queries(5, c) = ds.queries(1, c) + ds.queries(2, c) + ds.queries(3, c) + ds.queries(4, c);
+    require_same(ds, 20'000'000, Storage::float64);  // dependent only as a 5-subset: Kruskal rank 4 >= n = 3
+  }
   SECTION("near-singular contexts and dependent queries") {
     AttentionDataset ds = float_data(g, 7, 3, 5);
     for (std::size_t c = 0; c < 5; ++c) {
