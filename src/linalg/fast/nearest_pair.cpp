@@ -18,6 +18,10 @@
 // hi = fl(fl(x + rad)(1 + 2^-50)) >= D: for a positive difference (1 + u)^2 (1 - 2^-50) < 1 and
 // (1 - u)^2 (1 + 2^-50) > 1; a non-positive one keeps its sign; subnormal results are exact or round
 // towards the unrounded operand.
+// FLOAT ROUTE (every scaled value a float): g = fl_24(a.b) from sgemm_plain, |g - G| <= gamma_d^(24)
+// sqrt(N_a N_b) + d eta_f (u_f = 2^-24, eta_f = 2^-149), the rest in double as above: c = gamma_d^(24) +
+// gamma_d + 4u and a0 = 2 d eta_f + 3 d eta (used doubled) in the same derivation (gamma_d^(24) < 0.01
+// keeps |x| <= 2.1 W + 3 d eta).
 #include "memcert/linalg/fast/nearest_pair.hpp"
 
 #include <algorithm>
@@ -27,6 +31,7 @@
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/util/progress.hpp"
 #include "dmod_internal.hpp"
+#include "sgemm_internal.hpp"
 
 namespace memcert {
 
@@ -88,7 +93,7 @@ struct DirectBound {
 }  // namespace
 
 std::optional<std::vector<std::pair<std::size_t, std::size_t>>> nearest_pair_candidates_gram(
-    const std::vector<const double*>& pts, std::size_t d, int threads, std::size_t block) {
+    const std::vector<const double*>& pts, std::size_t d, int threads, std::size_t block, const char** route) {
   const std::size_t m = pts.size();
   std::vector<std::pair<std::size_t, std::size_t>> candidates;
   if (m < 2) return candidates;
@@ -98,27 +103,40 @@ std::optional<std::vector<std::pair<std::size_t, std::size_t>>> nearest_pair_can
   const double dd = static_cast<double>(d);
   const double gd = gamma_up(dd), gd1 = gamma_up(dd + 1);
   // c' = (2 gamma_{d+1} + 4u)(1 + 2^-40), a0' = 2 * 6 d eta (see the header comment).
-  const double cw = next_up(next_up(next_up(2 * gd1) + 4 * kU) * (1 + 0x1p-40));
-  const double a0 = next_up(12 * dd * kEta);
+  double cw = next_up(next_up(next_up(2 * gd1) + 4 * kU) * (1 + 0x1p-40));
+  double a0 = next_up(12 * dd * kEta);
   const double dn_gd = fast_detail::next_down(1 - gd);
   // x 2^scale as one multiplication (exact: checked above) when 2^scale is a normal double; only data
   // that are all subnormal need more, and take ldexp.
   const bool one_factor = *scale >= -1022 && *scale <= 1023;
   const double factor = one_factor ? std::ldexp(1.0, *scale) : 0;
   auto scaled = [&](double x) { return one_factor ? x * factor : std::ldexp(x, *scale); };
-  // Scaled norms n_a and upper bounds U_a >= max(n_a, N_a).
+  // Scaled norms n_a and upper bounds U_a >= max(n_a, N_a); the float route when every scaled value is
+  // a float (float32 data: the scaled values lie in (-2, 2), so only float underflow can spoil that).
   std::vector<double> nrm(m), nup(m);
+  bool use_float = d <= 100000;  // keeps gamma_d^(24) < 0.01, as the bound assumes
   for (std::size_t i = 0; i < m; ++i) {
     double s = 0;
     for (std::size_t c = 0; c < d; ++c) {
       const double x = scaled(pts[i][c]);
+      use_float = use_float && static_cast<double>(static_cast<float>(x)) == x;
       s += x * x;
     }
     nrm[i] = s;
     nup[i] = next_up(next_up(s + next_up(dd * kEta)) / dn_gd);
   }
+  if (route) *route = use_float ? "float" : "double";
+  // The float route's products: |g - G| <= gamma_d^(24) (N_a + N_b) / 2 + d eta_f (sgemm_internal.hpp), so
+  // the same derivation gives |x - D| <= (gamma_d^(24) + gamma_d + 4u) W + 2 d eta_f + 3 d eta.
+  if (use_float) {
+    const double gf = next_up(next_up(dd * 0x1p-24) / fast_detail::next_down(1 - next_up(dd * 0x1p-24)));
+    cw = next_up(next_up(next_up(gf + gd) + 4 * kU) * (1 + 0x1p-40));
+    a0 = next_up(2 * next_up(next_up(2 * dd * 0x1p-149) + next_up(6 * dd * kEta)));
+  }
+  const int nthreads = threads <= 0 ? fast_threads() : threads;
   const DirectBound direct(d);
   std::vector<double> a, bt, c, ra(d), rb(d);
+  std::vector<float> af, btf, cf;
   double best_hi = std::numeric_limits<double>::infinity();
   std::vector<double> cand_lo;
   std::size_t prune_at = 4096;
@@ -136,23 +154,38 @@ std::optional<std::vector<std::pair<std::size_t, std::size_t>>> nearest_pair_can
   std::size_t done = 0;
   for (std::size_t j0 = 0; j0 < m; j0 += block) {
     const std::size_t nj = std::min(block, m - j0);
-    // B^T: d x nj, column j the scaled point j0 + j.
-    bt.assign(d * nj, 0.0);
+    // B^T: d x nj (the float route pads the columns to a multiple of 32 with zeros), column j the
+    // scaled point j0 + j.
+    const std::size_t ldb = use_float ? (nj + 31) / 32 * 32 : nj;
+    if (use_float) btf.assign(d * ldb, 0.0f);
+    else bt.assign(d * ldb, 0.0);
     for (std::size_t j = 0; j < nj; ++j)
-      for (std::size_t k = 0; k < d; ++k) bt[k * nj + j] = scaled(pts[j0 + j][k]);
+      for (std::size_t k = 0; k < d; ++k) {
+        const double x = scaled(pts[j0 + j][k]);
+        if (use_float) btf[k * ldb + j] = static_cast<float>(x);
+        else bt[k * ldb + j] = x;
+      }
     for (std::size_t i0 = 0; i0 <= j0; i0 += block) {
       const std::size_t ni = std::min(block, m - i0);
       a.resize(ni * d);
       for (std::size_t i = 0; i < ni; ++i) scaled_row(i0 + i, a.data() + i * d);
-      c.assign(ni * nj, 0.0);
-      fast_detail::gemm_plain_sub(ni, nj, d, a.data(), d, bt.data(), nj, c.data(), nj,
-                                  threads <= 0 ? fast_threads() : threads);  // c = -fl(A B^T)
+      // c = -fl(A B^T) (double route), cf = fl(A B^T) (float route).
+      if (use_float) {
+        af.assign(a.begin(), a.end());
+        cf.resize(ni * ldb);
+        fast_detail::sgemm_plain(ni, ldb, d, af.data(), btf.data(), cf.data(), nthreads);
+      } else {
+        c.assign(ni * ldb, 0.0);
+        fast_detail::gemm_plain_sub(ni, nj, d, a.data(), d, bt.data(), ldb, c.data(), ldb, nthreads);
+      }
       for (std::size_t i = 0; i < ni; ++i) {
         const std::size_t gi = i0 + i;
-        const double* crow = c.data() + i * nj;
+        const double* crow = use_float ? nullptr : c.data() + i * ldb;
+        const float* cfrow = use_float ? cf.data() + i * ldb : nullptr;
         for (std::size_t j = (i0 == j0 ? i + 1 : 0); j < nj; ++j) {
           const std::size_t gj = j0 + j;
-          const double x = (nrm[gi] + nrm[gj]) + 2 * crow[j];
+          const double mg = use_float ? -static_cast<double>(cfrow[j]) : crow[j];
+          const double x = (nrm[gi] + nrm[gj]) + 2 * mg;
           const double rad = cw * (nup[gi] + nup[gj]) + a0;
           double lo = (x - rad) * (1 - 0x1p-50);
           if (lo > best_hi) continue;

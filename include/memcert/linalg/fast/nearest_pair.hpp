@@ -17,10 +17,14 @@ namespace memcert {
 // first scaled by one power of two (exactly; the candidate set is scale-invariant) so that the largest
 // magnitude is in [1, 2). nullopt when that scaling is not exact for every value or some value is not
 // finite: the caller decides then by another method.
+// When every scaled value is a float (float32 data), the products run in float with the float bound
+// (gamma_d at u = 2^-24): twice the lanes per instruction; otherwise in double. `route`, when given, is
+// set to "float" or "double".
 // Memory: two blocks of `block` points and one block x block product (besides the result); time
 // m^2 d flops in the matrix product on `threads` threads (<= 0: fast_threads()). Progress is reported
 // as the stage "separation: blocked Gram".
 std::optional<std::vector<std::pair<std::size_t, std::size_t>>> nearest_pair_candidates_gram(
-    const std::vector<const double*>& pts, std::size_t d, int threads = 0, std::size_t block = 1024);
+    const std::vector<const double*>& pts, std::size_t d, int threads = 0, std::size_t block = 1024,
+    const char** route = nullptr);
 
 }  // namespace memcert
