@@ -94,7 +94,7 @@ TEST_CASE("Gram nearest pairs: Gaussian points, every block size", "[linalg][fas
   auto got = nearest_pair_candidates_gram(ptrs(p), 32, 2, 64);
   REQUIRE(got.has_value());
   REQUIRE(got->size() <= 10);
-  require_contract(p, {64}, "float");
+  require_contract(p, {64, 1024}, "float");
 }
 
 TEST_CASE("Gram nearest pairs: planted ties at the threshold and pairs one ulp beyond", "[linalg][fast][nearest_pair]") {
