@@ -20,8 +20,8 @@
 // towards the unrounded operand.
 // FLOAT ROUTE (every scaled value a float): g = fl_24(a.b) from sgemm_plain, |g - G| <= gamma_d^(24)
 // sqrt(N_a N_b) + d eta_f (u_f = 2^-24, eta_f = 2^-149), the rest in double as above: c = gamma_d^(24) +
-// gamma_d + 4u and a0 = 2 d eta_f + 3 d eta (used doubled) in the same derivation (gamma_d^(24) < 0.01
-// keeps |x| <= 2.1 W + 3 d eta).
+// gamma_d + 4u and a0 = 2 d eta_f + 6 d eta in the same derivation (gamma_d^(24) < 0.01 keeps |x| <=
+// 2.1 W + 3 d eta); the radius uses 2 a0 as above.
 #include "memcert/linalg/fast/nearest_pair.hpp"
 
 #include <algorithm>
