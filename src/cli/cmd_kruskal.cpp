@@ -96,6 +96,7 @@ int run_kruskal(const KruskalArgs& args) {
   NumericalRank nr = numerical_rank(tv, numerical_tol_option(args.tol));
   j["numerical_rank"] = nr.rank;
   j["numerical_tol"] = nr.tol;
+  j["numerical_method"] = nr.method;  // "svd" (numpy's) or "gram-rump" (full rank shown without one)
   human += "\n  numerical rank of the vectors " + std::to_string(nr.rank) + " at tol " + double_text(nr.tol);
   if (nr.rank < r.lower) {
     j["warning"] = numerical_rank_warning(r.lower, nr, "Kruskal rank >=");

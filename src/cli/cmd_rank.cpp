@@ -46,7 +46,9 @@ int run_rank(const RankArgs& args) {
   NumericalRank nr = numerical_rank(a, numerical_tol_option(args.tol));
   j["numerical_rank"] = nr.rank;
   j["numerical_tol"] = nr.tol;
-  human += "\n  numerical rank " + std::to_string(nr.rank) + " at tol " + double_text(nr.tol) + " (as numpy.linalg.matrix_rank)";
+  j["numerical_method"] = nr.method;  // "svd" (numpy's) or "gram-rump" (full rank shown without one)
+  human += "\n  numerical rank " + std::to_string(nr.rank) + " at tol " + double_text(nr.tol) + (nr.method == "svd" ? " (as numpy.linalg.matrix_rank)"
+                        : " (every singular value certified above tol by Rump's test, so no SVD was needed)");
   if (nr.rank != c.rank) {
     j["warning"] = numerical_rank_warning(c.rank, nr, "rank");
     human += "\nwarning: " + j["warning"].get<std::string>();

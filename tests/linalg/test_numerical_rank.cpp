@@ -7,6 +7,9 @@
 
 #include "memcert/linalg/numerical_rank.hpp"
 #include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/typed_matrix.hpp"
+
+#include <Eigen/SVD>
 
 using namespace memcert;
 
@@ -52,4 +55,43 @@ TEST_CASE("rounding-level noise: full exact rank, low numerical rank", "[numeric
   // An explicit tolerance above every singular value gives 0; tol 0 counts every non-zero one.
   CHECK(numerical_rank(A, 1e6).rank == 0);
   CHECK(numerical_rank(A, 0.0).rank == 10);
+}
+
+// The "gram-rump" shortcut (large well-conditioned matrices, no SVD) against the SVD it replaces, and its
+// refusal on matrices whose numerical rank is not full (they must reach the SVD and get its answer).
+TEST_CASE("gram-rump shortcut agrees with the SVD and declines rank-deficient matrices", "[numerical_rank]") {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> g(0, 1);
+  for (auto [m, n] : {std::pair<int, int>{60, 90}, {120, 70}, {64, 64}}) {
+    TypedMatrix a;
+    a.rows = static_cast<std::size_t>(m), a.cols = static_cast<std::size_t>(n), a.storage = Storage::float64;
+    a.f64.resize(a.rows * a.cols);
+    for (double& x : a.f64) x = g(rng);
+    NumericalRank fast = numerical_rank(a);
+    REQUIRE(fast.method == "gram-rump");
+    // Second method: Eigen's SVD on the same doubles, with numpy's threshold.
+    Eigen::MatrixXd e(m, n);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) e(i, j) = a.f64[static_cast<std::size_t>(i * n + j)];
+    Eigen::BDCSVD<Eigen::MatrixXd> svd(e);
+    const Eigen::VectorXd& s = svd.singularValues();
+    double tol = numerical_rank_default_tol(s(0), a.rows, a.cols, std::numeric_limits<double>::epsilon());
+    CHECK(fast.rank == static_cast<std::size_t>((s.array() > tol).count()));
+    CHECK(fast.sigma_max <= s(0) * (1 + 1e-12));   // estimated from below
+    CHECK(fast.sigma_max >= s(0) * 0.9);            // and close
+    CHECK(s(s.size() - 1) > fast.tol);              // the reported (rank, tol) pair holds
+    // An explicit tol above sigma_min: the shortcut cannot certify, the SVD answers.
+    NumericalRank high = numerical_rank(a, s(s.size() - 1) * 1.01);
+    CHECK(high.method == "svd");
+    CHECK(high.rank == static_cast<std::size_t>(s.size() - 1));
+  }
+  // Exactly rank-deficient (one column a copy of another): the shortcut declines, the SVD says n - 1.
+  TypedMatrix d;
+  d.rows = 80, d.cols = 50, d.storage = Storage::float64;
+  d.f64.resize(80 * 50);
+  for (double& x : d.f64) x = g(rng);
+  for (std::size_t i = 0; i < 80; ++i) d.f64[i * 50 + 49] = d.f64[i * 50 + 3];
+  NumericalRank nd = numerical_rank(d);
+  CHECK(nd.method == "svd");
+  CHECK(nd.rank == 49);
 }

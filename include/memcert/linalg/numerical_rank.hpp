@@ -5,6 +5,7 @@
 // certificate, never used to decide a verdict); the exact rank is the certified answer.
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "memcert/linalg/matrix.hpp"
@@ -17,7 +18,11 @@ struct NumericalRank {
   double tol = 0;         // the threshold used
   double sigma_max = 0;   // largest singular value (of the double rounding of the matrix)
   double eps = 0;         // the machine epsilon of the default threshold (float32's or float64's)
-  std::vector<double> singular_values;  // descending
+  std::vector<double> singular_values;  // descending (empty when method is "gram-rump")
+  // "svd": numpy's computation. "gram-rump": a large well-conditioned matrix, whose full numerical rank
+  // was shown without an SVD (every singular value certified above tol; sigma_max then estimated from
+  // below, so tol may differ from numpy's in its low digits).
+  std::string method = "svd";
 };
 
 // numpy's default threshold for an m x n matrix with largest singular value sigma_max:
@@ -29,7 +34,8 @@ double numerical_rank_eps(const QMatrix& a);
 
 // Singular values of the entrywise nearest-double rounding of `a` (Eigen's divide-and-conquer SVD),
 // counted above `tol`, or above numerical_rank_default_tol(..., numerical_rank_eps(a)) when `tol` is
-// nullopt. A 0 x n or m x 0 matrix has numerical rank 0.
+// nullopt. A matrix of at least 48 rows and columns first tries the "gram-rump" shortcut (full rank
+// without an SVD). A 0 x n or m x 0 matrix has numerical rank 0.
 NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol = std::nullopt);
 // The same for a matrix in the engine's typed storage (int64 / float64 / rational), without a rational detour.
 NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol = std::nullopt);
