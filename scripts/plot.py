@@ -213,6 +213,7 @@ def cmd_saturation(a):
     if cn is not None:
         ax.axhline(float(eval_exact(cn)), color="k", ls="--", label="c_network")
     ax.set_yscale("symlog", linthresh=1e-2)
+    ax.set_ylim(bottom=0)  # scales are >= 0 (symlog only so that c = 0 can be drawn)
     p = r["params"]
     ax.set(xlabel="head", ylabel="saturation scale c", title=f"saturation scale per head (Theorem 1): H={p['heads']}, n={p['n']}, d={p['d']}, d_h={p.get('dh')}")
     ax.legend(fontsize=7)
