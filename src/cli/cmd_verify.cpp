@@ -8,9 +8,15 @@
 // Exit: 0 valid, 1 rejected (well-formed but false), 2 bad input (unreadable, not JSON, or a field of the
 // wrong type / syntax / length: one line "CERT: field: expected ..."), 3 undecided: over budget, decided
 // from the checker's cost estimate before the work starts.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -67,21 +73,66 @@ std::string data_as_exact_json(const std::string& path, const std::string& kind)
   return j.dump();
 }
 
+// A certificate that is not a regular file (a pipe, /dev/stdin): read here, up to the checker's cap (the
+// memory budget / kBytesPerInputByte), from a descriptor opened without blocking, so a FIFO nobody writes to
+// is empty (bad input) instead of a hang at open(). nullopt: over the cap (undecided, as the checker says).
+std::optional<std::string> read_stream_capped(const std::string& path, double max_bytes) {
+  const double cap_d = max_bytes / memcert_checker::kBytesPerInputByte;
+  const std::size_t cap = cap_d >= 1e15 ? std::size_t(1e15) : static_cast<std::size_t>(cap_d);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(path + ": cannot open");
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  std::string text;
+  std::vector<char> buf(1 << 16);
+  for (;;) {
+    const ssize_t got = ::read(fd, buf.data(), buf.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;  // end, no writer (EAGAIN) or a read error: what was read is checked
+    if (text.size() + static_cast<std::size_t>(got) > cap) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    text.append(buf.data(), static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
+}
+
 int run_verify(const VerifyArgs& args) {
   auto start = std::chrono::steady_clock::now();
-  if (!std::ifstream(args.cert, std::ios::binary)) throw InputError(args.cert + ": cannot open");
+  struct stat st {};
+  if (::stat(args.cert.c_str(), &st) != 0 || ::access(args.cert.c_str(), R_OK) != 0)
+    throw InputError(args.cert + ": cannot open");
   memcert_checker::Budget budget;
   const RunBudget& rb = run_budget();
   budget.max_seconds = rb.max_seconds > 0 ? rb.max_seconds : 1e300;
   budget.max_bytes = rb.max_memory_mb > 0 ? rb.max_memory_mb * 1024 * 1024 : 1e300;
   // The file is read by the checker, bounded by the memory budget (never an unbounded stream).
+  // Regular files are read by the checker; anything else (a pipe, a device) here (read_stream_capped).
+  std::optional<std::string> stream_text;
+  const bool regular = S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
+  if (!regular) {
+    stream_text = read_stream_capped(args.cert, budget.max_bytes);
+    if (!stream_text) {
+      memcert_checker::Verdict over;
+      over.undecided = true;
+      over.reason = "over budget: " + args.cert + " is larger than the memory budget / " +
+                    std::to_string(int(memcert_checker::kBytesPerInputByte)) + " bytes";
+      nlohmann::json j{{"valid", false}, {"kind", ""}, {"claim", ""}, {"applied", nlohmann::json::array()},
+                       {"not_checked", nlohmann::json::array()}, {"reason", over.reason}, {"undecided", true}};
+      emit(args.json, j, "UNDECIDED: certificate: " + over.reason, start);
+      return kExitUndecided;
+    }
+  }
   memcert_checker::Verdict v;
   if (args.data.empty()) {
-    v = memcert_checker::verify_certificate_file(args.cert, budget);
+    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget)
+                    : memcert_checker::verify_certificate_file(args.cert, budget);
   } else {
     // DATA is read only once the checker has parsed the certificate and knows its kind; a bad DATA is
     // reported as DATA's own bad input (exit 2), not as the certificate's.
-    if (!std::ifstream(args.data, std::ios::binary)) throw InputError(args.data + ": cannot open");
+    if (::access(args.data.c_str(), R_OK) != 0) throw InputError(args.data + ": cannot open");
     std::optional<InputError> data_error;
     auto supply = [&](const std::string& kind, std::string& out, std::string& error) {
       try {
@@ -93,7 +144,8 @@ int run_verify(const VerifyArgs& args) {
         return false;
       }
     };
-    v = memcert_checker::verify_certificate_file(args.cert, budget, supply);
+    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, supply)
+                    : memcert_checker::verify_certificate_file(args.cert, budget, supply);
     if (data_error) throw *data_error;
   }
   if (v.malformed) throw InputError(args.cert + ": " + v.reason);

@@ -532,6 +532,16 @@ PY
   run verify "$d/krank.json" --json --max-seconds 5
   expect_rc "verify: over-budget Kruskal" 3
   json_check "verify: over-budget Kruskal undecided" 'j["valid"] is False and j.get("undecided") is True and "over budget" in j["reason"]'
+  # A FIFO nobody writes to is empty input at once (no hang at open); a device is no data file; a string
+  # that is not UTF-8 is malformed JSON.
+  mkfifo "$d/fifo"
+  expect_bad_input "verify: a FIFO without a writer" "" verify "$d/fifo"
+  expect_bad_input "construct: data from a FIFO without a writer" "$d/z.json" construct theorem1 "$d/fifo" --heads 1 --dh 2 --out "$d/z.json"
+  expect_bad_input "construct: data from /dev/zero" "$d/z.json" construct theorem1 /dev/zero --heads 1 --dh 2 --out "$d/z.json"
+  stderr_mentions "construct: data from /dev/zero" "got a device"
+  printf '{"kind":"\xff\xfe","claim":"x"}' >"$d/latin.json"
+  expect_bad_input "verify: invalid UTF-8" "" verify "$d/latin.json"
+  stderr_mentions "verify: invalid UTF-8" "invalid UTF-8"
 }
 
 # ---------------------------------------------------------------------------------------------------
