@@ -1,9 +1,15 @@
-"""Load the weights `memcert construct theorem1 ... --weights-out weights.npz` wrote, run the attention
-layer's forward pass in float64 with numpy only, and report which examples it memorizes.
+"""Load the weights `memcert construct theorem1|ks|dana24 ... --weights-out weights.npz` wrote, run the
+model's forward pass in float64 with numpy only, and report which examples it memorizes.
 
   python3 examples/load_weights.py weights.npz data.npz [--tol 1e-6] [--layout heads|torch] [--json]
 
-data: the data set given to construct theorem1 (.npz, or .json with exact strings such as "7/12").
+The construction is recognised from the array names (docs/FORMATS.md "Weights out"):
+- theorem1 (WK, WQ, WV, WO, WD, skip): mahdavi24's multi-head attention, eqs. (1)-(6);
+- ks (f1_*, WOV, f2_*): the ks25 network; prediction f2(f1(x_n) + WOV mean_k f1(x_k)) rounded to an integer
+  class (per token for per-token labels). Its bit-extraction stages need exact arithmetic: once its numbers
+  exceed 53 bits, float64 loses examples, and this script says how many;
+- dana24 (e, pos, W_Q, W_K, W_V, W_O, W_U): the attention-only model, arg-max of W_U E(t) at position S.
+data: the data set given to the construct command (.npz, or .json with exact strings such as "7/12").
 --layout heads: the per-head arrays WK, WQ, WV, WO, WD (mahdavi24's eqs. 1-6);
 --layout torch: the torch_* arrays, computed exactly as PyTorch's nn.MultiheadAttention does (in numpy;
   with PyTorch, load torch_in_proj_weight etc. into the module's parameters of the same names).
@@ -73,6 +79,74 @@ def forward_torch(w, E, e, H):
     return w["torch_readout_weight"] @ o
 
 
+def load_json_or_npz(path):
+    if path.lower().endswith(".npz"):
+        return {k: v for k, v in np.load(path).items()}
+    return json.load(open(path))
+
+
+def relu_net(w, name, x):
+    """ReLU after every layer but the last (the ks certificate's semantics)."""
+    layers = int(w[name + "_layers"])
+    for i in range(layers):
+        x = w["%s_W%d" % (name, i)] @ x + w["%s_b%d" % (name, i)]
+        if i + 1 < layers:
+            x = np.maximum(x, 0.0)
+    return x
+
+
+def check_ks(w, data):
+    """Per sequence (or per token with per-token labels): the float64 prediction rounds to the label."""
+    j = load_json_or_npz(data)
+    num = np.vectorize(lambda x: float(Fraction(x)) if isinstance(x, str) else float(x), otypes=[np.float64])
+    seqs = num(np.array(j["sequences"], dtype=object))
+    labels = np.array(j["labels"], dtype=np.int64)
+    ok = []
+    for i, X in enumerate(seqs):
+        f1 = np.array([relu_net(w, "f1", x) for x in X])
+        mean = f1.mean(axis=0)
+        positions = range(len(X)) if labels.ndim == 2 else [len(X) - 1]
+        want = labels[i] if labels.ndim == 2 else [labels[i]] * len(X)
+        good = True
+        for p in positions:
+            y = relu_net(w, "f2", f1[p] + w["WOV"] @ mean)
+            good = good and int(np.rint(y[0])) == int(want[p])
+        ok.append(good)
+    return ok
+
+
+def check_dana24(w, data):
+    """Strict arg-max of W_U E(t) at the last position equals the next token."""
+    j = load_json_or_npz(data)
+    seqs, nxt = np.array(j["sequences"], dtype=np.int64), np.array(j["next"], dtype=np.int64)
+    ok = []
+    for t, seq in enumerate(seqs):
+        x = w["e"][seq] + w["pos"][: len(seq)]
+        E = x[-1].copy()
+        for h in range(w["W_Q"].shape[0]):
+            a = (x @ w["W_K"][h].T) @ (w["W_Q"][h] @ x[-1])
+            E += w["W_O"][h] @ (w["W_V"][h] @ (x.T @ softmax(a)))
+        logits = w["W_U"] @ E
+        top = np.argsort(logits)[-2:]
+        ok.append(int(top[-1]) == int(nxt[t]) and logits[top[-1]] > logits[top[0]])
+    return ok
+
+
+def report(kind, ok, args, extra=None):
+    T = len(ok)
+    memorized = [t for t in range(T) if ok[t]]
+    missing = [t for t in range(T) if not ok[t]]
+    if args.json:
+        out = {"kind": kind, "T": T, "memorized_count": len(memorized), "not_memorized": missing}
+        out.update(extra or {})
+        print(json.dumps(out))
+    else:
+        print("float64 forward pass (%s): %d of %d examples memorized" % (kind, len(memorized), T))
+        if missing:
+            print("not memorized: %s" % missing[:20])
+    return 0 if not missing else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("weights")
@@ -82,6 +156,10 @@ def main():
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     w = dict(np.load(args.weights))
+    if "f1_layers" in w:
+        return report("ks", check_ks(w, args.data), args)
+    if "W_U" in w:
+        return report("dana24", check_dana24(w, args.data), args)
     if args.layout == "torch" and "torch_in_proj_weight" not in w:
         sys.exit("load_weights.py: %s has no PyTorch layout (H must divide d, d_h and d_v at most d/H)" % args.weights)
     C, Q, Y, cls = load_dataset(args.data)

@@ -1,10 +1,13 @@
-// memcert construct ks DATASET [--ablation linear-phi | --deep-sets] [--C C] [--seed S] [--check] --out CERT [--json]
+// memcert construct ks DATASET [--ablation linear-phi | --deep-sets] [--C C] [--seed S] [--check] --out CERT
+//                     [--weights-out W.npz] [--json]
 // The Kajitsuka-Sato construction (ks25 Theorem 4.1; Corollary 4.1 when the data set has per-token
 // labels; Theorem D.1, deep sets, with --deep-sets: each sequence read as a multiset), built and verified
 // end to end in exact arithmetic. JSON (docs/CLI.md):
 //   {"claim","N","n","d","C","parameters","nonzero_parameters","depth","width","bit_complexity",
 //    "memorized","collision"?: [i, j], "seconds"} plus "setting", "separation", "consistent",
 //    "inconsistent_pair"?, "eq55", "f1", "f2", "bounds" (Theorem B.1's expressions), "verified"? (--check).
+// --weights-out W.npz: the network as float64 arrays (ks_weights_float64_arrays; JSON adds "weights_out"),
+// written with the certificate of a memorizing network only.
 // Exit: 0 memorized and verified; 1 inconsistent labels (the pair), a collision (ablation; the certified
 // pair is written to CERT), or a failed verification; 2 bad input.
 #include <sstream>
@@ -20,7 +23,7 @@ namespace memcert::cli {
 namespace {
 
 struct Args {
-  std::string dataset, out, ablation;
+  std::string dataset, out, ablation, weights_out;
   std::optional<long> C;
   std::uint64_t seed = 1;
   bool json = false, check = false, deep_sets = false;
@@ -30,6 +33,8 @@ int run(const Args& a) {
   auto start = std::chrono::steady_clock::now();
   if (!a.ablation.empty() && a.ablation != "linear-phi")
     throw input_error("construct ks", "--ablation", "expected linear-phi, got \"" + a.ablation + "\"");
+  if (!a.weights_out.empty() && path_extension_lower(a.weights_out) != ".npz")
+    throw input_error(a.weights_out, "", "expected a --weights-out file name ending in .npz");
   SequenceDataset ds = sequence_dataset_read(a.dataset);
   ks25::KsPrepared P = ks25::ks_prepare(ds, a.C, a.dataset);
   std::ostringstream h;
@@ -98,6 +103,11 @@ int run(const Args& a) {
   h << "  memorized (exact evaluation of every " << (P.seq2seq ? "token" : "sequence") << "): "
     << (r.memorized ? "yes" : "NO (" + std::to_string(r.mismatches) + " mismatches)") << "\n";
   h << "  certificate written to " << a.out;
+  if (!a.weights_out.empty() && r.memorized && !r.collision) {
+    npz_write_float64(a.weights_out, ks25::ks_weights_float64_arrays(r.net));
+    j["weights_out"] = a.weights_out;
+    h << "\n  weights (float64, nearest doubles of the exact network) written to " << a.weights_out;
+  }
   emit(a.json, j, h.str(), start);
   const bool ok = r.memorized && r.eq55_holds && (!a.check || j["verified"].get<bool>());
   return ok ? kExitHolds : kExitNegative;
@@ -114,6 +124,8 @@ const CommandRegistrar reg{{45, [](CLI::App& root, auto bind) {
   add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed for the random directions (each is certified on the data)");
   sub->add_flag("--check", args->check, "Also re-verify the written certificate with the independent checker");
   sub->add_option("--out", args->out, "Certificate to write (JSON)")->required();
+  sub->add_option("--weights-out", args->weights_out,
+                  "Also write the network as float64 arrays (.npz; names and shapes in docs/FORMATS.md)");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });
 }}};

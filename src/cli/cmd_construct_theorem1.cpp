@@ -1,13 +1,17 @@
 // memcert construct theorem1 DATASET --heads H --dh DH [--dv DV] [--skip] [--seed S] [--tolerance TOL]
-//                                    [--c proof|weyl|network|VALUE] [--no-saturation] --out CERT [--json]
+//                                    [--c proof|weyl|network|VALUE] [--no-saturation] [--beyond generic|off]
+//                                    --out CERT [--weights-out W.npz] [--json]
 // mahdavi24 Theorem 1 constructed step by step (docs/THEORY.md section 4) and certified. JSON (docs/CLI.md):
 //   {"claim":"mahdavi24/theorem-1","H","n","d","dh","r","T","T_star","rank_Z_lower","memorized",
 //    "memorized_count","not_memorized":[t...],"method",
 //    "saturation":[{"head","c","c_proof","c_weyl","c_weyl_lower","sigma_lower","eps",...}...],
-//    "c_scale","c_network","seconds"}  (+ "hypotheses", "verified")
+//    "c_scale","c_network","seconds"}  (+ "hypotheses", "verified", "theorem_memorized_count", "beyond",
+//    "generic": {"rank_Z_lower","rank_Z_numerical","rank_Z_bound","memorized_count","verified",...} when tried)
 // T is the data set's size and T_star = min(T, H(r-1)+1) the theorem's; the construction uses the first
 // T_star examples. "memorized" is true only when ALL T examples are certified memorized; memorized_count
-// is the number that are (by the method "theorem"), not_memorized lists the others (0-based indices).
+// is the number that are (by "method": "theorem" or "generic"), not_memorized lists the others (0-based).
+// --beyond generic (default): when T > T*, generic weights are also tried on all T examples
+// (generic_weights_construct) and their certificate is kept when it certifiably memorizes more.
 // --c picks the scale of every saturating head: the proof's c (default), each head's c_weyl, the common
 // c_network, or one common exact VALUE; every c reported here rebuilds the same weights when passed back.
 // Exit: 0 every example memorized and the certificate re-verified by the independent checker; 1 a
@@ -35,6 +39,7 @@ struct Args {
   long dv = -1;
   std::uint64_t seed = 1;
   std::string c = "proof";
+  std::string beyond = "generic";
   bool skip = false, json = false, no_saturation = false;
 };
 
@@ -49,7 +54,8 @@ std::string index_list_text(const std::vector<std::size_t>& v) {
 
 // Which of the T data examples are certified memorized: the construction's examples when its certificate
 // was re-verified, none otherwise. Fills "memorized", "memorized_count", "not_memorized", "method".
-std::vector<std::size_t> record_memorized(nlohmann::json& j, std::size_t T, const std::vector<std::size_t>& certified) {
+std::vector<std::size_t> record_memorized(nlohmann::json& j, std::size_t T, const std::vector<std::size_t>& certified,
+                                          const std::string& method = "theorem") {
   std::vector<bool> ok(T, false);
   for (std::size_t t : certified) ok[t] = true;
   std::vector<std::size_t> missing;
@@ -58,14 +64,70 @@ std::vector<std::size_t> record_memorized(nlohmann::json& j, std::size_t T, cons
   j["memorized"] = missing.empty();
   j["memorized_count"] = T - missing.size();
   j["not_memorized"] = missing;
-  j["method"] = "theorem";
+  j["method"] = method;
   return missing;
+}
+
+// Beyond the theorem (docs/THEORY.md, "Beyond T*"): generic weights for all T examples, their certificate
+// re-verified by the independent checker. `report` is the JSON "generic" object, `summary` its text line.
+struct Beyond {
+  mahdavi24::Theorem1Result result;
+  memcert_checker::Verdict verdict;
+  std::string text, summary;
+  nlohmann::json report;  // null when not tried
+};
+// Never costs the theorem's certificate: a generic attempt over the memory budget, or one that fails
+// inside, is reported in "generic" ("skipped" / "error") and the theorem's result stands.
+Beyond beyond_generic(const AttentionDataset& ds, const mahdavi24::Theorem1Options& opt, StageTimes& times) {
+  Beyond b;
+  const double T = double(ds.T()), Hd = double(opt.H) * double(ds.d());
+  const double bytes = 8.0 * (4 * T * Hd + 3 * T * T);  // Z centre/radius (twice), Gram matrices
+  if (run_budget().max_memory_mb > 0 && bytes > run_budget().max_memory_mb * 1048576.0 / 2) {
+    b.report = {{"skipped", "over half the --max-memory budget (about " + std::to_string(long(bytes / 1048576)) + " MB)"},
+                {"memorized_count", 0}, {"verified", false}};
+    b.summary = "beyond T*: generic weights not tried: " + b.report["skipped"].get<std::string>();
+    return b;
+  }
+  try {
+    StageTimes::Scope clock(&times, "generic weights");
+    b.result = mahdavi24::generic_weights_construct(ds, opt);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    b.result = mahdavi24::Theorem1Result{};
+    b.report = {{"error", e.what()}, {"memorized_count", 0}, {"verified", false}};
+    b.summary = std::string("beyond T*: generic weights failed (") + e.what() + "); the theorem's result stands";
+    return b;
+  }
+  const auto& g = b.result;
+  if (g.memorized) {
+    b.text = g.certificate.dump();
+    StageTimes::Scope clock(&times, "independent checker (generic)");
+    b.verdict = memcert_checker::verify_certificate_text(b.text);
+  }
+  const std::size_t count = b.verdict.valid ? g.examples.size() : 0;
+  b.report = {{"rank_Z_lower", g.rank_Z_lower},
+              {"rank_Z_numerical", g.rank_Z_numerical},
+              {"rank_Z_bound", g.rank_Z_bound},
+              {"memorized_count", count},
+              {"verified", b.verdict.valid},
+              {"logit_scale", rational_to_string(g.logit_scale)},
+              {"draws", g.generic_attempts},
+              {"sigma_lower", g.final_sigma_lower}};
+  b.summary = "beyond T*: generic weights: rank(Z) >= " + std::to_string(g.rank_Z_lower) + " certified (numerical rank " +
+              std::to_string(g.rank_Z_numerical) + "; rank(Z) <= min(T, H d) = " + std::to_string(g.rank_Z_bound) +
+              " for any weights); " +
+              (b.verdict.valid ? "memorizes " + std::to_string(count) + " of " + std::to_string(ds.T()) + ", independent checker VALID"
+               : g.rank_Z_lower == 0 ? std::string("no rank certificate went through")
+                                     : "labels not certified on those rows");
+  return b;
 }
 
 int run(const Args& a) {
   auto start = std::chrono::steady_clock::now();
   if (!a.weights_out.empty() && path_extension_lower(a.weights_out) != ".npz")
     throw input_error(a.weights_out, "", "expected a --weights-out file name ending in .npz");
+  if (a.beyond != "generic" && a.beyond != "off") throw InputError("--beyond: expected generic or off, got " + a.beyond);
   AttentionDataset ds = attention_dataset_read(a.dataset);
   mahdavi24::Theorem1Options opt;
   opt.H = a.H;
@@ -120,6 +182,7 @@ int run(const Args& a) {
     emit(a.json, j, std::string("UNDECIDED: ") + e.what() + " (nothing written)", start);
     return kExitUndecided;
   }
+  // The theorem's certificate, re-verified by the independent checker (written below if it is the one kept).
   std::string text;
   {
     StageTimes::Scope clock(&times, "certificate JSON");
@@ -127,44 +190,61 @@ int run(const Args& a) {
   }
   memcert_checker::Verdict v;
   if (res.memorized) {
-    {
-      StageTimes::Scope clock(&times, "independent checker");
-      v = memcert_checker::verify_certificate_text(text);
-    }
-    StageTimes::Scope clock(&times, "write");
-    if (v.valid) file_write_atomic(a.out, text + "\n");
-    if (v.valid && !a.weights_out.empty()) {  // only weights the checker accepted, as float64 arrays
-      std::string torch_note;
-      npz_write_float64(a.weights_out, mha_weights_float64_arrays(res.weights, res.skip, &torch_note));
-      j["weights_out"] = a.weights_out;
-      j["torch_layout"] = torch_note.empty() ? nlohmann::json(true) : nlohmann::json(torch_note);
-    }
+    StageTimes::Scope clock(&times, "independent checker");
+    v = memcert_checker::verify_certificate_text(text);
   } else {
     v.reason = res.class_labels ? "arg-max not certified for every example"
                                 : "labels reproduced only within " + nlohmann::json(res.max_label_error).dump() +
                                       " > tolerance " + a.tolerance;
   }
+  if (res.memorized && !v.valid) {
+    std::cerr << "memcert: internal error: the independent checker rejected the constructed certificate: " << v.reason << "\n";
+    return kExitInternal;
+  }
+  // Beyond the theorem (T > T*): generic weights for all T examples, kept when they certifiably memorize more.
+  const Beyond beyond = a.beyond == "generic" && ds.T() > res.T_star ? beyond_generic(ds, opt, times) : Beyond{};
+  if (beyond.result.memorized && !beyond.verdict.valid) {
+    std::cerr << "memcert: internal error: the independent checker rejected the generic-weights certificate: "
+              << beyond.verdict.reason << "\n";
+    return kExitInternal;
+  }
+  const bool use_generic = beyond.verdict.valid && beyond.result.examples.size() > (v.valid ? res.examples.size() : 0);
+  const mahdavi24::Theorem1Result& kept = use_generic ? beyond.result : res;
+  const bool kept_valid = use_generic || v.valid;
+  if (kept_valid) {
+    StageTimes::Scope clock(&times, "write");
+    file_write_atomic(a.out, (use_generic ? beyond.text : text) + "\n");
+    if (!a.weights_out.empty()) {  // only weights the checker accepted, as float64 arrays
+      std::string torch_note;
+      npz_write_float64(a.weights_out, mha_weights_float64_arrays(kept.weights, kept.skip, &torch_note));
+      j["weights_out"] = a.weights_out;
+      j["torch_layout"] = torch_note.empty() ? nlohmann::json(true) : nlohmann::json(torch_note);
+    }
+  }
   j["r"] = res.r;
   j["T"] = ds.T();
   j["T_star"] = res.T_star;
-  j["rank_Z_lower"] = res.rank_Z_lower;
-  const bool certified = res.memorized && v.valid;
-  const std::vector<std::size_t> missing = record_memorized(j, ds.T(), certified ? res.examples : std::vector<std::size_t>{});
-  j["verified"] = v.valid;
-  if (!v.valid) j["reason"] = v.reason;
+  j["rank_Z_lower"] = kept_valid ? kept.rank_Z_lower : res.rank_Z_lower;
+  const std::vector<std::size_t> missing =
+      record_memorized(j, ds.T(), kept_valid ? kept.examples : std::vector<std::size_t>{}, kept.method);
+  j["theorem_memorized_count"] = v.valid ? res.examples.size() : 0;
+  j["verified"] = kept_valid;
+  if (!kept_valid) j["reason"] = v.reason;
+  j["beyond"] = a.beyond;
+  if (!beyond.report.is_null()) j["generic"] = beyond.report;
   j["hypotheses"] = res.hypotheses;
   j["skip"] = res.skip;
   j["d_out"] = res.d_out;
   j["tolerance"] = rational_to_string(res.tolerance);
-  if (res.class_labels) j["min_class_margin"] = res.min_class_margin;
-  else j["max_label_error"] = res.max_label_error;
+  if (kept.class_labels) j["min_class_margin"] = kept.min_class_margin;
+  else j["max_label_error"] = kept.max_label_error;
   nlohmann::json sat = nlohmann::json::array();
   std::string human = "mahdavi24 Theorem 1: H=" + std::to_string(res.H) + " n=" + std::to_string(res.n) + " d=" +
                       std::to_string(res.d) + " dh=" + std::to_string(res.dh) + " r=" + std::to_string(res.r) + " T=" +
                       std::to_string(ds.T()) + " T*=" + std::to_string(res.T_star) + " (hypotheses: " + res.hypotheses + ")\n";
   if (ds.T() > res.T_star)
     human += "  the data set has T = " + std::to_string(ds.T()) + " > T* = H(r-1)+1 = " + std::to_string(res.T_star) +
-             " examples: the construction memorizes the first " + std::to_string(res.T_star) + " only\n";
+             " examples: the theorem's construction memorizes the first " + std::to_string(res.T_star) + " only\n";
   const auto& tr = res.certificate["trace"];
   for (std::size_t h = 0; h < res.trace.size(); ++h) {
     const auto& t = res.trace[h];
@@ -193,21 +273,19 @@ int run(const Args& a) {
   nlohmann::json tj = nlohmann::json::object();  // wall-clock seconds per stage (construction, checker, write)
   for (auto& [stage, secs] : times.entries()) tj[stage] = secs;
   j["timings"] = tj;
-  human += "rank(Z) >= " + std::to_string(res.rank_Z_lower) + " certified; labels " +
+  human += "theorem: rank(Z) >= " + std::to_string(res.rank_Z_lower) + " certified; labels " +
            (res.labels_ok ? "reproduced" : "NOT certified") + "; independent checker: " +
-           (v.valid ? "VALID, certificate written to " + a.out
-                    : (res.memorized ? "REJECTED (" : "not run (") + v.reason + "), nothing written");
+           (v.valid ? "VALID" : (res.memorized ? "REJECTED (" : "not run (") + v.reason + ")");
+  if (!beyond.report.is_null()) human += "\n" + beyond.summary;
+  human += kept_valid ? "\n" + std::string(use_generic ? "generic-weights" : "theorem") + " certificate written to " + a.out
+                      : "\nnothing written";
   if (j.contains("weights_out"))
     human += "\nweights (float64) written to " + a.weights_out + "; PyTorch nn.MultiheadAttention layout: " +
              (j["torch_layout"].is_boolean() ? std::string("included") : "not included (" + j["torch_layout"].get<std::string>() + ")");
   human += "\nmemorized: " + std::to_string(ds.T() - missing.size()) + " of " + std::to_string(ds.T()) + " examples" +
-           (missing.empty() ? " (all)" : "; NOT memorized: examples " + index_list_text(missing));
+           (missing.empty() ? " (all)" : "; NOT memorized: examples " + index_list_text(missing)) + " [method " + kept.method + "]";
   emit(a.json, j, human, start);
-  if (!res.memorized) return kExitNegative;  // verdict negative: no certificate written
-  if (!v.valid) {
-    std::cerr << "memcert: internal error: the independent checker rejected the constructed certificate: " << v.reason << "\n";
-    return kExitInternal;
-  }
+  if (!kept_valid) return kExitNegative;  // verdict negative: no certificate written
   return missing.empty() ? kExitHolds : kExitNegative;  // 0 only when every one of the T examples is memorized
 }
 
@@ -222,6 +300,9 @@ const CommandRegistrar reg{{40, [](CLI::App& root, auto bind) {
   add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed for the random choices (targets, Lemma 3)");
   sub->add_option("--tolerance", args->tolerance, "Label tolerance (exact number, default 1e-6)");
   sub->add_option("--c", args->c, "Saturation scale: proof (default), weyl, network, or an exact VALUE for every head");
+  sub->add_option("--beyond", args->beyond,
+                  "T > T*: generic (default: also try generic weights for all T examples, keep them when they "
+                  "certifiably memorize more) or off");
   sub->add_flag("--no-saturation", args->no_saturation, "Skip computing c_weyl and c_network (faster)");
   sub->add_option("--out", args->out, "Certificate output (.json)")->required();
   sub->add_option("--weights-out", args->weights_out,

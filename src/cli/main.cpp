@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "command.hpp"
+#include "memcert/data/decimals.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/util/error.hpp"
@@ -74,12 +75,22 @@ CommandRegistrar::CommandRegistrar(Registration r) { registry().push_back(std::m
 void emit(bool json, nlohmann::json j, const std::string& human,
           std::chrono::steady_clock::time_point start) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Decimal literals whose meaning depends on --decimals (docs/FORMATS.md "Numbers"): said, never silent.
+  const std::string decimals = memcert::decimal_note();
   if (json) {
+    if (!decimals.empty()) {
+      const auto& st = memcert::decimal_stats();
+      j["decimals"] = {{"mode", memcert::decimal_mode() == memcert::DecimalMode::exact ? "exact" : "double"},
+                       {"inexact_decimals", st.inexact_text},
+                       {"inexact_json_numbers", st.inexact_json},
+                       {"note", decimals}};
+    }
     j["seconds"] = secs;
     std::cout << j.dump() << std::endl;
   } else {
     std::cout << human;
     if (!human.empty() && human.back() != '\n') std::cout << '\n';
+    if (!decimals.empty()) std::cout << "note: " << decimals << '\n';
   }
 }
 
@@ -179,6 +190,10 @@ int main(int argc, char** argv) {
   app.add_option("--threads", g_threads, "Worker threads of the engine and the checker (default 0: all cores)")
       ->check(CLI::Range(0, 4096));
   app.add_flag("--quiet", g_quiet, "No progress on stderr");
+  std::string decimals = "exact";
+  app.add_option("--decimals", decimals,
+                 "Decimal literals in .txt files and JSON strings: exact (default, \"0.1\" is 1/10) or double (the "
+                 "nearest double, as numpy reads text); docs/FORMATS.md");
   app.add_subcommand("construct", "Build a paper's construction and certify it")->require_subcommand(1);
   app.add_subcommand("generate", "Write a data set like the papers'")->require_subcommand(1);
   app.add_subcommand("claims", "The registry of theory claims, run as regression tests")->require_subcommand(1);
@@ -225,6 +240,11 @@ int main(int argc, char** argv) {
     std::cerr << "memcert: no command given (see memcert --help)\n";
     return kExitBadInput;
   }
+  if (decimals != "exact" && decimals != "double") {
+    std::cerr << "memcert: --decimals: expected exact or double, got " << decimals << "\n";
+    return kExitBadInput;
+  }
+  memcert::decimal_mode_set(decimals == "exact" ? memcert::DecimalMode::exact : memcert::DecimalMode::nearest_double);
   memcert::fast_set_threads(g_threads);  // 0: all hardware threads
   memcert_checker::verify_set_threads(static_cast<unsigned>(g_threads));
   memcert::progress_set_sink([](const std::string& stage, std::size_t done, std::size_t total) { progress(stage, done, total); });

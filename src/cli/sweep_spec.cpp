@@ -15,7 +15,7 @@ namespace {
 const std::vector<TaskDef>& tasks() {
   static const std::vector<TaskDef> t = {
       {"theorem1", "", {"theorem1", "shared", "general"}, {"T", "n", "d", "C"},
-       "theorem1", {"heads", "dh", "dv", "tolerance"}, {"skip", "no-cmin"}, {}, true, "T"},
+       "theorem1", {"heads", "dh", "dv", "tolerance", "beyond"}, {"skip", "no-saturation"}, {}, true, "T"},
       // --check: the independent checker re-verifies the written certificate (a cell counts only then).
       {"ks", "ks", {"ks"}, {"N", "n", "d", "V", "C"}, "ks", {"C"}, {"deep-sets"}, {"--check"}, true, "N"},
       {"dana24", "dana24", {"dana24"}, {"N", "S", "T"}, "dana24", {"heads", "dh", "d"}, {}, {}, false, "T"},
@@ -141,6 +141,9 @@ Spec spec_parse(const std::string& file, const std::string& text) {
           if (!v.is_boolean()) throw fail(at, "true or false");
         } else if (key == "tolerance") {
           if (!v.is_string()) throw fail(at, "an exact number as a string, e.g. \"1e-6\"");
+        } else if (key == "beyond") {
+          if (!v.is_string() || (v.get<std::string>() != "generic" && v.get<std::string>() != "off"))
+            throw fail(at, "\"generic\" or \"off\"");
         } else if (key == s.def->size_key && v.is_string()) {
           size_resolve(v, nlohmann::json{{"heads", 1}, {"n", 2}, {"d", 2}, {"dh", 2}}, file + ": " + at);  // syntax only
         } else if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > 100000000) {

@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <string_view>
 
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/data/decimals.hpp"
 #include "printable.hpp"
 
 namespace memcert {
@@ -52,7 +54,13 @@ std::string describe(const nlohmann::json& v) {
 Rational json_to_rational(const nlohmann::json& v, const std::string& file, const std::string& where) {
   if (v.is_string()) {
     const std::string& s = v.get_ref<const std::string&>();
-    if (auto q = rational_parse(s)) return *q;
+    std::optional<Rational> q;
+    try {
+      q = decimal_parse(s);  // --decimals exact|double (decimals.hpp)
+    } catch (const std::overflow_error&) {
+      throw input_error(file, where, "expected a number within double range (--decimals double), got " + quoted_excerpt(s));
+    }
+    if (q) return *q;
     throw input_error(file, where, "expected an exact number, got " + quoted_excerpt(s));
   }
   if (v.is_number_integer() && !v.is_number_unsigned()) {
@@ -165,7 +173,10 @@ void json_check_integer_literals(const std::string& text, const std::string& nam
         if (text[i] == '.' || text[i] == 'e' || text[i] == 'E') integral = false;
       }
       std::string token = text.substr(start, i - start + 1);
-      if (!integral) continue;
+      if (!integral) {
+        decimal_count_json_literal(token);  // e.g. 0.1: the summary's note (decimals.hpp)
+        continue;
+      }
       Integer z(token, 10);
       if (z < Integer("-9223372036854775808") || z > Integer("18446744073709551615"))
         throw input_error(name, "line " + std::to_string(line) + ", column " + std::to_string(start - line_start + 1),

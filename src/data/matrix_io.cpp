@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/data/decimals.hpp"
 #include "printable.hpp"
 
 namespace memcert {
@@ -59,7 +60,13 @@ QMatrix txt_parse(const std::string& text, const std::string& path) {
       std::size_t start = i;
       while (i < line.size() && !space(line[i])) ++i;
       std::string_view tok = line.substr(start, i - start);
-      auto q = rational_parse(tok);
+      std::optional<Rational> q;
+      try {
+        q = decimal_parse(tok);  // --decimals exact|double (decimals.hpp)
+      } catch (const std::overflow_error&) {
+        throw input_error(path, "line " + std::to_string(line_no) + ", column " + std::to_string(row.size() + 1),
+                          "expected a number within double range (--decimals double), got \"" + detail::printable_excerpt(tok) + "\"");
+      }
       if (!q) {
         throw input_error(path, "line " + std::to_string(line_no) + ", column " + std::to_string(row.size() + 1),
                           "expected an exact number, got \"" + detail::printable_excerpt(tok) + "\"");

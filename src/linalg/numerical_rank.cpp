@@ -4,6 +4,7 @@
 
 #include <Eigen/SVD>
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 
@@ -17,7 +18,8 @@ double numerical_rank_eps(const QMatrix& a) {
   bool fractional = false;
   for (const Rational& q : a.data()) {
     double x = rational_to_double(q);
-    if (static_cast<double>(static_cast<float>(x)) != x || rational_from_double(x) != q) return std::numeric_limits<double>::epsilon();
+    if (!std::isfinite(x) || static_cast<double>(static_cast<float>(x)) != x || rational_from_double(x) != q)
+      return std::numeric_limits<double>::epsilon();
     if (q.get_den() != 1) fractional = true;
   }
   return fractional ? static_cast<double>(std::numeric_limits<float>::epsilon()) : std::numeric_limits<double>::epsilon();
@@ -46,9 +48,26 @@ NumericalRank numerical_rank_of_doubles(const Eigen::MatrixXd& m, double eps, st
 }  // namespace
 
 NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol) {
+  // Exact entries beyond double range (e.g. "1e999" in a text file) would round to infinity: the whole
+  // matrix is then scaled by one power of two first, which leaves the rank and numpy's relative threshold
+  // unchanged (an explicit --tol is taken for the matrix as given, so it is scaled alike).
+  long top = LONG_MIN;
+  for (const Rational& q : a.data())
+    if (sgn(q) != 0)
+      top = std::max(top, static_cast<long>(mpz_sizeinbase(q.get_num_mpz_t(), 2)) - static_cast<long>(mpz_sizeinbase(q.get_den_mpz_t(), 2)));
+  const long shift = top > 1000 ? top - 1000 : 0;
+  Rational scale(1);
+  if (shift > 0) mpz_mul_2exp(scale.get_den_mpz_t(), scale.get_den_mpz_t(), static_cast<mp_bitcnt_t>(shift));
   Eigen::MatrixXd m(a.rows(), a.cols());
   for (std::size_t i = 0; i < a.rows(); ++i)
-    for (std::size_t j = 0; j < a.cols(); ++j) m(i, j) = rational_to_double(a(i, j));
+    for (std::size_t j = 0; j < a.cols(); ++j) m(i, j) = rational_to_double(shift > 0 ? Rational(a(i, j) * scale) : a(i, j));
+  if (shift > 0) {
+    NumericalRank nr = numerical_rank_of_doubles(m, numerical_rank_eps(a), tol ? std::optional<double>(std::ldexp(*tol, -static_cast<int>(std::min(shift, 100000L)))) : std::nullopt);
+    nr.tol = std::ldexp(nr.tol, static_cast<int>(std::min(shift, 100000L)));
+    nr.sigma_max = std::ldexp(nr.sigma_max, static_cast<int>(std::min(shift, 100000L)));
+    for (double& sv : nr.singular_values) sv = std::ldexp(sv, static_cast<int>(std::min(shift, 100000L)));
+    return nr;
+  }
   return numerical_rank_of_doubles(m, numerical_rank_eps(a), tol);
 }
 

@@ -170,5 +170,106 @@ rc, out, e = run("construct", "theorem1", path("np6.npz"), "--heads", "2", "--dh
                  "--weights-out", path("w6.txt"))
 check("--weights-out must be .npz", rc == 2 and not os.path.exists(path("y.json")) and len(e.strip().splitlines()) == 1, (rc, e))
 
+
+# ---- --decimals exact|double: one matrix written by np.save and by np.savetxt ---------------------------
+def exact_rank(rows):
+    """Rank over Q by fraction-exact Gaussian elimination (the second method)."""
+    m = [list(r) for r in rows]
+    rank = 0
+    for c in range(len(m[0])):
+        piv = next((i for i in range(rank, len(m)) if m[i][c] != 0), None)
+        if piv is None:
+            continue
+        m[rank], m[piv] = m[piv], m[rank]
+        for i in range(len(m)):
+            if i != rank and m[i][c] != 0:
+                f = m[i][c] / m[rank][c]
+                m[i] = [a - f * b for a, b in zip(m[i], m[rank])]
+        rank += 1
+    return rank
+
+
+xs = np.array([0.1, 0.3, 0.7, 1.1])
+Cm = np.outer(xs, [1.0, 2.0, 4.0, 0.5])  # powers of two: every row an exact multiple of xs, rank 1 as stored
+np.save(path("c.npy"), Cm)
+np.savetxt(path("c.txt"), Cm)
+txt = [[Fraction(x) for x in line.split()] for line in open(path("c.txt"))]
+rc1, o1, _ = run("rank", path("c.npy"), "--json")
+rc2, o2, e2 = run("rank", path("c.txt"), "--json")
+rc3, o3, e3 = run("rank", path("c.txt"), "--decimals", "double", "--json")
+j1, j2, j3 = (json.loads(o) if o else {} for o in (o1, o2, o3))
+check("np.save: rank 1 (second method: fractions)", rc1 == 0 and j1.get("rank") == 1 ==
+      exact_rank([[Fraction(float(v)) for v in r] for r in Cm]), o1)
+check("np.savetxt, --decimals exact: the decimals' exact rank", rc2 == 0 and j2.get("rank") == exact_rank(txt) > 1, (o2, e2))
+check("np.savetxt, --decimals exact: the note counts 16 decimals no double holds",
+      j2.get("decimals", {}).get("inexact_decimals") == 16 and j2["decimals"]["mode"] == "exact" and
+      "--decimals double" in j2["decimals"]["note"], j2.get("decimals"))
+check("np.savetxt, --decimals double: the same rank as np.save", rc3 == 0 and j3.get("rank") == j1.get("rank") == 1 and
+      j3.get("decimals", {}).get("mode") == "double", (o3, e3))
+rc, out, e = run("rank", path("c.txt"))
+check("summary note on non-dyadic decimals", rc == 0 and "note: the input held 16 decimals that no double holds exactly, such as" in out, out)
+rc, out, e = run("rank", path("c.npy"))
+check("no note for binary input", rc == 0 and "note:" not in out, out)
+with open(path("lit.json"), "w") as f:
+    f.write('{"rows": 2, "cols": 2, "data": [[0.1, 0.5], ["0.25", 3]]}')
+rc, out, e = run("rank", path("lit.json"), "--json")
+jl = json.loads(out) if out else {}
+check("JSON number literal 0.1: counted as inexact, 0.5 and \"0.25\" are not",
+      rc == 0 and jl.get("decimals", {}).get("inexact_json_numbers") == 1 and
+      jl["decimals"]["inexact_decimals"] == 0, (out, e))
+rc, out, e = run("rank", path("c.txt"), "--decimals", "binary")
+check("--decimals binary is bad input", rc == 2 and len(e.strip().splitlines()) == 1, (rc, e))
+with open(path("huge.txt"), "w") as f:
+    f.write("1e999 1\n2 3\n")
+rc, out, e = run("rank", path("huge.txt"), "--json")
+jh = json.loads(out) if out else {}
+check("--decimals exact: 1e999 is an exact integer, rank 2, counted in the note", rc == 0 and jh.get("rank") == 2 and
+      jh.get("decimals", {}).get("inexact_decimals") == 1, (rc, e, out))
+rc, out, e = run("rank", path("huge.txt"), "--decimals", "double")
+check("--decimals double: 1e999 beyond double range is bad input", rc == 2 and "line 1" in e and
+      len(e.strip().splitlines()) == 1, (rc, e))
+
+# ---- --weights-out beyond T* (generic weights), ks and dana24, loaded with numpy ------------------------
+ctxg, qryg = rng.standard_normal((12, 3, 6)), rng.standard_normal((12, 6))
+np.savez(path("npg.npz"), contexts=ctxg, queries=qryg, labels=rng.standard_normal(12))
+rc, out, e = run("construct", "theorem1", path("npg.npz"), "--heads", "2", "--dh", "2", "--out", path("g_cert.json"),
+                 "--weights-out", path("g.npz"), "--json")
+j = json.loads(out) if out else {}
+check("generic weights (T = 12 > T* = 3, H d = 12): all memorized", rc == 0 and j.get("method") == "generic" and
+      j.get("memorized_count") == 12, (rc, e, out[:300]))
+p = subprocess.run([sys.executable, LOAD, path("g.npz"), path("npg.npz"), "--json"], capture_output=True, text=True)
+r = json.loads(p.stdout) if p.stdout else {}
+check("load_weights.py: generic weights memorize all 12 in float64", p.returncode == 0 and r.get("memorized_count") == 12,
+      (p.stdout, p.stderr))
+
+rc, out, e = run("construct", "ks", path("seq.npz"), "--out", path("ks_cert.json"), "--weights-out", path("ks_w.npz"), "--json")
+j = json.loads(out) if out else {}
+check("construct ks --weights-out", rc == 0 and j.get("weights_out") == path("ks_w.npz"), (rc, e))
+wk = np.load(path("ks_w.npz"))
+check("ks weights names", "WOV" in wk.files and wk["WOV"].shape == (3, 3) and int(wk["f1_layers"]) >= 1 and
+      all(("f1_W%d" % i) in wk.files and ("f1_b%d" % i) in wk.files for i in range(int(wk["f1_layers"]))), wk.files)
+p = subprocess.run([sys.executable, LOAD, path("ks_w.npz"), path("seq.npz"), "--json"], capture_output=True, text=True)
+r = json.loads(p.stdout) if p.stdout else {}
+check("load_weights.py: ks network memorizes all 6 in float64", p.returncode == 0 and r.get("kind") == "ks" and
+      r.get("memorized_count") == 6, (p.stdout, p.stderr))
+rc, out, e = run("construct", "ks", path("seq.npz"), "--out", path("ks2.json"), "--weights-out", path("ks_w.txt"))
+check("construct ks --weights-out must be .npz", rc == 2 and len(e.strip().splitlines()) == 1, (rc, e))
+
+rc, _, e = run("generate", "dana24", "--N", "6", "--S", "3", "--T", "8", "--seed", "2", "--out", path("assoc.json"))
+rc, out, e = run("construct", "dana24", path("assoc.json"), "--heads", "2", "--dh", "2", "--out", path("d_cert.json"),
+                 "--weights-out", path("d_w.npz"), "--json")
+check("construct dana24 --weights-out", rc == 0 and os.path.exists(path("d_w.npz")), (rc, e))
+p = subprocess.run([sys.executable, LOAD, path("d_w.npz"), path("assoc.json"), "--json"], capture_output=True, text=True)
+r = json.loads(p.stdout) if p.stdout else {}
+check("load_weights.py: dana24 memorizes all 8 in float64", p.returncode == 0 and r.get("kind") == "dana24" and
+      r.get("memorized_count") == 8, (p.stdout, p.stderr))
+aj = json.load(open(path("assoc.json")))
+aj["next"] = [(x + 1) % 6 for x in aj["next"]]  # the script must be able to fail: every next token changed
+json.dump(aj, open(path("assoc_wrong.json"), "w"))
+p = subprocess.run([sys.executable, LOAD, path("d_w.npz"), path("assoc_wrong.json"), "--json"], capture_output=True, text=True)
+r = json.loads(p.stdout) if p.stdout else {}
+check("load_weights.py: dana24 with changed next tokens is not memorized", p.returncode == 1 and r.get("memorized_count") == 0,
+      p.stdout)
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

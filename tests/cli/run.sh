@@ -344,14 +344,33 @@ section_theorem1() {
   run generate theorem1 --T 4 --n 3 --d 6 --kruskal 4 --out "$d/never.json"
   expect_rc "generate --kruskal K > T-1" 2
 
-  # T = 20 > T* = H(r-1)+1 = 13: the first 13 are certified (certificate written), the verdict asked for
-  # (all 20 memorized) does not hold by the theorem's construction: exit 1, the missing ones listed.
-  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/cert.json" --json
+  # T = 20 > T* = H(r-1)+1 = 13, theorem only (--beyond off): the first 13 are certified (certificate
+  # written), the verdict asked for (all 20 memorized) does not hold: exit 1, the missing ones listed.
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --beyond off --out "$d/cert.json" --json
   expect_rc "construct theorem1, T > T*" 1
   json_keys "construct theorem1" claim H n d dh r T T_star rank_Z_lower memorized memorized_count not_memorized method saturation seconds
   json_check "construct theorem1 values" 'j["claim"] == "mahdavi24/theorem-1" and j["T"] == 20 and j["T_star"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is False and j["memorized_count"] == 13 and j["not_memorized"] == list(range(13, 20)) and len(j["saturation"]) == 4 and all(k in j["saturation"][1] for k in ["head","c","c_proof","c_weyl","sigma_lower","eps"])'
-  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/cert.json"
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --beyond off --out "$d/cert.json"
   check "construct theorem1 summary names the missing examples" grep -q "memorized: 13 of 20 examples; NOT memorized: examples 13, 14" "$OUT"
+  # Beyond the theorem (default --beyond generic): T = 20 <= H d = 24, generic weights certify all 20; the
+  # written certificate (method generic) passes verify; a label changed in it does not.
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --out "$d/gen.cert.json" --json
+  expect_rc "construct theorem1, T > T*, generic weights" 0
+  json_check "generic weights: all 20 memorized" 'j["method"] == "generic" and j["memorized"] is True and j["memorized_count"] == 20 and j["not_memorized"] == [] and j["theorem_memorized_count"] == 13 and j["generic"]["rank_Z_lower"] == 20 and j["generic"]["rank_Z_bound"] == 20 and j["generic"]["verified"] is True'
+  file_check "generic certificate" "$d/gen.cert.json" 'j["method"] == "generic" and j["claim"] == "mahdavi24/generic-weights" and j["T"] == 20 and j["trace"] == []'
+  run verify "$d/gen.cert.json" --json
+  expect_rc "verify the generic-weights certificate" 0
+  alter_json "$d/gen.cert.json" "$d/gen.bad.json" 'j["data"]["labels"][17][0] = "1000"'
+  run verify "$d/gen.bad.json" --json
+  expect_rc "verify a generic certificate with a changed label" 1
+  # T > H d: with H = 2, d = 6, rank(Z) <= 12 < 20 for ANY weights: exit 1, at most 12 memorized, said so.
+  run construct theorem1 "$d/data.json" --heads 2 --dh 4 --out "$d/gen12.cert.json" --json
+  expect_rc "construct theorem1, T > H d" 1
+  json_check "T > H d: honest count" 'j["memorized"] is False and j["generic"]["rank_Z_bound"] == 12 and j["generic"]["rank_Z_lower"] <= 12 and j["memorized_count"] == max(j["theorem_memorized_count"], j["generic"]["memorized_count"]) and len(j["not_memorized"]) == 20 - j["memorized_count"] and j["memorized_count"] >= 7'
+  run construct theorem1 "$d/data.json" --heads 2 --dh 4 --out "$d/gen12.cert.json"
+  check "T > H d: the summary states the bound" grep -q "rank(Z) <= min(T, H d) = 12 for any weights" "$OUT"
+  run construct theorem1 "$d/data.json" --heads 2 --dh 4 --beyond sideways --out "$d/never.json"
+  expect_rc "construct theorem1 --beyond sideways" 2
   # Exactly T* examples: all memorized, exit 0.
   alter_json "$d/data.json" "$d/data13.json" 'j["contexts"] = j["contexts"][:13]; j["queries"] = j["queries"][:13]; j["labels"] = j["labels"][:13]'
   run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --out "$d/cert13.json" --json

@@ -148,6 +148,32 @@ def test_capacity():
         check(len(c["probes"]) == 2 and c["probes"][1]["certified"] == c["certified"], "a stopped search says why")
 
 
+def test_capacity_beyond_theorem():
+    # Shared context, d_h = 2 < n = 4: Theorem 1 gives T* = H(d_h-1)+1 = 3, Proposition 2 bounds rank(Z) by
+    # H(n-1)+1 = 7 for ANY weights. Generic weights (construct theorem1's default --beyond generic) must
+    # certify past T*, and never past the ceiling: the answer is pinned between two theorems.
+    spec = write_spec("capb.json", {"task": "theorem1", "data": "shared", "grid": {"H": [2], "n": [4], "d": [8], "dh": [2]},
+                                    "seeds": [1], "capacity": {"from": "T*", "to": "H(n-1)+1+2"}})
+    out = os.path.join(WORK, "capb")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"capacity beyond T* sweep exit 0 ({p.stderr})")
+    (r,) = rows(out)
+    c = r["capacity"]
+    check(c["from"] == 3 and c["to"] == 9, "capacity bounds T* = 3 .. H(n-1)+1+2 = 9")
+    check(c["certified"] == 7, f"generic weights certify Proposition 2's ceiling 7, not more ({c['certified']})")
+    for q in c["probes"]:
+        check((q["certified"] >= q["T"]) == (q["T"] <= 7), f"probe {q}: certified exactly up to the ceiling")
+    # The same cell with "beyond": "off" (and the flag no-saturation): the theorem alone stops at T* = 3.
+    spec = write_spec("capo.json", {"task": "theorem1", "data": "shared",
+                                    "grid": {"H": [2], "n": [4], "d": [8], "dh": [2], "beyond": ["off"], "no-saturation": [True]},
+                                    "seeds": [1], "capacity": {"from": "T*", "to": "H(n-1)+1"}})
+    out = os.path.join(WORK, "capo")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"capacity --beyond off sweep exit 0 ({p.stderr})")
+    (r,) = rows(out)
+    check(r["capacity"]["certified"] == 3, f"--beyond off: the theorem's T* = 3 only ({r['capacity']['certified']})")
+
+
 def test_grid_list():
     spec = write_spec("list.json", {"task": "theorem1", "grid": [{"H": [1], "n": [3], "d": [4], "dh": [3], "T": ["T*"]},
                                                               {"d": [3], "n": [2], "H": [2, 3], "dh": [2], "T": ["H(n-1)+1"]}]})
@@ -229,6 +255,7 @@ else:
     ref = test_single_process()
     test_kill_and_resume(ref)
     test_capacity()
+    test_capacity_beyond_theorem()
     test_grid_list()
     test_other_tasks()
     test_bad_specs()

@@ -2,7 +2,9 @@
 // as assumptions.cpp, routed through the engine's certified kernels so float data never become one GMP
 // rational per entry (2000 ViT-B examples are 300M entries).
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "memcert/data/matrix_io.hpp"
@@ -56,34 +58,39 @@ Rational exact_sq_distance(const double* a, const double* b, std::size_t d) {
   return s;
 }
 
-// Rows n e_t + sum_j x_j^(t) (n times e_t + xbar_t: the same Kruskal rank, and a dependency among these
-// rows is one among the e_t + xbar_t). Doubles when every sum is exact (TwoSum / FMA error terms all
-// zero), else the exact rationals.
-TypedMatrix assumption3_rows(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
-  std::vector<double> out(T * d);
-  bool exact = true;
-  const double nn = static_cast<double>(n);
-  for (std::size_t t = 0; t < T && exact; ++t)
-    for (std::size_t c = 0; c < d && exact; ++c) {
-      double s = nn * qry[t * d + c];
-      exact = std::fma(nn, qry[t * d + c], -s) == 0 && std::isfinite(s);
-      for (std::size_t j = 0; j < n && exact; ++j) {
-        const double x = ctx[(t * n + j) * d + c], r = s + x;
-        const double bv = r - s, err = (s - (r - bv)) + (x - bv);  // TwoSum: s + x = r + err exactly
-        exact = err == 0 && std::isfinite(r);
-        s = r;
-      }
-      out[t * d + c] = s;
-    }
-  if (exact) return typed_matrix_from_f64(T, d, std::move(out));
-  QMatrix q(T, d);
-  for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t c = 0; c < d; ++c) {
-      Rational s = Rational(static_cast<long>(n)) * rational_from_double(qry[t * d + c]);
-      for (std::size_t j = 0; j < n; ++j) s += rational_from_double(ctx[(t * n + j) * d + c]);
-      q(t, c) = s;
-    }
-  return typed_matrix_from_qmat(std::move(q));
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+
+// Exponent of the lowest set bit of the non-zero finite double x (x = odd * 2^result).
+int low_bit_exponent(double x) {
+  int e = 0;
+  const double f = std::frexp(std::fabs(x), &e);  // |x| = f 2^e, f in [1/2, 1)
+  const auto mant = static_cast<std::uint64_t>(std::ldexp(f, 53));  // exact: 53-bit integer
+  return e - 53 + std::countr_zero(mant);
+}
+
+// x 2^E as an integer (exact: E >= -low_bit_exponent(x), |x| 2^E < 2^126 checked by the caller).
+i128 scaled_to_i128(double x, int E) {
+  if (x == 0) return 0;
+  int e = 0;
+  const double f = std::frexp(std::fabs(x), &e);
+  i128 m = static_cast<i128>(static_cast<std::uint64_t>(std::ldexp(f, 53)));
+  const int sh = e - 53 + E;
+  m = sh >= 0 ? m << sh : m >> -sh;  // a right shift drops only zero bits (E covers the lowest set bit)
+  return x < 0 ? -m : m;
+}
+
+Rational rational_from_i128(i128 v, int E) {
+  const bool neg = v < 0;
+  const u128 a = neg ? -static_cast<u128>(v) : static_cast<u128>(v);
+  Integer z = static_cast<unsigned long>(static_cast<std::uint64_t>(a >> 64));
+  z <<= 64;
+  z += static_cast<unsigned long>(static_cast<std::uint64_t>(a));
+  if (neg) z = -z;
+  Rational q(z);
+  if (E > 0) mpq_div_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<mp_bitcnt_t>(E));
+  else if (E < 0) mpq_mul_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<mp_bitcnt_t>(-E));
+  return q;
 }
 
 // Assumption 2 per context through rank_certified (the rows copied into typed storage of their own);
@@ -111,11 +118,79 @@ json assumption2_typed(const TypedAttentionDataset& ds, int threads) {
 
 }  // namespace
 
+// Rows n e_t + sum_j x_j^(t) (n times e_t + xbar_t: the same Kruskal rank, and a dependency among these
+// rows is one among the e_t + xbar_t), summed exactly: in 128-bit fixed point with the common scale 2^E
+// that makes every value an integer when the range allows (|value| 2^E (2n + 1) < 2^126), else in GMP
+// rationals. Doubles when every row value is exactly one, else the exact rationals (converted once per
+// row value, not per term: float32 tokens as small as 10^-9 make such sums need more than 53 bits).
+TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
+  const std::size_t total_ctx = T * n * d, total_qry = T * d;
+  int low = std::numeric_limits<int>::max(), high = std::numeric_limits<int>::min();
+  bool finite = true;
+  auto scan = [&](const double* v, std::size_t count) {
+    for (std::size_t k = 0; k < count; ++k) {
+      if (!std::isfinite(v[k])) finite = false;
+      else if (v[k] != 0) {
+        int e = 0;
+        std::frexp(v[k], &e);
+        high = std::max(high, e);
+        low = std::min(low, low_bit_exponent(v[k]));
+      }
+    }
+  };
+  scan(ctx, total_ctx);
+  scan(qry, total_qry);
+  const double nn = static_cast<double>(n);
+  const int growth = static_cast<int>(std::ceil(std::log2(2 * nn + 1)));
+  if (finite && (high == std::numeric_limits<int>::min() || high - low + growth < 126)) {
+    const int E = high == std::numeric_limits<int>::min() ? 0 : -low;  // every value times 2^E is an integer
+    std::vector<i128> sums(T * d);
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t c = 0; c < d; ++c) {
+        i128 s = static_cast<i128>(n) * scaled_to_i128(qry[t * d + c], E);
+        for (std::size_t j = 0; j < n; ++j) s += scaled_to_i128(ctx[(t * n + j) * d + c], E);
+        sums[t * d + c] = s;
+      }
+    // As doubles when each sum has at most 53 significant bits (then ldexp is exact unless it underflows,
+    // which the round trip catches).
+    std::vector<double> out(T * d);
+    bool doubles = true;
+    for (std::size_t k = 0; k < sums.size() && doubles; ++k) {
+      const i128 v = sums[k];
+      const double hi = static_cast<double>(v);  // may round; checked exactly below
+      doubles = std::isfinite(hi) && static_cast<i128>(hi) == v;
+      if (doubles) {
+        out[k] = std::ldexp(hi, -E);
+        doubles = std::ldexp(out[k], E) == hi;
+      }
+    }
+    if (doubles) return typed_matrix_from_f64(T, d, std::move(out));
+    QMatrix q(T, d);
+    for (std::size_t k = 0; k < sums.size(); ++k) q.data()[k] = rational_from_i128(sums[k], E);
+    return typed_matrix_from_qmat(std::move(q));
+  }
+  QMatrix q(T, d);
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t c = 0; c < d; ++c) {
+      Rational s = Rational(static_cast<long>(n)) * rational_from_double(qry[t * d + c]);
+      for (std::size_t j = 0; j < n; ++j) s += rational_from_double(ctx[(t * n + j) * d + c]);
+      q(t, c) = s;
+    }
+  return typed_matrix_from_qmat(std::move(q));
+}
+
 KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, std::uint64_t budget, int threads) {
   const std::size_t rows = vectors.rows, trivial = std::min(vectors.rows, vectors.cols);
   KruskalCheck c;
   if (k == 0 || k > rows || binomial_saturating(rows, k) <= budget) {
     if (k == 0 || k > rows) return kruskal_at_least(typed_matrix_to_qmat(vectors), k, budget);
+    // Linearly independent vectors have every subset independent: one certified rank decides level k
+    // without enumerating C(rows, k) subsets (C(200, 197) = 1.3M eliminations at T = 200). The result is
+    // the enumeration's own (at-least: lower k, upper min(rows, cols)).
+    if (rows <= vectors.cols && rank_certified(vectors, threads).rank == rows) {
+      c.lower = k, c.upper = trivial, c.method = "at-least", c.holds = true;
+      return c;
+    }
     KruskalOptions opt;
     opt.at_least = k;
     opt.max_subsets = budget;
@@ -192,7 +267,7 @@ json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t bud
   j1["remark1"] = "capacity >= H(min(k, d_h) - 1) + 1 with k = kruskal_lower = " + std::to_string(a1.lower);
   out["assumption1"] = j1;
   out["assumption2"] = assumption2_typed(ds, threads);
-  out["assumption3"] = kjson(kruskal_at_least_typed(assumption3_rows(ctx, qry, T, n, d), k1, budget, threads), k1);
+  out["assumption3"] = kjson(kruskal_at_least_typed(assumption3_rows_typed(ctx, qry, T, n, d), k1, budget, threads), k1);
   const std::size_t kg = std::min(T, d);
   out["general_position"] = kjson(kruskal_at_least_typed(ds.queries, kg, budget, threads), kg);
   std::vector<const double*> pts;

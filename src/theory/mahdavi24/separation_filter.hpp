@@ -14,9 +14,11 @@ namespace memcert::mahdavi24::detail {
 // rigorous bound (differences, squares and a recursive sum of d terms: relative error at most
 // gamma_{d+2}, plus d half-units of underflow), and only the pairs whose lower end does not exceed the
 // smallest upper end are computed exactly; otherwise every pair is computed exactly.
-// The pairs (i, j), i < j, of the points pts (each d exact doubles) that the double enclosure above cannot
-// rule out as a nearest pair: every pair achieving min ||p_i - p_j||^2 is among them. A sweep along one
-// coordinate (|x_c - y_c| <= ||x - y||) bounds the pairs enclosed; O(m) memory besides the result.
+// The pairs (i, j), i < j, of the points pts (each d exact doubles) that floating point cannot rule out as
+// a nearest pair: every pair achieving min ||p_i - p_j||^2 is among them. The blocked Gram filter
+// (linalg/fast/nearest_pair.hpp: m^2 d flops in matrix products, O(block^2) memory) decides; points it
+// declines (no exact common power-of-two scaling, non-finite values) take a sweep along one coordinate
+// (|x_c - y_c| <= ||x - y||) with the double enclosure above; O(m) memory besides the result.
 // Duplicate points make their pair the (zero) minimum: remove them first when zero is not wanted.
 std::vector<std::pair<std::size_t, std::size_t>> nearest_pair_candidates(const std::vector<const double*>& pts,
                                                                          std::size_t d);

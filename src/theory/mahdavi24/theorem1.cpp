@@ -123,6 +123,65 @@ Step2Readout step2_readout(const std::vector<double>& Zc_in, const std::vector<d
   return out;
 }
 
+// The labels of the first `count` examples (docs/THEORY.md section 1): real labels, or class labels as
+// one-hot rows over the WHOLE data set's classes, or (no labels in the file) random labels m/64 drawn from
+// rng. Throws InputError on a label shape the model cannot take.
+void theorem1_labels(const AttentionDataset& ds_in, std::size_t count, std::mt19937_64& rng, Theorem1Result& res,
+                     QMatrix& Y, std::vector<long>& cls) {
+  const std::size_t T = ds_in.T();
+  if (ds_in.labels) {
+    const QMatrix& L = *ds_in.labels;
+    if (L.rows() != T) throw InputError("dataset: labels: expected " + std::to_string(T) + " rows, got " + std::to_string(L.rows()));
+    if (ds_in.class_labels) {
+      if (L.cols() != 1) throw InputError("dataset: labels: expected a flat list of class labels");
+      long C = 0;
+      for (std::size_t t = 0; t < T; ++t) {
+        Rational q = L(t, 0);
+        q.canonicalize();
+        if (q.get_den() != 1 || q < 0) throw InputError("dataset: labels[" + std::to_string(t) + "]: expected a class index >= 0");
+        C = std::max(C, q.get_num().get_si() + 1);
+      }
+      res.class_labels = true;
+      res.d_out = std::size_t(C);
+      Y = QMatrix(count, res.d_out, Rational(0));
+      for (std::size_t t = 0; t < count; ++t) {
+        Rational q = L(t, 0);
+        q.canonicalize();
+        cls.push_back(q.get_num().get_si());
+        Y(t, cls.back()) = 1;
+      }
+    } else {
+      if (L.cols() == 0) throw InputError("dataset: labels: expected d_out >= 1 columns");
+      res.d_out = L.cols();
+      Y = QMatrix(count, res.d_out);
+      for (std::size_t t = 0; t < count; ++t)
+        for (std::size_t c = 0; c < res.d_out; ++c) { Y(t, c) = L(t, c); Y(t, c).canonicalize(); }
+    }
+  } else {
+    res.labels_generated = true;
+    res.d_out = 1;
+    Y = QMatrix(count, 1);
+    std::uniform_int_distribution<int> ul(-64, 64);
+    for (std::size_t t = 0; t < count; ++t) { Y(t, 0) = Rational(ul(rng), 64); Y(t, 0).canonicalize(); }
+  }
+}
+
+// Step 2's factorization (docs/THEORY.md section 3, "Step 2"): W_V^h = M_h padded to d_v columns, W_O stacks
+// identities into the first d_out coordinates, W_D selects them.
+void step2_factor_readout(MhaWeights& w, const QMatrix& Mq, std::size_t d, std::size_t dv, std::size_t dout) {
+  const std::size_t H = w.heads.size();
+  for (std::size_t h = 0; h < H; ++h) {
+    w.heads[h].WV = QMatrix(d, dv, Rational(0));
+    for (std::size_t k = 0; k < d; ++k)
+      for (std::size_t c = 0; c < dout; ++c) w.heads[h].WV(k, c) = Mq(h * d + k, c);
+  }
+  w.WO = QMatrix(H * dv, d, Rational(0));
+  for (std::size_t h = 0; h < H; ++h)
+    for (std::size_t c = 0; c < dout; ++c) w.WO(h * dv + c, c) = 1;
+  w.WD = QMatrix(d, dout, Rational(0));
+  for (std::size_t c = 0; c < dout; ++c) w.WD(c, c) = 1;
+}
+
 Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1Options& opt) {
   auto say = [&](const std::string& s) { if (opt.narrate) opt.narrate(s); };
   // ---- usage checks (exit 2) ----
@@ -155,41 +214,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   for (auto& x : ds.queries.data()) x.canonicalize();
   QMatrix Y;
   std::vector<long> cls;
-  if (ds_in.labels) {
-    const QMatrix& L = *ds_in.labels;
-    if (L.rows() != T) throw InputError("dataset: labels: expected " + std::to_string(T) + " rows, got " + std::to_string(L.rows()));
-    if (ds_in.class_labels) {
-      if (L.cols() != 1) throw InputError("dataset: labels: expected a flat list of class labels");
-      long C = 0;
-      for (std::size_t t = 0; t < T; ++t) {
-        Rational q = L(t, 0);
-        q.canonicalize();
-        if (q.get_den() != 1 || q < 0) throw InputError("dataset: labels[" + std::to_string(t) + "]: expected a class index >= 0");
-        C = std::max(C, q.get_num().get_si() + 1);
-      }
-      res.class_labels = true;
-      res.d_out = std::size_t(C);
-      Y = QMatrix(Tstar, res.d_out, Rational(0));
-      for (std::size_t t = 0; t < Tstar; ++t) {
-        Rational q = L(t, 0);
-        q.canonicalize();
-        cls.push_back(q.get_num().get_si());
-        Y(t, cls.back()) = 1;
-      }
-    } else {
-      if (L.cols() == 0) throw InputError("dataset: labels: expected d_out >= 1 columns");
-      res.d_out = L.cols();
-      Y = QMatrix(Tstar, res.d_out);
-      for (std::size_t t = 0; t < Tstar; ++t)
-        for (std::size_t c = 0; c < res.d_out; ++c) { Y(t, c) = L(t, c); Y(t, c).canonicalize(); }
-    }
-  } else {
-    res.labels_generated = true;
-    res.d_out = 1;
-    Y = QMatrix(Tstar, 1);
-    std::uniform_int_distribution<int> ul(-64, 64);
-    for (std::size_t t = 0; t < Tstar; ++t) { Y(t, 0) = Rational(ul(rng), 64); Y(t, 0).canonicalize(); }
-  }
+  theorem1_labels(ds_in, Tstar, rng, res, Y, cls);
   ds.labels = res.class_labels ? std::optional<QMatrix>() : std::optional<QMatrix>(Y);
   if (res.d_out > d) throw InputError("labels: expected d_out <= d (the output is W_D^T o with o in R^d), got d_out = " +
                                       std::to_string(res.d_out) + " > d = " + std::to_string(d));
@@ -268,18 +293,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   QMatrix Mq(Hd, dout);
   for (std::size_t i = 0; i < Hd; ++i)
     for (std::size_t c = 0; c < dout; ++c) Mq(i, c) = rational_from_double(M(i, c));
-  // W_V^h = M_h padded to d_v columns; W_O stacks identities into the first d_out coordinates; W_D selects them.
-  for (std::size_t h = 0; h < opt.H; ++h) {
-    res.weights.heads[h].WV = QMatrix(d, res.dv, Rational(0));
-    for (std::size_t k = 0; k < d; ++k)
-      for (std::size_t c = 0; c < dout; ++c) res.weights.heads[h].WV(k, c) = Mq(h * d + k, c);
-  }
-  res.weights.WO = QMatrix(opt.H * res.dv, d, Rational(0));
-  for (std::size_t h = 0; h < opt.H; ++h)
-    for (std::size_t c = 0; c < dout; ++c) res.weights.WO(h * res.dv + c, c) = 1;
-  res.weights.WD = QMatrix(d, dout, Rational(0));
-  for (std::size_t c = 0; c < dout; ++c) res.weights.WD(c, c) = 1;
-
+  step2_factor_readout(res.weights, Mq, d, res.dv, dout);
   readout_clock.reset();
   res.max_label_error = s2.max_error;
   res.min_class_margin = res.class_labels ? s2.min_margin : 0;

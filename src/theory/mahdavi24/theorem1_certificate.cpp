@@ -19,13 +19,17 @@ using detail::fmtq;
 
 json theorem1_write_certificate(const Theorem1Result& res, const AttentionDataset& ds, const QMatrix& Y,
                                 const std::vector<long>& cls) {
-  const std::size_t Tstar = res.T_star;
+  const std::size_t Tstar = res.examples.size();  // the certified examples (T* for the theorem's construction)
+  const bool generic = res.method == "generic";
   json cert;
   cert["kind"] = "theorem1";
-  cert["claim"] = "mahdavi24/theorem-1";
+  // method "generic" goes beyond the theorem (T > T* possible): the checker then takes no trace and rests
+  // the verdict on the forward pass and rank(Z) = T alone.
+  cert["claim"] = generic ? "mahdavi24/generic-weights" : "mahdavi24/theorem-1";
+  if (generic) cert["method"] = "generic";  // absent: "theorem" (older certificates stay byte-identical)
   cert["H"] = res.H; cert["n"] = res.n; cert["d"] = res.d; cert["dh"] = res.dh; cert["dv"] = res.dv; cert["d_out"] = res.d_out;
   cert["r"] = res.r; cert["T"] = Tstar; cert["skip"] = res.skip;
-  cert["rank_Z_lower"] = Tstar;
+  cert["rank_Z_lower"] = res.rank_Z_lower;
   cert["tolerance"] = rational_to_string(res.tolerance);
   cert["hypotheses"] = res.hypotheses;
   cert["examples"] = res.examples;
@@ -81,7 +85,9 @@ json theorem1_write_certificate(const Theorem1Result& res, const AttentionDatase
     trace.push_back(j);
   }
   cert["trace"] = trace;
-  cert["notes"] = "rank(Z) >= T is certified by a Gram matrix of the interval centres of Z and Rump's floating-point "
+  cert["notes"] = generic ? "generic weights (beyond Theorem 1's T*): random exact W_K, W_Q per head; rank(Z) >= T is "
+                            "certified by a Gram matrix of the interval centres of Z and Rump's floating-point "
+                            "positive-definiteness test; no proof trace." : "rank(Z) >= T is certified by a Gram matrix of the interval centres of Z and Rump's floating-point "
                   "positive-definiteness test; sigma_lower values are certified; eps_b2_estimate is a double estimate "
                   "(when eps_criterion is b2 the step's rank is certified directly at the resulting c; when it is none the "
                   "weights sit at a chosen scale c other than the proof's and only the final rank is claimed); c_proof is "

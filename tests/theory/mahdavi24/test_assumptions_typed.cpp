@@ -53,6 +53,14 @@ TEST_CASE("assumptions_report_typed equals the rational report", "[mahdavi24][as
     require_same(float_data(g, 6, 3, 5), 20'000'000, Storage::float64);
     require_same(float_data(g, 9, 4, 6), 10, Storage::float64);  // sampled Kruskal route
   }
+  SECTION("fewer queries than dimensions: independent (one rank decides every level) or not") {
+    AttentionDataset ds = float_data(g, 6, 3, 9);
+    require_same(ds, 20'000'000, Storage::float64);
+    for (std::size_t c = 0; c < 9; ++c) ds.queries(5, c) = ds.queries(1, c) - ds.queries(3, c) * 2;  // dependent 3-subset
+    require_same(ds, 20'000'000, Storage::float64);
+    for (std::size_t c = 0; c < 9; ++c) ds.queries(5, c) = ds.queries(1, c) + ds.queries(2, c) + ds.queries(3, c) + ds.queries(4, c);
+    require_same(ds, 20'000'000, Storage::float64);  // dependent only as a 5-subset: Kruskal rank 4 >= n = 3
+  }
   SECTION("near-singular contexts and dependent queries") {
     AttentionDataset ds = float_data(g, 7, 3, 5);
     for (std::size_t c = 0; c < 5; ++c) {
@@ -69,6 +77,11 @@ TEST_CASE("assumptions_report_typed equals the rational report", "[mahdavi24][as
     AttentionDataset ds = float_data(g, 5, 3, 4);
     ds.contexts[1](0, 0) = rational_from_double(0x1p-70);  // e + xbar needs more than 53 bits
     for (std::size_t c = 0; c < 4; ++c) ds.contexts[3](2, c) = ds.contexts[0](1, c);  // a repeated token
+    require_same(ds, 20'000'000, Storage::float64);
+    ds.contexts[2](1, 3) = rational_from_double(0x1p-200);  // beyond 128-bit fixed point: the GMP sums
+    require_same(ds, 20'000'000, Storage::float64);
+    ds.contexts[2](1, 3) = rational_from_double(-0x1p-90);  // 128-bit fixed point, negative, not a double
+    ds.queries(4, 2) = rational_from_double(0x1p20);
     require_same(ds, 20'000'000, Storage::float64);
   }
   SECTION("int64 data and rational data") {
@@ -103,4 +116,31 @@ TEST_CASE("token_separation_doubles equals token_separation", "[mahdavi24][separ
   REQUIRE(a.r2 == b.r2);
   REQUIRE(a.delta2 == b.delta2);
   REQUIRE(b.delta2 > 0);
+}
+
+TEST_CASE("assumption3_rows_typed: exact sums on every route", "[mahdavi24][assumptions][typed]") {
+  // Each row value against the sum in GMP rationals, on data whose sums are doubles, need 128-bit fixed
+  // point (float tokens down to 2^-90, large queries, negative values), or exceed it (2^-200).
+  std::mt19937_64 g(20261127);
+  std::normal_distribution<float> gauss;
+  const std::size_t T = 4, n = 5, d = 3;
+  for (double tiny : {0.0, -0x1p-90, 0x1p-60, 0x1p-200}) {
+    std::vector<double> ctx(T * n * d), qry(T * d);
+    for (double& x : ctx) x = gauss(g);
+    for (double& x : qry) x = gauss(g);
+    if (tiny != 0) ctx[7] = tiny, ctx[20] = -tiny * 3, qry[5] = 0x1p20 + 1;
+    TypedMatrix r = assumption3_rows_typed(ctx.data(), qry.data(), T, n, d);
+    REQUIRE(r.rows == T);
+    REQUIRE(r.cols == d);
+    if (tiny == 0) REQUIRE(r.storage == Storage::float64);  // sums of these floats fit in 53 bits
+    else REQUIRE(r.storage == Storage::rational);
+    QMatrix q = typed_matrix_to_qmat(r);
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t c = 0; c < d; ++c) {
+        Rational s = Rational(static_cast<long>(n)) * rational_from_double(qry[t * d + c]);
+        for (std::size_t j = 0; j < n; ++j) s += rational_from_double(ctx[(t * n + j) * d + c]);
+        INFO("tiny " << tiny << " t " << t << " c " << c);
+        REQUIRE(q(t, c) == s);
+      }
+  }
 }

@@ -4,6 +4,7 @@
 // verification, complexity against the theorem's bounds, the certificate, and the linear-phi ablation.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -54,6 +55,12 @@ struct KsNetwork {
   QMatrix WOV;   // 3 x 3 = W_O W_V
   ReluNet f2;    // R^3 -> R (empty layers when not built)
 };
+// The network as float64 arrays (nearest doubles; docs/FORMATS.md "Weights out"): for L in f1, f2 the layer
+// count L_layers (), input width L_in_dim (), and per layer i L_Wi (out, in), L_bi (out,); WOV (3, 3).
+// Semantics as the certificate's: ReLU after every layer of a net but its last; s = f1(x_pos) +
+// WOV mean_k f1(x_k); prediction f2(s).
+using KsFloat64Arrays = std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>>;
+KsFloat64Arrays ks_weights_float64_arrays(const KsNetwork& net);
 // The uniform attention of eq. (52): W_O W_V = [[0,0,0],[0,0,0],[1,0,0]].
 QMatrix ks_uniform_attention_wov();
 // s = f1(x_pos) + WOV * mean_k f1(x_k) from the f1 outputs of the sequence's tokens.

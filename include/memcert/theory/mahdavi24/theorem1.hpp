@@ -215,7 +215,14 @@ struct Theorem1Result {
   bool labels_ok = false;
   bool memorized = false;
   Rational tolerance;
-  std::string hypotheses;       // "assumptions-1-2" or "grouping-facts"
+  std::string hypotheses;       // "assumptions-1-2", "grouping-facts", or "none" (method "generic")
+  // "theorem": the proof's construction on the first T* examples; "generic": random exact weights for
+  // all T examples (generic_weights_construct), certified on the examples whose rows of Z are.
+  std::string method = "theorem";
+  std::size_t rank_Z_numerical = 0;   // generic: numerical rank of Z over ALL T examples (an estimate)
+  std::size_t rank_Z_bound = 0;       // generic: min(T, H d), a bound on rank(Z) for any weights
+  Rational logit_scale = 0;           // generic: the power of two the random W_K were scaled by
+  std::size_t generic_attempts = 0;   // generic: random weight draws screened
   nlohmann::json certificate;   // the certificate (kind "theorem1")
 };
 
@@ -225,6 +232,15 @@ struct HypothesisFailure : std::runtime_error {
   HypothesisFailure(const std::string& what, nlohmann::json w) : std::runtime_error(what), witness(std::move(w)) {}
 };
 
+// The labels of the first `count` examples as the construction uses them (real labels, class labels as
+// one-hot rows over the whole data set's classes, or random labels m/64 from rng when the file has none);
+// sets res.class_labels, res.d_out, res.labels_generated. Throws InputError on a label shape it cannot take.
+void theorem1_labels(const AttentionDataset& ds, std::size_t count, std::mt19937_64& rng, Theorem1Result& res,
+                     QMatrix& Y, std::vector<long>& cls);
+// Step 2's factorization of a read-out M (H d x d_out, exact) into W_V^h = M_h (padded to d_v columns),
+// W_O stacking identities into the first d_out coordinates and W_D selecting them; w.heads must hold H heads.
+void step2_factor_readout(MhaWeights& w, const QMatrix& M, std::size_t d, std::size_t dv, std::size_t dout);
+
 // Groups R_1 (r examples), R_h (h >= 2, the next r-1) over the first min(T, H(r-1)+1) examples.
 std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t H, std::size_t r);
 
@@ -232,6 +248,17 @@ std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t
 // Throws InputError for bad usage (H = 0, d_v < d_out, d < d_out, n > d, label shape) and
 // HypothesisFailure when the hypotheses fail; otherwise returns the certified result (result.memorized tells whether every check passed).
 Theorem1Result theorem1_construct(const AttentionDataset& ds, const Theorem1Options& opt);
+
+// Beyond Theorem 1 (docs/THEORY.md, "Beyond T*"): when T > T*, a generic choice of the weights can still
+// give rank(Z) = T as long as T <= H d (Z is T x H d). Draws random exact W_K, W_Q per head (small
+// integers times a power of two chosen so the logits are of order one), screens a few draws in double,
+// computes the enclosure of Z for ALL T examples at the best one, picks the rows a pivoted QR calls
+// independent and certifies rank >= k on them (Gram matrix + Rump, docs/THEORY.md section 7), then Step 2's
+// read-out on those k examples. Result: method "generic", examples = the k certified examples (indices into
+// ds), rank_Z_lower = k, rank_Z_numerical, and the certificate (kind "theorem1", method "generic") when the
+// labels are reproduced (result.memorized). Honest by construction: k < T is reported, never hidden.
+// Same usage checks and options as theorem1_construct (H, dh, dv, skip, seed, tolerance, precision).
+Theorem1Result generic_weights_construct(const AttentionDataset& ds, const Theorem1Options& opt);
 
 // The certificate of kind "theorem1" for a finished construction (docs/THEORY.md section 7): sizes, the chosen
 // examples `ds` (contexts, queries) with their labels (`Y` for real labels, `cls` when res.class_labels),
