@@ -112,6 +112,17 @@ bool need_next(const Assoc& a, std::string& why) {
   return false;
 }
 
+// Smallest magnitude an enclosure of exp(u) keeps: a bound below 2^-kExpFloor becomes 0 (a lower bound)
+// or 2^-kExpFloor (an upper bound), both still valid since 0 < exp(u). Without it an exp that underflows
+// (u = -1e1998 from a weight of 1e999) is MPFR's smallest number 2^-(2^30), whose exact rational alone
+// takes 128 MB and makes every later exact sum crawl.
+constexpr long kExpFloor = 4096;
+void exp_bound_floor(mpfr_t z, mpfr_rnd_t direction) {
+  if (mpfr_cmp_si_2exp(z, 1, -kExpFloor) >= 0) return;
+  if (direction == MPFR_RNDD) mpfr_set_zero(z, 1);
+  else mpfr_set_si_2exp(z, 1, -kExpFloor, MPFR_RNDU);
+}
+
 // dana24/lemma-2.
 bool check_lemma2(const Value& c, std::string& why) {
   Assoc a;
@@ -156,10 +167,12 @@ bool check_lemma2(const Value& c, std::string& why) {
         const mpq_class u = scores[s] - mx;
         mpfr_set_q(z, u.get_mpq_t(), MPFR_RNDD);
         mpfr_exp(z, z, MPFR_RNDD);
+        exp_bound_floor(z, MPFR_RNDD);
         mpfr_get_q(wl[s].get_mpq_t(), z);
         mpfr_add(sl, sl, z, MPFR_RNDD);
         mpfr_set_q(z, u.get_mpq_t(), MPFR_RNDU);
         mpfr_exp(z, z, MPFR_RNDU);
+        exp_bound_floor(z, MPFR_RNDU);
         mpfr_get_q(wh[s].get_mpq_t(), z);
         mpfr_add(sh, sh, z, MPFR_RNDU);
       }

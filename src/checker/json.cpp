@@ -84,6 +84,22 @@ struct Parser {
     }
   }
 
+  // Length of the well-formed UTF-8 sequence starting at s[i] (a byte >= 0x80), or 0: no stray continuation
+  // byte, no overlong form, no surrogate, nothing above U+10FFFF (the table of RFC 3629 section 4).
+  std::size_t utf8_length(std::size_t i) const {
+    const auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+    const unsigned c0 = b(0);
+    const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return b(k) >= lo && b(k) <= hi; };
+    if (c0 >= 0xC2 && c0 <= 0xDF) return cont(1) ? 2 : 0;
+    if (c0 == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+    if ((c0 >= 0xE1 && c0 <= 0xEC) || c0 == 0xEE || c0 == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+    if (c0 == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+    if (c0 == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+    if (c0 >= 0xF1 && c0 <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+    if (c0 == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+    return 0;
+  }
+
   bool string(std::string& out) {
     if (pos >= s.size() || s[pos] != '"') return fail("expected '\"'");
     ++pos;
@@ -93,6 +109,13 @@ struct Parser {
       char c = s[pos++];
       if (c == '"') return true;
       if (static_cast<unsigned char>(c) < 0x20) return fail("control character in string");
+      if (static_cast<unsigned char>(c) >= 0x80) {  // RFC 8259: text is UTF-8; anything else is malformed
+        const std::size_t n = utf8_length(pos - 1);
+        if (n == 0) { --pos; return fail("invalid UTF-8 in string"); }
+        out.append(s, pos - 1, n);
+        pos += n - 1;
+        continue;
+      }
       if (c != '\\') { out += c; continue; }
       if (pos >= s.size()) return fail("unterminated escape");
       char e = s[pos++];

@@ -6,6 +6,7 @@
 #include "context.hpp"
 #include "float_kernels.hpp"
 #include "json.hpp"
+#include "match_data.hpp"
 #include "memcert/checker/checker.hpp"
 
 namespace memcert_checker {
@@ -77,12 +78,13 @@ bool within_budget(double ops, double bytes, const std::string& what, std::strin
 
 namespace {
 // Runs `body` with a fresh context installed; copies what the check noted into the verdict.
-Verdict with_context(const Budget& budget, Verdict (*body)(const std::string&), const std::string& text) {
+Verdict with_context(const Budget& budget, Verdict (*body)(const std::string&, const DataSupplier*),
+                     const std::string& text, const DataSupplier* data) {
   CheckContext ctx;
   ctx.budget = budget;
   CheckContext* saved = current;
   current = &ctx;
-  Verdict v = body(text);
+  Verdict v = body(text, data);
   current = saved;
   if (ctx.over_budget && !v.valid) v.undecided = true;
   if (ctx.malformed && !v.valid && !v.undecided) v.malformed = true;
@@ -91,7 +93,32 @@ Verdict with_context(const Budget& budget, Verdict (*body)(const std::string&), 
   return v;
 }
 
-Verdict verify_in_context(const std::string& json_text) {
+// The certificate must be about the supplied data set: parsed within the budget, then compared exactly.
+bool match_supplied_data(const std::string& kind, const json::Value& cert, const DataSupplier& supply,
+                         std::string& why) {
+  if (!match_data_supported(kind)) {
+    check_context().malformed = true;
+    why = "kind: --data is not supported for \"" + kind + "\" certificates (only theorem1, ks, dana24)";
+    return false;
+  }
+  std::string text, error;
+  if (!supply(kind, text, error)) {
+    check_context().malformed = true;
+    why = error.empty() ? "data: could not be read" : error;
+    return false;
+  }
+  if (!within_budget(double(text.size()), double(text.size()) * kBytesPerInputByte, "reading the data set", why))
+    return false;
+  json::Value data;
+  if (!json::parse(text, data, why)) {  // the supplier's own output: not the certificate's fault
+    check_context().malformed = true;
+    why = "data: " + why;
+    return false;
+  }
+  return match_data(kind, cert, data, why);
+}
+
+Verdict verify_in_context(const std::string& json_text, const DataSupplier* data) {
   Verdict v;
   try {
     json::Value cert;
@@ -112,6 +139,7 @@ Verdict verify_in_context(const std::string& json_text) {
     v.claim = claim->text;
     for (const Kind& k : kKinds) {
       if (v.kind != k.name) continue;
+      if (data && !match_supplied_data(v.kind, cert, *data, why)) return reject(v, why);
       if (!k.check(cert, why)) return reject(v, why.empty() ? "rejected (no reason given)" : why);
       v.valid = true;
       return v;
@@ -132,10 +160,14 @@ Verdict verify_in_context(const std::string& json_text) {
 }  // namespace
 
 Verdict verify_certificate_text(const std::string& json_text, const Budget& budget) {
-  return with_context(budget, verify_in_context, json_text);
+  return with_context(budget, verify_in_context, json_text, nullptr);
+}
+Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const DataSupplier& data) {
+  return with_context(budget, verify_in_context, json_text, &data);
 }
 
-Verdict verify_certificate_file(const std::string& path, const Budget& budget) {
+namespace {
+Verdict verify_file(const std::string& path, const Budget& budget, const DataSupplier* data) {
   try {
     // Bounded read: never more than the budget admits plus one byte (so /dev/zero or a FIFO ends too).
     const double cap_d = budget.max_bytes / kBytesPerInputByte;
@@ -158,10 +190,18 @@ Verdict verify_certificate_file(const std::string& path, const Budget& budget) {
     const bool bad = std::ferror(f) != 0;
     std::fclose(f);
     if (bad) return reject(Verdict{}, path + ": read error");
-    return verify_certificate_text(text, budget);
+    return with_context(budget, verify_in_context, text, data);
   } catch (...) {
     return reject(Verdict{}, path + ": cannot read");
   }
+}
+}  // namespace
+
+Verdict verify_certificate_file(const std::string& path, const Budget& budget) {
+  return verify_file(path, budget, nullptr);
+}
+Verdict verify_certificate_file(const std::string& path, const Budget& budget, const DataSupplier& data) {
+  return verify_file(path, budget, &data);
 }
 
 }  // namespace memcert_checker

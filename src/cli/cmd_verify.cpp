@@ -1,17 +1,30 @@
-// memcert verify CERT [--json] [--max-seconds S] [--max-memory MB]
-// Re-checks a certificate with the independent checker (memcert_checker). JSON (docs/CLI.md):
+// memcert verify CERT [--data DATA] [--json] [--max-seconds S] [--max-memory MB]
+// Re-checks a certificate with the independent checker (memcert_checker). With --data, the certificate
+// must be about DATA: DATA is read with memcert's data readers (JSON / .npz, exactly as `construct` reads
+// it), handed to the checker as exact JSON, and compared by the checker with the certificate's embedded
+// data (docs/CERTIFICATES.md "Tying a certificate to a data set"); a difference is exit 1. JSON (docs/CLI.md):
 //   {"valid","kind","claim","reason" (when invalid or undecided),"applied":[rules],"not_checked":[fields],
 //    "undecided" (when over budget),"seconds"}
 // Exit: 0 valid, 1 rejected (well-formed but false), 2 bad input (unreadable, not JSON, or a field of the
 // wrong type / syntax / length: one line "CERT: field: expected ..."), 3 undecided: over budget, decided
 // from the checker's cost estimate before the work starts.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "command.hpp"
 #include "memcert/checker/checker.hpp"
+#include "memcert/data/dataset.hpp"
+#include "memcert/numeric/rational.hpp"
+#include "memcert/theory/dana24/assoc_data.hpp"
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
@@ -19,18 +32,122 @@ namespace {
 
 struct VerifyArgs {
   std::string cert;
+  std::string data;  // --data: empty = the certificate's own embedded data
   bool json = false;
 };
 
+// A class label of an attention data set (a non-negative integer, checked by its reader) as a JSON integer.
+nlohmann::json class_label_json(const Rational& q, const std::string& file, std::size_t t) {
+  if (q.get_den() != 1 || q < 0 || !q.get_num().fits_ulong_p())
+    throw input_error(file, "class_labels[" + std::to_string(t) + "]", "expected a class label in [0, 2^64)");
+  return q.get_num().get_ui();
+}
+
+// The data set at `path`, read as a certificate of kind `kind` was built from it, as the exact JSON the
+// checker compares (layout: docs/CERTIFICATES.md). Throws InputError for an unreadable / malformed DATA.
+std::string data_as_exact_json(const std::string& path, const std::string& kind) {
+  nlohmann::json j;
+  if (kind == "theorem1") {
+    const AttentionDataset ds = attention_dataset_read(path);
+    j["contexts"] = nlohmann::json::array();
+    for (const auto& e : ds.contexts) j["contexts"].push_back(qmat_to_json(e));
+    j["queries"] = qmat_to_json(ds.queries);
+    if (ds.labels && ds.class_labels) {
+      j["class_labels"] = nlohmann::json::array();
+      for (std::size_t t = 0; t < ds.labels->rows(); ++t) j["class_labels"].push_back(class_label_json((*ds.labels)(t, 0), path, t));
+    } else if (ds.labels) {
+      j["labels"] = qmat_to_json(*ds.labels);
+    }
+  } else if (kind == "ks") {
+    const SequenceDataset ds = sequence_dataset_read(path);
+    j["sequences"] = nlohmann::json::array();
+    for (const auto& x : ds.sequences) j["sequences"].push_back(qmat_to_json(x));
+    if (!ds.token_labels.empty()) j["token_labels"] = ds.token_labels;
+    else if (!ds.labels.empty()) j["labels"] = ds.labels;
+  } else if (kind == "dana24") {
+    const dana24::AssocData a = dana24::assoc_data_read(path);
+    j = {{"vocab", a.N}, {"sequences", a.sequences}, {"next", a.next}};
+  } else {
+    throw input_error(path, "", "expected a certificate of kind theorem1, ks or dana24 for --data, got kind \"" + kind + "\"");
+  }
+  return j.dump();
+}
+
+// A certificate that is not a regular file (a pipe, /dev/stdin): read here, up to the checker's cap (the
+// memory budget / kBytesPerInputByte), from a descriptor opened without blocking, so a FIFO nobody writes to
+// is empty (bad input) instead of a hang at open(). nullopt: over the cap (undecided, as the checker says).
+std::optional<std::string> read_stream_capped(const std::string& path, double max_bytes) {
+  const double cap_d = max_bytes / memcert_checker::kBytesPerInputByte;
+  const std::size_t cap = cap_d >= 1e15 ? std::size_t(1e15) : static_cast<std::size_t>(cap_d);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw InputError(path + ": cannot open");
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  std::string text;
+  std::vector<char> buf(1 << 16);
+  for (;;) {
+    const ssize_t got = ::read(fd, buf.data(), buf.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;  // end, no writer (EAGAIN) or a read error: what was read is checked
+    if (text.size() + static_cast<std::size_t>(got) > cap) {
+      ::close(fd);
+      return std::nullopt;
+    }
+    text.append(buf.data(), static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
+}
+
 int run_verify(const VerifyArgs& args) {
   auto start = std::chrono::steady_clock::now();
-  if (!std::ifstream(args.cert, std::ios::binary)) throw InputError(args.cert + ": cannot open");
+  struct stat st {};
+  if (::stat(args.cert.c_str(), &st) != 0 || ::access(args.cert.c_str(), R_OK) != 0)
+    throw InputError(args.cert + ": cannot open");
   memcert_checker::Budget budget;
   const RunBudget& rb = run_budget();
   budget.max_seconds = rb.max_seconds > 0 ? rb.max_seconds : 1e300;
   budget.max_bytes = rb.max_memory_mb > 0 ? rb.max_memory_mb * 1024 * 1024 : 1e300;
   // The file is read by the checker, bounded by the memory budget (never an unbounded stream).
-  memcert_checker::Verdict v = memcert_checker::verify_certificate_file(args.cert, budget);
+  // Regular files are read by the checker; anything else (a pipe, a device) here (read_stream_capped).
+  std::optional<std::string> stream_text;
+  const bool regular = S_ISREG(st.st_mode) || S_ISDIR(st.st_mode);
+  if (!regular) {
+    stream_text = read_stream_capped(args.cert, budget.max_bytes);
+    if (!stream_text) {
+      memcert_checker::Verdict over;
+      over.undecided = true;
+      over.reason = "over budget: " + args.cert + " is larger than the memory budget / " +
+                    std::to_string(int(memcert_checker::kBytesPerInputByte)) + " bytes";
+      nlohmann::json j{{"valid", false}, {"kind", ""}, {"claim", ""}, {"applied", nlohmann::json::array()},
+                       {"not_checked", nlohmann::json::array()}, {"reason", over.reason}, {"undecided", true}};
+      emit(args.json, j, "UNDECIDED: certificate: " + over.reason, start);
+      return kExitUndecided;
+    }
+  }
+  memcert_checker::Verdict v;
+  if (args.data.empty()) {
+    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget)
+                    : memcert_checker::verify_certificate_file(args.cert, budget);
+  } else {
+    // DATA is read only once the checker has parsed the certificate and knows its kind; a bad DATA is
+    // reported as DATA's own bad input (exit 2), not as the certificate's.
+    if (::access(args.data.c_str(), R_OK) != 0) throw InputError(args.data + ": cannot open");
+    std::optional<InputError> data_error;
+    auto supply = [&](const std::string& kind, std::string& out, std::string& error) {
+      try {
+        out = data_as_exact_json(args.data, kind);
+        return true;
+      } catch (const InputError& e) {
+        data_error = e;
+        error = e.what();
+        return false;
+      }
+    };
+    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, supply)
+                    : memcert_checker::verify_certificate_file(args.cert, budget, supply);
+    if (data_error) throw *data_error;
+  }
   if (v.malformed) throw InputError(args.cert + ": " + v.reason);
   // Not a certificate at all (no string "kind": a data set or a list given by mistake) is bad input, not
   // a rejected certificate; an over-budget read stays undecided.
@@ -55,6 +172,9 @@ const CommandRegistrar reg{{90, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<VerifyArgs>();
   CLI::App* sub = root.add_subcommand("verify", "Re-check a certificate with the independent checker");
   sub->add_option("CERT", args->cert, "Certificate file (JSON)")->required();
+  sub->add_option("--data", args->data,
+                  "Data set (JSON / .npz) the certificate must be about: its embedded data must equal DATA exactly "
+                  "(theorem1, ks, dana24)");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run_verify(*args); });
 }}};

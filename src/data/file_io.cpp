@@ -36,6 +36,35 @@ std::string read_bounded(std::ifstream& in, const std::string& path, std::string
   if (in.bad()) throw input_error(path, "", "expected a readable file, got a read error");
   return out;
 }
+// A pipe (FIFO): opened without blocking, so a FIFO nobody writes to reads as empty instead of hanging at
+// open(); then read in blocking chunks up to kMaxInputFileBytes.
+std::string read_pipe_bounded(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw input_error(path, "", std::string("expected a readable file, got ") + std::strerror(errno));
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  // a connected writer is waited for
+  std::string out;
+  std::vector<char> buf(1 << 16);
+  for (;;) {
+    const ssize_t got = ::read(fd, buf.data(), buf.size());
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && errno == EAGAIN) break;  // no writer ever connected: empty
+    if (got < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw input_error(path, "", std::string("expected a readable file, got ") + std::strerror(err));
+    }
+    if (got == 0) break;
+    if (out.size() + static_cast<std::size_t>(got) > kMaxInputFileBytes) {
+      ::close(fd);
+      throw input_error(path, "byte " + std::to_string(kMaxInputFileBytes),
+                        "expected a file of at most " + std::to_string(kMaxInputFileBytes) + " bytes");
+    }
+    out.append(buf.data(), static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return out;
+}
 }  // namespace
 
 std::string path_extension_lower(const std::string& path) {
@@ -51,6 +80,10 @@ std::string file_read_all(const std::string& path) {
   if (::stat(path.c_str(), &st) != 0)
     throw input_error(path, "", std::string("expected a readable file, got ") + std::strerror(errno));
   if (S_ISDIR(st.st_mode)) throw input_error(path, "", "expected a readable file, got a directory");
+  // A device (/dev/zero, /dev/urandom) is no data file: refused at once rather than read to the 2 GiB limit.
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))
+    throw input_error(path, "", "expected a regular file or a pipe, got a device or socket");
+  if (S_ISFIFO(st.st_mode)) return read_pipe_bounded(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw input_error(path, "", std::string("expected a readable file, got ") + std::strerror(errno));
   if (S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) <= kMaxInputFileBytes) {

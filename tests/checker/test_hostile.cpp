@@ -6,6 +6,7 @@
 #include "catch.hpp"
 #include <gmpxx.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -252,4 +253,23 @@ TEST_CASE("hostile typed JSON: wrong types are malformed and name the field", "[
     CHECK_FALSE(v.valid);
     CHECK(v.malformed);
   }
+}
+
+TEST_CASE("hostile dana24-claim: a weight of 1e999 is decided quickly (exp underflow kept small)",
+          "[checker][hostile]") {
+  // dana24/lemma-2 with one position entry 1e999: the scores are ~1e1998, their exp underflows, and the
+  // checker once turned the underflowed bound 2^-(2^30) into an exact rational (> 9 GB, no end). Whatever
+  // the verdict, it must come within seconds; the mutation campaign shows such a mutant true when valid.
+  std::system(("mkdir -p " + kDir + "/pd").c_str());
+  REQUIRE(run("claims run dana24/lemma-2 --instances 1 --cert-dir " + kDir + "/pd"));
+  json c = json::parse(slurp(kDir + "/pd/dana24_lemma-2-0.json"));
+  c["pos"][1][1] = "1e999";
+  Budget b;
+  b.max_bytes = 512.0 * 1024 * 1024;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Verdict v = check(c, b);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(secs < 10);
+  CHECK((v.valid || !v.reason.empty()));
+  CHECK(v.reason.find("unexpected error") == std::string::npos);
 }

@@ -26,13 +26,23 @@ TEST_CASE("json: values, escapes, numbers kept as text", "[checker][json]") {
 TEST_CASE("json: malformed input is rejected with a message, never a throw", "[checker][json]") {
   for (const char* bad : {"", "{", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "01", "1.", ".5", "-", "1e", "tru",
                           "\"abc", "\"\\x\"", "\"\\ud800\"", "\"a\nb\"", "[1] 2", "{\"a\":1,\"a\":2}", "NaN",
-                          "Infinity", "{1:2}", "\"\\u12g4\""}) {
+                          "Infinity", "{1:2}", "\"\\u12g4\"",
+                          // not UTF-8: a lone byte, a stray continuation, an overlong '/', a surrogate, > U+10FFFF
+                          "\"\xff\"", "\"\x80\"", "\"\xc0\xaf\"", "\"\xed\xa0\x80\"", "\"\xf4\x90\x80\x80\"",
+                          "\"\xe2\x82\""}) {
     Value v;
     std::string err;
     INFO(bad);
     CHECK_FALSE(parse(bad, v, err));
     CHECK_FALSE(err.empty());
   }
+}
+
+TEST_CASE("json: well-formed UTF-8 is kept byte for byte", "[checker][json]") {
+  Value v;
+  std::string err;
+  REQUIRE(parse("\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"", v, err));  // e-acute, euro sign, an emoji
+  CHECK(v.text == "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
 }
 
 TEST_CASE("json: depth limit", "[checker][json]") {

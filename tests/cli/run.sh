@@ -565,6 +565,79 @@ PY
   run verify "$d/krank.json" --json --max-seconds 5
   expect_rc "verify: over-budget Kruskal" 3
   json_check "verify: over-budget Kruskal undecided" 'j["valid"] is False and j.get("undecided") is True and "over budget" in j["reason"]'
+  # A FIFO nobody writes to is empty input at once (no hang at open); a device is no data file; a string
+  # that is not UTF-8 is malformed JSON.
+  mkfifo "$d/fifo"
+  expect_bad_input "verify: a FIFO without a writer" "" verify "$d/fifo"
+  expect_bad_input "construct: data from a FIFO without a writer" "$d/z.json" construct theorem1 "$d/fifo" --heads 1 --dh 2 --out "$d/z.json"
+  expect_bad_input "construct: data from /dev/zero" "$d/z.json" construct theorem1 /dev/zero --heads 1 --dh 2 --out "$d/z.json"
+  stderr_mentions "construct: data from /dev/zero" "got a device"
+  printf '{"kind":"\xff\xfe","claim":"x"}' >"$d/latin.json"
+  expect_bad_input "verify: invalid UTF-8" "" verify "$d/latin.json"
+  stderr_mentions "verify: invalid UTF-8" "invalid UTF-8"
+}
+
+# ---------------------------------------------------------------------------------------------------
+# verify CERT --data DATA: the certificate must be about the user's data set (exactly), else exit 1 naming
+# the first difference; a bad DATA is bad input (exit 2, one line naming DATA).
+# ---------------------------------------------------------------------------------------------------
+section_verify_data() {
+  local d=$WORK/vdata
+  mkdir -p "$d"
+  # theorem1, from a JSON and from an .npz data set (float64 taken exactly on both sides).
+  "$BIN" generate theorem1 --T 6 --n 3 --d 4 --seed 5 --out "$d/t.json" >/dev/null 2>&1
+  "$BIN" construct theorem1 "$d/t.json" --heads 3 --dh 3 --out "$d/tc.json" >/dev/null 2>&1
+  run verify "$d/tc.json" --data "$d/t.json" --json
+  expect_rc "verify --data theorem1 (honest)" 0
+  json_check "verify --data theorem1 applied" 'j["valid"] is True and any("equal DATA" in a for a in j["applied"])'
+  alter_json "$d/t.json" "$d/t_lab.json" 'j["labels"][4] = [str(j["labels"][4][0]) + "1"] if isinstance(j["labels"][4], list) else str(j["labels"][4]) + "1"'
+  run verify "$d/tc.json" --data "$d/t_lab.json" --json
+  expect_rc "verify --data theorem1: one label differs" 1
+  json_check "verify --data theorem1: label position" '"data.labels[4]" in j["reason"]'
+  alter_json "$d/t.json" "$d/t_ctx.json" 'j["contexts"][2][1][3] = "1/7"'
+  run verify "$d/tc.json" --data "$d/t_ctx.json" --json
+  expect_rc "verify --data theorem1: one context entry differs" 1
+  json_check "verify --data theorem1: context position" '"data.contexts[2][1][3]" in j["reason"]'
+  alter_json "$d/t.json" "$d/t_more.json" 'j["contexts"].append(j["contexts"][0]); j["queries"].append(j["queries"][0]); j["labels"].append(j["labels"][0])'
+  run verify "$d/tc.json" --data "$d/t_more.json" --json
+  expect_rc "verify --data theorem1: DATA has one more example" 1
+  "$BIN" generate theorem1 --T 5 --n 2 --d 3 --seed 6 --out "$d/t.npz" >/dev/null 2>&1
+  "$BIN" construct theorem1 "$d/t.npz" --heads 4 --dh 3 --out "$d/tnc.json" >/dev/null 2>&1
+  run verify "$d/tnc.json" --data "$d/t.npz"
+  expect_rc "verify --data theorem1 .npz (honest)" 0
+  run verify "$d/tnc.json" --data "$d/t.json"
+  expect_rc "verify --data theorem1: another data set" 1
+  # ks: DATA spells tokens out, the certificate indexes them.
+  "$BIN" generate ks --N 6 --n 3 --d 2 --V 10 --C 3 --seed 2 --out "$d/k.json" >/dev/null 2>&1
+  "$BIN" construct ks "$d/k.json" --out "$d/kc.json" >/dev/null 2>&1
+  run verify "$d/kc.json" --data "$d/k.json"
+  expect_rc "verify --data ks (honest)" 0
+  alter_json "$d/k.json" "$d/k_lab.json" 'j["labels"][3] = (j["labels"][3] + 1) % 3'
+  run verify "$d/kc.json" --data "$d/k_lab.json" --json
+  expect_rc "verify --data ks: one label differs" 1
+  json_check "verify --data ks: label position" '"labels[3]" in j["reason"]'
+  alter_json "$d/k.json" "$d/k_tok.json" 'j["sequences"][1][2][0] = "123/7"'
+  run verify "$d/kc.json" --data "$d/k_tok.json" --json
+  expect_rc "verify --data ks: one token entry differs" 1
+  json_check "verify --data ks: token position" '"sequences[1][2][0]" in j["reason"]'
+  # dana24.
+  "$BIN" generate dana24 --N 5 --S 2 --T 12 --seed 7 --out "$d/a.json" >/dev/null 2>&1
+  "$BIN" construct dana24 "$d/a.json" --heads 4 --dh 2 --d 4 --out "$d/ac.json" >/dev/null 2>&1
+  run verify "$d/ac.json" --data "$d/a.json"
+  expect_rc "verify --data dana24 (honest)" 0
+  alter_json "$d/a.json" "$d/a_next.json" 'j["next"][5] = (j["next"][5] + 1) % 5'
+  run verify "$d/ac.json" --data "$d/a_next.json" --json
+  expect_rc "verify --data dana24: one next token differs" 1
+  json_check "verify --data dana24: position" '"next[5]" in j["reason"]'
+  # Bad input: DATA unreadable / malformed / of another format; --data for a kind without data.
+  expect_bad_input "verify --data: missing DATA" "" verify "$d/tc.json" --data "$d/none.json"
+  printf '{"contexts": [[["1", "x"]]]}' >"$d/bad.json"
+  expect_bad_input "verify --data: malformed DATA" "" verify "$d/tc.json" --data "$d/bad.json"
+  stderr_mentions "verify --data: malformed DATA names DATA" "bad.json"
+  expect_bad_input "verify --data: a ks data set for a theorem1 certificate" "" verify "$d/tc.json" --data "$d/k.json"
+  printf '1 2\n3 4\n' >"$d/m.txt"
+  "$BIN" rank "$d/m.txt" --cert "$d/rank.json" >/dev/null 2>&1
+  expect_bad_input "verify --data: rank certificate" "" verify "$d/rank.json" --data "$d/t.json"
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -574,6 +647,7 @@ SECTIONS=(section_rank section_kruskal section_verify section_manners)
 SECTIONS+=(section_theorem1)
 SECTIONS+=(section_dana24)
 SECTIONS+=(section_hostile)
+SECTIONS+=(section_verify_data)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2

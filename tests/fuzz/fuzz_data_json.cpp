@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/util/error.hpp"
 

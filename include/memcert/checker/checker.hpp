@@ -4,6 +4,7 @@
 // memcert header and parses certificates with its own small JSON reader. Everything it accepts is
 // re-derived with exact rationals, arithmetic modulo verified primes, and MPFR with directed rounding.
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,17 @@ Verdict verify_certificate_text(const std::string& json_text, const Budget& budg
 // the path (callers wanting "bad input" semantics should check readability themselves). A file larger
 // than budget.max_bytes / kBytesPerInputByte is undecided (over budget) without being read whole.
 Verdict verify_certificate_file(const std::string& path, const Budget& budget = {});
+
+// `verify CERT --data DATA`: the data set the certificate must be about. The supplier is called with the
+// certificate's kind once the certificate has parsed; it returns the data set as EXACT JSON in the layout
+// of docs/CERTIFICATES.md ("Tying a certificate to a data set": every number an exact string or a JSON
+// integer), or false with `error` set when it cannot (the verdict is then malformed with that reason).
+// The checker compares the certificate's embedded data with it exactly (a difference rejects, naming the
+// first differing position), then checks the certificate as usual. Kinds: theorem1, ks, dana24 (any
+// other kind is malformed: "kind: --data is not supported for ...").
+using DataSupplier = std::function<bool(const std::string& kind, std::string& data_json, std::string& error)>;
+Verdict verify_certificate_file(const std::string& path, const Budget& budget, const DataSupplier& data);
+Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const DataSupplier& data);
 
 // Parsed JSON takes this many bytes of memory per byte of text at most (numbers kept as text in a
 // tree of values); the memory estimate every check starts from.
