@@ -50,7 +50,7 @@ QMat product_abt(const QMat& a, const QMat& b) {  // a b^T
       for (std::size_t k = 0; k < a[i].size(); ++k) c[i][j] += a[i][k] * b[j][k];
   return c;
 }
-QRow apply(const QMat& a, const QRow& x) {
+QRow mat_vec(const QMat& a, const QRow& x) {
   QRow y(a.size(), 0);
   for (std::size_t i = 0; i < a.size(); ++i)
     for (std::size_t k = 0; k < x.size(); ++k) y[i] += a[i][k] * x[k];
@@ -176,7 +176,7 @@ bool check_claim_per_head_scales(const Value& c, const std::string& claim, std::
         if (W[x][y] != P[x][y] + (s - cp) * g[x] * w[y]) { why = at + ": W_K W_Q^T is not the construction's head at scales[h]"; return false; }
     ++rescaled;
     // Logits of the two examples: equal up to an additive constant => equal softmax weights.
-    QRow li = apply(E[i], apply(W, Q[i])), lj = apply(E[j], apply(W, Q[j]));
+    QRow li = mat_vec(E[i], mat_vec(W, Q[i])), lj = mat_vec(E[j], mat_vec(W, Q[j]));
     for (std::size_t k = 1; k < n; ++k)
       if (li[k] - li[0] != lj[k] - lj[0]) { why = at + ": the two examples' logits differ beyond a constant"; return false; }
   }
@@ -189,7 +189,7 @@ bool check_claim_per_head_scales(const Value& c, const std::string& claim, std::
     rows_of(*member(hv->items[h], "", "WK", json::Type::Array, why), "WK", d, dh, WK, why);
     rows_of(*member(hv->items[h], "", "WQ", json::Type::Array, why), "WQ", d, dh, WQ, why);
     QMat W = product_abt(WK, WQ);
-    QRow li = apply(E[i], apply(W, Q[i])), lj = apply(E[j], apply(W, Q[j]));
+    QRow li = mat_vec(E[i], mat_vec(W, Q[i])), lj = mat_vec(E[j], mat_vec(W, Q[j]));
     for (std::size_t k = 1; k < n; ++k)
       if (li[k] - li[0] != lj[k] - lj[0]) { why = "heads[" + std::to_string(h) + "]: the two examples' logits differ beyond a constant"; return false; }
   }
