@@ -12,6 +12,7 @@
 #include <map>
 
 #include "context.hpp"
+#include "exact.hpp"
 #include "interval.hpp"
 #include "read.hpp"
 #include "sinusoidal.hpp"
@@ -90,12 +91,6 @@ QMat mul(const QMat& a, const QMat& b) {
     }
   return c;
 }
-QRow mulv(const QMat& a, const QRow& x) {
-  QRow y(a.size(), 0);
-  for (std::size_t i = 0; i < a.size(); ++i)
-    for (std::size_t j = 0; j < x.size(); ++j) y[i] += a[i][j] * x[j];
-  return y;
-}
 bool all_zero(const QRow& v) { return std::all_of(v.begin(), v.end(), [](const mpq_class& q) { return q == 0; }); }
 
 // Certified LOWER bound on the rank of a rational matrix.
@@ -141,7 +136,7 @@ bool kernel_upper(const QMat& a, const Value& c, const std::string& key, std::si
     QRow v;
     if (!vec(kv->items[i], at(key, i), v, why)) return false;
     if (v.size() != cols(a)) { why = at(key, i) + ": length " + std::to_string(v.size()) + ", expected " + std::to_string(cols(a)); return false; }
-    if (!all_zero(mulv(a, v))) { why = at(key, i) + ": not in the kernel (exact product non-zero)"; return false; }
+    if (!all_zero(qmat_mul_vec(a, v))) { why = at(key, i) + ": not in the kernel (exact product non-zero)"; return false; }
     K.push_back(v);
   }
   if (rank_lower(K) != K.size()) { why = key + ": vectors not certified independent"; return false; }
@@ -393,7 +388,7 @@ bool check_prop3(const Value& c, std::string& why) {
   if (!kruskal_at_least(X, std::min(T, d), why, "General Position of the queries")) return false;  // => Assumption 1
   if (rank_lower(E) != n) { why = "Assumption 2"; return false; }
   auto net = [](const QMat& w, const QRow& bb, const QRow& vv, const QRow& x) {
-    QRow h = mulv(w, x);
+    QRow h = qmat_mul_vec(w, x);
     mpq_class y = 0;
     for (std::size_t i = 0; i < h.size(); ++i)
       if (h[i] + bb[i] > 0) y += vv[i] * (h[i] + bb[i]);
@@ -478,7 +473,7 @@ bool check_lemma3(const Value& c, const std::string& claim, std::string& why) {
         if (we != 0) { why = "(20) fails: W' e^(" + std::to_string(t) + ") != 0"; return false; }
         continue;
       }
-      QRow s = mulv(ctx[t], g);
+      QRow s = qmat_mul_vec(ctx[t], g);
       for (auto& x : s) x *= we;
       if (we == 0 || !distinct(s)) { why = "(21) fails at example " + std::to_string(t); return false; }
     }
@@ -516,7 +511,7 @@ bool check_lemma4(const Value& c, const std::string& claim, std::string& why) {
     return false;
   std::size_t n = E.size(), d = cols(E);
   if (W.size() != d || cols(W) != d || Wp.size() != d || cols(Wp) != d || e.size() != d) { why = "shapes"; return false; }
-  QRow b = mulv(E, mulv(W, e)), s = mulv(E, mulv(Wp, e));
+  QRow b = qmat_mul_vec(E, qmat_mul_vec(W, e)), s = qmat_mul_vec(E, qmat_mul_vec(Wp, e));
   if (claim == "mahdavi24/lemma-4") {
     if (!expect_verdict(verdict, "confirmed", why)) return false;
     std::size_t js;
@@ -675,10 +670,10 @@ bool check_readout(const Value& c, const std::string&, std::string& why) {
     QRow stacked;
     for (std::size_t h = 0; h < H; ++h) {
       QRow p(Z[t].begin() + h * d, Z[t].begin() + (h + 1) * d);
-      QRow o = mulv(transpose(WV[h]), p);
+      QRow o = qmat_mul_vec(transpose(WV[h]), p);
       stacked.insert(stacked.end(), o.begin(), o.end());
     }
-    if (mulv(transpose(WD), mulv(transpose(WO), stacked)) != Y[t]) { why = "example " + std::to_string(t) + ": prediction != label"; return false; }
+    if (qmat_mul_vec(transpose(WD), qmat_mul_vec(transpose(WO), stacked)) != Y[t]) { why = "example " + std::to_string(t) + ": prediction != label"; return false; }
   }
   return true;
 }

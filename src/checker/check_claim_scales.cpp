@@ -14,6 +14,7 @@
 #include <algorithm>
 
 #include "context.hpp"
+#include "exact.hpp"
 #include "read.hpp"
 
 namespace memcert_checker {
@@ -49,12 +50,6 @@ QMat product_abt(const QMat& a, const QMat& b) {  // a b^T
     for (std::size_t j = 0; j < b.size(); ++j)
       for (std::size_t k = 0; k < a[i].size(); ++k) c[i][j] += a[i][k] * b[j][k];
   return c;
-}
-QRow mat_vec(const QMat& a, const QRow& x) {
-  QRow y(a.size(), 0);
-  for (std::size_t i = 0; i < a.size(); ++i)
-    for (std::size_t k = 0; k < x.size(); ++k) y[i] += a[i][k] * x[k];
-  return y;
 }
 // Every k-subset of the rows independent: each subset's rank mod p (a lower bound on its rank over Q).
 bool every_subset_independent(const QMat& v, std::size_t k, const std::string& what, std::string& why) {
@@ -176,7 +171,7 @@ bool check_claim_per_head_scales(const Value& c, const std::string& claim, std::
         if (W[x][y] != P[x][y] + (s - cp) * g[x] * w[y]) { why = at + ": W_K W_Q^T is not the construction's head at scales[h]"; return false; }
     ++rescaled;
     // Logits of the two examples: equal up to an additive constant => equal softmax weights.
-    QRow li = mat_vec(E[i], mat_vec(W, Q[i])), lj = mat_vec(E[j], mat_vec(W, Q[j]));
+    QRow li = qmat_mul_vec(E[i], qmat_mul_vec(W, Q[i])), lj = qmat_mul_vec(E[j], qmat_mul_vec(W, Q[j]));
     for (std::size_t k = 1; k < n; ++k)
       if (li[k] - li[0] != lj[k] - lj[0]) { why = at + ": the two examples' logits differ beyond a constant"; return false; }
   }
@@ -189,7 +184,7 @@ bool check_claim_per_head_scales(const Value& c, const std::string& claim, std::
     rows_of(*member(hv->items[h], "", "WK", json::Type::Array, why), "WK", d, dh, WK, why);
     rows_of(*member(hv->items[h], "", "WQ", json::Type::Array, why), "WQ", d, dh, WQ, why);
     QMat W = product_abt(WK, WQ);
-    QRow li = mat_vec(E[i], mat_vec(W, Q[i])), lj = mat_vec(E[j], mat_vec(W, Q[j]));
+    QRow li = qmat_mul_vec(E[i], qmat_mul_vec(W, Q[i])), lj = qmat_mul_vec(E[j], qmat_mul_vec(W, Q[j]));
     for (std::size_t k = 1; k < n; ++k)
       if (li[k] - li[0] != lj[k] - lj[0]) { why = "heads[" + std::to_string(h) + "]: the two examples' logits differ beyond a constant"; return false; }
   }

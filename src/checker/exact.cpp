@@ -77,6 +77,13 @@ bool parse_rational(const std::string& s, mpq_class& out, std::string& error) {
   return true;
 }
 
+QRow qmat_mul_vec(const QMat& a, const QRow& x) {
+  QRow y(a.size(), 0);
+  for (std::size_t i = 0; i < a.size(); ++i)
+    for (std::size_t j = 0; j < x.size(); ++j) y[i] += a[i][j] * x[j];
+  return y;
+}
+
 ZRow scale_row_to_integers(const QRow& row, mpz_class* factor) {
   mpz_class l = 1;
   for (const auto& q : row) mpz_lcm(l.get_mpz_t(), l.get_mpz_t(), q.get_den_mpz_t());

@@ -28,6 +28,9 @@ bool parse_u64(const std::string& s, unsigned long long& out);
 // integral). Multiplying a row by a non-zero scalar changes neither the rank nor which row subsets
 // are independent, so rank questions about a rational matrix become questions about integers.
 // `factor`, when given, receives the lcm.
+// a x, exactly (x has a's column count).
+QRow qmat_mul_vec(const QMat& a, const QRow& x);
+
 ZRow scale_row_to_integers(const QRow& row, mpz_class* factor = nullptr);
 ZMat scale_rows_to_integers(const QMat& a);
 
