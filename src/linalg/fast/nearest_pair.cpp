@@ -92,6 +92,15 @@ struct DirectBound {
 
 }  // namespace
 
+void nearest_pair_candidates_prune(std::vector<std::pair<std::size_t, std::size_t>>& candidates,
+                                   std::vector<double>& cand_lo, double best_hi) {
+  std::size_t k = 0;
+  for (std::size_t r = 0; r < candidates.size(); ++r)
+    if (!(cand_lo[r] > best_hi)) candidates[k] = candidates[r], cand_lo[k++] = cand_lo[r];
+  candidates.resize(k);
+  cand_lo.resize(k);
+}
+
 std::optional<std::vector<std::pair<std::size_t, std::size_t>>> nearest_pair_candidates_gram(
     const std::vector<const double*>& pts, std::size_t d, int threads, std::size_t block, const char** route) {
   const std::size_t m = pts.size();
@@ -140,13 +149,7 @@ std::optional<std::vector<std::pair<std::size_t, std::size_t>>> nearest_pair_can
   double best_hi = std::numeric_limits<double>::infinity();
   std::vector<double> cand_lo;
   std::size_t prune_at = 4096;
-  auto prune = [&] {
-    std::size_t k = 0;
-    for (std::size_t r = 0; r < candidates.size(); ++r)
-      if (!(cand_lo[r] > best_hi)) candidates[k] = candidates[r], cand_lo[k++] = cand_lo[r];
-    candidates.resize(k);
-    cand_lo.resize(k);
-  };
+  auto prune = [&] { nearest_pair_candidates_prune(candidates, cand_lo, best_hi); };
   auto scaled_row = [&](std::size_t i, double* out) {
     for (std::size_t k = 0; k < d; ++k) out[k] = scaled(pts[i][k]);
   };

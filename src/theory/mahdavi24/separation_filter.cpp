@@ -68,13 +68,7 @@ std::vector<std::pair<std::size_t, std::size_t>> nearest_pair_candidates_sweep(c
   double best_hi = std::numeric_limits<double>::infinity();
   std::vector<double> cand_lo;
   std::size_t prune_at = 4096;
-  auto prune = [&] {
-    std::size_t k = 0;
-    for (std::size_t r = 0; r < candidates.size(); ++r)
-      if (!(cand_lo[r] > best_hi)) candidates[k] = candidates[r], cand_lo[k++] = cand_lo[r];
-    candidates.resize(k);
-    cand_lo.resize(k);
-  };
+  auto prune = [&] { nearest_pair_candidates_prune(candidates, cand_lo, best_hi); };
   for (std::size_t p = 0; p < m; ++p) {
     const std::size_t i = order[p];
     for (std::size_t q = p + 1; q < m; ++q) {

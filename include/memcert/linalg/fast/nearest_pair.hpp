@@ -7,6 +7,12 @@
 
 namespace memcert {
 
+// Keeps only the candidate pairs whose certified lower bound cand_lo[r] does not exceed best_hi (the
+// smallest certified upper bound seen): the others cannot be the nearest pair. Shared by the sweep and
+// the blocked-Gram filters, which both collect candidates with their lower bounds.
+void nearest_pair_candidates_prune(std::vector<std::pair<std::size_t, std::size_t>>& candidates,
+                                   std::vector<double>& cand_lo, double best_hi);
+
 // The pairs (i, j), i < j, of the m points pts (d exact doubles each) that floating point cannot rule out
 // as a nearest pair: every pair achieving min_{i<j} ||p_i - p_j||^2 is among them (it may hold others).
 // Squared distances come from ||a||^2 + ||b||^2 - 2 a.b with the dot products of a block of rows against
