@@ -19,6 +19,7 @@
 #include <memory>
 #include <set>
 
+#include "dana24_forward.hpp"
 #include "read.hpp"
 
 namespace memcert_checker {
@@ -141,8 +142,16 @@ struct Model {
   MpArray e, pos, WU, WQ, WK, WV, WO;
 };
 
-// Certified lower bound of min_{j != g} (T(t)_g - T(t)_j) into `margin`.
-void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::size_t g, mpfr_t margin) {
+// out = W[base ..] in, W a rows x cols block of exact numbers, `in` enclosed.
+void iv_project(const MpArray& W, std::size_t base, std::size_t rows, std::size_t cols, const Iv* in, Iv* out) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    out[r].zero();
+    for (std::size_t i = 0; i < cols; ++i) iv_fma_point(out[r], W[base + r * cols + i], in[i]);
+  }
+}
+
+// E(t) = x(t,S) + sum_h W_O^h W_V^h A^h(t), the input of W_U (eq. (1)-(2)), enclosed into E[0..d).
+void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* E) {
   const std::size_t S = m.S, d = m.d, dh = m.dh;
   std::vector<std::unique_ptr<Iv[]>> x(S);
   for (std::size_t s = 0; s < S; ++s) {
@@ -152,22 +161,16 @@ void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::
       mpfr_add(x[s][i].hi, m.e[seq[s] * d + i], m.pos[s * d + i], MPFR_RNDU);
     }
   }
-  std::unique_ptr<Iv[]> E(new Iv[d]), A(new Iv[d]), q(new Iv[dh]), k(new Iv[dh]), v(new Iv[dh]), score(new Iv[S]),
+  std::unique_ptr<Iv[]> A(new Iv[d]), q(new Iv[dh]), k(new Iv[dh]), v(new Iv[dh]), score(new Iv[S]),
       z(new Iv[S]);
   Iv sum, a, tmp;
   mpfr_t t1, t2, c;
   mpfr_inits2(kPrec, t1, t2, c, static_cast<mpfr_ptr>(nullptr));
   for (std::size_t i = 0; i < d; ++i) mpfr_set(E[i].lo, x[S - 1][i].lo, MPFR_RNDD), mpfr_set(E[i].hi, x[S - 1][i].hi, MPFR_RNDU);
-  auto project = [&](const MpArray& W, std::size_t base, std::size_t rows, std::size_t cols, const Iv* in, Iv* out) {
-    for (std::size_t r = 0; r < rows; ++r) {
-      out[r].zero();
-      for (std::size_t i = 0; i < cols; ++i) iv_fma_point(out[r], W[base + r * cols + i], in[i]);
-    }
-  };
   for (std::size_t h = 0; h < m.H; ++h) {
-    project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), q.get());
+    iv_project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), q.get());
     for (std::size_t s = 0; s < S; ++s) {
-      project(m.WK, h * dh * d, dh, d, x[s].get(), k.get());
+      iv_project(m.WK, h * dh * d, dh, d, x[s].get(), k.get());
       score[s].zero();
       for (std::size_t r = 0; r < dh; ++r) iv_fma(score[s], q[r], k[r], t1, t2);
       if (s == 0 || mpfr_greater_p(score[s].hi, c)) mpfr_set(c, score[s].hi, MPFR_RNDN);
@@ -188,26 +191,34 @@ void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::
       mpfr_div(a.hi, z[s].hi, sum.lo, MPFR_RNDU);
       for (std::size_t i = 0; i < d; ++i) iv_fma(A[i], a, x[s][i], t1, t2);
     }
-    project(m.WV, h * dh * d, dh, d, A.get(), v.get());
+    iv_project(m.WV, h * dh * d, dh, d, A.get(), v.get());
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t r = 0; r < dh; ++r) iv_fma_point(E[i], m.WO[h * d * dh + i * dh + r], v[r]);
   }
+  mpfr_clears(t1, t2, c, static_cast<mpfr_ptr>(nullptr));
+}
+
+// Certified lower bound of min_{j != g} (T(t)_g - T(t)_j) into `margin`.
+void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::size_t g, mpfr_t margin) {
+  const std::size_t d = m.d;
+  std::unique_ptr<Iv[]> E(new Iv[d]);
+  encoder_enclosure(m, seq, E.get());
   // Logits: lower bound of the label's, upper bound of every rival's.
   Iv L;
   bool any = false;
   mpfr_t best;
   mpfr_init2(best, kPrec);
   Iv Lg;
-  project(m.WU, g * d, 1, d, E.get(), &Lg);
+  iv_project(m.WU, g * d, 1, d, E.get(), &Lg);
   for (std::size_t j = 0; j < m.N; ++j) {
     if (j == g) continue;
-    project(m.WU, j * d, 1, d, E.get(), &L);
+    iv_project(m.WU, j * d, 1, d, E.get(), &L);
     if (!any || mpfr_greater_p(L.hi, best)) mpfr_set(best, L.hi, MPFR_RNDN);
     any = true;
   }
   if (any) mpfr_sub(margin, Lg.lo, best, MPFR_RNDD);
   else mpfr_set_inf(margin, 1);
-  mpfr_clears(t1, t2, c, best, static_cast<mpfr_ptr>(nullptr));
+  mpfr_clear(best);
 }
 
 bool rows_zero_below_first(const MpArray& W, std::size_t H, std::size_t dh, std::size_t d) {
@@ -343,6 +354,45 @@ bool check_dana24(const Value& c, std::string& why) {
     }
   }
   mpfr_clear(margin);
+  return true;
+}
+
+}  // namespace memcert_checker
+
+namespace memcert_checker {
+
+bool dana24_logit_enclosures(const Value& weights, const Dana24Shape& sh,
+                             const std::vector<std::vector<std::size_t>>& seqs,
+                             std::vector<std::vector<mpq_class>>& lo, std::vector<std::vector<mpq_class>>& hi,
+                             std::string& why) {
+  Model m;
+  m.N = sh.N, m.S = sh.S, m.d = sh.d, m.dh = sh.dh, m.H = sh.H;
+  struct TensorField {
+    const char* name;
+    MpArray* out;
+    std::vector<std::size_t> shape;
+  } tensors[] = {{"e", &m.e, {m.N, m.d}},           {"pos", &m.pos, {m.S, m.d}},
+                 {"WU", &m.WU, {m.N, m.d}},         {"WQ", &m.WQ, {m.H, m.dh, m.d}},
+                 {"WK", &m.WK, {m.H, m.dh, m.d}},   {"WV", &m.WV, {m.H, m.dh, m.d}},
+                 {"WO", &m.WO, {m.H, m.d, m.dh}}};
+  for (auto& f : tensors)
+    if (!read_tensor(weights.find(f.name), std::string("weights.") + f.name, f.shape, *f.out, why)) return false;
+  lo.assign(seqs.size(), std::vector<mpq_class>(m.N));
+  hi.assign(seqs.size(), std::vector<mpq_class>(m.N));
+  std::unique_ptr<Iv[]> E(new Iv[m.d]);
+  Iv L;
+  for (std::size_t t = 0; t < seqs.size(); ++t) {
+    encoder_enclosure(m, seqs[t], E.get());
+    for (std::size_t j = 0; j < m.N; ++j) {
+      iv_project(m.WU, j * m.d, 1, m.d, E.get(), &L);
+      if (!mpfr_number_p(L.lo) || !mpfr_number_p(L.hi)) {
+        why = at("sequences", t) + ": the logits are not finite";
+        return false;
+      }
+      mpfr_get_q(lo[t][j].get_mpq_t(), L.lo);
+      mpfr_get_q(hi[t][j].get_mpq_t(), L.hi);
+    }
+  }
   return true;
 }
 
