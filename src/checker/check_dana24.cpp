@@ -154,8 +154,10 @@ void iv_project(const MpArray& W, std::size_t base, std::size_t rows, std::size_
   }
 }
 
-// E(t) = x(t,S) + sum_h W_O^h W_V^h A^h(t), the input of W_U (eq. (1)-(2)), enclosed into E[0..d).
-void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* E) {
+// E(t) = x(t,S) + sum_h W_O^h W_V^h A^h(t), the input of W_U (eq. (1)-(2)), enclosed into E[0..d). With
+// `feat`, also the features F(t) = [x(t,S); W_V^1 A^1(t); ...; W_V^H A^H(t)] (d + H d_h entries), so that
+// E(t) = [I, W_O] F(t).
+void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* E, Iv* feat = nullptr) {
   const std::size_t S = m.S, d = m.d, dh = m.dh;
   std::vector<std::unique_ptr<Iv[]>> x(S);
   for (std::size_t s = 0; s < S; ++s) {
@@ -171,6 +173,9 @@ void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* 
   mpfr_t t1, t2, c;
   mpfr_inits2(g_work_prec, t1, t2, c, static_cast<mpfr_ptr>(nullptr));
   for (std::size_t i = 0; i < d; ++i) mpfr_set(E[i].lo, x[S - 1][i].lo, MPFR_RNDD), mpfr_set(E[i].hi, x[S - 1][i].hi, MPFR_RNDU);
+  if (feat)
+    for (std::size_t i = 0; i < d; ++i)
+      mpfr_set(feat[i].lo, x[S - 1][i].lo, MPFR_RNDD), mpfr_set(feat[i].hi, x[S - 1][i].hi, MPFR_RNDU);
   for (std::size_t h = 0; h < m.H; ++h) {
     iv_project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), q.get());
     for (std::size_t s = 0; s < S; ++s) {
@@ -196,6 +201,9 @@ void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* 
       for (std::size_t i = 0; i < d; ++i) iv_fma(A[i], a, x[s][i], t1, t2);
     }
     iv_project(m.WV, h * dh * d, dh, d, A.get(), v.get());
+    if (feat)
+      for (std::size_t r = 0; r < dh; ++r)
+        mpfr_set(feat[d + h * dh + r].lo, v[r].lo, MPFR_RNDD), mpfr_set(feat[d + h * dh + r].hi, v[r].hi, MPFR_RNDU);
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t r = 0; r < dh; ++r) iv_fma_point(E[i], m.WO[h * d * dh + i * dh + r], v[r]);
   }
@@ -373,7 +381,8 @@ namespace memcert_checker {
 bool dana24_logit_enclosures(const Value& weights, const Dana24Shape& sh,
                              const std::vector<std::vector<std::size_t>>& seqs,
                              std::vector<std::vector<mpq_class>>& lo, std::vector<std::vector<mpq_class>>& hi,
-                             std::string& why) {
+                             std::string& why, std::vector<std::vector<mpq_class>>* feat_lo,
+                             std::vector<std::vector<mpq_class>>* feat_hi) {
   Model m;
   m.N = sh.N, m.S = sh.S, m.d = sh.d, m.dh = sh.dh, m.H = sh.H;
   struct TensorField {
@@ -388,10 +397,21 @@ bool dana24_logit_enclosures(const Value& weights, const Dana24Shape& sh,
     if (!read_tensor(weights.find(f.name), std::string("weights.") + f.name, f.shape, *f.out, why)) return false;
   lo.assign(seqs.size(), std::vector<mpq_class>(m.N));
   hi.assign(seqs.size(), std::vector<mpq_class>(m.N));
-  std::unique_ptr<Iv[]> E(new Iv[m.d]);
+  const std::size_t nf = m.d + m.H * m.dh;
+  const bool want = feat_lo && feat_hi;
+  if (want) feat_lo->assign(seqs.size(), std::vector<mpq_class>(nf)), feat_hi->assign(seqs.size(), std::vector<mpq_class>(nf));
+  std::unique_ptr<Iv[]> E(new Iv[m.d]), F(new Iv[nf]);
   Iv L;
   for (std::size_t t = 0; t < seqs.size(); ++t) {
-    encoder_enclosure(m, seqs[t], E.get());
+    encoder_enclosure(m, seqs[t], E.get(), want ? F.get() : nullptr);
+    for (std::size_t r = 0; want && r < nf; ++r) {
+      if (!mpfr_number_p(F[r].lo) || !mpfr_number_p(F[r].hi)) {
+        why = at("sequences", t) + ": the features are not finite";
+        return false;
+      }
+      mpfr_get_q((*feat_lo)[t][r].get_mpq_t(), F[r].lo);
+      mpfr_get_q((*feat_hi)[t][r].get_mpq_t(), F[r].hi);
+    }
     for (std::size_t j = 0; j < m.N; ++j) {
       iv_project(m.WU, j * m.d, 1, m.d, E.get(), &L);
       if (!mpfr_number_p(L.lo) || !mpfr_number_p(L.hi)) {

@@ -13,9 +13,12 @@
 //      d_KL(pi, f) from below (each term clipped at 0, a KL is >= 0);
 //      ||W E||_2 from below: the largest of the column norms, the row norms and the Rayleigh quotient
 //        ||W E v|| / ||v|| of the witness (any v gives a lower bound, so the witness is not trusted);
-//    and requires d_KL(pi, T) <= d_KL(pi, f) + k eps ||W E||_2 with k = 2 (k = 1 when "literal_4" is
-//    true). Since the proof's C = sqrt(1 + ||F_{S_1}^{-1} F_{S_2}||_2^2) is >= 1, this certifies the
-//    proof's (13)-(14) bound d_KL(pi, T) <= d_KL(pi, f) + 2 C eps ||W E||_2 (and (4) as printed when k = 1).
+//      C = sqrt(1 + ||F_{S_1}^{-1} F_{S_2}||_2^2) from below (c_bounds: the features F(t) = [x(t,S);
+//        W_V^h A^h(t)] enclosed by the same forward pass, a perturbation bound around the exact K~ =
+//        A~^{-1} B~ of the midpoints; 1 when F_{S_1} is not square or the enclosure is too wide);
+//    and requires d_KL(pi, T) <= d_KL(pi, f) + k C_lo eps ||W E||_2 with k = 2 (k = 1 when "literal_4" is
+//    true): the proof's (13)-(14) bound d_KL(pi, T) <= d_KL(pi, f) + 2 C eps ||W E||_2 (and (4) as
+//    printed when k = 1), since every factor of the right-hand side is bounded from below.
 //  dana24/theorem-1-eps-singular-f-s1 (verdict "counterexample"): the T_eps heaviest sequences S_1 are
 //    strictly heavier than the rest, share one last token, and T_eps = H d_h + d > 1 + H min(d_h, d):
 //    the skip block of F_{S_1} has rank <= 1 and each head block rank <= min(d_h, d), so F_{S_1} (and the
@@ -23,6 +26,7 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <numeric>
 #include <set>
@@ -88,6 +92,100 @@ void kl_bound(const std::vector<mpq_class>& z, const std::vector<mpq_class>& ylo
   mpfr_sub(acc.v, acc.v, upper ? lz_lo.v : lz_hi.v, r);
   if (!upper && mpfr_sgn(acc.v) < 0) mpfr_set_zero(acc.v, 1);  // KL >= 0
   mpfr_set(out, acc.v, r);
+}
+
+// Exact inverse of a square rational matrix (Gauss-Jordan with a non-zero pivot); false when singular.
+bool q_inverse(QMat a, QMat& inv) {
+  const std::size_t n = a.size();
+  inv.assign(n, QRow(n, 0));
+  for (std::size_t i = 0; i < n; ++i) inv[i][i] = 1;
+  for (std::size_t c = 0; c < n; ++c) {
+    std::size_t p = c;
+    while (p < n && sgn(a[p][c]) == 0) ++p;
+    if (p == n) return false;
+    std::swap(a[p], a[c]), std::swap(inv[p], inv[c]);
+    const mpq_class piv = a[c][c];
+    for (std::size_t j = 0; j < n; ++j) a[c][j] /= piv, inv[c][j] /= piv;
+    for (std::size_t r = 0; r < n; ++r) {
+      if (r == c || sgn(a[r][c]) == 0) continue;
+      const mpq_class f = a[r][c];
+      for (std::size_t j = 0; j < n; ++j) a[r][j] -= f * a[c][j], inv[r][j] -= f * inv[c][j];
+    }
+  }
+  return true;
+}
+
+// sqrt of an exact non-negative rational, rounded in direction r.
+void q_sqrt(const mpq_class& q, mpfr_rnd_t r, mpfr_t out) {
+  mpfr_set_q(out, q.get_mpq_t(), r);
+  mpfr_sqrt(out, out, r);
+}
+
+// Certified bounds c_lo <= C <= c_hi of the proof's C = sqrt(1 + ||F_{S_1}^{-1} F_{S_2}||_2^2) (docs/DANA24.md
+// section 6), F = [x(t,S); W_V^h A^h(t)] enclosed entrywise by [flo, fhi], S_1 = the T_eps heaviest
+// sequences (F_{S_1} square: T_eps = d + H d_h). With midpoints A~, B~ and radii RA, RB: K~ = A~^{-1} B~
+// exactly; ||A^{-1}||_2 <= alpha = n / (1 - a n), n = ||A~^{-1}||_F, a = ||RA||_F (needs a n < 1);
+// K - K~ = A^{-1} (dB - dA K~), so ||K - K~||_2 <= delta = alpha (b + a ||K~||_F), b = ||RB||_F; then
+// max_t ||K~ e_t|| - delta <= ||K||_2 <= ||K~||_F + delta. False (no bound) when F_{S_1} is not square,
+// A~ is singular or a n >= 1.
+bool c_bounds(const std::vector<std::size_t>& s1, const std::vector<std::size_t>& s2,
+              const std::vector<std::vector<mpq_class>>& flo, const std::vector<std::vector<mpq_class>>& fhi,
+              mpfr_t c_lo, mpfr_t c_hi) {
+  const std::size_t m = flo.empty() ? 0 : flo[0].size();
+  if (s1.size() != m || s2.empty()) return false;
+  QMat A(m, QRow(m)), B(m, QRow(s2.size()));
+  mpq_class ra = 0, rb = 0;
+  for (std::size_t r = 0; r < m; ++r) {
+    for (std::size_t k = 0; k < m; ++k) {
+      const std::size_t t = s1[k];
+      A[r][k] = (flo[t][r] + fhi[t][r]) / 2;
+      const mpq_class rad = (fhi[t][r] - flo[t][r]) / 2;
+      ra += rad * rad;
+    }
+    for (std::size_t k = 0; k < s2.size(); ++k) {
+      const std::size_t t = s2[k];
+      B[r][k] = (flo[t][r] + fhi[t][r]) / 2;
+      const mpq_class rad = (fhi[t][r] - flo[t][r]) / 2;
+      rb += rad * rad;
+    }
+  }
+  QMat Ai;
+  if (!q_inverse(A, Ai)) return false;
+  mpq_class ninv2 = 0, kf2 = 0, col_max2 = 0;
+  for (const auto& row : Ai)
+    for (const auto& x : row) ninv2 += x * x;
+  for (std::size_t k = 0; k < s2.size(); ++k) {
+    mpq_class col = 0;
+    for (std::size_t r = 0; r < m; ++r) {
+      mpq_class v = 0;
+      for (std::size_t i = 0; i < m; ++i) v += Ai[r][i] * B[i][k];
+      col += v * v;
+    }
+    kf2 += col;
+    if (col > col_max2) col_max2 = col;
+  }
+  Mp a, n, b, kf, alpha, delta, x, y;
+  q_sqrt(ra, MPFR_RNDU, a.v), q_sqrt(ninv2, MPFR_RNDU, n.v), q_sqrt(rb, MPFR_RNDU, b.v), q_sqrt(kf2, MPFR_RNDU, kf.v);
+  mpfr_mul(x.v, a.v, n.v, MPFR_RNDU);
+  mpfr_ui_sub(x.v, 1, x.v, MPFR_RNDD);  // 1 - a n, from below
+  if (mpfr_sgn(x.v) <= 0) return false;
+  mpfr_div(alpha.v, n.v, x.v, MPFR_RNDU);
+  mpfr_mul(delta.v, a.v, kf.v, MPFR_RNDU);
+  mpfr_add(delta.v, delta.v, b.v, MPFR_RNDU);
+  mpfr_mul(delta.v, delta.v, alpha.v, MPFR_RNDU);
+  // Upper: sqrt(1 + (||K~||_F + delta)^2).
+  mpfr_add(y.v, kf.v, delta.v, MPFR_RNDU);
+  mpfr_sqr(y.v, y.v, MPFR_RNDU);
+  mpfr_add_ui(y.v, y.v, 1, MPFR_RNDU);
+  mpfr_sqrt(c_hi, y.v, MPFR_RNDU);
+  // Lower: sqrt(1 + max(0, max_t ||K~ e_t|| - delta)^2).
+  q_sqrt(col_max2, MPFR_RNDD, y.v);
+  mpfr_sub(y.v, y.v, delta.v, MPFR_RNDD);
+  if (mpfr_sgn(y.v) < 0) mpfr_set_zero(y.v, 1);
+  mpfr_sqr(y.v, y.v, MPFR_RNDD);
+  mpfr_add_ui(y.v, y.v, 1, MPFR_RNDD);
+  mpfr_sqrt(c_lo, y.v, MPFR_RNDD);
+  return true;
 }
 
 struct Common {
@@ -243,8 +341,8 @@ bool check_theorem1_eps(const Value& c, std::string& why) {
   std::vector<QRow> W;
   if (!read_rows(*wu, "weights.WU", d, W, why)) return false;
   // The model's logits, enclosed.
-  std::vector<std::vector<mpq_class>> lo, hi;
-  if (!dana24_logit_enclosures(*wv, k.sh, k.seq, lo, hi, why)) return false;
+  std::vector<std::vector<mpq_class>> lo, hi, flo, fhi;
+  if (!dana24_logit_enclosures(*wv, k.sh, k.seq, lo, hi, why, &flo, &fhi)) return false;
   // The encoder's logits W E(t), exact; ||W E||_2^2 from below.
   std::vector<std::vector<mpq_class>> WE;
   mpq_class n2;
@@ -258,10 +356,20 @@ bool check_theorem1_eps(const Value& c, std::string& why) {
     mpfr_mul_q(term.v, term.v, k.prior[t].get_mpq_t(), MPFR_RNDD);
     mpfr_add(kl_f.v, kl_f.v, term.v, MPFR_RNDD);
   }
+  // C from below (1 when the enclosure of F is too wide to do better: C >= 1 always).
+  Mp c_lo, c_hi;
+  mpfr_set_ui(c_lo.v, 1, MPFR_RNDD);
+  mpfr_set_inf(c_hi.v, 1);
+  {
+    std::vector<std::size_t> s1(k.order.begin(), k.order.begin() + static_cast<long>(k.T_eps)),
+        s2(k.order.begin() + static_cast<long>(k.T_eps), k.order.end());
+    if (!c_bounds(s1, s2, flo, fhi, c_lo.v, c_hi.v)) mpfr_set_ui(c_lo.v, 1, MPFR_RNDD), mpfr_set_inf(c_hi.v, 1);
+  }
   mpfr_set_q(rhs.v, n2.get_mpq_t(), MPFR_RNDD);
   mpfr_sqrt(rhs.v, rhs.v, MPFR_RNDD);
   const mpq_class factor = k.epsilon * (literal ? 1 : 2);
   mpfr_mul_q(rhs.v, rhs.v, factor.get_mpq_t(), MPFR_RNDD);
+  mpfr_mul(rhs.v, rhs.v, c_lo.v, MPFR_RNDD);
   mpfr_add(rhs.v, rhs.v, kl_f.v, MPFR_RNDD);
   if (!mpfr_number_p(kl_T.v) || !mpfr_lessequal_p(kl_T.v, rhs.v)) {
     why = std::string("d_KL(pi, T) <= d_KL(pi, f) + ") + (literal ? "" : "2 ") +
@@ -269,8 +377,10 @@ bool check_theorem1_eps(const Value& c, std::string& why) {
           ", right-hand side >= " + std::to_string(mpfr_get_d(rhs.v, MPFR_RNDD)) + ")";
     return false;
   }
+  char cb[96];
+  std::snprintf(cb, sizeof cb, "C in [%.6g, %.6g]", mpfr_get_d(c_lo.v, MPFR_RNDD), mpfr_get_d(c_hi.v, MPFR_RNDU));
   note_applied(std::string("dana24 Theorem 1, epsilon > 0: d_KL(pi,T) enclosed from the exact weights <= d_KL(pi,f) + ") +
-               (literal ? "1" : "2") + " * 1 * eps ||WE||_2 (C >= 1)");
+               (literal ? "1" : "2") + " C eps ||WE||_2 with the certified lower end of " + cb);
   return true;
 }
 

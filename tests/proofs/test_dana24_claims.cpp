@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -206,6 +207,7 @@ TEST_CASE("dana24/theorem-1-eps: the checker's KL enclosure agrees with a long-d
   REQUIRE(claim);
   ClaimRun run = claim_run(*claim, 4, 7);
   int below = 0, above = 0;  // tampered variants on each side of the bound
+  int c_informative = 0;     // instances whose certified lower bound of C is well above the trivial 1
   for (const auto& rec : run.records) {
     INFO(rec.result.summary);
     REQUIRE(rec.result.outcome == Outcome::confirmed);
@@ -214,21 +216,35 @@ TEST_CASE("dana24/theorem-1-eps: the checker's KL enclosure agrees with a long-d
     const auto [kl, eps_norm] = theorem1_eps_second_method(good);
     CHECK(std::abs(static_cast<double>(kl) - rec.result.figures["kl_T_estimate"].get<double>()) <= 1e-9 + 1e-6 * kl);
     CHECK(kl <= 2 * eps_norm);
-    // Scale every W_O by k: the checker's verdict must follow the second method's comparison wherever
-    // the latter is clear (1% away from the boundary).
+    // The checker's certified C interval (features in the model's coordinates, perturbation bound around
+    // the exact midpoint solve) contains the engine's double estimate (SVD of F_{S_1}^{-1} F_{S_2} in the
+    // base coordinates, a block-diagonal change of basis away).
+    const auto verdict = memcert_checker::verify_certificate_text(good.dump());
+    double c_lo = 0, c_hi = 0;
+    for (const auto& note : verdict.applied)
+      if (auto p = note.find("C in ["); p != std::string::npos) std::sscanf(note.c_str() + p, "C in [%lf, %lf]", &c_lo, &c_hi);
+    const double c_est = rec.result.figures["C_estimate"].get<double>();
+    CHECK(c_lo >= 1);
+    CHECK(c_lo <= c_est * (1 + 1e-6));
+    CHECK(c_est <= c_hi * (1 + 1e-6));
+    if (c_lo > 1.5) ++c_informative;
+    // Scale every W_O by k (F, hence C, is unchanged): the checker's verdict must follow the second
+    // method's comparison wherever the latter is clear (1% away from the boundary).
     for (const char* k : {"1", "257/256", "65/64", "17/16", "5/4", "2", "8", "1024"}) {
       nlohmann::json bad = good;
       for (auto& head : bad["weights"]["WO"])
         for (auto& row : head)
           for (auto& x : row) x = mpq_class(mpq_class(x.get<std::string>()) * mpq_class(k)).get_str();
       const auto [klk, en] = theorem1_eps_second_method(bad);
-      const LD rhs = (good["literal_4"].get<bool>() ? 1 : 2) * en;
-      INFO("W_O x " << k << ": d_KL " << static_cast<double>(klk) << " vs " << static_cast<double>(rhs));
+      // The checker's right-hand side lies between these two (its C between 1 and the estimated C).
+      const LD rhs = (good["literal_4"].get<bool>() ? 1 : 2) * en, rhs_c = rhs * static_cast<LD>(c_est);
+      INFO("W_O x " << k << ": d_KL " << static_cast<double>(klk) << " vs " << static_cast<double>(rhs) << " .. "
+                    << static_cast<double>(rhs_c));
       if (klk < 0.99 * rhs) {
         CHECK(valid(bad));
         ++below;
       }
-      if (klk > 1.01 * rhs) {
+      if (klk > 1.01 * rhs_c) {
         CHECK_FALSE(valid(bad));
         ++above;
       }
@@ -254,6 +270,7 @@ TEST_CASE("dana24/theorem-1-eps: the checker's KL enclosure agrees with a long-d
   INFO(below << " tampered variants below the bound, " << above << " above");
   CHECK(below >= 4);  // both sides are exercised
   CHECK(above >= 4);
+  CHECK(c_informative >= 2);
 }
 
 TEST_CASE("dana24/theorem-1-eps-singular-f-s1: the shared last token and S_1 are re-derived", "[proofs][dana]") {
