@@ -146,6 +146,21 @@ struct Model {
   MpArray e, pos, WU, WQ, WK, WV, WO;
 };
 
+// The seven weight tensors of the object `weights`, each read exactly with the shape m's sizes give it.
+bool read_weights(const Value& weights, Model& m, std::string& why) {
+  struct TensorField {
+    const char* name;
+    MpArray* out;
+    std::vector<std::size_t> shape;
+  } tensors[] = {{"e", &m.e, {m.N, m.d}},           {"pos", &m.pos, {m.S, m.d}},
+                 {"WU", &m.WU, {m.N, m.d}},         {"WQ", &m.WQ, {m.H, m.dh, m.d}},
+                 {"WK", &m.WK, {m.H, m.dh, m.d}},   {"WV", &m.WV, {m.H, m.dh, m.d}},
+                 {"WO", &m.WO, {m.H, m.d, m.dh}}};
+  for (auto& f : tensors)
+    if (!read_tensor(weights.find(f.name), std::string("weights.") + f.name, f.shape, *f.out, why)) return false;
+  return true;
+}
+
 // out = W[base ..] in, W a rows x cols block of exact numbers, `in` enclosed.
 void iv_project(const MpArray& W, std::size_t base, std::size_t rows, std::size_t cols, const Iv* in, Iv* out) {
   for (std::size_t r = 0; r < rows; ++r) {
@@ -307,16 +322,7 @@ bool check_dana24(const Value& c, std::string& why) {
   // Weights.
   const Value* w = member(c, "", "weights", json::Type::Object, why);
   if (!w) return false;
-  struct TensorField {
-    const char* name;
-    MpArray* out;
-    std::vector<std::size_t> shape;
-  } tensors[] = {{"e", &m.e, {m.N, m.d}},           {"pos", &m.pos, {m.S, m.d}},
-                 {"WU", &m.WU, {m.N, m.d}},         {"WQ", &m.WQ, {m.H, m.dh, m.d}},
-                 {"WK", &m.WK, {m.H, m.dh, m.d}},   {"WV", &m.WV, {m.H, m.dh, m.d}},
-                 {"WO", &m.WO, {m.H, m.d, m.dh}}};
-  for (auto& f : tensors)
-    if (!read_tensor(w->find(f.name), std::string("weights.") + f.name, f.shape, *f.out, why)) return false;
+  if (!read_weights(*w, m, why)) return false;
   // Counts.
   std::size_t count = 0;
   if (!(v = member(c, "", "memorized_count", json::Type::Number, why)) ||
@@ -385,16 +391,7 @@ bool dana24_logit_enclosures(const Value& weights, const Dana24Shape& sh,
                              std::vector<std::vector<mpq_class>>* feat_hi) {
   Model m;
   m.N = sh.N, m.S = sh.S, m.d = sh.d, m.dh = sh.dh, m.H = sh.H;
-  struct TensorField {
-    const char* name;
-    MpArray* out;
-    std::vector<std::size_t> shape;
-  } tensors[] = {{"e", &m.e, {m.N, m.d}},           {"pos", &m.pos, {m.S, m.d}},
-                 {"WU", &m.WU, {m.N, m.d}},         {"WQ", &m.WQ, {m.H, m.dh, m.d}},
-                 {"WK", &m.WK, {m.H, m.dh, m.d}},   {"WV", &m.WV, {m.H, m.dh, m.d}},
-                 {"WO", &m.WO, {m.H, m.d, m.dh}}};
-  for (auto& f : tensors)
-    if (!read_tensor(weights.find(f.name), std::string("weights.") + f.name, f.shape, *f.out, why)) return false;
+  if (!read_weights(weights, m, why)) return false;
   lo.assign(seqs.size(), std::vector<mpq_class>(m.N));
   hi.assign(seqs.size(), std::vector<mpq_class>(m.N));
   const std::size_t nf = m.d + m.H * m.dh;
