@@ -210,8 +210,11 @@ int run(const Args& a) {
   if (res.memorized) {
     StageTimes::Scope clock(&times, "independent checker");
     // Referenced data: the checker re-reads DATASET itself and recomputes the digest.
-    v = opt.data_file.empty() ? memcert_checker::verify_certificate_text(text)
-                              : memcert_checker::verify_certificate_text(text, memcert_checker::Budget{}, nullptr,
+    // The checker's memory budget is the run's (--max-memory), as for `verify`; no time limit.
+    memcert_checker::Budget budget;
+    if (run_budget().max_memory_mb > 0) budget.max_bytes = run_budget().max_memory_mb * 1048576.0;
+    v = opt.data_file.empty() ? memcert_checker::verify_certificate_text(text, budget)
+                              : memcert_checker::verify_certificate_text(text, budget, nullptr,
                                                                          attention_arrays_supplier(a.dataset, ""));
   } else {
     v.reason = res.class_labels ? "arg-max not certified for every example"
