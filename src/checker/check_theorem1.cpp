@@ -228,6 +228,49 @@ bool run_all(std::size_t count, unsigned threads, const std::function<bool(std::
   return false;
 }
 
+// data.file / data.digest (docs/CERTIFICATES.md "Data by reference"): the data file's values, asked of
+// the caller's supplier, must hold at least T examples of shape n x d; the digest of the first T is
+// recomputed here from those values and must equal the certificate's. The queries come back as exact
+// rationals (Q); the contexts stay doubles in `arrays` (each is made exact when its example is checked).
+bool read_referenced_data(const Value& data, std::size_t T, std::size_t n, std::size_t d, AttentionArrays& arrays,
+                          QMat& Q, std::string& why) {
+  std::string file, digest;
+  if (!read_string(data, "data", "file", file, why) || !read_string(data, "data", "digest", digest, why)) return false;
+  const ArraysSupplier* supply = check_context().arrays;
+  if (!supply) {
+    check_context().malformed = true;
+    why = "data.file: the certificate references its data (" + file + "); the data file must be supplied (verify --data)";
+    return false;
+  }
+  std::string error;
+  if (!(*supply)(file, arrays, error)) {
+    check_context().malformed = true;
+    why = error.empty() ? "data.file: " + file + ": could not be read" : error;
+    return false;
+  }
+  if (arrays.n != n || arrays.d != d || arrays.T < T || arrays.contexts.size() != arrays.T * n * d ||
+      arrays.queries.size() != arrays.T * d) {
+    why = "data.file: expected at least " + std::to_string(T) + " examples with contexts of " + std::to_string(n) + " x " +
+          std::to_string(d) + ", the data have " + std::to_string(arrays.T) + " of " + std::to_string(arrays.n) + " x " +
+          std::to_string(arrays.d);
+    return false;
+  }
+  for (const std::vector<double>* v : {&arrays.contexts, &arrays.queries})
+    for (double x : *v)
+      if (!std::isfinite(x)) { why = "data.file: a value is not finite"; return false; }
+  const std::string mine = attention_arrays_digest(arrays, T);
+  if (mine != digest) {
+    why = "data.digest: the data supplied have digest " + mine + ", the certificate names " + digest +
+          " (not the data the certificate was made for)";
+    return false;
+  }
+  Q.assign(T, QRow(d));
+  for (std::size_t t = 0; t < T; ++t)
+    for (std::size_t c = 0; c < d; ++c) mpq_set_d(Q[t][c].get_mpq_t(), arrays.queries[t * d + c]);
+  note_applied("data: the first " + std::to_string(T) + " examples of the referenced data file, digest recomputed from its values");
+  return true;
+}
+
 bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   std::string claim;
   if (!read_string(cert, "", "claim", claim, why)) return false;
@@ -290,17 +333,24 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   // ---- data ----
   const Value* data = member(cert, "", "data", json::Type::Object, why);
   if (!data) return false;
-  const Value* cv = member(*data, "data", "contexts", json::Type::Array, why);
-  if (!cv) return false;
-  if (cv->items.size() != T) { why = "data.contexts: expected " + std::to_string(T) + " contexts"; return false; }
-  std::vector<QMat> E(T);
-  if (!run_all(T, threads, [&](std::size_t t, unsigned, std::string& r) {
-        return read_plain_matrix(cv->items[t], at("data.contexts", t), n, d, E[t], r);
-      }, why))
-    return false;
-  const Value* qv = member(*data, "data", "queries", json::Type::Array, why);
+  std::vector<QMat> E;  // the embedded contexts (empty when the data are referenced by file)
   QMat Q;
-  if (!qv || !read_plain_matrix(*qv, "data.queries", T, d, Q, why)) return false;
+  AttentionArrays arrays;  // the referenced data's values (docs/CERTIFICATES.md "Data by reference")
+  const bool by_file = data->find("file") != nullptr;
+  if (by_file) {
+    if (!read_referenced_data(*data, T, n, d, arrays, Q, why)) return false;
+  } else {
+    const Value* cv = member(*data, "data", "contexts", json::Type::Array, why);
+    if (!cv) return false;
+    if (cv->items.size() != T) { why = "data.contexts: expected " + std::to_string(T) + " contexts"; return false; }
+    E.resize(T);
+    if (!run_all(T, threads, [&](std::size_t t, unsigned, std::string& r) {
+          return read_plain_matrix(cv->items[t], at("data.contexts", t), n, d, E[t], r);
+        }, why))
+      return false;
+    const Value* qv = member(*data, "data", "queries", json::Type::Array, why);
+    if (!qv || !read_plain_matrix(*qv, "data.queries", T, d, Q, why)) return false;
+  }
   bool class_labels = false;
   QMat Y;
   std::vector<std::size_t> cls;
@@ -526,7 +576,14 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   // writes only row t of C and R and its own scratch.
   auto example = [&](std::size_t t, Scratch& s, std::string& err) -> bool {
     mpfr_ptr t1 = s.tmp[0], t2 = s.tmp[1], t3 = s.tmp[2];
-    const Scaled Es = scale_matrix(E[t]);
+    QMat Eref;  // referenced data: this example's context as exact rationals, built here and dropped after
+    if (by_file) {
+      Eref.assign(n, QRow(d));
+      const double* src = &arrays.contexts[t * n * d];
+      for (std::size_t i = 0; i < n * d; ++i) mpq_set_d(Eref[i / d][i % d].get_mpq_t(), src[i]);  // exact
+    }
+    const QMat& Et = by_file ? Eref : E[t];
+    const Scaled Es = scale_matrix(Et);
     const Scaled es = scale_matrix(QMat{Q[t]});
     const SmallInts Ed(Es.num, false);
     const mpz_class den_e = Es.den * es.den;
@@ -539,7 +596,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       if (q2 > s.B2) s.B2 = q2;
     }
     for (std::size_t i = 0; i < n * d; ++i) {
-      const mpq_class& q = E[t][i / d][i % d];
+      const mpq_class& q = Et[i / d][i % d];
       mpfr_set_q(t1, q.get_mpq_t(), MPFR_RNDD);
       mpfr_set_q(t2, q.get_mpq_t(), MPFR_RNDU);
       midrad(mpfr_get_d(t1, MPFR_RNDD), mpfr_get_d(t2, MPFR_RNDU), s.em[i], s.er[i]);

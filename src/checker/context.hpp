@@ -15,6 +15,7 @@ struct CheckContext {
   std::vector<std::string> not_checked;  // e.g. "hypotheses (recorded, not needed for the verdict)"
   bool over_budget = false;
   bool malformed = false;  // a field could not be read as its type (set by the readers in read.hpp)
+  const ArraysSupplier* arrays = nullptr;  // the supplier of data referenced by file (null: none given)
 };
 
 // The context of the check running on this thread (a fresh one per verify_certificate_text).

@@ -22,6 +22,7 @@
 // valid certificate; JSON then adds "weights_out" and "torch_layout" (true, or why not).
 #include <iostream>
 
+#include "attention_arrays.hpp"
 #include "command.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/dataset.hpp"
@@ -40,6 +41,7 @@ struct Args {
   std::uint64_t seed = 1;
   std::string c = "proof";
   std::string beyond = "generic";
+  std::string data_ref = "auto";
   bool skip = false, json = false, no_saturation = false;
 };
 
@@ -146,6 +148,22 @@ int run(const Args& a) {
   }
   StageTimes times;
   opt.timings = &times;
+  if (a.data_ref != "auto" && a.data_ref != "on" && a.data_ref != "off")
+    throw InputError("--data-ref: expected auto, on or off, got " + a.data_ref);
+  // Data by reference (docs/CERTIFICATES.md): the certificate names DATASET and the digest of the T*
+  // examples used instead of embedding them -- asked for (on), or by default for more than 2^20 entries
+  // when every value is exactly a double (auto).
+  const std::size_t r_used = std::min(ds.n(), a.dh), T_used = std::min(ds.T(), a.H * (r_used - 1) + 1);
+  if (a.data_ref == "on" || (a.data_ref == "auto" && double(T_used) * double(ds.n()) * double(ds.d()) > double(1 << 20))) {
+    StageTimes::Scope clock(&times, "data digest");
+    try {
+      const memcert_checker::AttentionArrays arrays = attention_arrays_read(a.dataset);
+      opt.data_digest = memcert_checker::attention_arrays_digest(arrays, T_used);
+      opt.data_file = a.dataset;
+    } catch (const InputError&) {
+      if (a.data_ref == "on") throw;  // auto: values that are not doubles stay embedded
+    }
+  }
   // progress() draws a bar on a terminal, plain lines past 2 s otherwise, nothing under --quiet.
   opt.progress = [](std::size_t done, std::size_t total) { progress("construct theorem1: heads", done, total); };
   auto tol = rational_parse(a.tolerance);
@@ -191,7 +209,13 @@ int run(const Args& a) {
   memcert_checker::Verdict v;
   if (res.memorized) {
     StageTimes::Scope clock(&times, "independent checker");
-    v = memcert_checker::verify_certificate_text(text);
+    // Referenced data: the checker re-reads DATASET itself and recomputes the digest.
+    // The checker's memory budget is the run's (--max-memory), as for `verify`; no time limit.
+    memcert_checker::Budget budget;
+    if (run_budget().max_memory_mb > 0) budget.max_bytes = run_budget().max_memory_mb * 1048576.0;
+    v = opt.data_file.empty() ? memcert_checker::verify_certificate_text(text, budget)
+                              : memcert_checker::verify_certificate_text(text, budget, nullptr,
+                                                                         attention_arrays_supplier(a.dataset, ""));
   } else {
     v.reason = res.class_labels ? "arg-max not certified for every example"
                                 : "labels reproduced only within " + nlohmann::json(res.max_label_error).dump() +
@@ -231,6 +255,7 @@ int run(const Args& a) {
   j["verified"] = kept_valid;
   if (!kept_valid) j["reason"] = v.reason;
   j["beyond"] = a.beyond;
+  j["data_ref"] = !use_generic && !opt.data_file.empty();  // the certificate references DATASET by file and digest
   if (!beyond.report.is_null()) j["generic"] = beyond.report;
   j["hypotheses"] = res.hypotheses;
   j["skip"] = res.skip;
@@ -303,6 +328,9 @@ const CommandRegistrar reg{{40, [](CLI::App& root, auto bind) {
   sub->add_option("--beyond", args->beyond,
                   "T > T*: generic (default: also try generic weights for all T examples, keep them when they "
                   "certifiably memorize more) or off");
+  sub->add_option("--data-ref", args->data_ref,
+                  "Certificate names DATASET and its digest instead of embedding the data: auto (default: when "
+                  "over 2^20 entries, all exact doubles), on, off");
   sub->add_flag("--no-saturation", args->no_saturation, "Skip computing c_weyl and c_network (faster)");
   sub->add_option("--out", args->out, "Certificate output (.json)")->required();
   sub->add_option("--weights-out", args->weights_out,

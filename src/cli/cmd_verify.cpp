@@ -22,6 +22,7 @@
 
 #include "command.hpp"
 #include "memcert/checker/checker.hpp"
+#include "attention_arrays.hpp"
 #include "memcert/data/dataset.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/theory/dana24/assoc_data.hpp"
@@ -126,9 +127,12 @@ int run_verify(const VerifyArgs& args) {
     }
   }
   memcert_checker::Verdict v;
+  // A theorem1 certificate may reference its data file (docs/CERTIFICATES.md "Data by reference"): the
+  // checker asks for it through this supplier (DATA when given, else the file the certificate names).
+  const memcert_checker::ArraysSupplier arrays = attention_arrays_supplier(args.data, args.cert);
   if (args.data.empty()) {
-    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget)
-                    : memcert_checker::verify_certificate_file(args.cert, budget);
+    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, nullptr, arrays)
+                    : memcert_checker::verify_certificate_file(args.cert, budget, nullptr, arrays);
   } else {
     // DATA is read only once the checker has parsed the certificate and knows its kind; a bad DATA is
     // reported as DATA's own bad input (exit 2), not as the certificate's.
@@ -144,8 +148,9 @@ int run_verify(const VerifyArgs& args) {
         return false;
       }
     };
-    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, supply)
-                    : memcert_checker::verify_certificate_file(args.cert, budget, supply);
+    const memcert_checker::DataSupplier data_supply = supply;
+    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, &data_supply, arrays)
+                    : memcert_checker::verify_certificate_file(args.cert, budget, &data_supply, arrays);
     if (data_error) throw *data_error;
   }
   if (v.malformed) throw InputError(args.cert + ": " + v.reason);

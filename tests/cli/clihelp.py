@@ -7,7 +7,11 @@ answer is one line, "1" (success) or "0 <why>".
   npy PATH DESCR SHAPE VALUES            write a .npy (v1, C order) with struct: npy m.npy <f8 2,3 0.1,2,...
   npz PATH stored|deflated NAME=DESCR:SHAPE:VALUES...   write an .npz as numpy.savez does (zip64 headers)
   alter IN OUT STATEMENT    load JSON IN as j, exec STATEMENT, write OUT
+EXPR and STATEMENT may call digest(PATH, T): the digest of the first T examples of the JSON attention
+data set at PATH, computed here from its layout in docs/CERTIFICATES.md ("Data by reference").
 Only the standard library is used (no numpy)."""
+import fractions
+import hashlib
 import json
 import struct
 import sys
@@ -25,6 +29,25 @@ def npy_bytes(descr, shape, values):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
 
 
+def digest(path, T):
+    """sha256 of "memcert-attention-v1 T n d" and the little-endian binary64 values of the first T
+    contexts (row-major) then queries; -0 counts as +0. The values must be exactly doubles."""
+    data = json.load(open(path))
+    ctx, qs = data["contexts"][:T], data["queries"][:T]
+    n, d = len(ctx[0]), len(ctx[0][0])
+
+    def exact(v):
+        q = fractions.Fraction(str(v))
+        x = float(q)
+        assert fractions.Fraction(x) == q, "not a double: %s" % v
+        return x + 0.0
+
+    h = hashlib.sha256(("memcert-attention-v1 %d %d %d" % (T, n, d)).encode())
+    h.update(b"".join(struct.pack("<d", exact(v)) for e in ctx for row in e for v in row))
+    h.update(b"".join(struct.pack("<d", exact(v)) for q in qs for v in q))
+    return "sha256:" + h.hexdigest()
+
+
 def op_stdout(path, expr):
     lines = [l for l in open(path).read().splitlines() if l.strip()]
     if len(lines) != 1:
@@ -32,12 +55,12 @@ def op_stdout(path, expr):
     j = json.loads(lines[0])
     if not isinstance(j, dict):
         return "expected a JSON object"
-    return None if eval(expr, {"j": j}) else "false"
+    return None if eval(expr, {"j": j, "digest": digest}) else "false"
 
 
 def op_file(path, expr):
     j = json.load(open(path))
-    return None if eval(expr, {"j": j}) else "false"
+    return None if eval(expr, {"j": j, "digest": digest}) else "false"
 
 
 def op_npy(path, descr, shape, values):
@@ -56,7 +79,7 @@ def op_npz(path, mode, *specs):
 
 def op_alter(src, dst, statement):
     j = json.load(open(src))
-    exec(statement, {"j": j})
+    exec(statement, {"j": j, "digest": digest})
     json.dump(j, open(dst, "w"))
 
 

@@ -426,6 +426,46 @@ section_theorem1() {
     run verify "$d/$c.json" --json
     expect_rc "verify rejects altered theorem1 $c" 1
   done
+  # Data by reference: the certificate names the data file and its digest instead of embedding the data;
+  # the same construction (same T*, rank, weights and trace as the embedded certificate) and verdict.
+  run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --data-ref on --out "$d/ref13.json" --json
+  expect_rc "construct theorem1 --data-ref on" 0
+  json_check "--data-ref on: same T*, all memorized" 'j["data_ref"] is True and j["T_star"] == 13 and j["rank_Z_lower"] == 13 and j["memorized"] is True'
+  file_check "--data-ref on: no embedded contexts, digest of the first 13 examples (computed independently)" "$d/ref13.json" 'j["data"]["file"].endswith("data13.json") and "contexts" not in j["data"] and "queries" not in j["data"] and j["data"]["digest"] == digest(j["data"]["file"], 13)'
+  file_check "--data-ref on: weights and trace equal the embedded certificate's" "$d/ref13.json" 'j["weights"] == __import__("json").load(open("'"$d"'/cert13.json"))["weights"] and j["trace"] == __import__("json").load(open("'"$d"'/cert13.json"))["trace"]'
+  run verify "$d/ref13.json" --json
+  expect_rc "verify a certificate referencing its data file" 0
+  json_check "verify by reference: digest recomputed" 'j["valid"] is True and any("digest recomputed" in a for a in j["applied"])'
+  run verify "$d/ref13.json" --data "$d/data13.json" --json
+  expect_rc "verify --data on a certificate referencing its data" 0
+  # The same numbers as a float32 .npz (read by the typed reader): the same digest, so either file serves.
+  local ctx13 q13 y13
+  ctx13=$(python3 -c 'import json,sys,fractions; j=json.load(open(sys.argv[1])); print(",".join(repr(float(fractions.Fraction(v))) for e in j["contexts"] for r in e for v in r))' "$d/data13.json")
+  q13=$(python3 -c 'import json,sys,fractions; j=json.load(open(sys.argv[1])); print(",".join(repr(float(fractions.Fraction(v))) for r in j["queries"] for v in r))' "$d/data13.json")
+  y13=$(python3 -c 'import json,sys,fractions; j=json.load(open(sys.argv[1])); print(",".join(repr(float(fractions.Fraction(r[0]))) for r in j["labels"]))' "$d/data13.json")
+  write_npz "$d/data13.npz" stored "contexts=<f4:13,4,6:$ctx13" "queries=<f4:13,6:$q13" "labels=<f8:13,1:$y13"
+  run verify "$d/ref13.json" --data "$d/data13.npz" --json
+  expect_rc "verify --data with the same values as a float32 .npz" 0
+  run construct theorem1 "$d/data13.npz" --heads 4 --dh 4 --data-ref on --out "$d/ref13npz.json" --json
+  expect_rc "construct theorem1 --data-ref on from a float32 .npz" 0
+  file_check "float32 .npz: the same digest as the JSON file's" "$d/ref13npz.json" 'j["data"]["digest"] == __import__("json").load(open("'"$d"'/ref13.json"))["data"]["digest"]'
+  # A tampered data file: its digest differs (rejected); with the certificate's digest forged to match it,
+  # the checker still recomputes everything from the tampered values and rejects.
+  alter_json "$d/data13.json" "$d/tamper13.json" 'j["contexts"][3][1][2] = "5/64" if j["contexts"][3][1][2] != "5/64" else "7/64"'
+  run verify "$d/ref13.json" --data "$d/tamper13.json" --json
+  expect_rc "verify rejects a tampered data file (digest)" 1
+  json_check "tampered data: reason names the digest" '"digest" in j["reason"]'
+  alter_json "$d/ref13.json" "$d/forged13.json" 'j["data"]["digest"] = digest("'"$d"'/tamper13.json", 13)'
+  run verify "$d/forged13.json" --data "$d/tamper13.json" --json
+  expect_rc "verify rejects tampered data even with a matching digest" 1
+  alter_json "$d/ref13.json" "$d/wrongdig.json" 'j["data"]["digest"] = "sha256:" + "0" * 64'
+  run verify "$d/wrongdig.json" --json
+  expect_rc "verify rejects a mismatching digest" 1
+  alter_json "$d/ref13.json" "$d/nofile.json" 'j["data"]["file"] = "'"$d"'/no-such-data.json"'
+  expect_bad_input "verify: the referenced data file is missing" "" verify "$d/nofile.json"
+  alter_json "$d/data13.json" "$d/third13.json" 'j["contexts"][0][0][0] = "1/3"'
+  expect_bad_input "construct --data-ref on with non-dyadic data" "$d/x.json" construct theorem1 "$d/third13.json" --heads 4 --dh 4 --data-ref on --out "$d/x.json"
+  expect_bad_input "construct --data-ref sideways" "$d/x.json" construct theorem1 "$d/data13.json" --heads 4 --dh 4 --data-ref sideways --out "$d/x.json"
   run construct theorem1 "$d/shared.json" --heads 3 --dh 3 --skip --out "$d/cert2.json" --json
   expect_rc "construct theorem1 --skip, class labels, shared" 0
   run verify "$d/cert2.json"

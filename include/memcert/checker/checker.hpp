@@ -52,6 +52,26 @@ using DataSupplier = std::function<bool(const std::string& kind, std::string& da
 Verdict verify_certificate_file(const std::string& path, const Budget& budget, const DataSupplier& data);
 Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const DataSupplier& data);
 
+// Data by reference (docs/CERTIFICATES.md "Data by reference"): a theorem1 certificate may name its data
+// file and a digest instead of embedding the contexts and queries. The checker then asks for the arrays
+// (the exact values, every one a double; contexts row-major (T, n, d), queries (T, d)), recomputes the
+// digest of the first T examples itself and checks everything from those values.
+struct AttentionArrays {
+  std::size_t T = 0, n = 0, d = 0;
+  std::vector<double> contexts, queries;
+};
+// `file`: the certificate's "data.file"; fills `out` or returns false with `error` set (a file that
+// cannot be read is bad input: the verdict is then malformed with that reason).
+using ArraysSupplier = std::function<bool(const std::string& file, AttentionArrays& out, std::string& error)>;
+// "sha256:" + the SHA-256 (hex) of "memcert-attention-v1 T n d" followed by the IEEE-754 binary64 bit
+// patterns (little-endian) of the first T examples' context entries, then of their queries: a digest of
+// the VALUES (a float32 and a float64 file of the same numbers agree). Requires T <= a.T.
+std::string attention_arrays_digest(const AttentionArrays& a, std::size_t T);
+// As the functions above, with the supplier of referenced data (data may be null: no --data).
+Verdict verify_certificate_file(const std::string& path, const Budget& budget, const DataSupplier* data,
+                                const ArraysSupplier& arrays);
+Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const DataSupplier* data,
+                                const ArraysSupplier& arrays);
 // Parsed JSON takes this many bytes of memory per byte of text at most (numbers kept as text in a
 // tree of values); the memory estimate every check starts from.
 inline constexpr double kBytesPerInputByte = 48;

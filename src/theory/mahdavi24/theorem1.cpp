@@ -307,7 +307,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
 
   // ---- the certificate (theorem1_certificate.cpp) ----
   StageTimes::Scope cert_clock(opt.timings, "certificate assembly");
-  res.certificate = theorem1_write_certificate(res, ds, Y, cls);
+  res.certificate = theorem1_write_certificate(res, ds, Y, cls, opt.data_file, opt.data_digest);
   return res;
 }
 

@@ -18,7 +18,7 @@ using detail::fmtq;
 }  // namespace
 
 json theorem1_write_certificate(const Theorem1Result& res, const AttentionDataset& ds, const QMatrix& Y,
-                                const std::vector<long>& cls) {
+                                const std::vector<long>& cls, const std::string& data_file, const std::string& data_digest) {
   const std::size_t Tstar = res.examples.size();  // the certified examples (T* for the theorem's construction)
   const bool generic = res.method == "generic";
   json cert;
@@ -34,13 +34,19 @@ json theorem1_write_certificate(const Theorem1Result& res, const AttentionDatase
   cert["hypotheses"] = res.hypotheses;
   cert["examples"] = res.examples;
   json data;
-  // The big parts (contexts, weights) are rendered on the fast-path threads, then assembled in order.
-  std::vector<json> ctxv(ds.contexts.size());
-  parallel_for(ctxv.size(), fast_threads(), [&](std::size_t t) { ctxv[t] = qmat_to_json(ds.contexts[t]); });
-  json ctxj = json::array();
-  for (auto& c : ctxv) ctxj.push_back(std::move(c));
-  data["contexts"] = std::move(ctxj);
-  data["queries"] = qmat_to_json(ds.queries);
+  if (!data_file.empty()) {
+    // Data by reference: the checker re-reads the file and recomputes the digest of its first T* examples.
+    data["file"] = data_file;
+    data["digest"] = data_digest;
+  } else {
+    // The big parts (contexts, weights) are rendered on the fast-path threads, then assembled in order.
+    std::vector<json> ctxv(ds.contexts.size());
+    parallel_for(ctxv.size(), fast_threads(), [&](std::size_t t) { ctxv[t] = qmat_to_json(ds.contexts[t]); });
+    json ctxj = json::array();
+    for (auto& c : ctxv) ctxj.push_back(std::move(c));
+    data["contexts"] = std::move(ctxj);
+    data["queries"] = qmat_to_json(ds.queries);
+  }
   if (res.class_labels) {
     data["class_labels"] = cls;
   } else {

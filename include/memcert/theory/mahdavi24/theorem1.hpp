@@ -172,6 +172,10 @@ struct Theorem1Options {
   // Called after each head of the induction with (heads done, H); may be empty (CLI: stderr progress).
   std::function<void(std::size_t, std::size_t)> progress;
   StageTimes* timings = nullptr;  // when set, wall-clock seconds per stage are added to it
+  // Data by reference (docs/CERTIFICATES.md): when data_file is set, the certificate names this file and
+  // data_digest (memcert_checker::attention_arrays_digest of the T* examples used) instead of embedding
+  // the contexts and queries; the labels stay embedded.
+  std::string data_file, data_digest;
 };
 
 struct HeadTrace {
@@ -263,8 +267,11 @@ Theorem1Result generic_weights_construct(const AttentionDataset& ds, const Theor
 // The certificate of kind "theorem1" for a finished construction (docs/THEORY.md section 7): sizes, the chosen
 // examples `ds` (contexts, queries) with their labels (`Y` for real labels, `cls` when res.class_labels),
 // the exact weights, the trace and its trace_checksum. Deterministic: equal inputs give equal JSON.
+// data_file non-empty: "data" names that file and data_digest instead of embedding the contexts and
+// queries (data by reference, docs/CERTIFICATES.md); the labels stay embedded.
 nlohmann::json theorem1_write_certificate(const Theorem1Result& res, const AttentionDataset& ds, const QMatrix& Y,
-                                          const std::vector<long>& cls);
+                                          const std::vector<long>& cls, const std::string& data_file = "",
+                                          const std::string& data_digest = "");
 
 // The certificate's "trace_checksum" (FNV-1a 64, hex) over the trace entries the checker does not
 // re-derive (attempt counts, sigma values, c_weyl, the B.2 estimate) and the descriptive top-level fields.
