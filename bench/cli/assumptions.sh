@@ -3,7 +3,7 @@
 # numpy_assumptions.py (matrix_rank of every context + one Kruskal sample of the queries), one run each,
 # as whole processes. Wall time and peak RSS from /usr/bin/time; the ratio is memcert / numpy.
 #
-#   bash bench/cli/assumptions.sh BUILD_DIR [T]      (T = 2000 by default: a 1.2 GB input, ~5 GB of RAM)
+#   bash bench/cli/assumptions.sh BUILD_DIR [T]      (T = 2000 by default: a 1.2 GB input; memcert ~1.5 GB of RAM)
 set -euo pipefail
 BUILD=${1:?usage: assumptions.sh BUILD_DIR [T]}
 T=${2:-2000}
@@ -12,14 +12,15 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/memcert_bench_assumptions.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 PY=${PYTHON:-/usr/bin/python3}
 "$PY" "$HERE/make_vitb.py" "$WORK/vitb.npz" "$T"
-/usr/bin/time -f "%e %M" -o "$WORK/tm" "$BUILD/memcert" --quiet assumptions "$WORK/vitb.npz" --json >"$WORK/m.json" || true
-read -r mw mm <"$WORK/tm"
-/usr/bin/time -f "%e %M" -o "$WORK/tp" "$PY" "$HERE/numpy_assumptions.py" "$WORK/vitb.npz" >"$WORK/p.txt"
-read -r pw pm <"$WORK/tp"
+/usr/bin/time -f "%e %M %U %S" -o "$WORK/tm" "$BUILD/memcert" --quiet assumptions "$WORK/vitb.npz" --json >"$WORK/m.json" || true
+read -r mw mm mu ms < <(tail -n 1 "$WORK/tm")  # time prints "Command exited ..." first on exit 3
+/usr/bin/time -f "%e %M %U %S" -o "$WORK/tp" "$PY" "$HERE/numpy_assumptions.py" "$WORK/vitb.npz" >"$WORK/p.txt"
+read -r pw pm pu ps < <(tail -n 1 "$WORK/tp")
 echo "memcert $("$BUILD/memcert" --version), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "| case | memcert assumptions | numpy | ratio | input |"
 echo "|---|---|---|---|---|"
 printf '| T=%s ViT-B float32 | %s s (%s MB) | %s s (%s MB; full-rank contexts, sample rank: %s) | %s | %s MB |\n' \
   "$T" "$mw" "$((mm / 1024))" "$pw" "$((pm / 1024))" "$(cat "$WORK/p.txt")" \
   "$(awk "BEGIN{printf \"%.3f\", $mw / $pw}")" "$(( $(stat -c %s "$WORK/vitb.npz") / 1048576 ))"
-"$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: (j[k]["holds"] if isinstance(j[k], dict) and "holds" in j[k] else j[k]) for k in j if k != "separation"}, "separation", j["separation"]["delta2"][:40])' "$WORK/m.json"
+echo "CPU (user + system): memcert $mu + $ms s, numpy $pu + $ps s; memcert threads: $(nproc) (--threads default)"
+"$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: (j[k]["holds"] if isinstance(j[k], dict) and "holds" in j[k] else j[k]) for k in j if k != "separation"}, "separation", {k: str(v)[:40] for k, v in j["separation"].items()})' "$WORK/m.json"

@@ -1,8 +1,9 @@
-// memcert assumptions DATASET [--budget B] [--json]
+// memcert assumptions DATASET [--budget B] [--separation auto|on|off] [--json]
 // mahdavi24's hypotheses decided exactly (docs/THEORY.md section 2). JSON (docs/CLI.md):
 //   {"T","n","d","assumption1":{"holds","kruskal_lower","kruskal_upper","method",...},
 //    "assumption2":{"holds","failing":[t...]},"assumption3":{...},"general_position":{...},
-//    "separation":{"r2","delta2"},"seconds"}        ("holds" is true, false, or null when undecided)
+//    "separation":{"r2","delta2","computed","pairs","mode"},"seconds"}  ("holds" is true, false, or null when
+//    undecided; "delta2" is null when the all-pairs minimum was not computed: --separation auto|on|off)
 // Exit: 0 when Assumptions 1 and 2 hold, 1 when one fails (witness in the output) or is undecided,
 // 2 bad input.
 #include "command.hpp"
@@ -15,7 +16,7 @@ namespace memcert::cli {
 namespace {
 
 struct Args {
-  std::string dataset, tol;
+  std::string dataset, tol, separation = "auto";
   std::uint64_t budget = 20'000'000;
   bool json = false;
 };
@@ -24,9 +25,13 @@ std::string holds_text(const nlohmann::json& h) { return h.is_null() ? "undecide
 
 int run(const Args& a) {
   auto start = std::chrono::steady_clock::now();
-  // Typed storage: float/int data go through the engine's certified kernels, never a rational per entry.
-  TypedAttentionDataset ds = attention_dataset_read_typed(a.dataset);
-  nlohmann::json j = mahdavi24::assumptions_report_typed(ds, a.budget, threads_option());
+  mahdavi24::SeparationMode sep = mahdavi24::SeparationMode::automatic;
+  if (!mahdavi24::separation_mode_parse(a.separation, sep))
+    throw InputError("--separation: expected auto, on or off, got " + a.separation);
+  // Typed storage: float/int data go through the engine's certified kernels, never a rational per entry;
+  // float32 contexts stay float32 (the kernels widen one context at a time).
+  TypedAttentionDataset ds = attention_dataset_read_typed(a.dataset, true);
+  nlohmann::json j = mahdavi24::assumptions_report_typed(ds, a.budget, threads_option(), sep);
   const auto& a1 = j["assumption1"];
   const auto& a2 = j["assumption2"];
   std::string h = "T=" + std::to_string(ds.T) + " n=" + std::to_string(ds.n) + " d=" + std::to_string(ds.d) + "\n";
@@ -38,12 +43,18 @@ int run(const Args& a) {
   if (!a2["failing"].empty()) h += " failing " + a2["failing"].dump();
   h += "\nAssumption 3 (e + xbar Kruskal rank >= " + j["assumption3"]["required"].dump() + "): " + holds_text(j["assumption3"]["holds"]);
   h += "\nGeneral position of the queries: " + holds_text(j["general_position"]["holds"]);
-  h += "\nSeparation: r^2 = " + j["separation"]["r2"].get<std::string>() + ", delta^2 = " + j["separation"]["delta2"].get<std::string>();
+  const auto& js = j["separation"];
+  h += "\nToken separation (ks25 Assumption 4.1): r^2 = " + js["r2"].get<std::string>() + ", delta^2 = ";
+  if (js["computed"].get<bool>()) h += js["delta2"].get<std::string>();
+  else
+    h += "not computed (" + js["pairs"].dump() + " pairs of tokens" +
+         (a.separation == "off" ? std::string(", --separation off") : std::string(" exceed the automatic budget")) +
+         "; --separation on computes it)";
   // Numerically (numpy's rank at --tol): contexts whose exact rank n rests on rounding-level directions.
   nlohmann::json below = nlohmann::json::array();
   std::optional<double> tol = numerical_tol_option(a.tol);
   for (std::size_t t = 0; t < ds.T; ++t)
-    if (numerical_rank(typed_matrix_rows(ds.contexts, t * ds.n, ds.n), tol).rank < ds.n) below.push_back(t);
+    if (numerical_rank(typed_dataset_context(ds, t), tol).rank < ds.n) below.push_back(t);
   NumericalRank nq = numerical_rank(ds.queries, tol);
   j["numerical"] = {{"queries_rank", nq.rank}, {"contexts_rank_below_n", below}, {"tol", a.tol.empty() ? "default" : a.tol}};
   h += "\nNumerically (numpy's matrix_rank" + (a.tol.empty() ? std::string() : ", tol " + a.tol) + "): queries rank " +
@@ -64,6 +75,8 @@ const CommandRegistrar reg{{30, [](CLI::App& root, auto bind) {
   sub->add_option("DATASET", args->dataset, "Attention data set (.json or .npz)")->required();
   sub->add_option("--tol", args->tol, "Threshold for the numerical ranks (default numpy's: sigma_max * max(m, n) * eps)");
   add_int_option(sub, "--budget", args->budget, 1, 1LL << 50, "Kruskal enumeration budget (subset extensions)");
+  sub->add_option("--separation", args->separation,
+                  "Exact minimum token distance delta^2 over all pairs: auto (when the pairs are few enough), on, off");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });
 }}};

@@ -226,8 +226,8 @@ TypedMatrix typed_array_matrix(TypedArray& a, std::size_t rows, std::size_t cols
 }
 
 // attention_from_npz's checks without a rational per entry: only the (small) labels array is converted.
-TypedAttentionDataset attention_typed_from_npz(const std::string& file) {
-  auto arrays = npz_read_typed(file);
+TypedAttentionDataset attention_typed_from_npz(const std::string& file, bool keep_float32) {
+  auto arrays = npz_read_typed(file, keep_float32);
   auto member = [&](const std::string& name, const std::string& what) -> TypedArray& {
     auto it = arrays.find(name);
     if (it == arrays.end()) throw input_error(file, "", "expected an array named \"" + name + "\" " + what);
@@ -249,7 +249,9 @@ TypedAttentionDataset attention_typed_from_npz(const std::string& file) {
       check_shape(l, file, "labels", 2, "(T, d_out)", {ds.T, std::nullopt});
     }
   }
-  ds.contexts = typed_array_matrix(c, ds.T * ds.n, ds.d);
+  if (!c.f32.empty()) ds.contexts_f32 = std::move(c.f32);
+  else ds.contexts = typed_array_matrix(c, ds.T * ds.n, ds.d);
+  if (!q.f32.empty()) q.f64.assign(q.f32.begin(), q.f32.end()), q.f32 = {};  // exact widening
   ds.queries = typed_array_matrix(q, ds.T, ds.d);
   return ds;
 }
@@ -321,8 +323,8 @@ AttentionDataset attention_dataset_read(const std::string& path) {
   return has_extension(path, ".npz") ? attention_from_npz(path) : attention_from_json(json_read(path), path);
 }
 
-TypedAttentionDataset attention_dataset_read_typed(const std::string& path) {
-  if (has_extension(path, ".npz")) return attention_typed_from_npz(path);
+TypedAttentionDataset attention_dataset_read_typed(const std::string& path, bool keep_float32) {
+  if (has_extension(path, ".npz")) return attention_typed_from_npz(path, keep_float32);
   AttentionDataset q = attention_from_json(json_read(path), path);
   TypedAttentionDataset ds;
   ds.T = q.T(), ds.n = q.n(), ds.d = q.d();
@@ -334,14 +336,16 @@ TypedAttentionDataset attention_dataset_read_typed(const std::string& path) {
   return ds;
 }
 
+TypedMatrix typed_dataset_context(const TypedAttentionDataset& ds, std::size_t t) {
+  if (t >= ds.T) throw std::out_of_range("typed_dataset_context: example index past T");
+  if (ds.contexts_f32.empty()) return typed_matrix_rows(ds.contexts, t * ds.n, ds.n);
+  const float* e = ds.contexts_f32.data() + t * ds.n * ds.d;
+  return typed_matrix_from_f64(ds.n, ds.d, std::vector<double>(e, e + ds.n * ds.d));
+}
+
 AttentionDataset attention_dataset_from_typed(const TypedAttentionDataset& ds) {
   AttentionDataset out;
-  const QMatrix all = typed_matrix_to_qmat(ds.contexts);
-  for (std::size_t t = 0; t < ds.T; ++t) {
-    QMatrix e(ds.n, ds.d);
-    std::copy(all.data().begin() + t * ds.n * ds.d, all.data().begin() + (t + 1) * ds.n * ds.d, e.data().begin());
-    out.contexts.push_back(std::move(e));
-  }
+  for (std::size_t t = 0; t < ds.T; ++t) out.contexts.push_back(typed_matrix_to_qmat(typed_dataset_context(ds, t)));
   out.queries = typed_matrix_to_qmat(ds.queries);
   return out;
 }

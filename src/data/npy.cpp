@@ -5,9 +5,12 @@
 //   spaces and '\n', then the raw data.
 // Floats are taken EXACTLY as the dyadic rationals they store; NaN and infinities are bad input.
 #include <sys/stat.h>
+#include <zlib.h>
 
-#include <bit>
 #include <fstream>
+
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -225,87 +228,10 @@ std::string ndindex_to_string(const std::vector<std::size_t>& shape, std::size_t
 
 namespace {
 
-// The header of a .npy file whose first bytes are `bytes` and whose total size is `total` bytes (bytes
-// may be a prefix holding at least the header): layout, element count and where the data start; every
-// size check of the format (truncation, trailing bytes) against `total`.
-struct NpyLayout {
-  NpyHeader h;
-  std::size_t count = 0, data_at = 0;
-};
-NpyLayout npy_layout(const std::string& bytes, std::size_t total, const std::string& name) {
-  if (bytes.empty()) throw input_error(name, "byte 0", "expected a .npy file, got an empty file");
-  if (bytes.size() < kMagicLen || bytes.compare(0, kMagicLen, kMagic, kMagicLen) != 0)
-    throw input_error(name, "byte 0", "expected the .npy magic string \\x93NUMPY, got something else");
-  if (bytes.size() < 10) throw input_error(name, "byte " + std::to_string(bytes.size()), "truncated header");
-  auto u = [&](std::size_t i) { return static_cast<unsigned char>(bytes[i]); };
-  unsigned major = u(6);
-  std::size_t header_len = 0, header_at = 0;
-  if (major == 1) {
-    header_len = u(8) | (std::size_t(u(9)) << 8);
-    header_at = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) throw input_error(name, "byte " + std::to_string(bytes.size()), "truncated header");
-    header_len = u(8) | (std::size_t(u(9)) << 8) | (std::size_t(u(10)) << 16) | (std::size_t(u(11)) << 24);
-    header_at = 12;
-  } else {
-    throw input_error(name, "byte 6", "expected .npy format version 1, 2 or 3, got " + std::to_string(major));
-  }
-  if (bytes.size() - header_at < header_len)
-    throw input_error(name, "byte " + std::to_string(header_at),
-                      "truncated header (expected " + std::to_string(header_len) + " bytes, got " +
-                          std::to_string(bytes.size() - header_at) + ")");
-  std::string header_text = bytes.substr(header_at, header_len);
-  NpyHeader h = HeaderParser(header_text, name, header_at).parse();
-
-  std::size_t count = 1;
-  for (std::size_t s : h.shape) {
-    if (s != 0 && count > std::numeric_limits<std::size_t>::max() / s / 8)
-      throw input_error(name, "byte " + std::to_string(header_at), "expected a shape of addressable size");
-    count *= s;
-  }
-  std::size_t data_at = header_at + header_len;
-  std::size_t need = count * h.size, have = total - data_at;
-  if (have < need)
-    throw input_error(name, "byte " + std::to_string(data_at),
-                      "truncated data (expected " + std::to_string(need) + " bytes, got " + std::to_string(have) + ")");
-  if (have > need)
-    throw input_error(name, "byte " + std::to_string(data_at + need),
-                      "expected the end of the file after " + std::to_string(need) + " data bytes, got " +
-                          std::to_string(have - need) + " more bytes");
-  return {std::move(h), count, data_at};
-}
-
-// Little-endian C-order 8-byte integers or floats on a little-endian host: the bytes are the values.
-bool npy_native_8(const NpyHeader& h) {
-  return std::endian::native == std::endian::little && !h.big_endian && !h.fortran_order && h.size == 8 &&
-         (h.kind == 'i' || h.kind == 'f');
-}
-
-}  // namespace
-
-TypedArray npy_parse_typed(const std::string& bytes, const std::string& name) {
-  NpyLayout layout = npy_layout(bytes, bytes.size(), name);
-  const NpyHeader& h = layout.h;
-  const std::size_t count = layout.count, data_at = layout.data_at;
-  TypedArray out;
-  out.shape = h.shape;
-  out.storage = h.kind == 'f' ? Storage::float64 : Storage::int64;
-  if (out.storage == Storage::float64) out.f64.resize(count);
-  else out.i64.resize(count);
-  const auto* base = reinterpret_cast<const unsigned char*>(bytes.data()) + data_at;
-  // The common layouts (little-endian C-order int64 / float64 on a little-endian host) are copied as they
-  // are; floats are then checked finite.
-  const bool native = std::endian::native == std::endian::little && !h.big_endian && !h.fortran_order && h.size == 8;
-  if (native && h.kind == 'i') {
-    std::memcpy(out.i64.data(), base, count * 8);
-    return out;
-  }
-  if (native && h.kind == 'f') {
-    std::memcpy(out.f64.data(), base, count * 8);
-    for (std::size_t c = 0; c < count; ++c)
-      if (!std::isfinite(out.f64[c])) float_element(std::bit_cast<std::uint64_t>(out.f64[c]), 8, name, out.shape, c);
-    return out;
-  }
+// Decodes `count` elements at `base` in any layout the header allows (byte order, Fortran order, widths)
+// into out (storage and shape set by the caller's header), the general and slower path.
+void npy_decode_general(const unsigned char* base, const NpyHeader& h, std::size_t count, const std::string& name,
+                        TypedArray& out) {
   // Element with C-order flat index c is stored at position f (Fortran order: first index fastest).
   std::vector<std::size_t> idx(h.shape.size(), 0);
   for (std::size_t c = 0; c < count; ++c) {
@@ -335,11 +261,153 @@ TypedArray npy_parse_typed(const std::string& bytes, const std::string& name) {
       out.q[c] = u64_to_rational(bits);
     }
   }
+}
+
+// The first non-finite value of the n floats at v (float or double) as npy's error, if any.
+template <class F>
+void check_finite(const F* v, std::size_t n, const std::string& name, const std::vector<std::size_t>& shape) {
+  for (std::size_t c = 0; c < n; ++c)
+    if (!std::isfinite(v[c])) {
+      if constexpr (sizeof(F) == 8) float_element(std::bit_cast<std::uint64_t>(v[c]), 8, name, shape, c);
+      else float_element(std::bit_cast<std::uint32_t>(v[c]), 4, name, shape, c);
+    }
+}
+
+}  // namespace
+
+TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std::string& name, bool keep_float32,
+                          const std::function<void(std::uint32_t)>& crc_check) {
+  // CRC-32 of every byte read so far, in order (the reads below go front to back).
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::size_t crc_done = 0;
+  auto read_crc = [&](std::size_t at, std::size_t n, char* dst) {
+    read(at, n, dst);
+    if (crc_check && at == crc_done) {
+      for (std::size_t k = 0; k < n;) {  // zlib counts in 32 bits
+        const std::size_t part = std::min<std::size_t>(n - k, std::size_t(1) << 30);
+        crc = crc32(crc, reinterpret_cast<const Bytef*>(dst + k), static_cast<uInt>(part));
+        k += part;
+      }
+      crc_done += n;
+    }
+  };
+  // The CRC of the member (reading what was not read yet through a bounded buffer), handed to crc_check:
+  // a corrupt member reports its CRC before any error its corrupt bytes would cause.
+  auto finish_crc = [&] {
+    if (!crc_check) return;
+    std::vector<char> buf(std::min<std::size_t>(size - crc_done, std::size_t(1) << 24));
+    while (crc_done < size) read_crc(crc_done, std::min(buf.size(), size - crc_done), buf.data());
+    crc_check(static_cast<std::uint32_t>(crc));
+  };
+  std::string head;
+  NpyHeader h;
+  std::size_t count = 1, data_at = 0;
+  try {
+    if (size == 0) throw input_error(name, "byte 0", "expected a .npy file, got an empty file");
+    head.resize(std::min<std::size_t>(size, 12));
+    read_crc(0, head.size(), head.data());
+    if (head.size() < kMagicLen || head.compare(0, kMagicLen, kMagic, kMagicLen) != 0)
+      throw input_error(name, "byte 0", "expected the .npy magic string \\x93NUMPY, got something else");
+    if (size < 10) throw input_error(name, "byte " + std::to_string(size), "truncated header");
+    auto u = [&](std::size_t i) { return static_cast<unsigned char>(head[i]); };
+    unsigned major = u(6);
+    std::size_t header_len = 0, header_at = 0;
+    if (major == 1) {
+      header_len = u(8) | (std::size_t(u(9)) << 8);
+      header_at = 10;
+    } else if (major == 2 || major == 3) {
+      if (size < 12) throw input_error(name, "byte " + std::to_string(size), "truncated header");
+      header_len = u(8) | (std::size_t(u(9)) << 8) | (std::size_t(u(10)) << 16) | (std::size_t(u(11)) << 24);
+      header_at = 12;
+    } else {
+      throw input_error(name, "byte 6", "expected .npy format version 1, 2 or 3, got " + std::to_string(major));
+    }
+    if (size - header_at < header_len)
+      throw input_error(name, "byte " + std::to_string(header_at),
+                        "truncated header (expected " + std::to_string(header_len) + " bytes, got " +
+                            std::to_string(size - header_at) + ")");
+    const std::size_t had = head.size();
+    head.resize(header_at + header_len);
+    if (head.size() > had) read_crc(had, head.size() - had, head.data() + had);
+    std::string header_text = head.substr(header_at, header_len);
+    h = HeaderParser(header_text, name, header_at).parse();
+    for (std::size_t s : h.shape) {
+      if (s != 0 && count > std::numeric_limits<std::size_t>::max() / s / 8)
+        throw input_error(name, "byte " + std::to_string(header_at), "expected a shape of addressable size");
+      count *= s;
+    }
+    data_at = header_at + header_len;
+    std::size_t need = count * h.size, have = size - data_at;
+    if (have < need)
+      throw input_error(name, "byte " + std::to_string(data_at),
+                        "truncated data (expected " + std::to_string(need) + " bytes, got " + std::to_string(have) + ")");
+    if (have > need)
+      throw input_error(name, "byte " + std::to_string(data_at + need),
+                        "expected the end of the file after " + std::to_string(need) + " data bytes, got " +
+                            std::to_string(have - need) + " more bytes");
+  } catch (const InputError&) {
+    finish_crc();
+    throw;
+  }
+
+  TypedArray out;
+  out.shape = h.shape;
+  out.storage = h.kind == 'f' ? Storage::float64 : Storage::int64;
+  // The common layouts (little-endian C order, 8-byte int64 / float64, and float32 kept as float32) are
+  // read straight into the array's storage; floats are checked finite after the CRC.
+  const bool native = std::endian::native == std::endian::little && !h.big_endian && !h.fortran_order;
+  if (native && h.size == 8 && (h.kind == 'i' || h.kind == 'f')) {
+    char* dst = nullptr;
+    if (h.kind == 'i') out.i64.resize(count), dst = reinterpret_cast<char*>(out.i64.data());
+    else out.f64.resize(count), dst = reinterpret_cast<char*>(out.f64.data());
+    read_crc(data_at, count * 8, dst);
+    finish_crc();
+    if (h.kind == 'f') check_finite(out.f64.data(), count, name, out.shape);
+    return out;
+  }
+  if (native && h.kind == 'f' && h.size == 4 && keep_float32) {
+    out.f32.resize(count);
+    read_crc(data_at, count * 4, reinterpret_cast<char*>(out.f32.data()));
+    finish_crc();
+    check_finite(out.f32.data(), count, name, out.shape);
+    return out;
+  }
+  std::string data(count * h.size, '\0');
+  read_crc(data_at, data.size(), data.data());
+  finish_crc();
+  if (out.storage == Storage::float64) out.f64.resize(count);
+  else out.i64.resize(count);
+  npy_decode_general(reinterpret_cast<const unsigned char*>(data.data()), h, count, name, out);
   return out;
 }
 
+TypedArray npy_parse_typed(const std::string& bytes, const std::string& name) {
+  return npy_read_typed(bytes.size(), [&](std::size_t at, std::size_t n, char* dst) { std::memcpy(dst, bytes.data() + at, n); },
+                        name, false, {});
+}
+
+TypedArray npy_read_typed(const std::string& path) {
+  struct stat st {};
+  constexpr std::uint64_t kDirectMin = std::uint64_t{1} << 20, kMax = std::uint64_t{1} << 31;  // file_read_all's limit
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) < kDirectMin ||
+      static_cast<std::uint64_t>(st.st_size) > kMax)
+    return npy_parse_typed(file_read_all(path), path);
+  // A large regular file is read piecewise: the values go straight into the typed vector (no second copy
+  // of the file in memory; fresh pages are costly). A short read (the file changed) is bad input.
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return npy_parse_typed(file_read_all(path), path);
+  auto read = [&](std::size_t at, std::size_t n, char* dst) {
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(at));
+    in.read(dst, static_cast<std::streamsize>(n));
+    if (static_cast<std::size_t>(in.gcount()) != n)
+      throw input_error(path, "byte " + std::to_string(at), "expected a file that does not change while it is read");
+  };
+  return npy_read_typed(static_cast<std::size_t>(st.st_size), read, path, /*keep_float32=*/false, {});
+}
+
 std::size_t TypedArray::count() const {
-  return storage == Storage::int64 ? i64.size() : storage == Storage::float64 ? f64.size() : q.size();
+  return storage == Storage::int64 ? i64.size() : storage == Storage::float64 ? f64.size() + f32.size() : q.size();
 }
 
 NdArray ndarray_from_typed(const TypedArray& a) {
@@ -352,49 +420,9 @@ NdArray ndarray_from_typed(const TypedArray& a) {
   }
   out.data.resize(a.count());
   for (std::size_t k = 0; k < out.data.size(); ++k)
-    out.data[k] = a.storage == Storage::int64 ? Rational(static_cast<long>(a.i64[k])) : rational_from_double(a.f64[k]);
-  return out;
-}
-
-TypedArray npy_read_typed(const std::string& path) {
-  struct stat st {};
-  constexpr std::size_t kDirectMin = std::size_t(1) << 20;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) < kDirectMin ||
-      static_cast<std::uint64_t>(st.st_size) > (std::uint64_t{1} << 31))  // file_read_all's limit and message
-    return npy_parse_typed(file_read_all(path), path);
-  // A large regular file: the header first, then the values read straight into the typed vector (no
-  // second copy of the file in memory; fresh pages are costly).
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return npy_parse_typed(file_read_all(path), path);
-  std::string head(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), 65536), '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  if (in.gcount() != static_cast<std::streamsize>(head.size())) return npy_parse_typed(file_read_all(path), path);
-  NpyLayout layout;
-  try {
-    layout = npy_layout(head, static_cast<std::size_t>(st.st_size), path);
-  } catch (const InputError&) {
-    return npy_parse_typed(file_read_all(path), path);  // (a header longer than the prefix, or bad input)
-  }
-  if (!npy_native_8(layout.h)) return npy_parse_typed(file_read_all(path), path);
-  TypedArray out;
-  out.shape = layout.h.shape;
-  out.storage = layout.h.kind == 'f' ? Storage::float64 : Storage::int64;
-  char* dst = nullptr;
-  if (out.storage == Storage::float64) {
-    out.f64.resize(layout.count);
-    dst = reinterpret_cast<char*>(out.f64.data());
-  } else {
-    out.i64.resize(layout.count);
-    dst = reinterpret_cast<char*>(out.i64.data());
-  }
-  in.seekg(static_cast<std::streamoff>(layout.data_at));
-  const std::size_t need = layout.count * 8;
-  in.read(dst, static_cast<std::streamsize>(need));
-  if (static_cast<std::size_t>(in.gcount()) != need || in.peek() != std::char_traits<char>::eof())
-    return npy_parse_typed(file_read_all(path), path);  // the file changed under us: the careful route
-  if (out.storage == Storage::float64)
-    for (std::size_t c = 0; c < layout.count; ++c)
-      if (!std::isfinite(out.f64[c])) float_element(std::bit_cast<std::uint64_t>(out.f64[c]), 8, path, out.shape, c);
+    out.data[k] = a.storage == Storage::int64 ? Rational(static_cast<long>(a.i64[k]))
+                  : a.f32.empty()             ? rational_from_double(a.f64[k])
+                                              : rational_from_double(a.f32[k]);
   return out;
 }
 

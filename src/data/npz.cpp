@@ -1,10 +1,15 @@
 // .npz = a zip archive of .npy members (numpy.savez / savez_compressed). The reader walks the central
 // directory (zip64 records included), accepts stored (method 0) and deflated (method 8, zlib raw inflate)
 // members and checks each member's CRC-32. The writer emits stored members only.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 
 #include "memcert/data/matrix_io.hpp"
 #include "printable.hpp"
@@ -16,25 +21,73 @@ namespace {
 constexpr std::uint32_t kLocalSig = 0x04034b50, kCentralSig = 0x02014b50, kEndSig = 0x06054b50;
 constexpr std::uint32_t kZip64EndSig = 0x06064b50, kZip64LocatorSig = 0x07064b50;
 
+// The archive's bytes: a string in memory, or a regular file read piecewise (pread) so that a large
+// stored member goes from the file straight into the array's storage.
+class ByteSource {
+ public:
+  explicit ByteSource(const std::string& bytes) : bytes_(&bytes), size_(bytes.size()) {}
+  ByteSource(int fd, std::size_t size, const std::string& name) : fd_(fd), size_(size), name_(&name) {}
+  std::size_t size() const { return size_; }
+  // Bytes [at, at + n) into dst; the caller has checked at + n <= size().
+  void read(std::uint64_t at, std::size_t n, char* dst) const {
+    if (bytes_) {
+      std::memcpy(dst, bytes_->data() + at, n);
+      return;
+    }
+    for (std::size_t done = 0; done < n;) {
+      const ::ssize_t got = ::pread(fd_, dst + done, n - done, static_cast<off_t>(at + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) throw input_error(*name_, "byte " + std::to_string(at + done), "expected a readable file, got a read error");
+      done += static_cast<std::size_t>(got);
+    }
+  }
+
+ private:
+  const std::string* bytes_ = nullptr;
+  int fd_ = -1;
+  std::size_t size_ = 0;
+  const std::string* name_ = nullptr;
+};
+
 class ByteReader {
  public:
-  ByteReader(const std::string& b, const std::string& name) : b_(b), name_(name) {}
-  std::uint64_t le(std::size_t at, std::size_t size, const char* what) const {
-    if (at > b_.size() || b_.size() - at < size)
+  ByteReader(const ByteSource& src, const std::string& name) : src_(src), name_(name) {}
+  std::uint64_t le(std::uint64_t at, std::size_t size, const char* what) const {
+    if (at > src_.size() || src_.size() - at < size)
       throw input_error(name_, "byte " + std::to_string(at), std::string("truncated zip archive (expected ") + what + ")");
+    const unsigned char* p = window(at, size);
     std::uint64_t v = 0;
-    for (std::size_t k = size; k-- > 0;) v = (v << 8) | static_cast<unsigned char>(b_[at + k]);
+    for (std::size_t k = size; k-- > 0;) v = (v << 8) | p[k];
     return v;
+  }
+  // Bytes [at, at + n) (in range: checked by the caller).
+  std::string str(std::uint64_t at, std::size_t n) const {
+    std::string out(n, '\0');
+    src_.read(at, n, out.data());
+    return out;
   }
   [[noreturn]] void fail(std::uint64_t at, const std::string& what) const {
     throw input_error(name_, "byte " + std::to_string(at), what);
   }
-  std::size_t size() const { return b_.size(); }
-  const std::string& bytes() const { return b_; }
+  std::size_t size() const { return src_.size(); }
+  const ByteSource& source() const { return src_; }
 
  private:
-  const std::string& b_;
+  // A cached window of the archive around `at` (the directory walks read a few bytes at a time, forwards
+  // and, for the end record, backwards).
+  const unsigned char* window(std::uint64_t at, std::size_t size) const {
+    constexpr std::uint64_t kHalf = 32768;
+    if (at < win_at_ || at + size > win_at_ + win_.size()) {
+      win_at_ = at > kHalf ? at - kHalf : 0;
+      win_.resize(std::min<std::uint64_t>(2 * kHalf, src_.size() - win_at_));
+      src_.read(win_at_, win_.size(), win_.data());
+    }
+    return reinterpret_cast<const unsigned char*>(win_.data() + (at - win_at_));
+  }
+  const ByteSource& src_;
   const std::string& name_;
+  mutable std::string win_;
+  mutable std::uint64_t win_at_ = 0;
 };
 
 struct Directory {
@@ -107,21 +160,9 @@ void put_le(std::string& s, std::uint64_t v, int size) {
   for (int k = 0; k < size; ++k) s += static_cast<char>((v >> (8 * k)) & 0xff);
 }
 
-}  // namespace
-
-std::map<std::string, NdArray> npz_read(const std::string& path) { return npz_parse(file_read_all(path), path); }
-std::map<std::string, TypedArray> npz_read_typed(const std::string& path) {
-  return npz_parse_typed(file_read_all(path), path);
-}
-
-std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::string& path) {
-  std::map<std::string, NdArray> out;
-  for (auto& [key, a] : npz_parse_typed(bytes, path)) out.emplace(key, ndarray_from_typed(a));
-  return out;
-}
-
-std::map<std::string, TypedArray> npz_parse_typed(const std::string& bytes, const std::string& path) {
-  ByteReader r(bytes, path);
+// The members of the archive read through `r` (npz_parse_typed's contract; keep_float32 as in
+// npy_read_typed).
+std::map<std::string, TypedArray> npz_members_typed(const ByteReader& r, const std::string& path, bool keep_float32) {
   Directory dir = find_central_directory(r);
   std::map<std::string, TypedArray> out;
   std::uint64_t at = dir.offset;
@@ -132,8 +173,8 @@ std::map<std::string, TypedArray> npz_parse_typed(const std::string& bytes, cons
     std::uint64_t csize = r.le(at + 20, 4, "size"), usize = r.le(at + 24, 4, "size");
     std::uint64_t nlen = r.le(at + 28, 2, "name length"), xlen = r.le(at + 30, 2, "extra length");
     std::uint64_t clen = r.le(at + 32, 2, "comment length"), local = r.le(at + 42, 4, "local offset");
-    if (at + 46 + nlen > bytes.size()) r.fail(at, "truncated zip archive (expected a member name)");
-    std::string member = bytes.substr(at + 46, nlen);
+    if (at + 46 + nlen > r.size()) r.fail(at, "truncated zip archive (expected a member name)");
+    std::string member = r.str(at + 46, nlen);
     std::string shown = detail::printable_excerpt(member, 80);  // for messages
     // zip64 extended information: present fields replace the 0xffffffff placeholders, in this order.
     for (std::uint64_t x = at + 46 + nlen; x + 4 <= at + 46 + nlen + xlen;) {
@@ -152,22 +193,78 @@ std::map<std::string, TypedArray> npz_parse_typed(const std::string& bytes, cons
                      std::to_string(method));
     if (r.le(local, 4, "local header") != kLocalSig) r.fail(local, "member '" + shown + "': expected a local file header");
     std::uint64_t data_at = local + 30 + r.le(local + 26, 2, "name length") + r.le(local + 28, 2, "extra length");
-    if (data_at > bytes.size() || bytes.size() - data_at < csize)
+    if (data_at > r.size() || r.size() - data_at < csize)
       r.fail(data_at, "member '" + shown + "': truncated data (expected " + std::to_string(csize) + " bytes, got " +
-                          std::to_string(data_at > bytes.size() ? 0 : bytes.size() - data_at) + ")");
-    std::string raw = bytes.substr(data_at, csize);
-    std::string content = method == 0 ? raw : inflate_raw(raw, usize, r, data_at, shown);
-    if (method == 0 && csize != usize)
-      r.fail(at, "member '" + shown + "': expected equal sizes for a stored member");
-    std::uint64_t actual = crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size()));
-    if (actual != crc) r.fail(data_at, "member '" + shown + "': expected CRC-32 " + std::to_string(crc) + ", got " + std::to_string(actual));
+                          std::to_string(data_at > r.size() ? 0 : r.size() - data_at) + ")");
     std::string key = member;
     if (key.size() > 4 && key.compare(key.size() - 4, 4, ".npy") == 0) key.resize(key.size() - 4);
     if (out.count(key)) r.fail(at, "expected distinct member names, got '" + shown + "' twice");
-    out.emplace(key, npy_parse_typed(content, path + ": member " + shown));
+    const std::string npy_name = path + ": member " + shown;
+    auto crc_check = [&](std::uint32_t actual) {
+      if (actual != crc) r.fail(data_at, "member '" + shown + "': expected CRC-32 " + std::to_string(crc) + ", got " + std::to_string(actual));
+    };
+    if (method == 0) {
+      // Stored: the .npy is read piecewise from the archive, straight into the array (its CRC on the way).
+      if (csize != usize) {
+        // The CRC still comes first (a corrupt size field is reported as the member's corruption).
+        std::string raw = r.str(data_at, csize);
+        crc_check(static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(raw.data()), static_cast<uInt>(raw.size()))));
+        r.fail(at, "member '" + shown + "': expected equal sizes for a stored member");
+      }
+      const ByteSource& src = r.source();
+      out.emplace(key, npy_read_typed(csize, [&](std::size_t off, std::size_t n, char* dst) { src.read(data_at + off, n, dst); },
+                                      npy_name, keep_float32, crc_check));
+    } else {
+      std::string content = inflate_raw(r.str(data_at, csize), usize, r, data_at, shown);
+      crc_check(static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size()))));
+      out.emplace(key, npy_read_typed(content.size(),
+                                      [&](std::size_t off, std::size_t n, char* dst) { std::memcpy(dst, content.data() + off, n); },
+                                      npy_name, keep_float32, {}));
+    }
     at += 46 + nlen + xlen + clen;
   }
   return out;
+}
+
+}  // namespace
+
+std::map<std::string, NdArray> npz_read(const std::string& path) {
+  std::map<std::string, NdArray> out;
+  for (auto& [key, a] : npz_read_typed(path)) out.emplace(key, ndarray_from_typed(a));
+  return out;
+}
+
+std::map<std::string, TypedArray> npz_read_typed(const std::string& path, bool keep_float32) {
+  // A regular file is read piecewise; anything else (a pipe) through file_read_all's bounded read.
+  struct stat st {};
+  const int fd = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : -1;
+  if (fd < 0) {
+    const std::string bytes = file_read_all(path);
+    ByteSource src(bytes);
+    return npz_members_typed(ByteReader(src, path), path, keep_float32);
+  }
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const std::string bytes = file_read_all(path);
+    ByteSource src(bytes);
+    return npz_members_typed(ByteReader(src, path), path, keep_float32);
+  }
+  ByteSource src(fd, static_cast<std::size_t>(st.st_size), path);
+  return npz_members_typed(ByteReader(src, path), path, keep_float32);
+}
+
+std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::string& path) {
+  std::map<std::string, NdArray> out;
+  for (auto& [key, a] : npz_parse_typed(bytes, path)) out.emplace(key, ndarray_from_typed(a));
+  return out;
+}
+
+std::map<std::string, TypedArray> npz_parse_typed(const std::string& bytes, const std::string& path) {
+  ByteSource src(bytes);
+  return npz_members_typed(ByteReader(src, path), path, false);
 }
 
 void npz_write_float64(const std::string& path,

@@ -143,7 +143,12 @@ KruskalSample kruskal_sample_certified(const TypedMatrix& vectors, std::size_t s
                                        std::uint64_t seed, int threads) {
   DMatrix d;
   if (typed_matrix_to_double(vectors, d)) return dmat_kruskal_sample_fast(d, size, trials, seed, threads);
-  return qmat_kruskal_sample(typed_matrix_to_qmat(vectors), size, trials, seed);
+  // Rationals (or int64 beyond 2^53): the row-scaled residues once, then the same batched protocol
+  // (qmat_kruskal_sample would scale every sampled subset to big integers again).
+  if (size > vectors.rows) return qmat_kruskal_sample(typed_matrix_to_qmat(vectors), size, trials, seed);  // its error
+  const QMatrix q = typed_matrix_to_qmat(vectors);
+  return dmod_kruskal_sample(dmod_from_qmat(q, prime_fast(0)), size, trials, seed,
+                             [&](const std::vector<std::size_t>& sub) { return mat_select_rows(q, sub); }, threads);
 }
 
 }  // namespace memcert

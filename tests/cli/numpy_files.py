@@ -271,5 +271,34 @@ r = json.loads(p.stdout) if p.stdout else {}
 check("load_weights.py: dana24 with changed next tokens is not memorized", p.returncode == 1 and r.get("memorized_count") == 0,
       p.stdout)
 
+# ---- assumptions on float32 data (contexts kept as float32 by the reader) = the same data as float64 ---------
+rng32 = np.random.default_rng(32)
+ctx32 = rng32.standard_normal((12, 4, 6)).astype(np.float32)
+ctx32[7, 3] = ctx32[7, 0] + ctx32[7, 1]  # a rank-deficient context among full-rank ones (exact in float32? checked below)
+ctx32[9, 2] = ctx32[2, 1]                 # two equal tokens
+qry32 = rng32.standard_normal((12, 6)).astype(np.float32)
+np.savez(path("f32.npz"), contexts=ctx32, queries=qry32)
+np.savez(path("f64.npz"), contexts=ctx32.astype(np.float64), queries=qry32.astype(np.float64))
+np.savez_compressed(path("f32z.npz"), contexts=ctx32, queries=qry32)
+outs = {}
+for name in ("f32", "f64", "f32z"):
+    for mode in ("auto", "on", "off"):
+        rc, out, e = run("--quiet", "assumptions", path(name + ".npz"), "--separation", mode, "--json")
+        j = json.loads(out) if out.strip() else {}
+        j.pop("seconds", None)
+        outs[(name, mode)] = (rc, j)
+for mode in ("auto", "on", "off"):
+    check("assumptions float32 = float64 (--separation %s)" % mode, outs[("f32", mode)] == outs[("f64", mode)] == outs[("f32z", mode)],
+          (outs[("f32", mode)], outs[("f64", mode)]))
+exact_deficient = all(Fraction(float(a)) + Fraction(float(b)) == Fraction(float(c)) for a, b, c in zip(ctx32[7, 0], ctx32[7, 1], ctx32[7, 3]))
+j = outs[("f32", "on")][1]
+check("assumptions float32: failing contexts", j.get("assumption2", {}).get("failing") == ([7] if exact_deficient else []), j.get("assumption2"))
+check("assumptions float32: delta^2 the same when computed (auto, on), null when off",
+      outs[("f32", "auto")][1]["separation"]["delta2"] == j["separation"]["delta2"] is not None and
+      outs[("f32", "off")][1]["separation"]["delta2"] is None and outs[("f32", "off")][1]["separation"]["computed"] is False,
+      [outs[("f32", m)][1].get("separation") for m in ("auto", "on", "off")])
+rc, _, e = run("assumptions", path("f32.npz"), "--separation", "sometimes")
+check("assumptions --separation sometimes is bad usage", rc == 2 and len(e.strip().splitlines()) == 1, (rc, e))
+
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)

@@ -2,6 +2,8 @@
 // Reading and writing exact matrices and n-d arrays (docs/CLI.md "Files"). float64/float32 input is
 // taken EXACTLY as the dyadic rational it stores. Every malformed input throws InputError with one
 // line naming the file, the position and what was expected.
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +30,9 @@ struct TypedArray {
   Storage storage = Storage::int64;
   std::vector<std::int64_t> i64;
   std::vector<double> f64;
+  // float32 data kept as float32 (half the memory of f64) when the reader was asked to (keep_float32);
+  // storage is float64 then, with f64 empty.
+  std::vector<float> f32;
   std::vector<Rational> q;
   std::size_t count() const;
 };
@@ -37,13 +42,24 @@ NdArray ndarray_from_typed(const TypedArray& a);
 // uint64/uint32/uint16/uint8 and bool, little or big endian, C or Fortran order. `name` prefixes error
 // messages ("x.npy: byte 80: ..."). Trailing bytes after the data, NaN and infinities are bad input.
 TypedArray npy_parse_typed(const std::string& bytes, const std::string& name);
-// npy_parse_typed(file_read_all(path), path), with the same results and errors; a large file of native
-// 8-byte values is read straight into the typed vector instead of through a copy of the whole file.
+// Reads `n` bytes at offset `at` of a member into dst (at + n never exceeds the member's size).
+using NpyByteReader = std::function<void(std::size_t at, std::size_t n, char* dst)>;
+// npy_parse_typed's contract for a member of `size` bytes read piecewise through `read`: the data go
+// straight into the array's storage (no copy of the member is held in memory). keep_float32: float32 data
+// in the common layout (little-endian, C order) stay float32 (TypedArray::f32). crc_check, when given,
+// receives the CRC-32 of all `size` bytes before any error about the values or the header is raised, so
+// a corrupt member is reported as such (crc_check throws) rather than by what its corrupt bytes say.
+TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std::string& name, bool keep_float32,
+                          const std::function<void(std::uint32_t)>& crc_check);
+// npy_parse_typed(file_read_all(path), path), with the same results and errors; a large regular file is
+// read piecewise straight into the typed vector instead of through a copy of the whole file.
 TypedArray npy_read_typed(const std::string& path);
 NdArray npy_parse(const std::string& bytes, const std::string& name);
 NdArray npy_read(const std::string& path);
 // .npz (stored or deflated zip members) -> name (without ".npy") -> array.
-std::map<std::string, TypedArray> npz_read_typed(const std::string& path);
+// From a regular file, members are read piecewise (npy_read_typed: stored members never held twice);
+// keep_float32 as in npy_read_typed.
+std::map<std::string, TypedArray> npz_read_typed(const std::string& path, bool keep_float32 = false);
 std::map<std::string, TypedArray> npz_parse_typed(const std::string& bytes, const std::string& name);
 std::map<std::string, NdArray> npz_read(const std::string& path);
 std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::string& name);

@@ -2,6 +2,7 @@
 // Attention data sets in exact typed storage (typed_matrix.hpp) for the engine's fast certified routes.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "memcert/data/dataset.hpp"
 #include "memcert/linalg/typed_matrix.hpp"
@@ -13,12 +14,19 @@ namespace memcert {
 // t n .. t n + n - 1.
 struct TypedAttentionDataset {
   std::size_t T = 0, n = 0, d = 0;
-  TypedMatrix contexts;
+  TypedMatrix contexts;  // 0 x 0 when contexts_f32 holds the contexts
+  // float32 contexts kept as stored ((T n) x d, row-major; half the memory of double): only from
+  // attention_dataset_read_typed(path, true) on a .npz whose contexts are float32.
+  std::vector<float> contexts_f32;
   TypedMatrix queries;
 };
 // Same files, checks and error messages as attention_dataset_read (labels are checked, not kept); JSON
-// data are read as rationals and then narrowed (typed_matrix_from_qmat).
-TypedAttentionDataset attention_dataset_read_typed(const std::string& path);
+// data are read as rationals and then narrowed (typed_matrix_from_qmat). keep_float32: float32 contexts
+// stay float32 (contexts_f32) instead of being widened to double; queries are widened either way (T x d
+// is small next to the T n x d contexts).
+TypedAttentionDataset attention_dataset_read_typed(const std::string& path, bool keep_float32 = false);
+// Context t (n x d) as a typed matrix of its own (a copy; float32 widened exactly to float64).
+TypedMatrix typed_dataset_context(const TypedAttentionDataset& ds, std::size_t t);
 // The rational form (for the exact routes and witnesses).
 AttentionDataset attention_dataset_from_typed(const TypedAttentionDataset& ds);
 

@@ -46,12 +46,13 @@ BatchRankResult dmat_batch_rank(const std::vector<DMatrix>& mats, int threads) {
   return out;
 }
 
-KruskalSample dmat_kruskal_sample_fast(const DMatrix& v, std::size_t size, std::size_t trials, std::uint64_t seed,
-                                       int threads) {
+KruskalSample dmod_kruskal_sample(const DModMatrix& all, std::size_t size, std::size_t trials, std::uint64_t seed,
+                                  const std::function<QMatrix(const std::vector<std::size_t>&)>& exact_rows,
+                                  int threads) {
   KruskalSample s;
   s.trials = trials;
-  const std::size_t T = v.rows(), d = v.cols();
-  if (size > T) throw std::invalid_argument("dmat_kruskal_sample_fast: subset size exceeds the number of vectors");
+  const std::size_t T = all.rows, d = all.cols;
+  if (size > T) throw std::invalid_argument("dmod_kruskal_sample: subset size exceeds the number of vectors");
   // The subsets are drawn sequentially (reproducible), exactly as qmat_kruskal_sample draws them (a seed
   // names the same subsets on every route), then checked in parallel.
   std::mt19937_64 rng(seed);
@@ -66,13 +67,13 @@ KruskalSample dmat_kruskal_sample_fast(const DMatrix& v, std::size_t size, std::
     sub.assign(idx.begin(), idx.begin() + size);
     std::sort(sub.begin(), sub.end());
   }
-  const std::uint64_t p = prime_fast(0);
-  const DModMatrix all = dmod_from_double_rows(v.data().data(), T, d, p);  // row scaling is per row: fine
   std::vector<char> indep(trials, 0);
   const int t = threads <= 0 ? fast_threads() : threads;
   std::atomic<std::size_t> finished{0};
   parallel_for(trials, t, [&](std::size_t k) {
-    DModMatrix sub{p, size, d, std::vector<double>(size * d)};
+    thread_local DModMatrix sub;  // reused across trials (fresh memory is costly to touch)
+    sub.p = all.p, sub.rows = size, sub.cols = d;
+    sub.a.resize(size * d);
     for (std::size_t i = 0; i < size; ++i)
       std::copy(all.a.begin() + subsets[k][i] * d, all.a.begin() + (subsets[k][i] + 1) * d, sub.a.begin() + i * d);
     indep[k] = (size == 0 || dmod_rank_profile_inplace(sub, 1).rank == size) ? 1 : 0;
@@ -84,8 +85,7 @@ KruskalSample dmat_kruskal_sample_fast(const DMatrix& v, std::size_t size, std::
       continue;
     }
     // Escalate: exact dependency (kernel of the transpose gives the coefficients).
-    QMatrix sub = to_q(mat_select_rows(v, subsets[k]));
-    QMatrix ker = qmat_kernel(mat_transpose(sub));
+    QMatrix ker = qmat_kernel(mat_transpose(exact_rows(subsets[k])));
     if (ker.cols() == 0) {
       ++s.independent;  // unlucky prime: independent over Q after all
       continue;
@@ -98,6 +98,14 @@ KruskalSample dmat_kruskal_sample_fast(const DMatrix& v, std::size_t size, std::
     }
   }
   return s;
+}
+
+KruskalSample dmat_kruskal_sample_fast(const DMatrix& v, std::size_t size, std::size_t trials, std::uint64_t seed,
+                                       int threads) {
+  if (size > v.rows()) throw std::invalid_argument("dmat_kruskal_sample_fast: subset size exceeds the number of vectors");
+  const DModMatrix all = dmod_from_double_rows(v.data().data(), v.rows(), v.cols(), prime_fast(0));  // per-row scaling: fine
+  return dmod_kruskal_sample(all, size, trials, seed,
+                             [&](const std::vector<std::size_t>& sub) { return to_q(mat_select_rows(v, sub)); }, threads);
 }
 
 }  // namespace memcert

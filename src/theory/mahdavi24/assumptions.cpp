@@ -232,6 +232,45 @@ Separation token_separation(const AttentionDataset& ds) {
   return s;
 }
 
+bool separation_decide(SeparationMode mode, std::size_t m, std::size_t d) {
+  if (mode != SeparationMode::automatic) return mode == SeparationMode::on;
+  const double pairs = static_cast<double>(m) * (static_cast<double>(m) - 1) / 2;
+  return pairs * static_cast<double>(d) <= kSeparationAutoBudget;
+}
+
+const char* separation_mode_name(SeparationMode mode) {
+  return mode == SeparationMode::on ? "on" : mode == SeparationMode::off ? "off" : "auto";
+}
+
+bool separation_mode_parse(const std::string& text, SeparationMode& mode) {
+  for (SeparationMode m : {SeparationMode::automatic, SeparationMode::on, SeparationMode::off})
+    if (text == separation_mode_name(m)) return mode = m, true;
+  return false;
+}
+
+Rational token_max_sq_norm(const AttentionDataset& ds) {
+  Rational best = 0;
+  auto visit = [&](const QMatrix& a) {
+    for (std::size_t i = 0; i < a.rows(); ++i) {
+      Rational s = 0;
+      for (std::size_t c = 0; c < a.cols(); ++c) s += a(i, c) * a(i, c);
+      if (s > best) best = s;
+    }
+  };
+  for (const QMatrix& E : ds.contexts) visit(E);
+  visit(ds.queries);
+  return best;
+}
+
+json separation_json(const Rational& r2, const Rational* delta2, std::size_t m, SeparationMode mode) {
+  const std::uint64_t pairs = m < 2 ? 0 : static_cast<std::uint64_t>(m) * (m - 1) / 2;
+  return {{"r2", rational_to_string(r2)},
+          {"delta2", delta2 ? json(rational_to_string(*delta2)) : json(nullptr)},
+          {"computed", delta2 != nullptr},
+          {"pairs", pairs},
+          {"mode", separation_mode_name(mode)}};
+}
+
 json detail::kruskal_check_json(const KruskalCheck& k, std::size_t target) {
   json j;
   j["holds"] = k.holds ? json(*k.holds) : json(nullptr);
@@ -248,7 +287,7 @@ json detail::kruskal_check_json(const KruskalCheck& k, std::size_t target) {
   return j;
 }
 
-json assumptions_report(const AttentionDataset& ds, std::uint64_t budget) {
+json assumptions_report(const AttentionDataset& ds, std::uint64_t budget, SeparationMode separation) {
   const std::size_t T = ds.T(), n = ds.n(), d = ds.d();
   json out;
   out["T"] = T;
@@ -280,8 +319,13 @@ json assumptions_report(const AttentionDataset& ds, std::uint64_t budget) {
   // General position of the queries: Kruskal rank = min(T, d).
   const std::size_t kg = std::min(T, d);
   out["general_position"] = kjson(kruskal_at_least(ds.queries, kg, budget), kg);
-  Separation s = token_separation(ds);
-  out["separation"] = {{"r2", rational_to_string(s.r2)}, {"delta2", rational_to_string(s.delta2)}};
+  const std::size_t m = T * n + T;
+  if (separation_decide(separation, m, d)) {
+    Separation s = token_separation(ds);
+    out["separation"] = separation_json(s.r2, &s.delta2, m, separation);
+  } else {
+    out["separation"] = separation_json(token_max_sq_norm(ds), nullptr, m, separation);
+  }
   return out;
 }
 

@@ -2,6 +2,7 @@
 // as assumptions.cpp, routed through the engine's certified kernels so float data never become one GMP
 // rational per entry (2000 ViT-B examples are 300M entries).
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -9,6 +10,8 @@
 
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/dispatch.hpp"
+#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 #include "kruskal_json.hpp"
@@ -41,10 +44,11 @@ bool has_zero_row(const TypedMatrix& a) {
 }
 
 // Exact sum of squares / squared distance of doubles, in rationals (only for the few candidates).
-Rational exact_sq_norm(const double* a, std::size_t d) {
+template <class F>
+Rational exact_sq_norm(const F* a, std::size_t d) {
   Rational s = 0;
   for (std::size_t c = 0; c < d; ++c) {
-    Rational x = rational_from_double(a[c]);
+    Rational x = rational_from_double(static_cast<double>(a[c]));
     s += x * x;
   }
   return s;
@@ -61,23 +65,39 @@ Rational exact_sq_distance(const double* a, const double* b, std::size_t d) {
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
+// A finite double x as mant * 2^exp with an integer mantissa (bit arithmetic: this runs once per value
+// of the data, 3 * 10^8 times at 2000 ViT-B examples, where frexp/ldexp cost several times more).
+struct DoubleParts {
+  std::uint64_t mant;
+  int exp;
+};
+DoubleParts double_parts(double x) {
+  const auto bits = std::bit_cast<std::uint64_t>(x);
+  const int biased = static_cast<int>((bits >> 52) & 0x7ff);
+  const std::uint64_t frac = bits & ((std::uint64_t(1) << 52) - 1);
+  if (biased == 0) return {frac, -1074};  // subnormal (or zero)
+  return {frac | (std::uint64_t(1) << 52), biased - 1075};
+}
+
 // Exponent of the lowest set bit of the non-zero finite double x (x = odd * 2^result).
 int low_bit_exponent(double x) {
-  int e = 0;
-  const double f = std::frexp(std::fabs(x), &e);  // |x| = f 2^e, f in [1/2, 1)
-  const auto mant = static_cast<std::uint64_t>(std::ldexp(f, 53));  // exact: 53-bit integer
-  return e - 53 + std::countr_zero(mant);
+  const DoubleParts p = double_parts(x);
+  return p.exp + std::countr_zero(p.mant);
+}
+// frexp's exponent of the non-zero finite double x (|x| = f 2^result, f in [1/2, 1)).
+int high_exponent(double x) {
+  const DoubleParts p = double_parts(x);
+  return p.exp + static_cast<int>(std::bit_width(p.mant));
 }
 
 // x 2^E as an integer (exact: E >= -low_bit_exponent(x), |x| 2^E < 2^126 checked by the caller).
 i128 scaled_to_i128(double x, int E) {
   if (x == 0) return 0;
-  int e = 0;
-  const double f = std::frexp(std::fabs(x), &e);
-  i128 m = static_cast<i128>(static_cast<std::uint64_t>(std::ldexp(f, 53)));
-  const int sh = e - 53 + E;
+  const DoubleParts p = double_parts(x);
+  i128 m = static_cast<i128>(p.mant);
+  const int sh = p.exp + E;
   m = sh >= 0 ? m << sh : m >> -sh;  // a right shift drops only zero bits (E covers the lowest set bit)
-  return x < 0 ? -m : m;
+  return std::signbit(x) ? -m : m;
 }
 
 Rational rational_from_i128(i128 v, int E) {
@@ -93,24 +113,35 @@ Rational rational_from_i128(i128 v, int E) {
   return q;
 }
 
-// Assumption 2 per context through rank_certified (the rows copied into typed storage of their own);
-// the first failing context's dependency comes from the exact route.
-json assumption2_typed(const TypedAttentionDataset& ds, int threads) {
+// Assumption 2 per context: one elimination mod p of the context's exact values, row-scaled to integers
+// (dmat_batch_rank's filter: full rank mod p certifies rank n), contexts in parallel, each widened from
+// float32 into a per-thread buffer when kept as float32 (no copy of the whole data); a context short of
+// rank n mod p escalates to rank_certified (exact, two-sided). The first failing context's dependency
+// comes from the exact route.
+json assumption2_typed(const TypedAttentionDataset& ds, const double* c64, const float* c32, int threads) {
+  const std::size_t n = ds.n, d = ds.d, T = ds.T, block = n * d;
+  const std::uint64_t p = prime_fast(0);
+  std::vector<char> full(T, 0);
+  std::atomic<std::size_t> finished{0};
+  parallel_for(T, threads <= 0 ? fast_threads() : threads, [&](std::size_t t) {
+    thread_local std::vector<double> wide;
+    thread_local DModMatrix m;
+    const double* e = c64 ? c64 + t * block : nullptr;
+    if (c32) wide.assign(c32 + t * block, c32 + (t + 1) * block), e = wide.data();
+    if (n == 0) full[t] = 1;
+    else if (n <= d) {
+      dmod_from_double_rows_into(e, n, d, p, m);
+      full[t] = dmod_rank_profile_inplace(m, 1).rank == n;
+    }
+    progress_tick("assumption 2: context ranks", ++finished, T);
+  });
   std::vector<std::size_t> failing;
-  const std::size_t n = ds.n, d = ds.d, block = n * d;
-  for (std::size_t t = 0; t < ds.T; ++t) {
-    TypedMatrix e = typed_matrix_rows(ds.contexts, t * n, n);
-    if (rank_certified(e, threads).rank < n) failing.push_back(t);
-    progress_tick("assumption 2: context ranks", t + 1, ds.T);
-  }
+  for (std::size_t t = 0; t < T; ++t)
+    if (!full[t] && rank_certified(typed_dataset_context(ds, t), threads).rank < n) failing.push_back(t);
   json j{{"holds", failing.empty()}, {"failing", failing}};
   if (!failing.empty()) {
-    const std::size_t t = failing[0];
     AttentionDataset one;
-    QMatrix all = typed_matrix_to_qmat(ds.contexts);
-    QMatrix e(n, d);
-    std::copy(all.data().begin() + t * block, all.data().begin() + (t + 1) * block, e.data().begin());
-    one.contexts.push_back(std::move(e));
+    one.contexts.push_back(typed_matrix_to_qmat(typed_dataset_context(ds, failing[0])));
     j["witness"] = qvec_to_json(assumption2_check(one, {0}).witness);
   }
   return j;
@@ -123,17 +154,18 @@ json assumption2_typed(const TypedAttentionDataset& ds, int threads) {
 // that makes every value an integer when the range allows (|value| 2^E (2n + 1) < 2^126), else in GMP
 // rationals. Doubles when every row value is exactly one, else the exact rationals (converted once per
 // row value, not per term: float32 tokens as small as 10^-9 make such sums need more than 53 bits).
-TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
+namespace {
+
+template <class F>
+TypedMatrix assumption3_rows_of(const F* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
   const std::size_t total_ctx = T * n * d, total_qry = T * d;
   int low = std::numeric_limits<int>::max(), high = std::numeric_limits<int>::min();
   bool finite = true;
-  auto scan = [&](const double* v, std::size_t count) {
+  auto scan = [&](const auto* v, std::size_t count) {
     for (std::size_t k = 0; k < count; ++k) {
       if (!std::isfinite(v[k])) finite = false;
       else if (v[k] != 0) {
-        int e = 0;
-        std::frexp(v[k], &e);
-        high = std::max(high, e);
+        high = std::max(high, high_exponent(v[k]));
         low = std::min(low, low_bit_exponent(v[k]));
       }
     }
@@ -145,12 +177,14 @@ TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::si
   if (finite && (high == std::numeric_limits<int>::min() || high - low + growth < 126)) {
     const int E = high == std::numeric_limits<int>::min() ? 0 : -low;  // every value times 2^E is an integer
     std::vector<i128> sums(T * d);
-    for (std::size_t t = 0; t < T; ++t)
-      for (std::size_t c = 0; c < d; ++c) {
-        i128 s = static_cast<i128>(n) * scaled_to_i128(qry[t * d + c], E);
-        for (std::size_t j = 0; j < n; ++j) s += scaled_to_i128(ctx[(t * n + j) * d + c], E);
-        sums[t * d + c] = s;
+    for (std::size_t t = 0; t < T; ++t) {  // row by row through the contexts (sequential memory)
+      i128* row = sums.data() + t * d;
+      for (std::size_t c = 0; c < d; ++c) row[c] = static_cast<i128>(n) * scaled_to_i128(qry[t * d + c], E);
+      for (std::size_t j = 0; j < n; ++j) {
+        const F* x = ctx + (t * n + j) * d;
+        for (std::size_t c = 0; c < d; ++c) row[c] += scaled_to_i128(x[c], E);
       }
+    }
     // As doubles when each sum has at most 53 significant bits (then ldexp is exact unless it underflows,
     // which the round trip catches).
     std::vector<double> out(T * d);
@@ -177,6 +211,15 @@ TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::si
       q(t, c) = s;
     }
   return typed_matrix_from_qmat(std::move(q));
+}
+
+}  // namespace
+
+TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
+  return assumption3_rows_of(ctx, qry, T, n, d);
+}
+TypedMatrix assumption3_rows_typed(const float* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
+  return assumption3_rows_of(ctx, qry, T, n, d);
 }
 
 KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, std::uint64_t budget, int threads) {
@@ -217,30 +260,74 @@ KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, s
   return c;
 }
 
-Separation token_separation_doubles(const std::vector<const double*>& points, std::size_t d) {
+namespace {
+
+// ||x||^2 of d exact values in double (products of floats are exact in double, so the enclosure below,
+// proved for doubles, covers float data too).
+template <class F>
+double sq_norm_double(const F* x, std::size_t d) {
+  double q = 0;
+  for (std::size_t c = 0; c < d; ++c) q += static_cast<double>(x[c]) * static_cast<double>(x[c]);
+  return q;
+}
+
+// Each norm enclosed like a distance to the origin (separation_filter.hpp's bound: relative error
+// gamma_{d+2}, d half-units of underflow, doubled for the roundings of the ends themselves).
+struct SqNormEnclosure {
+  double rel, abs_err;
+  explicit SqNormEnclosure(std::size_t d) {
+    const double u = 0x1p-53, eta = 0x1p-1074, nu = static_cast<double>(d + 2) * u;
+    rel = 2 * nu / (1 - nu);
+    abs_err = 2 * static_cast<double>(d) * eta;
+  }
+  double lo(double q) const { return (q - abs_err) * (1 - rel); }
+  double hi(double q) const { return (q + abs_err) * (1 + rel); }
+};
+
+// r^2 = max ||x||^2 over the ra rows of a and the rb rows of b (d values each): every norm enclosed in
+// double, exact only for the norms whose upper end reaches the largest lower end. Linear cost.
+template <class F, class G>
+Rational max_sq_norm_rows(const F* a, std::size_t ra, const G* b, std::size_t rb, std::size_t d) {
+  const SqNormEnclosure enc(d);
+  std::vector<double> hi(ra + rb);
+  double best_lo = 0;
+  for (std::size_t i = 0; i < ra + rb; ++i) {
+    const double q = i < ra ? sq_norm_double(a + i * d, d) : sq_norm_double(b + (i - ra) * d, d);
+    best_lo = std::max(best_lo, enc.lo(q));
+    hi[i] = enc.hi(q);
+  }
+  Rational r2 = 0;
+  for (std::size_t i = 0; i < ra + rb; ++i)
+    if (!(hi[i] < best_lo)) r2 = std::max(r2, i < ra ? exact_sq_norm(a + i * d, d) : exact_sq_norm(b + (i - ra) * d, d));
+  return r2;
+}
+
+}  // namespace
+
+Separation token_separation_doubles(const std::vector<const double*>& points, std::size_t d, bool min_distance) {
+  Separation s;
+  s.r2 = 0;
+  s.delta2 = 0;
+  // r^2 (repeated points change no maximum).
+  {
+    const SqNormEnclosure enc(d);
+    std::vector<double> hi(points.size());
+    double best_lo = 0;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const double q = sq_norm_double(points[i], d);
+      best_lo = std::max(best_lo, enc.lo(q));
+      hi[i] = enc.hi(q);
+    }
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (!(hi[i] < best_lo)) s.r2 = std::max(s.r2, exact_sq_norm(points[i], d));
+  }
+  if (!min_distance) return s;
   // Distinct tokens (the minimum is over distinct ones): lexicographic sort on exact double comparisons.
   std::vector<const double*> p = points;
   auto less = [d](const double* a, const double* b) { return std::lexicographical_compare(a, a + d, b, b + d); };
   auto same = [d](const double* a, const double* b) { return std::equal(a, a + d, b); };
   std::sort(p.begin(), p.end(), less);
   p.erase(std::unique(p.begin(), p.end(), same), p.end());
-  Separation s;
-  s.r2 = 0;
-  s.delta2 = 0;
-  // r^2: each norm enclosed like a distance to the origin (separation_filter.hpp's bound); exact only
-  // for the norms whose upper end reaches the largest lower end.
-  const double u = 0x1p-53, eta = 0x1p-1074;
-  const double nu = static_cast<double>(d + 2) * u, rel = 2 * nu / (1 - nu), abs_err = 2 * static_cast<double>(d) * eta;
-  std::vector<double> hi(p.size());
-  double best_lo = 0;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    double q = 0;
-    for (std::size_t c = 0; c < d; ++c) q += p[i][c] * p[i][c];
-    best_lo = std::max(best_lo, (q - abs_err) * (1 - rel));
-    hi[i] = (q + abs_err) * (1 + rel);
-  }
-  for (std::size_t i = 0; i < p.size(); ++i)
-    if (!(hi[i] < best_lo)) s.r2 = std::max(s.r2, exact_sq_norm(p[i], d));
   Rational best = -1;
   for (auto [i, j] : detail::nearest_pair_candidates(p, d)) {
     Rational q = exact_sq_distance(p[i], p[j], d);
@@ -250,11 +337,15 @@ Separation token_separation_doubles(const std::vector<const double*>& points, st
   return s;
 }
 
-json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t budget, int threads) {
+json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t budget, int threads,
+                              SeparationMode separation) {
+  // The contexts' exact values, without a copy of the whole data: float32 kept as stored (c32), float64
+  // storage itself, int64 up to 2^53 converted once; anything else takes the rational report.
   Matrix<double> cbuf, qbuf;
-  const double* ctx = typed_doubles(ds.contexts, cbuf);
-  const double* qry = ctx ? typed_doubles(ds.queries, qbuf) : nullptr;
-  if (!ctx || !qry) return assumptions_report(attention_dataset_from_typed(ds), budget);
+  const float* c32 = ds.contexts_f32.empty() ? nullptr : ds.contexts_f32.data();
+  const double* ctx = c32 ? nullptr : typed_doubles(ds.contexts, cbuf);
+  const double* qry = c32 || ctx ? typed_doubles(ds.queries, qbuf) : nullptr;
+  if ((!c32 && !ctx) || !qry) return assumptions_report(attention_dataset_from_typed(ds), budget, separation);
   const std::size_t T = ds.T, n = ds.n, d = ds.d;
   json out;
   out["T"] = T;
@@ -266,16 +357,30 @@ json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t bud
   json j1 = kjson(a1, k1);
   j1["remark1"] = "capacity >= H(min(k, d_h) - 1) + 1 with k = kruskal_lower = " + std::to_string(a1.lower);
   out["assumption1"] = j1;
-  out["assumption2"] = assumption2_typed(ds, threads);
-  out["assumption3"] = kjson(kruskal_at_least_typed(assumption3_rows_typed(ctx, qry, T, n, d), k1, budget, threads), k1);
+  out["assumption2"] = assumption2_typed(ds, ctx, c32, threads);
+  {
+    TypedMatrix rows3 = c32 ? assumption3_rows_typed(c32, qry, T, n, d) : assumption3_rows_typed(ctx, qry, T, n, d);
+    out["assumption3"] = kjson(kruskal_at_least_typed(rows3, k1, budget, threads), k1);
+  }
   const std::size_t kg = std::min(T, d);
   out["general_position"] = kjson(kruskal_at_least_typed(ds.queries, kg, budget, threads), kg);
+  // The token separation: decided from the count before any work (separation_decide); r^2 always.
+  const std::size_t m = T * n + T;
+  if (!separation_decide(separation, m, d)) {
+    const Rational r2 = c32 ? max_sq_norm_rows(c32, T * n, qry, T, d) : max_sq_norm_rows(ctx, T * n, qry, T, d);
+    out["separation"] = separation_json(r2, nullptr, m, separation);
+    return out;
+  }
+  // The all-pairs filter works on doubles: float32 contexts are widened here (only when the minimum
+  // distance is computed: a few examples under `auto`, or forced by `on`).
+  std::vector<double> wide;
+  if (c32) wide.assign(c32, c32 + T * n * d), ctx = wide.data();
   std::vector<const double*> pts;
-  pts.reserve(T * n + T);
+  pts.reserve(m);
   for (std::size_t i = 0; i < T * n; ++i) pts.push_back(ctx + i * d);
   for (std::size_t t = 0; t < T; ++t) pts.push_back(qry + t * d);
-  Separation s = token_separation_doubles(pts, d);
-  out["separation"] = {{"r2", rational_to_string(s.r2)}, {"delta2", rational_to_string(s.delta2)}};
+  Separation s = token_separation_doubles(pts, d, true);
+  out["separation"] = separation_json(s.r2, &s.delta2, m, separation);
   return out;
 }
 

@@ -144,3 +144,75 @@ TEST_CASE("assumption3_rows_typed: exact sums on every route", "[mahdavi24][assu
       }
   }
 }
+
+TEST_CASE("token separation: auto, on and off", "[mahdavi24][separation][typed]") {
+  // The same exact delta^2 whenever it is computed (auto on a small data set, on), r^2 always, null
+  // delta^2 with "computed": false otherwise; the automatic budget decides from the count alone.
+  std::mt19937_64 g(20261128);
+  AttentionDataset q = float_data(g, 5, 4, 6);
+  for (std::size_t c = 0; c < 6; ++c) q.contexts[3](1, c) = q.contexts[1](2, c);  // two equal tokens
+  TypedAttentionDataset t = typed_of(q);
+  const Separation brute = token_separation(q);
+  for (SeparationMode mode : {SeparationMode::automatic, SeparationMode::on, SeparationMode::off}) {
+    for (bool typed : {true, false}) {
+      nlohmann::json j = typed ? assumptions_report_typed(t, 20'000'000, 1, mode) : assumptions_report(q, 20'000'000, mode);
+      const nlohmann::json& s = j["separation"];
+      INFO(s.dump());
+      REQUIRE(s["r2"] == rational_to_string(brute.r2));
+      REQUIRE(s["pairs"] == 25 * 24 / 2);  // T n + T = 25 tokens, the repeated one included
+      REQUIRE(s["mode"] == separation_mode_name(mode));
+      if (mode == SeparationMode::off) {
+        REQUIRE(s["computed"] == false);
+        REQUIRE(s["delta2"].is_null());
+      } else {
+        REQUIRE(s["computed"] == true);
+        REQUIRE(s["delta2"] == rational_to_string(brute.delta2));
+        REQUIRE(brute.delta2 > 0);  // the equal tokens are one token
+      }
+    }
+  }
+  REQUIRE(separation_decide(SeparationMode::automatic, 1000, 768));
+  REQUIRE_FALSE(separation_decide(SeparationMode::automatic, 39800, 768));  // 200 ViT-B examples
+  REQUIRE(separation_decide(SeparationMode::on, 39800, 768));
+  REQUIRE_FALSE(separation_decide(SeparationMode::off, 2, 1));
+  SeparationMode m = SeparationMode::on;
+  REQUIRE(separation_mode_parse("auto", m));
+  REQUIRE(m == SeparationMode::automatic);
+  REQUIRE_FALSE(separation_mode_parse("maybe", m));
+}
+
+TEST_CASE("float32 contexts kept as float32 give the rational report", "[mahdavi24][assumptions][typed]") {
+  // contexts_f32 (the reader's keep_float32 form): Assumption 2 from float32 without widening the data,
+  // Assumption 3 sums from floats, r^2 from floats; against the exact rational route, on random data, a
+  // rank-deficient context hidden among 50 full-rank ones, a context full rank only through a float32
+  // perturbation, and equal tokens.
+  std::mt19937_64 g(20261129);
+  std::normal_distribution<float> gauss;
+  const std::size_t T = 51, n = 3, d = 4;
+  std::vector<float> ctx(T * n * d);
+  for (float& x : ctx) x = gauss(g);
+  for (std::size_t c = 0; c < d; ++c) {
+    ctx[(37 * n + 2) * d + c] = 2 * ctx[(37 * n + 0) * d + c];  // rank 2 (doubling is exact in float)
+    ctx[(12 * n + 1) * d + c] = ctx[(12 * n + 0) * d + c];                              // full rank only via 2^-20
+    ctx[(20 * n + 0) * d + c] = ctx[(5 * n + 2) * d + c];                               // equal tokens
+  }
+  ctx[(12 * n + 1) * d + 3] += 0x1p-20f;
+  TypedAttentionDataset t;
+  t.T = T, t.n = n, t.d = d;
+  t.contexts_f32 = ctx;
+  std::vector<double> qv(T * d);
+  for (double& x : qv) x = gauss(g);
+  t.queries = typed_matrix_from_f64(T, d, qv);
+  const AttentionDataset q = attention_dataset_from_typed(t);
+  REQUIRE(q.contexts[37](2, 0) == q.contexts[37](0, 0) * 2);
+  for (SeparationMode mode : {SeparationMode::on, SeparationMode::off}) {
+    nlohmann::json a = assumptions_report(q, 20'000'000, mode), b = assumptions_report_typed(t, 20'000'000, 2, mode);
+    INFO(a.dump() << "\n" << b.dump());
+    REQUIRE(a == b);
+    REQUIRE(b["assumption2"]["failing"] == nlohmann::json::array({37}));
+  }
+  // The typed dataset's context accessor widens exactly.
+  const TypedMatrix e = typed_dataset_context(t, 12);
+  REQUIRE(e.storage == Storage::float64);
+  REQUIRE(e.f64[1 * d + 3] == static_cast<double>(ctx[(12 * n + 1) * d + 3]));
+}

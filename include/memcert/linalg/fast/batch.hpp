@@ -3,8 +3,10 @@
 // certifies full rank (rank mod p <= rank over Q); a dependence mod p is escalated to the exact path.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
+#include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/fast/rump.hpp"
 #include "memcert/linalg/kruskal.hpp"
 
@@ -23,6 +25,13 @@ BatchRankResult dmat_batch_rank(const std::vector<DMatrix>& mats, int threads = 
 // each certified independent mod p, or escalated: exact rank; a dependent subset gets exact coefficients.
 KruskalSample dmat_kruskal_sample_fast(const DMatrix& vectors, std::size_t size, std::size_t trials,
                                        std::uint64_t seed, int threads = 0);
+// The same protocol (same subsets for the same seed) on the row-scaled residues `all` of the vectors
+// modulo prime_fast(0) (dmod_from_double_rows, dmod_from_qmat, ...): each subset independent mod p is
+// certified independent; the others are decided exactly on exact_rows(subset) (the subset's exact rows, in
+// order), which is called only for them.
+KruskalSample dmod_kruskal_sample(const DModMatrix& all, std::size_t size, std::size_t trials, std::uint64_t seed,
+                                  const std::function<QMatrix(const std::vector<std::size_t>&)>& exact_rows,
+                                  int threads = 0);
 
 }  // namespace memcert
 

@@ -56,13 +56,36 @@ struct GroupingFacts {
 // (b) of the weaker facts, for the given groups (indices into ds).
 GroupingFacts grouping_facts_check(const AttentionDataset& ds, const std::vector<std::vector<std::size_t>>& groups);
 
-// The report of `memcert assumptions` (docs/CLI.md), with Kruskal budget per property.
-nlohmann::json assumptions_report(const AttentionDataset& ds, std::uint64_t budget);
+// The token separation (r, delta) (ks25's Assumption 4.1: any two tokens are equal or at distance >= delta)
+// is not one of Assumptions 1-3, and its exact minimum runs over all pairs of the m = T n + T tokens:
+// m^2 d / 2 operations, quadratic in T (10^14 at 2000 ViT-B examples). `automatic` computes it when
+// that cost is within kSeparationAutoBudget, else reports it as not computed; `on` / `off` force it.
+enum class SeparationMode { automatic, on, off };
+// Pairs of tokens times coordinates above which `automatic` skips the minimum distance (about 10^11
+// multiply-adds: a few seconds in the float Gram kernel on 2 cores).
+inline constexpr double kSeparationAutoBudget = 1e11;
+// Whether the minimum distance is computed for m tokens of dimension d under `mode` (decided before any
+// work starts, from the count alone).
+bool separation_decide(SeparationMode mode, std::size_t m, std::size_t d);
+// "auto", "on", "off" (and back: false for any other text).
+const char* separation_mode_name(SeparationMode mode);
+bool separation_mode_parse(const std::string& text, SeparationMode& mode);
+
+// The report of `memcert assumptions` (docs/CLI.md), with Kruskal budget per property. "separation" holds
+// "r2" always (the largest squared norm: linear cost), "delta2" when the minimum distance was computed
+// (else null), "computed", "pairs" (m (m - 1) / 2 before removing repeated tokens) and "mode".
+nlohmann::json assumptions_report(const AttentionDataset& ds, std::uint64_t budget,
+                                  SeparationMode separation = SeparationMode::on);
 
 // Exact token separation over context tokens and queries.
 struct Separation {
   Rational r2, delta2;  // delta2 = 0 when fewer than two distinct tokens
 };
 Separation token_separation(const AttentionDataset& ds);
+// The largest squared norm r^2 of the tokens alone (exact; linear cost).
+Rational token_max_sq_norm(const AttentionDataset& ds);
+// The "separation" object of the report: r2, delta2 (exact string, or null when `s` holds no minimum
+// distance), computed, pairs, mode.
+nlohmann::json separation_json(const Rational& r2, const Rational* delta2, std::size_t m, SeparationMode mode);
 
 }  // namespace memcert::mahdavi24

@@ -17,7 +17,8 @@ namespace memcert::mahdavi24 {
 // token separation through a sweep with a proved double enclosure (exact rationals only for the pairs
 // and norms it cannot decide), with no GMP rational per entry. Other data take assumptions_report.
 // `threads` <= 0: fast_threads().
-nlohmann::json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t budget, int threads = 0);
+nlohmann::json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t budget, int threads = 0,
+                                        SeparationMode separation = SeparationMode::on);
 // kruskal_at_least's contract on typed storage (same enumeration / sampling protocol and seed).
 KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, std::uint64_t budget, int threads = 0);
 // The T rows n e_t + sum_j x_j^(t) (n (e_t + xbar_t): Assumption 3's vectors up to the factor n) of the
@@ -25,7 +26,9 @@ KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, s
 // (128-bit fixed point when the exponent range allows, else GMP): float64 storage when every sum is a
 // double, else rational storage.
 TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d);
+TypedMatrix assumption3_rows_typed(const float* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d);
 // token_separation over points given as exact doubles (d values each); repeated points are ignored.
-Separation token_separation_doubles(const std::vector<const double*>& points, std::size_t d);
+// Without `min_distance` only r2 is computed (delta2 left 0).
+Separation token_separation_doubles(const std::vector<const double*>& points, std::size_t d, bool min_distance = true);
 
 }  // namespace memcert::mahdavi24
