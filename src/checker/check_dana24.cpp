@@ -24,15 +24,15 @@
 namespace memcert_checker {
 namespace {
 
-constexpr mpfr_prec_t kPrec = 128;
+constexpr mpfr_prec_t kDana24Prec = 128;
 
-std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
+std::string dana24_at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
 // A dense array of exact MPFR numbers (weights), owning its storage.
 class MpArray {
  public:
   explicit MpArray(std::size_t n = 0) : v_(n) {
-    for (auto& x : v_) mpfr_init2(&x, kPrec), mpfr_set_zero(&x, 1);
+    for (auto& x : v_) mpfr_init2(&x, kDana24Prec), mpfr_set_zero(&x, 1);
   }
   MpArray(const MpArray&) = delete;
   MpArray& operator=(const MpArray&) = delete;
@@ -42,7 +42,7 @@ class MpArray {
   void reset(std::size_t n) {
     release();
     v_.resize(n);
-    for (auto& x : v_) mpfr_init2(&x, kPrec), mpfr_set_zero(&x, 1);
+    for (auto& x : v_) mpfr_init2(&x, kDana24Prec), mpfr_set_zero(&x, 1);
   }
   mpfr_ptr operator[](std::size_t i) { return &v_[i]; }
   mpfr_srcptr operator[](std::size_t i) const { return &v_[i]; }
@@ -57,7 +57,7 @@ class MpArray {
 };
 
 // Reads a nested array of exact numbers with the given shape into `out` (row-major); each must be exact
-// at kPrec bits.
+// at kDana24Prec bits.
 bool read_tensor(const Value* v, const std::string& where, const std::vector<std::size_t>& shape, MpArray& out,
                  std::string& why) {
   std::size_t total = 1;
@@ -84,7 +84,7 @@ bool read_tensor(const Value* v, const std::string& where, const std::vector<std
       why = f.where + ": expected a list of " + std::to_string(shape[f.level]) + " entries";
       return false;
     }
-    for (std::size_t i = f.v->items.size(); i-- > 0;) stack.push_back({&f.v->items[i], f.level + 1, at(f.where, i)});
+    for (std::size_t i = f.v->items.size(); i-- > 0;) stack.push_back({&f.v->items[i], f.level + 1, dana24_at(f.where, i)});
   }
   for (const auto& [leaf, w] : leaves) {
     if (!read_rational(*leaf, w, q, why)) return false;
@@ -100,7 +100,7 @@ bool read_tensor(const Value* v, const std::string& where, const std::vector<std
 // An interval [lo, hi] of MPFR numbers; operations round lo down and hi up.
 struct Iv {
   mpfr_t lo, hi;
-  Iv() { mpfr_init2(lo, kPrec), mpfr_init2(hi, kPrec), mpfr_set_zero(lo, 1), mpfr_set_zero(hi, 1); }
+  Iv() { mpfr_init2(lo, kDana24Prec), mpfr_init2(hi, kDana24Prec), mpfr_set_zero(lo, 1), mpfr_set_zero(hi, 1); }
   Iv(const Iv&) = delete;
   Iv& operator=(const Iv&) = delete;
   ~Iv() { mpfr_clear(lo), mpfr_clear(hi); }
@@ -156,7 +156,7 @@ void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::
       z(new Iv[S]);
   Iv sum, a, tmp;
   mpfr_t t1, t2, c;
-  mpfr_inits2(kPrec, t1, t2, c, static_cast<mpfr_ptr>(nullptr));
+  mpfr_inits2(kDana24Prec, t1, t2, c, static_cast<mpfr_ptr>(nullptr));
   for (std::size_t i = 0; i < d; ++i) mpfr_set(E[i].lo, x[S - 1][i].lo, MPFR_RNDD), mpfr_set(E[i].hi, x[S - 1][i].hi, MPFR_RNDU);
   auto project = [&](const MpArray& W, std::size_t base, std::size_t rows, std::size_t cols, const Iv* in, Iv* out) {
     for (std::size_t r = 0; r < rows; ++r) {
@@ -196,7 +196,7 @@ void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::
   Iv L;
   bool any = false;
   mpfr_t best;
-  mpfr_init2(best, kPrec);
+  mpfr_init2(best, kDana24Prec);
   Iv Lg;
   project(m.WU, g * d, 1, d, E.get(), &Lg);
   for (std::size_t j = 0; j < m.N; ++j) {
@@ -262,13 +262,13 @@ bool check_dana24(const Value& c, std::string& why) {
   for (std::size_t t = 0; t < T; ++t) {
     const Value& s = sv->items[t];
     if (s.type != json::Type::Array || s.items.size() != m.S) {
-      why = at("sequences", t) + ": expected S = " + std::to_string(m.S) + " tokens";
+      why = dana24_at("sequences", t) + ": expected S = " + std::to_string(m.S) + " tokens";
       return false;
     }
     for (std::size_t k = 0; k < m.S; ++k)
-      if (!read_size(s.items[k], at(at("sequences", t), k), m.N - 1, seqs[t][k], why)) return false;
+      if (!read_size(s.items[k], dana24_at(dana24_at("sequences", t), k), m.N - 1, seqs[t][k], why)) return false;
     if (!seen.insert(seqs[t]).second) {
-      why = at("sequences", t) + ": a repeated sequence (associations must be distinct sequences)";
+      why = dana24_at("sequences", t) + ": a repeated sequence (associations must be distinct sequences)";
       return false;
     }
   }
@@ -280,7 +280,7 @@ bool check_dana24(const Value& c, std::string& why) {
   }
   std::vector<std::size_t> next(T);
   for (std::size_t t = 0; t < T; ++t)
-    if (!read_size(nv->items[t], at("next", t), m.N - 1, next[t], why)) return false;
+    if (!read_size(nv->items[t], dana24_at("next", t), m.N - 1, next[t], why)) return false;
   // Weights.
   const Value* w = member(c, "", "weights", json::Type::Object, why);
   if (!w) return false;
@@ -332,11 +332,11 @@ bool check_dana24(const Value& c, std::string& why) {
   }
   // The forward pass, every sequence.
   mpfr_t margin;
-  mpfr_init2(margin, kPrec);
+  mpfr_init2(margin, kDana24Prec);
   for (std::size_t t = 0; t < T; ++t) {
     certified_margin(m, seqs[t], next[t], margin);
     if (!(mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0) || mpfr_nan_p(margin)) {
-      why = at("sequences", t) + ": the certified margin of next token " + std::to_string(next[t]) +
+      why = dana24_at("sequences", t) + ": the certified margin of next token " + std::to_string(next[t]) +
             " is not >= min_margin (" + (mpfr_sgn(margin) > 0 ? "smaller margin" : "arg-max not certified") + ")";
       mpfr_clear(margin);
       return false;
