@@ -19,12 +19,17 @@
 #include <memory>
 #include <set>
 
+#include "dana24_forward.hpp"
 #include "read.hpp"
 
 namespace memcert_checker {
 namespace {
 
-constexpr mpfr_prec_t kDana24Prec = 128;
+constexpr mpfr_prec_t kDana24Prec = 128;  // weights: exact dyadics of at most this many significant bits
+// The forward pass's working precision. check_dana24 raises it (128, 256, 512) for a sequence whose margin
+// is not certified at 128 bits: large output weights of an ill-conditioned solve cancel, and every bit
+// of precision lost there is a bit of margin lost. Any precision gives a rigorous enclosure.
+thread_local mpfr_prec_t g_work_prec = kDana24Prec;
 
 std::string dana24_at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
@@ -100,7 +105,7 @@ bool read_tensor(const Value* v, const std::string& where, const std::vector<std
 // An interval [lo, hi] of MPFR numbers; operations round lo down and hi up.
 struct Iv {
   mpfr_t lo, hi;
-  Iv() { mpfr_init2(lo, kDana24Prec), mpfr_init2(hi, kDana24Prec), mpfr_set_zero(lo, 1), mpfr_set_zero(hi, 1); }
+  Iv() { mpfr_init2(lo, g_work_prec), mpfr_init2(hi, g_work_prec), mpfr_set_zero(lo, 1), mpfr_set_zero(hi, 1); }
   Iv(const Iv&) = delete;
   Iv& operator=(const Iv&) = delete;
   ~Iv() { mpfr_clear(lo), mpfr_clear(hi); }
@@ -141,8 +146,33 @@ struct Model {
   MpArray e, pos, WU, WQ, WK, WV, WO;
 };
 
-// Certified lower bound of min_{j != g} (T(t)_g - T(t)_j) into `margin`.
-void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::size_t g, mpfr_t margin) {
+// The seven weight tensors of the object `weights`, each read exactly with the shape m's sizes give it.
+bool read_weights(const Value& weights, Model& m, std::string& why) {
+  struct TensorField {
+    const char* name;
+    MpArray* out;
+    std::vector<std::size_t> shape;
+  } tensors[] = {{"e", &m.e, {m.N, m.d}},           {"pos", &m.pos, {m.S, m.d}},
+                 {"WU", &m.WU, {m.N, m.d}},         {"WQ", &m.WQ, {m.H, m.dh, m.d}},
+                 {"WK", &m.WK, {m.H, m.dh, m.d}},   {"WV", &m.WV, {m.H, m.dh, m.d}},
+                 {"WO", &m.WO, {m.H, m.d, m.dh}}};
+  for (auto& f : tensors)
+    if (!read_tensor(weights.find(f.name), std::string("weights.") + f.name, f.shape, *f.out, why)) return false;
+  return true;
+}
+
+// out = W[base ..] in, W a rows x cols block of exact numbers, `in` enclosed.
+void iv_project(const MpArray& W, std::size_t base, std::size_t rows, std::size_t cols, const Iv* in, Iv* out) {
+  for (std::size_t r = 0; r < rows; ++r) {
+    out[r].zero();
+    for (std::size_t i = 0; i < cols; ++i) iv_fma_point(out[r], W[base + r * cols + i], in[i]);
+  }
+}
+
+// E(t) = x(t,S) + sum_h W_O^h W_V^h A^h(t), the input of W_U (eq. (1)-(2)), enclosed into E[0..d). With
+// `feat`, also the features F(t) = [x(t,S); W_V^1 A^1(t); ...; W_V^H A^H(t)] (d + H d_h entries), so that
+// E(t) = [I, W_O] F(t).
+void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* E, Iv* feat = nullptr) {
   const std::size_t S = m.S, d = m.d, dh = m.dh;
   std::vector<std::unique_ptr<Iv[]>> x(S);
   for (std::size_t s = 0; s < S; ++s) {
@@ -152,22 +182,19 @@ void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::
       mpfr_add(x[s][i].hi, m.e[seq[s] * d + i], m.pos[s * d + i], MPFR_RNDU);
     }
   }
-  std::unique_ptr<Iv[]> E(new Iv[d]), A(new Iv[d]), q(new Iv[dh]), k(new Iv[dh]), v(new Iv[dh]), score(new Iv[S]),
+  std::unique_ptr<Iv[]> A(new Iv[d]), q(new Iv[dh]), k(new Iv[dh]), v(new Iv[dh]), score(new Iv[S]),
       z(new Iv[S]);
   Iv sum, a, tmp;
   mpfr_t t1, t2, c;
-  mpfr_inits2(kDana24Prec, t1, t2, c, static_cast<mpfr_ptr>(nullptr));
+  mpfr_inits2(g_work_prec, t1, t2, c, static_cast<mpfr_ptr>(nullptr));
   for (std::size_t i = 0; i < d; ++i) mpfr_set(E[i].lo, x[S - 1][i].lo, MPFR_RNDD), mpfr_set(E[i].hi, x[S - 1][i].hi, MPFR_RNDU);
-  auto project = [&](const MpArray& W, std::size_t base, std::size_t rows, std::size_t cols, const Iv* in, Iv* out) {
-    for (std::size_t r = 0; r < rows; ++r) {
-      out[r].zero();
-      for (std::size_t i = 0; i < cols; ++i) iv_fma_point(out[r], W[base + r * cols + i], in[i]);
-    }
-  };
+  if (feat)
+    for (std::size_t i = 0; i < d; ++i)
+      mpfr_set(feat[i].lo, x[S - 1][i].lo, MPFR_RNDD), mpfr_set(feat[i].hi, x[S - 1][i].hi, MPFR_RNDU);
   for (std::size_t h = 0; h < m.H; ++h) {
-    project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), q.get());
+    iv_project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), q.get());
     for (std::size_t s = 0; s < S; ++s) {
-      project(m.WK, h * dh * d, dh, d, x[s].get(), k.get());
+      iv_project(m.WK, h * dh * d, dh, d, x[s].get(), k.get());
       score[s].zero();
       for (std::size_t r = 0; r < dh; ++r) iv_fma(score[s], q[r], k[r], t1, t2);
       if (s == 0 || mpfr_greater_p(score[s].hi, c)) mpfr_set(c, score[s].hi, MPFR_RNDN);
@@ -188,26 +215,37 @@ void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::
       mpfr_div(a.hi, z[s].hi, sum.lo, MPFR_RNDU);
       for (std::size_t i = 0; i < d; ++i) iv_fma(A[i], a, x[s][i], t1, t2);
     }
-    project(m.WV, h * dh * d, dh, d, A.get(), v.get());
+    iv_project(m.WV, h * dh * d, dh, d, A.get(), v.get());
+    if (feat)
+      for (std::size_t r = 0; r < dh; ++r)
+        mpfr_set(feat[d + h * dh + r].lo, v[r].lo, MPFR_RNDD), mpfr_set(feat[d + h * dh + r].hi, v[r].hi, MPFR_RNDU);
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t r = 0; r < dh; ++r) iv_fma_point(E[i], m.WO[h * d * dh + i * dh + r], v[r]);
   }
+  mpfr_clears(t1, t2, c, static_cast<mpfr_ptr>(nullptr));
+}
+
+// Certified lower bound of min_{j != g} (T(t)_g - T(t)_j) into `margin`.
+void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::size_t g, mpfr_t margin) {
+  const std::size_t d = m.d;
+  std::unique_ptr<Iv[]> E(new Iv[d]);
+  encoder_enclosure(m, seq, E.get());
   // Logits: lower bound of the label's, upper bound of every rival's.
   Iv L;
   bool any = false;
   mpfr_t best;
-  mpfr_init2(best, kDana24Prec);
+  mpfr_init2(best, g_work_prec);
   Iv Lg;
-  project(m.WU, g * d, 1, d, E.get(), &Lg);
+  iv_project(m.WU, g * d, 1, d, E.get(), &Lg);
   for (std::size_t j = 0; j < m.N; ++j) {
     if (j == g) continue;
-    project(m.WU, j * d, 1, d, E.get(), &L);
+    iv_project(m.WU, j * d, 1, d, E.get(), &L);
     if (!any || mpfr_greater_p(L.hi, best)) mpfr_set(best, L.hi, MPFR_RNDN);
     any = true;
   }
   if (any) mpfr_sub(margin, Lg.lo, best, MPFR_RNDD);
   else mpfr_set_inf(margin, 1);
-  mpfr_clears(t1, t2, c, best, static_cast<mpfr_ptr>(nullptr));
+  mpfr_clear(best);
 }
 
 bool rows_zero_below_first(const MpArray& W, std::size_t H, std::size_t dh, std::size_t d) {
@@ -284,16 +322,7 @@ bool check_dana24(const Value& c, std::string& why) {
   // Weights.
   const Value* w = member(c, "", "weights", json::Type::Object, why);
   if (!w) return false;
-  struct TensorField {
-    const char* name;
-    MpArray* out;
-    std::vector<std::size_t> shape;
-  } tensors[] = {{"e", &m.e, {m.N, m.d}},           {"pos", &m.pos, {m.S, m.d}},
-                 {"WU", &m.WU, {m.N, m.d}},         {"WQ", &m.WQ, {m.H, m.dh, m.d}},
-                 {"WK", &m.WK, {m.H, m.dh, m.d}},   {"WV", &m.WV, {m.H, m.dh, m.d}},
-                 {"WO", &m.WO, {m.H, m.d, m.dh}}};
-  for (auto& f : tensors)
-    if (!read_tensor(w->find(f.name), std::string("weights.") + f.name, f.shape, *f.out, why)) return false;
+  if (!read_weights(*w, m, why)) return false;
   // Counts.
   std::size_t count = 0;
   if (!(v = member(c, "", "memorized_count", json::Type::Number, why)) ||
@@ -330,11 +359,16 @@ bool check_dana24(const Value& c, std::string& why) {
     why = "min_margin: expected a positive margin (memorization is a strict arg-max)";
     return false;
   }
-  // The forward pass, every sequence.
+  // The forward pass, every sequence (128 bits; 256 and 512 when 128 do not certify the margin).
   mpfr_t margin;
-  mpfr_init2(margin, kDana24Prec);
+  mpfr_init2(margin, 512);
   for (std::size_t t = 0; t < T; ++t) {
-    certified_margin(m, seqs[t], next[t], margin);
+    for (mpfr_prec_t prec : {128, 256, 512}) {
+      g_work_prec = prec;
+      certified_margin(m, seqs[t], next[t], margin);
+      if (mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0 && !mpfr_nan_p(margin)) break;
+    }
+    g_work_prec = kDana24Prec;
     if (!(mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0) || mpfr_nan_p(margin)) {
       why = dana24_at("sequences", t) + ": the certified margin of next token " + std::to_string(next[t]) +
             " is not >= min_margin (" + (mpfr_sgn(margin) > 0 ? "smaller margin" : "arg-max not certified") + ")";
@@ -343,6 +377,48 @@ bool check_dana24(const Value& c, std::string& why) {
     }
   }
   mpfr_clear(margin);
+  return true;
+}
+
+}  // namespace memcert_checker
+
+namespace memcert_checker {
+
+bool dana24_logit_enclosures(const Value& weights, const Dana24Shape& sh,
+                             const std::vector<std::vector<std::size_t>>& seqs,
+                             std::vector<std::vector<mpq_class>>& lo, std::vector<std::vector<mpq_class>>& hi,
+                             std::string& why, std::vector<std::vector<mpq_class>>* feat_lo,
+                             std::vector<std::vector<mpq_class>>* feat_hi) {
+  Model m;
+  m.N = sh.N, m.S = sh.S, m.d = sh.d, m.dh = sh.dh, m.H = sh.H;
+  if (!read_weights(weights, m, why)) return false;
+  lo.assign(seqs.size(), std::vector<mpq_class>(m.N));
+  hi.assign(seqs.size(), std::vector<mpq_class>(m.N));
+  const std::size_t nf = m.d + m.H * m.dh;
+  const bool want = feat_lo && feat_hi;
+  if (want) feat_lo->assign(seqs.size(), std::vector<mpq_class>(nf)), feat_hi->assign(seqs.size(), std::vector<mpq_class>(nf));
+  std::unique_ptr<Iv[]> E(new Iv[m.d]), F(new Iv[nf]);
+  Iv L;
+  for (std::size_t t = 0; t < seqs.size(); ++t) {
+    encoder_enclosure(m, seqs[t], E.get(), want ? F.get() : nullptr);
+    for (std::size_t r = 0; want && r < nf; ++r) {
+      if (!mpfr_number_p(F[r].lo) || !mpfr_number_p(F[r].hi)) {
+        why = dana24_at("sequences", t) + ": the features are not finite";
+        return false;
+      }
+      mpfr_get_q((*feat_lo)[t][r].get_mpq_t(), F[r].lo);
+      mpfr_get_q((*feat_hi)[t][r].get_mpq_t(), F[r].hi);
+    }
+    for (std::size_t j = 0; j < m.N; ++j) {
+      iv_project(m.WU, j * m.d, 1, m.d, E.get(), &L);
+      if (!mpfr_number_p(L.lo) || !mpfr_number_p(L.hi)) {
+        why = dana24_at("sequences", t) + ": the logits are not finite";
+        return false;
+      }
+      mpfr_get_q(lo[t][j].get_mpq_t(), L.lo);
+      mpfr_get_q(hi[t][j].get_mpq_t(), L.hi);
+    }
+  }
   return true;
 }
 

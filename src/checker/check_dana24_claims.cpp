@@ -31,6 +31,8 @@
 //    encloses d_KL = (1/T) sum_t log(1 + sum_{j != g} exp(-lambda (1 - W_j.W_g))) from above (MPFR) and
 //    (N-1) exp(-lambda delta), delta = min_{j != k} (1 - W_j.W_k) > 0 exact, from below, and requires
 //    d_KL <= (N-1) exp(-lambda delta) (log(1+x) <= x), so d_KL -> 0 as lambda -> infinity.
+//  dana24/theorem-2: check_dana24_theorem2.cpp; dana24/theorem-1-eps and
+//    dana24/theorem-1-eps-singular-f-s1: check_dana24_theorem1_eps.cpp.
 #include <mpfr.h>
 
 #include <set>
@@ -379,6 +381,7 @@ bool check_prop3(const Value& c, std::string& why) {
 }  // namespace
 
 bool check_dana24_theorem2(const Value& c, std::string& why);  // check_dana24_theorem2.cpp
+bool check_dana24_theorem1_eps(const Value& c, std::string& why, bool singular_variant);  // check_dana24_theorem1_eps.cpp
 
 bool check_dana24_claim(const Value& c, std::string& why) {
   std::string claim, verdict;
@@ -400,6 +403,10 @@ bool check_dana24_claim(const Value& c, std::string& why) {
       {"dana24/proposition-2", "confirmed", check_prop2},
       {"dana24/proposition-3", "confirmed", check_prop3},
       {"dana24/theorem-2", "confirmed", check_dana24_theorem2},
+      {"dana24/theorem-1-eps", "confirmed",
+       [](const Value& v, std::string& w) { return check_dana24_theorem1_eps(v, w, false); }},
+      {"dana24/theorem-1-eps-singular-f-s1", "counterexample",
+       [](const Value& v, std::string& w) { return check_dana24_theorem1_eps(v, w, true); }},
   };
   for (const Entry& e : table) {
     if (claim != e.id) continue;

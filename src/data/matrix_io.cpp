@@ -99,7 +99,7 @@ TypedMatrix matrix_read_typed(const std::string& path, const std::string& key) {
                                          "', got a '" + detail::printable_excerpt(ext) + "' file");
   TypedMatrix a;
   if (ext == ".npy") {
-    a = typed_array_to_matrix(npy_parse_typed(file_read_all(path), path), path);
+    a = typed_array_to_matrix(npy_read_typed(path), path);
   } else if (ext == ".npz") {
     auto arrays = npz_read_typed(path);
     auto it = arrays.begin();

@@ -4,7 +4,10 @@
 //   then a Python dict literal {'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), } padded with
 //   spaces and '\n', then the raw data.
 // Floats are taken EXACTLY as the dyadic rationals they store; NaN and infinities are bad input.
+#include <sys/stat.h>
+
 #include <bit>
+#include <fstream>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -220,7 +223,16 @@ std::string ndindex_to_string(const std::vector<std::size_t>& shape, std::size_t
   return out.empty() ? "[]" : out;
 }
 
-TypedArray npy_parse_typed(const std::string& bytes, const std::string& name) {
+namespace {
+
+// The header of a .npy file whose first bytes are `bytes` and whose total size is `total` bytes (bytes
+// may be a prefix holding at least the header): layout, element count and where the data start; every
+// size check of the format (truncation, trailing bytes) against `total`.
+struct NpyLayout {
+  NpyHeader h;
+  std::size_t count = 0, data_at = 0;
+};
+NpyLayout npy_layout(const std::string& bytes, std::size_t total, const std::string& name) {
   if (bytes.empty()) throw input_error(name, "byte 0", "expected a .npy file, got an empty file");
   if (bytes.size() < kMagicLen || bytes.compare(0, kMagicLen, kMagic, kMagicLen) != 0)
     throw input_error(name, "byte 0", "expected the .npy magic string \\x93NUMPY, got something else");
@@ -252,7 +264,7 @@ TypedArray npy_parse_typed(const std::string& bytes, const std::string& name) {
     count *= s;
   }
   std::size_t data_at = header_at + header_len;
-  std::size_t need = count * h.size, have = bytes.size() - data_at;
+  std::size_t need = count * h.size, have = total - data_at;
   if (have < need)
     throw input_error(name, "byte " + std::to_string(data_at),
                       "truncated data (expected " + std::to_string(need) + " bytes, got " + std::to_string(have) + ")");
@@ -260,7 +272,21 @@ TypedArray npy_parse_typed(const std::string& bytes, const std::string& name) {
     throw input_error(name, "byte " + std::to_string(data_at + need),
                       "expected the end of the file after " + std::to_string(need) + " data bytes, got " +
                           std::to_string(have - need) + " more bytes");
+  return {std::move(h), count, data_at};
+}
 
+// Little-endian C-order 8-byte integers or floats on a little-endian host: the bytes are the values.
+bool npy_native_8(const NpyHeader& h) {
+  return std::endian::native == std::endian::little && !h.big_endian && !h.fortran_order && h.size == 8 &&
+         (h.kind == 'i' || h.kind == 'f');
+}
+
+}  // namespace
+
+TypedArray npy_parse_typed(const std::string& bytes, const std::string& name) {
+  NpyLayout layout = npy_layout(bytes, bytes.size(), name);
+  const NpyHeader& h = layout.h;
+  const std::size_t count = layout.count, data_at = layout.data_at;
   TypedArray out;
   out.shape = h.shape;
   out.storage = h.kind == 'f' ? Storage::float64 : Storage::int64;
@@ -327,6 +353,48 @@ NdArray ndarray_from_typed(const TypedArray& a) {
   out.data.resize(a.count());
   for (std::size_t k = 0; k < out.data.size(); ++k)
     out.data[k] = a.storage == Storage::int64 ? Rational(static_cast<long>(a.i64[k])) : rational_from_double(a.f64[k]);
+  return out;
+}
+
+TypedArray npy_read_typed(const std::string& path) {
+  struct stat st {};
+  constexpr std::size_t kDirectMin = std::size_t(1) << 20;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) < kDirectMin ||
+      static_cast<std::uint64_t>(st.st_size) > (std::uint64_t{1} << 31))  // file_read_all's limit and message
+    return npy_parse_typed(file_read_all(path), path);
+  // A large regular file: the header first, then the values read straight into the typed vector (no
+  // second copy of the file in memory; fresh pages are costly).
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return npy_parse_typed(file_read_all(path), path);
+  std::string head(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), 65536), '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  if (in.gcount() != static_cast<std::streamsize>(head.size())) return npy_parse_typed(file_read_all(path), path);
+  NpyLayout layout;
+  try {
+    layout = npy_layout(head, static_cast<std::size_t>(st.st_size), path);
+  } catch (const InputError&) {
+    return npy_parse_typed(file_read_all(path), path);  // (a header longer than the prefix, or bad input)
+  }
+  if (!npy_native_8(layout.h)) return npy_parse_typed(file_read_all(path), path);
+  TypedArray out;
+  out.shape = layout.h.shape;
+  out.storage = layout.h.kind == 'f' ? Storage::float64 : Storage::int64;
+  char* dst = nullptr;
+  if (out.storage == Storage::float64) {
+    out.f64.resize(layout.count);
+    dst = reinterpret_cast<char*>(out.f64.data());
+  } else {
+    out.i64.resize(layout.count);
+    dst = reinterpret_cast<char*>(out.i64.data());
+  }
+  in.seekg(static_cast<std::streamoff>(layout.data_at));
+  const std::size_t need = layout.count * 8;
+  in.read(dst, static_cast<std::streamsize>(need));
+  if (static_cast<std::size_t>(in.gcount()) != need || in.peek() != std::char_traits<char>::eof())
+    return npy_parse_typed(file_read_all(path), path);  // the file changed under us: the careful route
+  if (out.storage == Storage::float64)
+    for (std::size_t c = 0; c < layout.count; ++c)
+      if (!std::isfinite(out.f64[c])) float_element(std::bit_cast<std::uint64_t>(out.f64[c]), 8, path, out.shape, c);
   return out;
 }
 

@@ -5,10 +5,14 @@
 #include "memcert/linalg/eigen_svd.hpp"
 #include "memcert/linalg/fast/rump.hpp"
 
+#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <vector>
 
 namespace memcert {
 
@@ -32,48 +36,108 @@ namespace {
 // Below this many rows and columns the SVD is cheap: numpy's computation is then done as numpy does it.
 constexpr Eigen::Index kGramShortcutMin = 48;
 
+// w = G v for the symmetric k x k matrix whose lower triangle is in g (row-major): row i and column i of
+// the triangle in one pass, so that g is read once (the product is memory-bound).
+void symmetric_lower_mul_vec(const double* g, std::size_t k, const double* v, double* w) {
+  std::fill(w, w + k, 0.0);
+  for (std::size_t i = 0; i < k; ++i) {
+    const double* gi = g + i * k;
+    const double vi = v[i];
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;  // independent sums, so the loop vectorizes
+    std::size_t j = 0;
+    for (; j + 4 <= i; j += 4) {
+      a0 += gi[j] * v[j], a1 += gi[j + 1] * v[j + 1], a2 += gi[j + 2] * v[j + 2], a3 += gi[j + 3] * v[j + 3];
+      w[j] += gi[j] * vi, w[j + 1] += gi[j + 1] * vi, w[j + 2] += gi[j + 2] * vi, w[j + 3] += gi[j + 3] * vi;
+    }
+    for (; j < i; ++j) a0 += gi[j] * v[j], w[j] += gi[j] * vi;
+    w[i] += (a0 + a1) + (a2 + a3) + gi[i] * vi;
+  }
+}
+
+// An estimate of lambda_max of the symmetric positive semidefinite matrix whose lower triangle is in g:
+// the largest Ritz value of `steps` Lanczos steps with full reorthogonalization. A Ritz value is a
+// Rayleigh quotient of a vector of the Krylov space, so (up to rounding) it is <= lambda_max; Lanczos
+// reaches the top of the spectrum in far fewer products than power iteration (each product reads all of
+// g). An estimate only: the caller's statements never depend on it being accurate.
+double lambda_max_lanczos_lower(const double* g, std::size_t k, std::size_t steps = 32) {
+  steps = std::min(steps, k);
+  std::vector<double> basis, alpha, beta, q(k), w(k);
+  std::uint64_t x = 0x9e3779b97f4a7c15ULL;  // deterministic start with no special direction
+  double nq = 0;
+  for (double& qi : q) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    qi = static_cast<double>(x >> 11) * 0x1p-53 + 0.5;
+    nq += qi * qi;
+  }
+  for (double& qi : q) qi /= std::sqrt(nq);
+  for (std::size_t j = 0; j < steps; ++j) {
+    basis.insert(basis.end(), q.begin(), q.end());
+    symmetric_lower_mul_vec(g, k, q.data(), w.data());
+    double a = 0;
+    for (std::size_t i = 0; i < k; ++i) a += q[i] * w[i];
+    alpha.push_back(a);
+    for (int pass = 0; pass < 2; ++pass)  // w minus its components along every basis vector, twice
+      for (std::size_t b = 0; b <= j; ++b) {
+        const double* qb = basis.data() + b * k;
+        double d = 0;
+        for (std::size_t i = 0; i < k; ++i) d += qb[i] * w[i];
+        for (std::size_t i = 0; i < k; ++i) w[i] -= d * qb[i];
+      }
+    double nw = 0;
+    for (double wi : w) nw += wi * wi;
+    nw = std::sqrt(nw);
+    if (!(nw > 1e-12 * std::abs(a)) || j + 1 == steps) break;
+    beta.push_back(nw);
+    for (std::size_t i = 0; i < k; ++i) q[i] = w[i] / nw;
+  }
+  const auto m = static_cast<Eigen::Index>(alpha.size());
+  Eigen::MatrixXd t = Eigen::MatrixXd::Zero(m, m);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    t(i, i) = alpha[static_cast<std::size_t>(i)];
+    if (i + 1 < m) t(i, i + 1) = t(i + 1, i) = beta[static_cast<std::size_t>(i)];
+  }
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(t, Eigen::EigenvaluesOnly);
+  return es.eigenvalues().maxCoeff();
+}
 // Full numerical rank without an SVD, when the matrix is well conditioned (the common case, and the one
 // where an SVD of a large matrix costs many times the certified exact rank). numpy's default threshold is
 // sigma_max max(m,n) eps <= ||M||_F max(m,n) eps =: t. Rump's test certifies C C^T - t^2 I positive
 // definite for C = M or M^T (k x n, k <= n), with the Gram matrix's rounding error bound, so every one of
 // the k singular values exceeds t: the numerical rank is k at numpy's threshold and at any tol <= t.
-// The reported tol is then sigma * max(m,n) * eps with sigma a power-iteration estimate from below of
-// sigma_max (a Rayleigh quotient), so the reported (rank, tol) pair holds; it may differ from numpy's tol
+// The reported tol is then min(t, sigma * max(m,n) * eps) with sigma a Lanczos estimate from below of
+// sigma_max (a Ritz value), so the reported (rank, tol) pair holds; it may differ from numpy's tol
 // in its low digits. nullopt when the test does not certify (the caller runs the SVD).
-// `at(i, j)` reads entry (i, j) of the rows x cols matrix as a double. (Works from the caller's storage:
-// no Eigen copy is made unless the SVD is needed — fresh pages are costly.)
-template <class At>
-std::optional<NumericalRank> numerical_rank_full_by_gram(std::size_t rows, std::size_t cols, At at, double eps,
-                                                         std::optional<double> tol) {
+// `c`: the matrix as k x n row-major doubles, k = min(rows, cols) (the matrix or its transpose). Only
+// one triangle of the Gram matrix is formed, and it is factored in place (fresh pages are costly, and the
+// Gram matrix is as large as a square input).
+std::optional<NumericalRank> numerical_rank_full_by_gram(std::size_t rows, std::size_t cols, const double* c,
+                                                         double eps, std::optional<double> tol) {
   if (std::min(rows, cols) < static_cast<std::size_t>(kGramShortcutMin)) return std::nullopt;
-  const bool wide = rows <= cols;
-  const std::size_t k = wide ? rows : cols, n = wide ? cols : rows;
-  DMatrix c(k, n);
+  const std::size_t k = std::min(rows, cols), n = std::max(rows, cols);
   double fro2 = 0;
-  if (wide) {
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < n; ++j) fro2 += (c(i, j) = at(i, j)) * c(i, j);
-  } else {
-    for (std::size_t r = 0; r < n; ++r)  // row r of the matrix is column r of c
-      for (std::size_t j = 0; j < k; ++j) fro2 += (c(j, r) = at(r, j)) * c(j, r);
-  }
+  for (std::size_t i = 0; i < k * n; ++i) fro2 += c[i] * c[i];
   if (!std::isfinite(fro2) || fro2 == 0) return std::nullopt;
   const double maxdim = static_cast<double>(std::max(rows, cols));
   // Upward margins far above the rounding of fro2 (relative k n 2^-53) and of the products below.
   const double sigma_hi = std::sqrt(fro2) * (1 + 1e-6);
   const double t = tol ? *tol : sigma_hi * maxdim * eps;
   if (!std::isfinite(t)) return std::nullopt;
-  GramDouble gd = gram_double(c);
+  auto g = std::make_unique_for_overwrite<double[]>(k * k);
+  const double err2 = gram_lower_double(c, k, n, g.get());
+  if (!std::isfinite(err2)) return std::nullopt;
+  // sigma_max's estimate, taken before the factorization below consumes g.
+  const double lambda = tol ? 0.0 : lambda_max_lanczos_lower(g.get(), k);
   const double mu = t * t * (1 + 1e-6);
   double diag_max = 0;
   for (std::size_t i = 0; i < k; ++i) {
-    gd.g(i, i) -= mu;
-    diag_max = std::max(diag_max, std::abs(gd.g(i, i)) + mu);
+    double& gii = g[i * k + i];
+    gii -= mu;
+    diag_max = std::max(diag_max, std::abs(gii) + mu);
   }
   // The subtraction's rounding moves each diagonal entry by at most one ulp: a perturbation of 2-norm
   // <= diag_max 2^-52, added to the Gram's own bound.
-  const double rad = (gd.err2 + diag_max * 0x1p-52) * (1 + 1e-6);
-  if (!rump_isspd(gd.g, rad).certified) return std::nullopt;
+  const double rad = (err2 + diag_max * 0x1p-52) * (1 + 1e-6);
+  if (!rump_isspd_lower_inplace(g.get(), k, rad).certified) return std::nullopt;
   NumericalRank out;
   out.eps = eps;
   out.rank = k;
@@ -81,30 +145,26 @@ std::optional<NumericalRank> numerical_rank_full_by_gram(std::size_t rows, std::
   if (tol) {
     out.tol = *tol;
   } else {
-    // Power iteration on the Gram matrix (restored diagonal): the Rayleigh quotient is <= lambda_max.
-    for (std::size_t i = 0; i < k; ++i) gd.g(i, i) += mu;
-    std::vector<double> v(k, 1.0), w(k);
-    double lambda = 0;
-    for (int it = 0; it < 60; ++it) {
-      double vv = 0, vw = 0;
-      for (std::size_t i = 0; i < k; ++i) {
-        double acc = 0;
-        const double* gi = gd.g.row(i);
-        for (std::size_t j = 0; j < k; ++j) acc += gi[j] * v[j];
-        w[i] = acc;
-      }
-      for (std::size_t i = 0; i < k; ++i) vv += v[i] * v[i], vw += v[i] * w[i];
-      lambda = vw / vv;
-      double wn = 0;
-      for (double x : w) wn += x * x;
-      wn = std::sqrt(wn);
-      if (!(wn > 0)) break;
-      for (std::size_t i = 0; i < k; ++i) v[i] = w[i] / wn;
-    }
     out.sigma_max = std::sqrt(std::max(lambda, 0.0));
     out.tol = std::min(numerical_rank_default_tol(out.sigma_max, rows, cols, eps), t);
   }
   return out;
+}
+
+// The rows x cols matrix read through `at(i, j)` as k x n row-major doubles (k = min(rows, cols)): the
+// matrix itself when wide, its transpose when tall; filled by 32 x 32 tiles so transposed writes stay in
+// cache, without a zeroing pass.
+template <class At>
+std::unique_ptr<double[]> short_side_rows(std::size_t rows, std::size_t cols, At at) {
+  const bool wide = rows <= cols;
+  const std::size_t k = std::min(rows, cols), n = std::max(rows, cols);
+  auto c = std::make_unique_for_overwrite<double[]>(k * n);
+  constexpr std::size_t tile = 32;
+  for (std::size_t i0 = 0; i0 < k; i0 += tile)
+    for (std::size_t j0 = 0; j0 < n; j0 += tile)
+      for (std::size_t i = i0; i < std::min(k, i0 + tile); ++i)
+        for (std::size_t j = j0; j < std::min(n, j0 + tile); ++j) c[i * n + j] = wide ? at(i, j) : at(j, i);
+  return c;
 }
 
 // Singular values of `m` counted above `tol` (or numpy's default with `eps`).
@@ -117,8 +177,12 @@ NumericalRank numerical_rank_of_doubles(const Eigen::MatrixXd& m, double eps, st
     return out;
   }
   if (try_gram) {
-    auto at = [&m](std::size_t i, std::size_t j) { return m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)); };
-    if (auto full = numerical_rank_full_by_gram(static_cast<std::size_t>(m.rows()), static_cast<std::size_t>(m.cols()), at, eps, tol))
+    const auto rows = static_cast<std::size_t>(m.rows()), cols = static_cast<std::size_t>(m.cols());
+    // Eigen stores by columns: a tall matrix's storage is already its transpose by rows.
+    std::unique_ptr<double[]> c;
+    if (rows <= cols)
+      c = short_side_rows(rows, cols, [&m](std::size_t i, std::size_t j) { return m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)); });
+    if (auto full = numerical_rank_full_by_gram(rows, cols, c ? c.get() : m.data(), eps, tol))
       return *full;
   }
   Eigen::BDCSVD<Eigen::MatrixXd> svd(m);  // singular values only: no U, V
@@ -171,7 +235,12 @@ NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol) {
   auto at = [&a](std::size_t i, std::size_t j) {
     return a.storage == Storage::int64 ? static_cast<double>(a.i64[i * a.cols + j]) : a.f64[i * a.cols + j];
   };
-  if (auto full = numerical_rank_full_by_gram(a.rows, a.cols, at, eps, tol)) return *full;
+  {
+    // A wide float64 matrix is used where it lies; anything else is converted once.
+    std::unique_ptr<double[]> c;
+    if (!(a.storage == Storage::float64 && a.rows <= a.cols)) c = short_side_rows(a.rows, a.cols, at);
+    if (auto full = numerical_rank_full_by_gram(a.rows, a.cols, c ? c.get() : a.f64.data(), eps, tol)) return *full;
+  }
   Eigen::MatrixXd m(a.rows, a.cols);
   for (std::size_t i = 0; i < a.rows; ++i)
     for (std::size_t j = 0; j < a.cols; ++j) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = at(i, j);

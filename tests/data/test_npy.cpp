@@ -148,3 +148,32 @@ TEST_CASE("npy NaN and infinity are bad input naming the element", "[npy][errors
   m = input_error_of([&] { npy_parse(npy("<f4", {1}, raw_all(ys)), "y.npy"); });
   CHECK(m == "y.npy: element [0]: expected a finite number, got -inf");
 }
+
+// A large .npy file (past the direct-read threshold) read from disk straight into the typed vector: the
+// same values as parsing the whole file from memory, and the same one-line errors for trailing bytes and
+// truncation.
+TEST_CASE("npy_read_typed on large files equals npy_parse_typed of the bytes", "[npy]") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("memcert_npy_big_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::vector<std::int64_t> xs(300 * 500);
+  for (std::size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<std::int64_t>(i * 2654435761u % 2000003) - 1000001;
+  std::vector<double> ds(xs.size());
+  for (std::size_t i = 0; i < ds.size(); ++i) ds[i] = static_cast<double>(xs[i]) / 1024;
+  for (const auto& [name, bytes] : {std::pair<std::string, std::string>{"i.npy", npy("<i8", {300, 500}, raw_all(xs))},
+                                    {"f.npy", npy("<f8", {300, 500}, raw_all(ds))}}) {
+    const std::string path = (dir / name).string();
+    REQUIRE(bytes.size() > (std::size_t(1) << 20));
+    file_write_atomic(path, bytes);
+    TypedArray direct = npy_read_typed(path), parsed = npy_parse_typed(bytes, path);
+    CHECK(direct.shape == parsed.shape);
+    CHECK(direct.storage == parsed.storage);
+    CHECK(direct.i64 == parsed.i64);
+    CHECK(direct.f64 == parsed.f64);
+    file_write_atomic(path, bytes + "x");
+    CHECK(input_error_of([&] { npy_read_typed(path); }) == input_error_of([&] { npy_parse_typed(bytes + "x", path); }));
+    file_write_atomic(path, bytes.substr(0, bytes.size() - 8));
+    CHECK(input_error_of([&] { npy_read_typed(path); }) ==
+          input_error_of([&] { npy_parse_typed(bytes.substr(0, bytes.size() - 8), path); }));
+  }
+  std::filesystem::remove_all(dir);
+}

@@ -3,6 +3,7 @@
 // double tier decline, and the escalation answers (or everything declines when the claim is false).
 #include "catch.hpp"
 
+#include <cmath>
 #include <random>
 
 #include "memcert/checker/checker.hpp"
@@ -10,6 +11,7 @@
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/fast/rump.hpp"
 #include "memcert/linalg/qmat.hpp"
+#include "../../src/linalg/fast/dmod_internal.hpp"
 
 using namespace memcert;
 
@@ -180,4 +182,45 @@ TEST_CASE("rational enclosures and thread-count independence", "[linalg][fast]")
   REQUIRE(c2);
   REQUIRE(c1->mu == c2->mu);
   REQUIRE(c1->method == c2->method);
+}
+
+// The half Gram product (block rows against the columns up to the block's end, B read by rows) against
+// the exact rational Gram matrix: every lower entry within the bound err2 (which bounds the 2-norm, hence
+// every entry), sizes that cross the 256-row blocks; and gemm_plain_sub_bt against gemm_plain_sub fed
+// the explicit transpose (both compute each entry as one dot product, so they agree to the bound).
+TEST_CASE("gram_lower_double: lower triangle within err2 of the exact Gram matrix", "[linalg][fast]") {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> g(0, 1);
+  for (auto [k, n] : {std::pair<std::size_t, std::size_t>{7, 5}, {300, 40}, {40, 300}}) {
+    DMatrix c(k, n);
+    for (double& x : c.data()) x = g(rng) * (1 + static_cast<double>(k % 5));
+    std::vector<double> lower(k * k, 12345.0);
+    const double err2 = gram_lower_double(c.data().data(), k, n, lower.data(), 2);
+    REQUIRE(std::isfinite(err2));
+    QMatrix exact = mat_mul(to_q(c), mat_transpose(to_q(c)));
+    const Rational bound = rational_from_double(err2);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        Rational diff = rational_from_double(lower[i * k + j]) - exact(i, j);
+        if (sgn(diff) < 0) diff = -diff;
+        REQUIRE(diff <= bound);
+      }
+    // gram_double (both triangles) is the same lower triangle, symmetrised.
+    GramDouble full = gram_double(c, 1);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        CHECK(full.g(i, j) == lower[i * k + j]);
+        CHECK(full.g(j, i) == lower[i * k + j]);
+      }
+  }
+  // gemm_plain_sub_bt: integer-valued operands, so both products are exact and must agree exactly.
+  std::uniform_int_distribution<int> u(-50, 50);
+  const std::size_t m = 37, nn = 53, kk = 29;
+  std::vector<double> a(m * kk), bt(nn * kk), b(kk * nn), c1(m * nn, 3.0), c2(m * nn, 3.0);
+  for (double& x : a) x = u(rng);
+  for (std::size_t j = 0; j < nn; ++j)
+    for (std::size_t l = 0; l < kk; ++l) b[l * nn + j] = bt[j * kk + l] = u(rng);
+  fast_detail::gemm_plain_sub(m, nn, kk, a.data(), kk, b.data(), nn, c1.data(), nn, 2);
+  fast_detail::gemm_plain_sub_bt(m, nn, kk, a.data(), kk, bt.data(), kk, c2.data(), nn, 2);
+  CHECK(c1 == c2);
 }

@@ -51,7 +51,7 @@ TEST_CASE("the registry holds every claim of proofs/README.md", "[proofs]") {
                          "mahdavi24/theorem-1-per-head-scales", "mahdavi24/theorem-1-small-common-scale",
                          "ks25/theorem-4.1-linear-phi", "ks25/theorem-4.1-inconsistent-labels",
                          "ks25/corollary-4.1-inconsistent-labels", "ks25/theorem-D.1-inconsistent-labels",
-                         "dana24/theorem-2"})
+                         "dana24/theorem-2", "dana24/theorem-1-eps", "dana24/theorem-1-eps-singular-f-s1"})
     CHECK(ids.count(id) == 1);
   for (const auto& c : claims_all()) {
     CHECK(!c.statement.empty());

@@ -37,6 +37,9 @@ NdArray ndarray_from_typed(const TypedArray& a);
 // uint64/uint32/uint16/uint8 and bool, little or big endian, C or Fortran order. `name` prefixes error
 // messages ("x.npy: byte 80: ..."). Trailing bytes after the data, NaN and infinities are bad input.
 TypedArray npy_parse_typed(const std::string& bytes, const std::string& name);
+// npy_parse_typed(file_read_all(path), path), with the same results and errors; a large file of native
+// 8-byte values is read straight into the typed vector instead of through a copy of the whole file.
+TypedArray npy_read_typed(const std::string& path);
 NdArray npy_parse(const std::string& bytes, const std::string& name);
 NdArray npy_read(const std::string& path);
 // .npz (stored or deflated zip members) -> name (without ".npy") -> array.

@@ -203,10 +203,11 @@ const KernelInfo& kernel_info() {
 
 constexpr std::size_t kMC = 96, kKC = 192, kNC = 3072;
 
-// Single-threaded blocked product on columns [j0, j1).
+// Single-threaded blocked product on columns [j0, j1). `b_rows`: b holds B^T (row j of b is column j of
+// B), so that A A^T needs no transposed copy; only the packing of B differs.
 void gemm_range(std::size_t m, std::size_t j0, std::size_t j1, std::size_t k, const double* a,
                 std::size_t lda, const std::size_t* acol, const double* b, std::size_t ldb, double* c,
-                std::size_t ldc, const ModCtx& M) {
+                std::size_t ldc, const ModCtx& M, bool b_rows = false) {
   const KernelInfo& K = kernel_info();
   const std::size_t MR = K.mr, NR = K.nr;
   const std::size_t kcmax = std::min<std::size_t>(kKC, M.kmax);
@@ -220,9 +221,16 @@ void gemm_range(std::size_t m, std::size_t j0, std::size_t j1, std::size_t k, co
       for (std::size_t s = 0; s < nslivers; ++s) {
         double* dst = bp.data() + s * NR * kc;
         const std::size_t cs = jc + s * NR, w = std::min(NR, jc + nc - cs);
-        for (std::size_t kk = 0; kk < kc; ++kk) {
-          const double* src = b + (pc + kk) * ldb + cs;
-          std::memcpy(dst + kk * NR, src, w * sizeof(double));
+        if (b_rows) {
+          for (std::size_t jj = 0; jj < w; ++jj) {
+            const double* src = b + (cs + jj) * ldb + pc;
+            for (std::size_t kk = 0; kk < kc; ++kk) dst[kk * NR + jj] = src[kk];
+          }
+        } else {
+          for (std::size_t kk = 0; kk < kc; ++kk) {
+            const double* src = b + (pc + kk) * ldb + cs;
+            std::memcpy(dst + kk * NR, src, w * sizeof(double));
+          }
         }
       }
       for (std::size_t ic = 0; ic < m; ic += kMC) {
@@ -257,9 +265,11 @@ void gemm_range(std::size_t m, std::size_t j0, std::size_t j1, std::size_t k, co
 
 const char* dmod_kernel_isa() { return kernel_info().name; }
 
-void gemm_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
-              const std::size_t* acol, const double* b, std::size_t ldb, double* c, std::size_t ldc,
-              const ModCtx& M, int threads) {
+namespace {
+// C -= A B (or A B^T with b_rows), the columns split among the threads.
+void gemm_split(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
+                const std::size_t* acol, const double* b, std::size_t ldb, double* c, std::size_t ldc,
+                const ModCtx& M, int threads, bool b_rows) {
   if (m == 0 || n == 0 || k == 0) return;
   const std::size_t NR = kernel_info().nr;
   if (threads > 1 && static_cast<double>(m) * n * k > 4.0e6 && n >= 2 * NR) {
@@ -272,13 +282,20 @@ void gemm_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std:
     for (std::size_t i = 1; i < t; ++i) {
       const std::size_t j0 = i * per, j1 = std::min(n, (i + 1) * per);
       if (j0 >= j1) break;
-      pool.emplace_back([=, &M] { gemm_range(m, j0, j1, k, a, lda, acol, b, ldb, c, ldc, M); });
+      pool.emplace_back([=, &M] { gemm_range(m, j0, j1, k, a, lda, acol, b, ldb, c, ldc, M, b_rows); });
     }
-    gemm_range(m, 0, std::min(n, per), k, a, lda, acol, b, ldb, c, ldc, M);
+    gemm_range(m, 0, std::min(n, per), k, a, lda, acol, b, ldb, c, ldc, M, b_rows);
     for (auto& th : pool) th.join();
     return;
   }
-  gemm_range(m, 0, n, k, a, lda, acol, b, ldb, c, ldc, M);
+  gemm_range(m, 0, n, k, a, lda, acol, b, ldb, c, ldc, M, b_rows);
+}
+}  // namespace
+
+void gemm_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
+              const std::size_t* acol, const double* b, std::size_t ldb, double* c, std::size_t ldc,
+              const ModCtx& M, int threads) {
+  gemm_split(m, n, k, a, lda, acol, b, ldb, c, ldc, M, threads, false);
 }
 
 void dmod_gemm_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
@@ -300,6 +317,12 @@ void gemm_plain_sub(std::size_t m, std::size_t n, std::size_t k, const double* a
                     const double* b, std::size_t ldb, double* c, std::size_t ldc, int threads) {
   static const ModCtx F = ModCtx::floating();
   gemm_sub(m, n, k, a, lda, nullptr, b, ldb, c, ldc, F, threads <= 0 ? fast_threads() : threads);
+}
+
+void gemm_plain_sub_bt(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
+                       const double* bt, std::size_t ldbt, double* c, std::size_t ldc, int threads) {
+  static const ModCtx F = ModCtx::floating();
+  gemm_split(m, n, k, a, lda, nullptr, bt, ldbt, c, ldc, F, threads <= 0 ? fast_threads() : threads, true);
 }
 
 }  // namespace fast_detail

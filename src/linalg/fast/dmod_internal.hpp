@@ -35,6 +35,10 @@ void gemm_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std:
 // order, so |computed - exact| <= gamma_{k+1} sum_k |a_ik b_kj| (+ underflow) in the usual model.
 void gemm_plain_sub(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
                     const double* b, std::size_t ldb, double* c, std::size_t ldc, int threads);
+// The same with B given by its transpose: C -= A Bt^T for the n x k row-major bt (a Gram matrix A A^T
+// without a transposed copy of A).
+void gemm_plain_sub_bt(std::size_t m, std::size_t n, std::size_t k, const double* a, std::size_t lda,
+                       const double* bt, std::size_t ldbt, double* c, std::size_t ldc, int threads);
 // Centred residue of an integer-valued double with |x| <= 2^53 - p (every caller's bound: see kmax).
 // q = round(x/p) by the 1.5*2^52 trick (exact rounding for |y| < 2^51; libm beyond); q p is an integer
 // of magnitude <= |x| + p <= 2^53, hence exact, and so is x - q p (|r| <= p/2 + 1 before the fix-up).

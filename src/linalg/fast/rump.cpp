@@ -87,10 +87,8 @@ bool cholesky_rn(double* a, std::size_t n, int threads) {
 
 }  // namespace fast_detail
 
-RumpOutcome rump_isspd(const DMatrix& a, double rad_norm2, int threads) {
+RumpOutcome rump_isspd_lower_inplace(double* a, std::size_t n, double rad_norm2, int threads) {
   RumpOutcome out;
-  const std::size_t n = a.rows();
-  if (a.cols() != n) throw std::invalid_argument("rump_isspd: matrix not square");
   if (n == 0) {
     out.certified = true;
     return out;
@@ -101,7 +99,7 @@ RumpOutcome rump_isspd(const DMatrix& a, double rad_norm2, int threads) {
   }
   double sum = 0, dmax = 0;
   for (std::size_t j = 0; j < n; ++j) {
-    const double d = a(j, j);
+    const double d = a[j * n + j];
     if (!(d > 0) || !std::isfinite(d)) {
       out.reason = "diagonal entry not positive";
       return out;
@@ -118,16 +116,22 @@ RumpOutcome rump_isspd(const DMatrix& a, double rad_norm2, int threads) {
     out.reason = "shift not finite";
     return out;
   }
-  std::vector<double> w(n * n);
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = 0; j <= i; ++j) w[i * n + j] = a(i, j);
-  for (std::size_t j = 0; j < n; ++j) w[j * n + j] = sub_dn(a(j, j), c);  // A - c I, rounded downward
-  if (!fast_detail::cholesky_rn(w.data(), n, threads_or_default(threads))) {
+  for (std::size_t j = 0; j < n; ++j) a[j * n + j] = sub_dn(a[j * n + j], c);  // A - c I, rounded downward
+  if (!fast_detail::cholesky_rn(a, n, threads_or_default(threads))) {
     out.reason = "Cholesky of A - cI broke down";
     return out;
   }
   out.certified = true;
   return out;
+}
+
+RumpOutcome rump_isspd(const DMatrix& a, double rad_norm2, int threads) {
+  const std::size_t n = a.rows();
+  if (a.cols() != n) throw std::invalid_argument("rump_isspd: matrix not square");
+  std::vector<double> w(n * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j <= i; ++j) w[i * n + j] = a(i, j);
+  return rump_isspd_lower_inplace(w.data(), n, rad_norm2, threads);
 }
 
 RumpOutcome rump_isspd(const DMatrix& a, const DMatrix& rad, int threads) {
@@ -139,19 +143,21 @@ RumpOutcome rump_isspd(const DMatrix& a, const DMatrix& rad, int threads) {
   return rump_isspd(a, up(std::sqrt(f)), threads);
 }
 
-GramDouble gram_double(const DMatrix& c, int threads) {
-  const std::size_t k = c.rows(), n = c.cols();
-  GramDouble out;
-  out.g = DMatrix(k, k, 0.0);
-  if (k == 0) return out;
-  DMatrix ct = mat_transpose(c);
-  // g := 0 - C C^T, negated afterwards (exact).
-  fast_detail::gemm_plain_sub(k, k, n, c.data().data(), n, ct.data().data(), k, out.g.data().data(), k,
-                              threads_or_default(threads));
-  for (double& x : out.g.data()) x = -x;
-  // Symmetrise from the lower triangle (both triangles are valid computed values; keep one).
-  for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t j = i + 1; j < k; ++j) out.g(i, j) = out.g(j, i);
+double gram_lower_double(const double* c, std::size_t k, std::size_t n, double* g, int threads) {
+  if (k == 0) return 0;
+  // Lower triangle by block rows: rows [i0, i1) against columns [0, i1) (about half of the full product;
+  // the diagonal blocks also fill a few entries above the diagonal, which the contract leaves unspecified).
+  // Each entry is one dot product of length n, so the error bound below is the full product's.
+  constexpr std::size_t rb = 256;
+  const int t = threads_or_default(threads);
+  for (std::size_t i0 = 0; i0 < k; i0 += rb) {
+    const std::size_t i1 = std::min(k, i0 + rb);
+    for (std::size_t i = i0; i < i1; ++i) std::fill(g + i * k, g + i * k + i1, 0.0);
+    // g := 0 - C C^T on the block, negated afterwards (exact).
+    fast_detail::gemm_plain_sub_bt(i1 - i0, i1, n, c + i0 * n, n, c, n, g + i0 * k, k, t);
+    for (std::size_t i = i0; i < i1; ++i)
+      for (std::size_t j = 0; j < i1; ++j) g[i * k + j] = -g[i * k + j];
+  }
   const double nn = static_cast<double>(n);
   const double gn = gamma_up(nn);
   // ||c_i||^2 <= (s_i + n eta) / (1 - gamma_n) with s_i the round-to-nearest sum of squares.
@@ -159,13 +165,24 @@ GramDouble gram_double(const DMatrix& c, int threads) {
   double total = 0;
   for (std::size_t i = 0; i < k; ++i) {
     double s = 0;
-    const double* ri = c.row(i);
+    const double* ri = c + i * n;
     for (std::size_t l = 0; l < n; ++l) s += ri[l] * ri[l];
     const double si = div_up(add_up(s, mul_up(nn, kEta)), denom);
     total = add_up(total, si);
   }
-  out.err2 = add_up(mul_up(gn, total), mul_up(mul_up(static_cast<double>(k), nn), kEta));
-  if (!std::isfinite(out.err2) || !(denom > 0)) out.err2 = kInf;
+  const double err2 = add_up(mul_up(gn, total), mul_up(mul_up(static_cast<double>(k), nn), kEta));
+  return std::isfinite(err2) && denom > 0 ? err2 : kInf;
+}
+
+GramDouble gram_double(const DMatrix& c, int threads) {
+  const std::size_t k = c.rows(), n = c.cols();
+  GramDouble out;
+  out.g = DMatrix(k, k, 0.0);
+  if (k == 0) return out;
+  out.err2 = gram_lower_double(c.data().data(), k, n, out.g.data().data(), threads);
+  // Symmetrise from the lower triangle.
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = i + 1; j < k; ++j) out.g(i, j) = out.g(j, i);
   return out;
 }
 

@@ -6,6 +6,7 @@
 
 #include "dinterval.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/numeric/interval.hpp"
 #include "memcert/theory/dana24/construct.hpp"
 #include "memcert/util/parallel.hpp"
 
@@ -60,6 +61,60 @@ std::vector<DI> encoder_di(const Model& m, const std::vector<std::uint32_t>& seq
   return E;
 }
 
+// The same forward pass with MPFR intervals at `prec` bits (directed rounding, numeric/interval.hpp), for
+// the sequences the double pass leaves undecided. Ill-conditioned feature matrices (d = 2 with many
+// heads: sigma_min(F) ~ 1e-20) give output weights W_O ~ 1e10 whose products cancel to O(1): the double
+// intervals then widen by ~ 1e10 * 2^-53 per term, while the exact value is within the solve's residual
+// of the target. More bits remove the cancellation loss; nothing else changes.
+double certified_margin_mpfr(const Model& m, const std::vector<std::uint32_t>& seq, std::size_t g, mpfr_prec_t prec) {
+  struct PrecisionScope {  // the default precision is thread-local: restore it for the thread's next user
+    mpfr_prec_t old = Interval::default_precision();
+    ~PrecisionScope() { Interval::set_default_precision(old); }
+  } scope;
+  Interval::set_default_precision(prec);
+  const std::size_t S = m.S, d = m.d;
+  auto point = [](double w) { return Interval(rational_from_double(w)); };
+  auto matvec = [&](const DMatrix& W, const std::vector<Interval>& x) {
+    std::vector<Interval> y(W.rows());
+    for (std::size_t r = 0; r < W.rows(); ++r)
+      for (std::size_t i = 0; i < W.cols(); ++i)
+        if (W(r, i) != 0) y[r] += point(W(r, i)) * x[i];
+    return y;
+  };
+  std::vector<std::vector<Interval>> x(S, std::vector<Interval>(d));
+  for (std::size_t s = 0; s < S; ++s)
+    for (std::size_t i = 0; i < d; ++i) x[s][i] = point(m.e(seq[s], i)) + point(m.pos(s, i));
+  std::vector<Interval> E = x[S - 1];
+  for (std::size_t h = 0; h < m.H; ++h) {
+    const std::vector<Interval> qv = matvec(m.WQ[h], x[S - 1]);
+    std::vector<Interval> z(S);
+    Interval top;
+    for (std::size_t s = 0; s < S; ++s) {
+      const std::vector<Interval> kv = matvec(m.WK[h], x[s]);
+      Interval sc;
+      for (std::size_t r = 0; r < qv.size(); ++r) sc += qv[r] * kv[r];
+      z[s] = sc;
+      top = s == 0 ? sc : interval_max(top, sc);
+    }
+    // Shift by an exact point inside the largest score's range so the exps stay moderate.
+    const Interval shift(top.midpoint());
+    Interval sum;
+    for (std::size_t s = 0; s < S; ++s) z[s] = interval_exp(z[s] - shift), sum += z[s];
+    std::vector<Interval> A(d);
+    for (std::size_t s = 0; s < S; ++s) {
+      const Interval as = z[s] / sum;
+      for (std::size_t i = 0; i < d; ++i) A[i] += as * x[s][i];
+    }
+    const std::vector<Interval> o = matvec(m.WO[h], matvec(m.WV[h], A));
+    for (std::size_t i = 0; i < d; ++i) E[i] += o[i];
+  }
+  const std::vector<Interval> logit = matvec(m.WU, E);
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t j = 0; j < m.N; ++j)
+    if (j != g) best = std::min(best, (logit[g] - logit[j]).lower_double_down());
+  return best;
+}
+
 }  // namespace
 
 std::vector<std::pair<double, double>> dana24_encoder_enclosure(const Model& m, const std::vector<std::uint32_t>& seq) {
@@ -71,6 +126,7 @@ std::vector<std::pair<double, double>> dana24_encoder_enclosure(const Model& m, 
 ArgmaxCertificate dana24_certify_argmax(const Model& m, const AssocData& a) {
   ArgmaxCertificate c;
   c.margin.assign(a.T(), -std::numeric_limits<double>::infinity());
+  std::vector<std::size_t> escalations(a.T(), 0);
   parallel_for(a.T(), fast_threads(), [&](std::size_t t) {
     const std::vector<DI> E = encoder_di(m, a.sequences[t]);
     const std::vector<DI> logit = di_matvec(m.WU, E);
@@ -80,7 +136,15 @@ ArgmaxCertificate dana24_certify_argmax(const Model& m, const AssocData& a) {
       if (j != g) rival = std::max(rival, logit[j].hi);
     // Certified: T_g - T_j >= logit[g].lo - logit[j].hi for every j != g.
     c.margin[t] = m.N == 1 ? std::numeric_limits<double>::infinity() : dn(logit[g].lo - rival);
+    // Escalation: MPFR at 128, 256, 512 bits until the arg-max is certified (or the precision cannot help:
+    // then the weights really miss the target).
+    for (mpfr_prec_t prec : {128, 256, 512}) {
+      if (c.margin[t] > 0) break;
+      c.margin[t] = std::max(c.margin[t], certified_margin_mpfr(m, a.sequences[t], g, prec));
+      ++escalations[t];
+    }
   });
+  for (std::size_t e : escalations) c.escalated += e;
   c.min_margin = std::numeric_limits<double>::infinity();
   for (double mg : c.margin) {
     if (mg > 0) ++c.certified;

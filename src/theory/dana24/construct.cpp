@@ -182,6 +182,7 @@ json dana24_summary_json(const AssocData& a, const Dana24Result& r, const std::s
          {"bit_complexity", {{"max_bits", max_bits}, {"total_bits", total_bits}}},
          {"targets", r.targets_kind},
          {"attempts", r.attempts},
+         {"argmax_mpfr_escalations", r.argmax.escalated},
          {"head_scale_log2", r.head_boost},
          {"det_M_bits", qbits(r.det_M)},
          {"comparison",

@@ -126,6 +126,23 @@ TEST_CASE("dana24: fewer sequences than H dh + d (underdetermined solve) and the
   require_memorized_and_verified(b, bb);
 }
 
+TEST_CASE("dana24: Corollary 1 at H = 64, d_h = 2 (T0 = 130): decided through the MPFR escalation", "[dana]") {
+  // d = 2 with 130 features: sigma_min(F) ~ 1e-26, output weights ~ 1e9-1e10. The double intervals of
+  // step 8 lose the margin to cancellation; the MPFR re-evaluation (128-512 bits) certifies it, and the
+  // checker (its own MPFR pass, escalating the same way) accepts. Second method: the long-double forward
+  // pass predicts every next token.
+  AssocData a = assoc_data_generate(12, 2, 130, 1, false);
+  REQUIRE(assoc_distinct_last_tokens(a) >= 2);
+  std::size_t escalated = 0;
+  for (std::uint64_t seed : {1u, 2u, 3u}) {
+    INFO("seed " << seed);
+    Built b = build(a, 64, 2, 2, seed);
+    require_memorized_and_verified(a, b);
+    escalated += b.r.argmax.escalated;
+  }
+  CHECK(escalated > 0);  // the double pass alone would have left some of these undecided
+}
+
 TEST_CASE("dana24: the 30-second target N=1000, S=8, d=64, H=16, dh=16 (T0 = 320)", "[dana][slow]") {
   const std::clock_t c0 = std::clock();
   AssocData a = assoc_data_generate(1000, 8, 320, 2026, false);

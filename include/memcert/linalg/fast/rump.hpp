@@ -34,6 +34,9 @@ struct RumpOutcome {
 // perturbation of 2-norm <= rad_norm2 (0 for a point matrix). `u_exp`: the unit roundoff is 2^-u_exp
 // (53 for IEEE double; the only value the double kernel supports).
 RumpOutcome rump_isspd(const DMatrix& a, double rad_norm2 = 0.0, int threads = 0);
+// The same test on the n x n row-major buffer `a` whose lower triangle holds the matrix; the buffer is
+// consumed (overwritten by the Cholesky factor of A - cI): no copy of a large Gram matrix is made.
+RumpOutcome rump_isspd_lower_inplace(double* a, std::size_t n, double rad_norm2 = 0.0, int threads = 0);
 // Entrywise radius version: ||rad||_2 <= ||rad||_F (computed rounding upward).
 RumpOutcome rump_isspd(const DMatrix& a, const DMatrix& rad, int threads = 0);
 
@@ -45,6 +48,11 @@ struct GramDouble {
   double err2 = 0;
 };
 GramDouble gram_double(const DMatrix& c, int threads = 0);
+// The lower triangle of fl(C C^T) into the row-major k x k buffer g (entries (i, j), j <= i; some entries
+// above the diagonal are overwritten, the rest left as they were) for the row-major k x n matrix c; returns
+// err2 as gram_double does (infinity when the bound overflows). Half the products of the full Gram
+// matrix, and no transposed copy of c.
+double gram_lower_double(const double* c, std::size_t k, std::size_t n, double* g, int threads = 0);
 
 // g += fl(C C^T) for the k x n matrix C (g is k x k, both triangles written): one blocked product, so
 // every entry gains one dot product of length n in some order and |computed - exact| <= gamma_{n+1}

@@ -104,10 +104,13 @@ Model dana24_map_back(const BaseModel& b, const Readout& r, const Targets& tg, s
 
 // Step 8, end-to-end certificate (paper: Corollary 1's conclusion, by a direct route): evaluates eq. (2)
 // on every sequence in outward-rounded interval arithmetic and certifies T(t)_{g(t)} > T(t)_j for all
-// j != g(t). margin[t] is a certified lower bound of min_j (T(t)_g - T(t)_j) (<= 0: not certified).
+// j != g(t). A sequence the double intervals leave undecided is re-evaluated with MPFR intervals at 128,
+// 256 and 512 bits (ill-conditioned solves give large output weights whose products cancel). margin[t]
+// is a certified lower bound of min_j (T(t)_g - T(t)_j) (<= 0: not certified).
 struct ArgmaxCertificate {
   std::vector<double> margin;
   std::size_t certified = 0;
+  std::size_t escalated = 0;  // MPFR re-evaluations (sequence x precision) the double pass needed
   double min_margin = 0;
 };
 ArgmaxCertificate dana24_certify_argmax(const Model& m, const AssocData& a);

@@ -1,0 +1,31 @@
+#pragma once
+// The forward pass of the dana24 model (eq. (1)-(2)) for checks other than kind "dana24" itself: the
+// kind "dana24-claim" instances that evaluate a whole model (Theorem 1 with epsilon > 0) reuse the same
+// MPFR evaluation (check_dana24.cpp), so there is one implementation of the model in the checker.
+#include <gmpxx.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "json.hpp"
+
+namespace memcert_checker {
+
+struct Dana24Shape {
+  std::size_t N = 0, S = 0, d = 0, dh = 0, H = 0;
+};
+
+// Reads `weights` ({"e","pos","WU","WQ","WK","WV","WO"}, exact dyadic strings of <= 128 significant
+// bits, shapes as for kind "dana24") and encloses the logits T(t) = W_U (x(t,S) + sum_h W_O^h W_V^h A^h(t))
+// of every sequence with MPFR under directed rounding: lo[t][j] <= T(t)_j <= hi[t][j] (exact rationals).
+// Tokens must already be < N. False with `why` on a malformed weight or a non-finite logit. With
+// feat_lo/feat_hi, also the features F(t) = [x(t,S); W_V^1 A^1(t); ...; W_V^H A^H(t)] (d + H d_h entries
+// per sequence), for which T(t) = W_U [I, W_O] F(t).
+bool dana24_logit_enclosures(const json::Value& weights, const Dana24Shape& shape,
+                             const std::vector<std::vector<std::size_t>>& seqs,
+                             std::vector<std::vector<mpq_class>>& lo, std::vector<std::vector<mpq_class>>& hi,
+                             std::string& why, std::vector<std::vector<mpq_class>>* feat_lo = nullptr,
+                             std::vector<std::vector<mpq_class>>* feat_hi = nullptr);
+
+}  // namespace memcert_checker
