@@ -4,7 +4,7 @@
 #include "dana24_instances.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace dana24_experiment_6_dh_gt_d {
 using namespace dana24_detail;
 
 Instance generate(std::uint64_t seed, std::size_t index) {

@@ -7,7 +7,7 @@
 #include "memcert/linalg/fast/batch.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace dana24_lemma_2 {
 using namespace dana24_detail;
 
 Instance generate(std::uint64_t seed, std::size_t index) {

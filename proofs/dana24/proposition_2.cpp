@@ -4,7 +4,7 @@
 #include "dana24_instances.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace dana24_proposition_2 {
 using namespace dana24_detail;
 
 struct Prop2Instance {

@@ -5,7 +5,7 @@
 #include "dana24_instances.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace dana24_proposition_3 {
 using namespace dana24_detail;
 
 struct Prop3Instance {

@@ -28,7 +28,7 @@
 #include "dana24_instances.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace dana24_theorem_1_eps {
 using namespace dana24_detail;
 using EMat = Eigen::MatrixXd;
 

@@ -5,7 +5,7 @@
 #include "dana24_instances.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace dana24_theorem_1_proof_rank_ceiling {
 using namespace dana24_detail;
 
 Instance generate(std::uint64_t seed, std::size_t index) {

@@ -13,7 +13,7 @@
 #include "dana24_instances.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace dana24_theorem_2 {
 
 struct Thm2Instance {
   QMatrix B;                    // N x d (empty for the JL instance, which uses pm)

@@ -7,7 +7,7 @@
 #include "memcert/theory/ks25/construct.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace ks25_corollary_4_1 {
 
 struct S2sInstance {
   SequenceDataset ds;

@@ -12,7 +12,7 @@
 #include "memcert/theory/ks25/construct.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace ks25_inconsistent_labels {
 
 enum class Setting { next_token, seq_to_seq, multiset };
 struct PairInstance {

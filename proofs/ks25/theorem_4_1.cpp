@@ -8,7 +8,7 @@
 #include "memcert/theory/ks25/construct.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace ks25_theorem_4_1 {
 
 struct KsInstance {
   SequenceDataset ds;

@@ -10,7 +10,7 @@
 #include "memcert/theory/ks25/construct.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace ks25_theorem_4_1_growth {
 
 struct SweepInstance {
   std::vector<std::size_t> Ns;

@@ -9,7 +9,7 @@
 #include "memcert/theory/ks25/construct.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace ks25_theorem_4_1_linear_phi {
 
 struct LinearPhiInstance {
   SequenceDataset ds;

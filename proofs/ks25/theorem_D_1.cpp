@@ -10,7 +10,7 @@
 #include "memcert/theory/ks25/construct.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace ks25_theorem_D_1 {
 
 struct DeepSetInstance {
   SequenceDataset ds;

@@ -3,7 +3,7 @@
 #include "../common.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_lemma_1 {
 using namespace detail;
 
 struct Lemma1Instance {

@@ -8,7 +8,7 @@
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_lemma_3 {
 using namespace detail;
 
 struct Lemma3Instance {

@@ -10,7 +10,7 @@
 #include "memcert/numeric/interval.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_lemma_4 {
 using namespace detail;
 
 struct Lemma4Instance {

@@ -8,7 +8,7 @@
 #include "memcert/linalg/enclosure.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_lemma_5 {
 using namespace detail;
 
 struct Lemma5Instance {

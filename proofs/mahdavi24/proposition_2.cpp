@@ -4,7 +4,7 @@
 #include "../common.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_proposition_2 {
 using namespace detail;
 
 struct Prop2Instance {

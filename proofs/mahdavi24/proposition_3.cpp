@@ -6,7 +6,7 @@
 #include "../common.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_proposition_3 {
 using namespace detail;
 
 struct Prop3Instance {

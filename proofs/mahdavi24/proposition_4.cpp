@@ -14,7 +14,7 @@
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_proposition_4 {
 using namespace detail;
 
 struct Prop4Instance {

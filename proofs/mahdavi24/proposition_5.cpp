@@ -3,7 +3,7 @@
 #include "../common.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_proposition_5 {
 using namespace detail;
 
 struct Prop5Instance {

@@ -8,7 +8,7 @@
 #include "../common.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_step_2 {
 using namespace detail;
 
 struct ReadoutInstance {

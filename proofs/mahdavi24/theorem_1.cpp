@@ -11,7 +11,7 @@
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_theorem_1 {
 
 struct T1Instance {
   AttentionDataset ds;

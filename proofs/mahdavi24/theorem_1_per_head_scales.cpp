@@ -9,7 +9,7 @@
 #include "memcert/theory/mahdavi24/joint_scales.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace mahdavi24_theorem_1_per_head_scales {
 
 struct ScalesInstance {
   AttentionDataset ds;

@@ -7,12 +7,14 @@
 // Boundary claim: it refutes "the encodings keep full rank under every perturbation of 2-norm 1e-12".
 #include <Eigen/Dense>
 
+#include "memcert/linalg/eigen_svd.hpp"
+
 #include "../common.hpp"
 #include "memcert/proofs/positional_encoding.hpp"
 #include "pe_instances.hpp"
 
 namespace memcert::proofs {
-namespace {
+namespace vaswani17_sinusoidal_margin {
 using namespace detail;
 using vaswani17::PEInstance;
 

@@ -32,7 +32,7 @@ QMatrix sinusoidal_encoding_exact(std::size_t n, std::size_t d) {
   return m;
 }
 
-namespace {
+namespace vaswani17_sinusoidal_rank {
 using namespace detail;
 using vaswani17::PEInstance;
 

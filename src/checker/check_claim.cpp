@@ -25,7 +25,7 @@ namespace {
 
 const ModP kP{(std::uint64_t{1} << 61) - 1};  // a Mersenne prime
 
-std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
+std::string claim_at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
 // ---- readers for nested arrays of exact numbers --------------------------------------------------
 bool vec(const Value& v, const std::string& where, QRow& out, std::string& why) {
@@ -36,8 +36,8 @@ bool mat(const Value& v, const std::string& where, QMat& out, std::string& why) 
   if (v.type != json::Type::Array || v.items.empty()) { why = where + ": expected a non-empty array of rows"; return false; }
   out.assign(v.items.size(), {});
   for (std::size_t i = 0; i < v.items.size(); ++i) {
-    if (!vec(v.items[i], at(where, i), out[i], why)) return false;
-    if (out[i].size() != out[0].size() || out[i].empty()) { why = at(where, i) + ": ragged or empty row"; return false; }
+    if (!vec(v.items[i], claim_at(where, i), out[i], why)) return false;
+    if (out[i].size() != out[0].size() || out[i].empty()) { why = claim_at(where, i) + ": ragged or empty row"; return false; }
   }
   return true;
 }
@@ -63,7 +63,7 @@ bool field_mats(const Value& c, const std::string& key, std::vector<QMat>& out, 
   if (v->items.empty()) { why = key + ": empty"; return false; }
   out.assign(v->items.size(), {});
   for (std::size_t i = 0; i < v->items.size(); ++i)
-    if (!mat(v->items[i], at(key, i), out[i], why)) return false;
+    if (!mat(v->items[i], claim_at(key, i), out[i], why)) return false;
   for (const auto& m : out)
     if (m.size() != out[0].size() || m[0].size() != out[0][0].size()) { why = key + ": shapes differ"; return false; }
   return true;
@@ -134,9 +134,9 @@ bool kernel_upper(const QMat& a, const Value& c, const std::string& key, std::si
   QMat K;
   for (std::size_t i = 0; i < kv->items.size(); ++i) {
     QRow v;
-    if (!vec(kv->items[i], at(key, i), v, why)) return false;
-    if (v.size() != cols(a)) { why = at(key, i) + ": length " + std::to_string(v.size()) + ", expected " + std::to_string(cols(a)); return false; }
-    if (!all_zero(qmat_mul_vec(a, v))) { why = at(key, i) + ": not in the kernel (exact product non-zero)"; return false; }
+    if (!vec(kv->items[i], claim_at(key, i), v, why)) return false;
+    if (v.size() != cols(a)) { why = claim_at(key, i) + ": length " + std::to_string(v.size()) + ", expected " + std::to_string(cols(a)); return false; }
+    if (!all_zero(qmat_mul_vec(a, v))) { why = claim_at(key, i) + ": not in the kernel (exact product non-zero)"; return false; }
     K.push_back(v);
   }
   if (rank_lower(K) != K.size()) { why = key + ": vectors not certified independent"; return false; }
@@ -162,15 +162,15 @@ bool read_alphas(const Value& c, std::size_t H, std::size_t T, std::size_t n, st
   if (av->items.size() != H) { why = "alpha: expected H = " + std::to_string(H) + " heads"; return false; }
   alpha.assign(H, {});
   for (std::size_t h = 0; h < H; ++h) {
-    if (!mat(av->items[h], at("alpha", h), alpha[h], why)) return false;
-    if (alpha[h].size() != T || cols(alpha[h]) != n) { why = at("alpha", h) + ": expected T x n"; return false; }
+    if (!mat(av->items[h], claim_at("alpha", h), alpha[h], why)) return false;
+    if (alpha[h].size() != T || cols(alpha[h]) != n) { why = claim_at("alpha", h) + ": expected T x n"; return false; }
     for (std::size_t t = 0; t < T; ++t) {
       mpq_class s = 0;
       for (const auto& x : alpha[h][t]) {
-        if (x <= 0) { why = at(at("alpha", h), t) + ": a weight is not positive"; return false; }
+        if (x <= 0) { why = claim_at(claim_at("alpha", h), t) + ": a weight is not positive"; return false; }
         s += x;
       }
-      if (s != 1) { why = at(at("alpha", h), t) + ": weights do not sum to 1"; return false; }
+      if (s != 1) { why = claim_at(claim_at("alpha", h), t) + ": weights do not sum to 1"; return false; }
     }
   }
   return true;
@@ -369,7 +369,7 @@ bool check_prop4(const Value& c, const std::string& claim, std::string& why) {
   return true;
 }
 
-bool check_prop3(const Value& c, std::string& why) {
+bool claim_check_prop3(const Value& c, std::string& why) {
   std::size_t d, n, m, T;
   QMat X, E, W;
   QRow b, v;
@@ -525,17 +525,17 @@ bool check_lemma4(const Value& c, const std::string& claim, std::string& why) {
     for (std::size_t i = 0; i < st->items.size(); ++i) {
       mpq_class eps, cc;
       const Value& item = st->items[i];
-      const Value* ev = member(item, at("steps", i), "eps", json::Type::String, why);
-      const Value* cv = ev ? member(item, at("steps", i), "c", json::Type::String, why) : nullptr;
-      if (!cv || !read_rational(*ev, at("steps", i) + ".eps", eps, why) || !read_rational(*cv, at("steps", i) + ".c", cc, why)) return false;
-      if (eps <= 0 || cc < 0) { why = at("steps", i) + ": need eps > 0, c >= 0"; return false; }
+      const Value* ev = member(item, claim_at("steps", i), "eps", json::Type::String, why);
+      const Value* cv = ev ? member(item, claim_at("steps", i), "c", json::Type::String, why) : nullptr;
+      if (!cv || !read_rational(*ev, claim_at("steps", i) + ".eps", eps, why) || !read_rational(*cv, claim_at("steps", i) + ".c", cc, why)) return false;
+      if (eps <= 0 || cc < 0) { why = claim_at("steps", i) + ": need eps > 0, c >= 0"; return false; }
       // ||softmax - e_j*||_1 = 2 (1 - alpha_j*) <= 2 sum_{j != j*} exp(b_j - b_j* + c (s_j - s_j*)); each
       // exponent decreases in c because s_j < s_j*, so the bound holds for every c' >= c.
       Interval S(mpq_class(0));
       for (std::size_t j = 0; j < n; ++j)
         if (j != js) S = S + exp(Interval(mpq_class(b[j] - b[js] + cc * (s[j] - s[js]))));
       Interval dist = Interval(mpq_class(2)) * S;
-      if (!dist.upper_below(eps)) { why = at("steps", i) + ": L1 distance not certified below eps"; return false; }
+      if (!dist.upper_below(eps)) { why = claim_at("steps", i) + ": L1 distance not certified below eps"; return false; }
     }
     return true;
   }
@@ -713,7 +713,7 @@ bool check_claim(const json::Value& cert, std::string& why) {
       {"mahdavi24/proposition-2-non-shared", check_rank_claim},
       {"mahdavi24/proposition-5", check_rank_claim},
       {"mahdavi24/proposition-5-nonconstant-sums", check_rank_claim},
-      {"mahdavi24/proposition-3", [](const Value& c, const std::string&, std::string& w) { return check_prop3(c, w); }},
+      {"mahdavi24/proposition-3", [](const Value& c, const std::string&, std::string& w) { return claim_check_prop3(c, w); }},
       {"mahdavi24/proposition-4", check_prop4},
       {"mahdavi24/proposition-4-without-assumption-3", check_prop4},
       {"mahdavi24/proposition-4-assumption-2", check_prop4},

@@ -25,19 +25,19 @@
 namespace memcert_checker {
 namespace {
 
-constexpr mpfr_prec_t kPrec = 128;  // weights: exact dyadics of at most this many significant bits
+constexpr mpfr_prec_t kDana24Prec = 128;  // weights: exact dyadics of at most this many significant bits
 // The forward pass's working precision. check_dana24 raises it (128, 256, 512) for a sequence whose margin
 // is not certified at 128 bits: large output weights of an ill-conditioned solve cancel, and every bit
 // of precision lost there is a bit of margin lost. Any precision gives a rigorous enclosure.
-thread_local mpfr_prec_t g_work_prec = kPrec;
+thread_local mpfr_prec_t g_work_prec = kDana24Prec;
 
-std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
+std::string dana24_at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
 // A dense array of exact MPFR numbers (weights), owning its storage.
 class MpArray {
  public:
   explicit MpArray(std::size_t n = 0) : v_(n) {
-    for (auto& x : v_) mpfr_init2(&x, kPrec), mpfr_set_zero(&x, 1);
+    for (auto& x : v_) mpfr_init2(&x, kDana24Prec), mpfr_set_zero(&x, 1);
   }
   MpArray(const MpArray&) = delete;
   MpArray& operator=(const MpArray&) = delete;
@@ -47,7 +47,7 @@ class MpArray {
   void reset(std::size_t n) {
     release();
     v_.resize(n);
-    for (auto& x : v_) mpfr_init2(&x, kPrec), mpfr_set_zero(&x, 1);
+    for (auto& x : v_) mpfr_init2(&x, kDana24Prec), mpfr_set_zero(&x, 1);
   }
   mpfr_ptr operator[](std::size_t i) { return &v_[i]; }
   mpfr_srcptr operator[](std::size_t i) const { return &v_[i]; }
@@ -62,7 +62,7 @@ class MpArray {
 };
 
 // Reads a nested array of exact numbers with the given shape into `out` (row-major); each must be exact
-// at kPrec bits.
+// at kDana24Prec bits.
 bool read_tensor(const Value* v, const std::string& where, const std::vector<std::size_t>& shape, MpArray& out,
                  std::string& why) {
   std::size_t total = 1;
@@ -89,7 +89,7 @@ bool read_tensor(const Value* v, const std::string& where, const std::vector<std
       why = f.where + ": expected a list of " + std::to_string(shape[f.level]) + " entries";
       return false;
     }
-    for (std::size_t i = f.v->items.size(); i-- > 0;) stack.push_back({&f.v->items[i], f.level + 1, at(f.where, i)});
+    for (std::size_t i = f.v->items.size(); i-- > 0;) stack.push_back({&f.v->items[i], f.level + 1, dana24_at(f.where, i)});
   }
   for (const auto& [leaf, w] : leaves) {
     if (!read_rational(*leaf, w, q, why)) return false;
@@ -300,13 +300,13 @@ bool check_dana24(const Value& c, std::string& why) {
   for (std::size_t t = 0; t < T; ++t) {
     const Value& s = sv->items[t];
     if (s.type != json::Type::Array || s.items.size() != m.S) {
-      why = at("sequences", t) + ": expected S = " + std::to_string(m.S) + " tokens";
+      why = dana24_at("sequences", t) + ": expected S = " + std::to_string(m.S) + " tokens";
       return false;
     }
     for (std::size_t k = 0; k < m.S; ++k)
-      if (!read_size(s.items[k], at(at("sequences", t), k), m.N - 1, seqs[t][k], why)) return false;
+      if (!read_size(s.items[k], dana24_at(dana24_at("sequences", t), k), m.N - 1, seqs[t][k], why)) return false;
     if (!seen.insert(seqs[t]).second) {
-      why = at("sequences", t) + ": a repeated sequence (associations must be distinct sequences)";
+      why = dana24_at("sequences", t) + ": a repeated sequence (associations must be distinct sequences)";
       return false;
     }
   }
@@ -318,7 +318,7 @@ bool check_dana24(const Value& c, std::string& why) {
   }
   std::vector<std::size_t> next(T);
   for (std::size_t t = 0; t < T; ++t)
-    if (!read_size(nv->items[t], at("next", t), m.N - 1, next[t], why)) return false;
+    if (!read_size(nv->items[t], dana24_at("next", t), m.N - 1, next[t], why)) return false;
   // Weights.
   const Value* w = member(c, "", "weights", json::Type::Object, why);
   if (!w) return false;
@@ -368,9 +368,9 @@ bool check_dana24(const Value& c, std::string& why) {
       certified_margin(m, seqs[t], next[t], margin);
       if (mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0 && !mpfr_nan_p(margin)) break;
     }
-    g_work_prec = kPrec;
+    g_work_prec = kDana24Prec;
     if (!(mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0) || mpfr_nan_p(margin)) {
-      why = at("sequences", t) + ": the certified margin of next token " + std::to_string(next[t]) +
+      why = dana24_at("sequences", t) + ": the certified margin of next token " + std::to_string(next[t]) +
             " is not >= min_margin (" + (mpfr_sgn(margin) > 0 ? "smaller margin" : "arg-max not certified") + ")";
       mpfr_clear(margin);
       return false;
@@ -403,7 +403,7 @@ bool dana24_logit_enclosures(const Value& weights, const Dana24Shape& sh,
     encoder_enclosure(m, seqs[t], E.get(), want ? F.get() : nullptr);
     for (std::size_t r = 0; want && r < nf; ++r) {
       if (!mpfr_number_p(F[r].lo) || !mpfr_number_p(F[r].hi)) {
-        why = at("sequences", t) + ": the features are not finite";
+        why = dana24_at("sequences", t) + ": the features are not finite";
         return false;
       }
       mpfr_get_q((*feat_lo)[t][r].get_mpq_t(), F[r].lo);
@@ -412,7 +412,7 @@ bool dana24_logit_enclosures(const Value& weights, const Dana24Shape& sh,
     for (std::size_t j = 0; j < m.N; ++j) {
       iv_project(m.WU, j * m.d, 1, m.d, E.get(), &L);
       if (!mpfr_number_p(L.lo) || !mpfr_number_p(L.hi)) {
-        why = at("sequences", t) + ": the logits are not finite";
+        why = dana24_at("sequences", t) + ": the logits are not finite";
         return false;
       }
       mpfr_get_q(lo[t][j].get_mpq_t(), L.lo);

@@ -43,7 +43,7 @@
 namespace memcert_checker {
 namespace {
 
-std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
+std::string dana24_claims_at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
 bool field_size(const Value& c, const char* key, std::size_t max, std::size_t& out, std::string& why) {
   const Value* v = member(c, "", key, json::Type::Number, why);
@@ -58,7 +58,7 @@ bool field_matrix(const Value& c, const char* key, std::size_t rows, std::size_t
   }
   out.assign(rows, {});
   for (std::size_t i = 0; i < rows; ++i)
-    if (!read_rational_vector(v->items[i], at(key, i), cols, out[i], why)) return false;
+    if (!read_rational_vector(v->items[i], dana24_claims_at(key, i), cols, out[i], why)) return false;
   return true;
 }
 
@@ -86,13 +86,13 @@ bool read_assoc(const Value& c, Assoc& a, std::string& why) {
   for (std::size_t t = 0; t < a.T; ++t) {
     const Value& s = sv->items[t];
     if (s.type != json::Type::Array || s.items.size() != a.S) {
-      why = at("sequences", t) + ": expected S tokens";
+      why = dana24_claims_at("sequences", t) + ": expected S tokens";
       return false;
     }
     for (std::size_t k = 0; k < a.S; ++k)
-      if (!read_size(s.items[k], at(at("sequences", t), k), a.N - 1, a.seq[t][k], why)) return false;
+      if (!read_size(s.items[k], dana24_claims_at(dana24_claims_at("sequences", t), k), a.N - 1, a.seq[t][k], why)) return false;
     if (!seen.insert(a.seq[t]).second) {
-      why = at("sequences", t) + ": a repeated sequence";
+      why = dana24_claims_at("sequences", t) + ": a repeated sequence";
       return false;
     }
   }
@@ -103,7 +103,7 @@ bool read_assoc(const Value& c, Assoc& a, std::string& why) {
     }
     a.next.resize(a.T);
     for (std::size_t t = 0; t < a.T; ++t)
-      if (!read_size(nv->items[t], at("next", t), a.N - 1, a.next[t], why)) return false;
+      if (!read_size(nv->items[t], dana24_claims_at("next", t), a.N - 1, a.next[t], why)) return false;
   }
   return true;
 }
@@ -341,7 +341,7 @@ bool check_prop3(const Value& c, std::string& why) {
     wx[j] = (1 - sv[j] * sv[j]) / den, wy[j] = 2 * sv[j] / den;
     for (std::size_t i = 0; i < j; ++i)
       if (sv[i] == sv[j]) {
-        why = at("s", j) + ": expected distinct parameters (distinct circle points)";
+        why = dana24_claims_at("s", j) + ": expected distinct parameters (distinct circle points)";
         return false;
       }
   }

@@ -38,14 +38,14 @@
 namespace memcert_checker {
 namespace {
 
-std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
+std::string theorem1_eps_at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
-constexpr mpfr_prec_t kP = 256;
+constexpr mpfr_prec_t kTheorem1EpsPrec = 256;
 
 // RAII for a few MPFR scalars.
 struct Mp {
   mpfr_t v;
-  Mp() { mpfr_init2(v, kP), mpfr_set_zero(v, 1); }
+  Mp() { mpfr_init2(v, kTheorem1EpsPrec), mpfr_set_zero(v, 1); }
   ~Mp() { mpfr_clear(v); }
   Mp(const Mp&) = delete;
   Mp& operator=(const Mp&) = delete;
@@ -220,13 +220,13 @@ bool read_common(const Value& c, Common& k, std::string& why) {
   for (std::size_t t = 0; t < T; ++t) {
     const Value& s = sv->items[t];
     if (s.type != json::Type::Array || s.items.size() != k.sh.S) {
-      why = at("sequences", t) + ": expected S tokens";
+      why = theorem1_eps_at("sequences", t) + ": expected S tokens";
       return false;
     }
     for (std::size_t i = 0; i < k.sh.S; ++i)
-      if (!read_size(s.items[i], at(at("sequences", t), i), k.sh.N - 1, k.seq[t][i], why)) return false;
+      if (!read_size(s.items[i], theorem1_eps_at(theorem1_eps_at("sequences", t), i), k.sh.N - 1, k.seq[t][i], why)) return false;
     if (!seen.insert(k.seq[t]).second) {
-      why = at("sequences", t) + ": a repeated sequence";
+      why = theorem1_eps_at("sequences", t) + ": a repeated sequence";
       return false;
     }
   }
@@ -237,7 +237,7 @@ bool read_common(const Value& c, Common& k, std::string& why) {
   mpq_class sum = 0;
   for (std::size_t t = 0; t < T; ++t) {
     if (sgn(k.prior[t]) <= 0) {
-      why = at("prior", t) + ": expected > 0 (the support of the prior)";
+      why = theorem1_eps_at("prior", t) + ": expected > 0 (the support of the prior)";
       return false;
     }
     sum += k.prior[t];
@@ -274,7 +274,7 @@ bool read_common(const Value& c, Common& k, std::string& why) {
                                  std::string& why) {
   out.resize(v.items.size());
   for (std::size_t t = 0; t < out.size(); ++t)
-    if (!read_rational_vector(v.items[t], at(name, t), cols, out[t], why)) return false;
+    if (!read_rational_vector(v.items[t], theorem1_eps_at(name, t), cols, out[t], why)) return false;
   return true;
 }
 

@@ -33,7 +33,7 @@ namespace memcert_checker {
 
 namespace {
 
-std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
+std::string ks_at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
 struct Term {
   std::size_t col;
@@ -61,7 +61,7 @@ bool read_net(const Value& v, const std::string& where, std::size_t in, Net& net
   if (v.type != json::Type::Array) { why = where + ": expected an array of layers"; return false; }
   std::size_t cur = in;
   for (std::size_t l = 0; l < v.items.size(); ++l) {
-    const std::string w = at(where, l);
+    const std::string w = ks_at(where, l);
     const Value* W = member(v.items[l], w, "W", json::Type::Array, why);
     if (!W) return false;
     const Value* b = member(v.items[l], w, "b", json::Type::Array, why);
@@ -73,7 +73,7 @@ bool read_net(const Value& v, const std::string& where, std::size_t in, Net& net
     L.rows.resize(L.out);
     QRow row;
     for (std::size_t i = 0; i < L.out; ++i) {
-      if (!read_rational_vector(W->items[i], at(w + ".W", i), cur, row, why)) return false;
+      if (!read_rational_vector(W->items[i], ks_at(w + ".W", i), cur, row, why)) return false;
       for (std::size_t j = 0; j < cur; ++j) {
         ++pos;
         if (sgn(row[j]) != 0) {
@@ -219,7 +219,7 @@ bool check_ks(const Value& c, std::string& why) {
   if (V == 0) { why = "tokens: empty"; return false; }
   std::vector<QRow> tok(V);
   for (std::size_t t = 0; t < V; ++t)
-    if (!read_rational_vector(tv->items[t], at("tokens", t), d, tok[t], why)) return false;
+    if (!read_rational_vector(tv->items[t], ks_at("tokens", t), d, tok[t], why)) return false;
   {
     std::vector<std::size_t> ord(V);
     std::iota(ord.begin(), ord.end(), 0);
@@ -246,9 +246,9 @@ bool check_ks(const Value& c, std::string& why) {
   std::vector<std::vector<std::size_t>> seq(N, std::vector<std::size_t>(n));
   for (std::size_t i = 0; i < N; ++i) {
     const Value& s = sv->items[i];
-    if (s.type != json::Type::Array || s.items.size() != n) { why = at("sequences", i) + ": expected n token indices"; return false; }
+    if (s.type != json::Type::Array || s.items.size() != n) { why = ks_at("sequences", i) + ": expected n token indices"; return false; }
     for (std::size_t k = 0; k < n; ++k)
-      if (!read_size(s.items[k], at(at("sequences", i), k), V - 1, seq[i][k], why)) return false;
+      if (!read_size(s.items[k], ks_at(ks_at("sequences", i), k), V - 1, seq[i][k], why)) return false;
   }
   const Value* lv = member(c, "", "labels", json::Type::Array, why);
   if (!lv) return false;
@@ -258,10 +258,10 @@ bool check_ks(const Value& c, std::string& why) {
   for (std::size_t i = 0; i < N; ++i) {
     if (s2s) {
       const Value& li = lv->items[i];
-      if (li.type != json::Type::Array || li.items.size() != n) { why = at("labels", i) + ": expected n labels"; return false; }
+      if (li.type != json::Type::Array || li.items.size() != n) { why = ks_at("labels", i) + ": expected n labels"; return false; }
       for (std::size_t k = 0; k < n; ++k)
-        if (!read_label(li.items[k], at(at("labels", i), k), C, label[i * n + k], why)) return false;
-    } else if (!read_label(lv->items[i], at("labels", i), C, label[i], why)) {
+        if (!read_label(li.items[k], ks_at(ks_at("labels", i), k), C, label[i * n + k], why)) return false;
+    } else if (!read_label(lv->items[i], ks_at("labels", i), C, label[i], why)) {
       return false;
     }
   }
@@ -332,7 +332,7 @@ bool check_ks(const Value& c, std::string& why) {
   QMat wov(3);
   std::size_t wov_nonzero = 0, wov_bits = 0;
   for (std::size_t i = 0; i < 3; ++i) {
-    if (!read_rational_vector(wv->items[i], at("network.attention.WOV", i), 3, wov[i], why)) return false;
+    if (!read_rational_vector(wv->items[i], ks_at("network.attention.WOV", i), 3, wov[i], why)) return false;
     for (const auto& x : wov[i]) {
       ++pos;
       if (sgn(x) != 0) {

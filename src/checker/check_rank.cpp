@@ -11,7 +11,7 @@ namespace {
 
 // rank >= k: the k x k submatrix B[rows, cols] has a determinant that is non-zero modulo a prime,
 // hence non-zero over Z.
-bool check_lower(const Value& lower, const ZMat& b, std::size_t m, std::size_t n, std::size_t k,
+bool rank_check_lower(const Value& lower, const ZMat& b, std::size_t m, std::size_t n, std::size_t k,
                  std::string& why) {
   std::string method;
   if (!read_string(lower, "lower", "method", method, why)) return false;
@@ -145,7 +145,7 @@ bool check_rank(const Value& cert, std::string& why) {
   }
   const ZMat b = scale_rows_to_integers(a);
   const Value* lower = member(cert, "", "lower", json::Type::Object, why);
-  if (!lower || !check_lower(*lower, b, m, n, k, why)) return false;
+  if (!lower || !rank_check_lower(*lower, b, m, n, k, why)) return false;
   const Value* upper = member(cert, "", "upper", json::Type::Object, why);
   if (!upper) return false;
   std::string method;

@@ -9,7 +9,7 @@
 namespace memcert_checker {
 namespace {
 
-std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
+std::string match_at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
 // Largest integer (label, token, vocabulary size) a data set can hold; anything read is compared exactly.
 constexpr std::size_t kMaxInteger = std::size_t{1} << 62;
@@ -39,7 +39,7 @@ bool equal_tree(const Value& c, const Value& d, const std::string& where, Leaf l
       return false;
     }
     for (std::size_t i = 0; i < d.items.size(); ++i)
-      if (!equal_tree(c.items[i], d.items[i], at(where, i), leaf, why)) return false;
+      if (!equal_tree(c.items[i], d.items[i], match_at(where, i), leaf, why)) return false;
     return true;
   }
   if (c.type == json::Type::Array) {
@@ -113,7 +113,7 @@ bool match_ks(const Value& cert, const Value& data, std::string& why) {
   if (!ds) return false;
   std::vector<QRow> tokens(tv->items.size());
   for (std::size_t v = 0; v < tokens.size(); ++v)
-    if (!read_rational_vector(tv->items[v], at("tokens", v), d, tokens[v], why)) return false;
+    if (!read_rational_vector(tv->items[v], match_at("tokens", v), d, tokens[v], why)) return false;
   if (sv->items.size() != ds->items.size()) {
     why = "sequences: the certificate has " + std::to_string(sv->items.size()) + " sequences, DATA has " +
           std::to_string(ds->items.size());
@@ -122,7 +122,7 @@ bool match_ks(const Value& cert, const Value& data, std::string& why) {
   for (std::size_t i = 0; i < ds->items.size(); ++i) {
     const Value& crow = sv->items[i];
     const Value& drow = ds->items[i];
-    const std::string wi = at("sequences", i);
+    const std::string wi = match_at("sequences", i);
     if (crow.type != json::Type::Array) { why = wi + ": expected an array of token indices"; check_context().malformed = true; return false; }
     if (drow.type != json::Type::Array || crow.items.size() != drow.items.size()) {
       why = wi + ": the certificate has " + std::to_string(crow.items.size()) + " tokens, DATA has " +
@@ -130,7 +130,7 @@ bool match_ks(const Value& cert, const Value& data, std::string& why) {
       return false;
     }
     for (std::size_t k = 0; k < drow.items.size(); ++k) {
-      const std::string wk = at(wi, k);
+      const std::string wk = match_at(wi, k);
       std::size_t id = 0;
       if (tokens.empty()) { why = wk + ": no token is in range (\"tokens\" is empty)"; return false; }
       if (!read_size(crow.items[k], wk, tokens.size() - 1, id, why)) return false;
@@ -143,9 +143,9 @@ bool match_ks(const Value& cert, const Value& data, std::string& why) {
       for (std::size_t j = 0; j < d; ++j) {
         mpq_class q;
         std::size_t unused = 0;
-        if (!read_data_leaf(dt.items[j], at(wk, j), Leaf::Exact, q, unused, why)) return false;
+        if (!read_data_leaf(dt.items[j], match_at(wk, j), Leaf::Exact, q, unused, why)) return false;
         if (q != tokens[id][j]) {
-          why = at(wk, j) + ": the certificate has " + tokens[id][j].get_str() + " (token " + std::to_string(id) +
+          why = match_at(wk, j) + ": the certificate has " + tokens[id][j].get_str() + " (token " + std::to_string(id) +
                 "), DATA has " + q.get_str();
           return false;
         }

@@ -20,7 +20,7 @@ const char* type_name(json::Type t) {
   }
   return "?";
 }
-std::string at(const std::string& where, std::size_t i) { return where + "[" + std::to_string(i) + "]"; }
+std::string read_at(const std::string& where, std::size_t i) { return where + "[" + std::to_string(i) + "]"; }
 // A field that cannot be read as its type (wrong JSON type, missing, bad number syntax): the certificate
 // is malformed (bad input), not merely false. A length that disagrees with a size the certificate states
 // is a false statement instead (exit 1, like any altered number). Returns false for chaining.
@@ -98,8 +98,8 @@ bool read_index_set(const Value& v, const std::string& where, std::size_t count,
   out.clear();
   for (std::size_t i = 0; i < count; ++i) {
     std::size_t k;
-    if (bound == 0) { why = at(where, i) + ": no index is in range (size 0)"; return false; }
-    if (!read_size(v.items[i], at(where, i), bound - 1, k, why)) return false;
+    if (bound == 0) { why = read_at(where, i) + ": no index is in range (size 0)"; return false; }
+    if (!read_size(v.items[i], read_at(where, i), bound - 1, k, why)) return false;
     out.push_back(k);
   }
   // Distinctness by sorting a copy (memory proportional to the list, not to `bound`).
@@ -119,7 +119,7 @@ bool read_rational_vector(const Value& v, const std::string& where, std::size_t 
   }
   out.assign(count, mpq_class(0));
   for (std::size_t i = 0; i < count; ++i)
-    if (!read_rational(v.items[i], at(where, i), out[i], why)) return false;
+    if (!read_rational(v.items[i], read_at(where, i), out[i], why)) return false;
   return true;
 }
 
@@ -138,7 +138,7 @@ bool read_matrix(const Value& v, const std::string& where, QMat& out, std::size_
   }
   out.assign(rows, QRow());
   for (std::size_t i = 0; i < rows; ++i)
-    if (!read_rational_vector(d->items[i], at(where + ".data", i), cols, out[i], why)) return false;
+    if (!read_rational_vector(d->items[i], read_at(where + ".data", i), cols, out[i], why)) return false;
   return true;
 }
 

@@ -13,7 +13,7 @@
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_assumptions {
 
 struct Args {
   std::string dataset, tol, separation = "auto";

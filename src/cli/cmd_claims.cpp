@@ -23,7 +23,7 @@
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_claims {
 
 using proofs::Expect;
 

@@ -20,7 +20,7 @@
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_compare {
 
 struct Args {
   std::string dataset;

@@ -19,7 +19,7 @@
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_construct_dana24 {
 
 struct Args {
   std::string dataset, out, weights_out, targets = "auto";

@@ -20,7 +20,7 @@
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_construct_ks {
 
 struct Args {
   std::string dataset, out, ablation, weights_out;

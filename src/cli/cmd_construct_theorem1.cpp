@@ -32,7 +32,7 @@
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_construct_theorem1 {
 
 struct Args {
   std::string dataset, out, weights_out, tolerance = "1e-6";

@@ -11,7 +11,7 @@
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_demo {
 
 struct Args {
   std::size_t H = 4, n = 5, d = 8, dh = 5;

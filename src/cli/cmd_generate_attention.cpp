@@ -16,7 +16,7 @@
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_generate_attention {
 
 struct Args {
   std::string kind, out, family;

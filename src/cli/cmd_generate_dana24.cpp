@@ -5,7 +5,7 @@
 #include "memcert/theory/dana24/assoc_data.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_generate_dana24 {
 
 struct Args {
   std::size_t N = 0, S = 0, T = 0;

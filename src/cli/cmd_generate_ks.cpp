@@ -10,7 +10,7 @@
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_generate_ks {
 
 struct Args {
   std::size_t N = 0, n = 0, d = 0, V = 0;

@@ -8,7 +8,7 @@
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_generate_pe {
 
 struct PEArgs {
   std::size_t n = 0, d = 0;

@@ -20,7 +20,7 @@
 #include "memcert/linalg/numerical_rank.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_kruskal {
 
 // Enumeration budget next to --sample: the sets sampled are usually too large for exhaustive search,
 // so the exact bounds are only refined as far as this many subset-extension steps allow.

@@ -16,7 +16,7 @@
 #include "memcert/linalg/numerical_rank.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_rank {
 
 struct RankArgs {
   std::string matrix, key, cert, tol;

@@ -26,7 +26,7 @@
 #include "sweep_spec.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_sweep {
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -29,7 +29,7 @@
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
-namespace {
+namespace cmd_verify {
 
 struct VerifyArgs {
   std::string cert;

@@ -43,7 +43,7 @@ std::string first_overflowing_number(const std::string& text) {
 
 std::string quoted_excerpt(const std::string& s) { return "\"" + detail::printable_excerpt(s) + "\""; }
 
-std::string describe(const nlohmann::json& v) {
+std::string json_describe(const nlohmann::json& v) {
   if (v.is_string()) return "the string " + quoted_excerpt(v.get<std::string>());
   if (v.is_array()) return "a list of " + std::to_string(v.size());
   return std::string("a ") + v.type_name();
@@ -83,7 +83,7 @@ Rational json_to_rational(const nlohmann::json& v, const std::string& file, cons
       throw input_error(file, where, "expected a finite number, got " + v.dump());
     }
   }
-  throw input_error(file, where, "expected a number or an exact-number string, got " + describe(v));
+  throw input_error(file, where, "expected a number or an exact-number string, got " + json_describe(v));
 }
 
 nlohmann::json rational_to_json(const Rational& q) { return rational_to_string(q); }
@@ -105,11 +105,11 @@ nlohmann::json qmat_to_json(const QMatrix& a) {
 }
 
 QMatrix json_to_qmat(const nlohmann::json& v, const std::string& file, const std::string& where) {
-  if (!v.is_array()) throw input_error(file, where, "expected a list of rows, got " + describe(v));
+  if (!v.is_array()) throw input_error(file, where, "expected a list of rows, got " + json_describe(v));
   std::size_t m = v.size(), n = 0;
   for (std::size_t i = 0; i < m; ++i) {
     std::string at = where + "[" + std::to_string(i) + "]";
-    if (!v[i].is_array()) throw input_error(file, at, "expected a list of numbers, got " + describe(v[i]));
+    if (!v[i].is_array()) throw input_error(file, at, "expected a list of numbers, got " + json_describe(v[i]));
     if (i == 0) n = v[0].size();
     else if (v[i].size() != n)
       throw input_error(file, at, "expected " + std::to_string(n) + " numbers (as in " + where + "[0]), got " +
@@ -130,13 +130,13 @@ QMatrix json_matrix_to_qmat(const nlohmann::json& v, const std::string& file, co
   const std::string prefix = where.empty() ? "" : where + ".";
   if (v.is_array()) return json_to_qmat(v, file, where.empty() ? "data" : where);
   if (!v.is_object())
-    throw input_error(file, where, "expected a matrix {\"rows\", \"cols\", \"data\"}, got " + describe(v));
+    throw input_error(file, where, "expected a matrix {\"rows\", \"cols\", \"data\"}, got " + json_describe(v));
   for (const char* key : {"rows", "cols", "data"})
     if (!v.contains(key))
       throw input_error(file, where, std::string("expected a matrix {\"rows\", \"cols\", \"data\"}, missing \"") + key + "\"");
   for (const char* key : {"rows", "cols"})
     if (!v[key].is_number_unsigned() && !(v[key].is_number_integer() && v[key].get<std::int64_t>() >= 0))
-      throw input_error(file, prefix + key, "expected a non-negative integer, got " + describe(v[key]));
+      throw input_error(file, prefix + key, "expected a non-negative integer, got " + json_describe(v[key]));
   std::size_t m = v["rows"].get<std::size_t>(), n = v["cols"].get<std::size_t>();
   QMatrix a = json_to_qmat(v["data"], file, prefix + "data");
   if (a.rows() != m)

@@ -2,10 +2,10 @@
 // reported beside the certified exact rank so that rounding noise in stored float data is visible.
 #include "memcert/linalg/numerical_rank.hpp"
 
+#include "memcert/linalg/eigen_svd.hpp"
 #include "memcert/linalg/fast/rump.hpp"
 
 #include <Eigen/Eigenvalues>
-#include <Eigen/SVD>
 #include <algorithm>
 #include <climits>
 #include <cstdint>

@@ -9,7 +9,7 @@
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/linalg/typed_matrix.hpp"
 
-#include <Eigen/SVD>
+#include "memcert/linalg/eigen_svd.hpp"  // Eigen::BDCSVD, instantiated once in the engine
 
 using namespace memcert;
 
