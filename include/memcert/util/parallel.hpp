@@ -3,6 +3,10 @@
 // indices handed out one at a time from an atomic counter. f must be safe to call concurrently for
 // distinct i. An exception thrown by f stops the hand-out and the first one is rethrown to the caller
 // after every thread has joined. If a thread cannot be started, the others do its share.
+// Each helper thread frees MPFR's thread-local caches (constants such as log 2) before it ends: f often
+// uses MPFR, and the caches of a finished thread would otherwise never be released.
+#include <mpfr.h>
+
 #include <atomic>
 #include <cstddef>
 #include <exception>
@@ -32,7 +36,11 @@ void parallel_for(std::size_t count, int threads, F&& f) {
   };
   std::vector<std::thread> pool;
   try {
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    for (int t = 1; t < threads; ++t)
+      pool.emplace_back([&work] {
+        work();
+        if (mpfr_buildopt_tls_p()) mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);  // without TLS the caches are global
+      });
   } catch (...) {  // a thread could not start: the started ones and this one share the work
   }
   work();
