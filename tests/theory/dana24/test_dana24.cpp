@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <random>
@@ -220,8 +221,9 @@ TEST_CASE("dana24: data sets: generation, JSON and .npz round trips, bad input",
   AssocData all = assoc_data_generate(3, 3, 0, 1, true);
   CHECK(all.T() == 27);
   CHECK_THROWS_AS(assoc_data_generate(2, 2, 5, 1, false), InputError);  // T > N^S
-  const std::string dir = "dana24_test_tmp";
-  std::system(("mkdir -p " + dir).c_str());
+  // Scratch files go to the system's temporary directory, never into the source tree.
+  const std::string dir = (std::filesystem::temp_directory_path() / "memcert_dana24_test").string();
+  std::filesystem::create_directories(dir);
   for (const std::string ext : {".json", ".npz"}) {
     assoc_data_write(dir + "/a" + ext, a);
     AssocData b = assoc_data_read(dir + "/a" + ext);
@@ -261,7 +263,7 @@ TEST_CASE("dana24: weights-out writes the documented float64 arrays", "[dana]") 
   while (assoc_distinct_last_tokens(a) < 2) a = assoc_data_generate(3, 2, 8, a.next[0] + 50, false);
   Built b = build(a, 3, 2, 2);
   REQUIRE(b.r.memorized);
-  const std::string path = "dana24_test_tmp_weights.npz";
+  const std::string path = (std::filesystem::temp_directory_path() / "memcert_dana24_weights.npz").string();
   dana24_weights_write_npz(path, b.r.model);
   auto arrays = npz_read(path);
   CHECK(arrays.at("e").shape == std::vector<std::size_t>{3, 2});
