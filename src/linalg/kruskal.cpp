@@ -10,6 +10,7 @@
 
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/numeric/modp.hpp"
+#include "memcert/util/progress.hpp"
 
 namespace memcert {
 
@@ -17,12 +18,17 @@ using modp::u64;
 
 namespace {
 
+constexpr const char* kEnumerationStage = "kruskal: subset enumeration (budget used)";
+
 // Vectors reduced mod p, with an incremental echelon basis for DFS.
 class SubsetSearch {
  public:
-  SubsetSearch(const ZMatrix& z, u64 p) : p_(p), T_(z.rows()), d_(z.cols()), v_(T_ * d_) {
-    for (std::size_t i = 0; i < T_ * d_; ++i) v_[i] = modp::reduce(z.data()[i], p);
-  }
+  // `residues`: T x d row-major, entries in [0, p); p < 2^32 (Shoup's products below need it).
+  SubsetSearch(std::vector<u64> residues, std::size_t T, std::size_t d, u64 p)
+      : p_(p), T_(T), d_(d), v_(std::move(residues)) {}
+
+  // Progress is reported as budget used out of `max_budget` (0: none).
+  void set_progress_total(std::uint64_t max_budget) { max_budget_ = max_budget; }
 
   // Enumerates subsets of size <= k in DFS order. Returns true when every k-subset (hence every smaller
   // subset) is independent mod p; otherwise `dependent` receives the first subset found to be dependent
@@ -37,6 +43,15 @@ class SubsetSearch {
   }
 
  private:
+  // Shoup's multiplication by a fixed a < p < 2^32: with a_pre = floor(a 2^32 / p), q = floor(a_pre b /
+  // 2^32) is floor(a b / p) or one less for every b < p, so a b - q p (mod 2^64, exact as it is < 2p)
+  // needs one correction. Replaces a 64-bit division per entry in the enumeration's inner loop.
+  u64 shoup_pre(u64 a) const { return (a << 32) / p_; }
+  u64 shoup_mul(u64 a, u64 a_pre, u64 b) const {
+    const u64 r = a * b - ((a_pre * b) >> 32) * p_;
+    return r >= p_ ? r - p_ : r;
+  }
+
   // Reduces vector `idx` against the first `depth` basis rows into row `depth`; returns false if it
   // reduces to zero (dependent on the prefix).
   bool extend(std::size_t depth, std::size_t idx) {
@@ -46,14 +61,17 @@ class SubsetSearch {
       const u64* bv = &basis_[b * d_];
       const u64 f = w[pivots_[b]];
       if (f == 0) continue;
-      const u64 nf = p_ - f;
-      for (std::size_t c = 0; c < d_; ++c) w[c] = (w[c] + nf * bv[c]) % p_;
+      const u64 nf = p_ - f, nf_pre = shoup_pre(nf);
+      for (std::size_t c = 0; c < d_; ++c) {
+        const u64 s = w[c] + shoup_mul(nf, nf_pre, bv[c]);
+        w[c] = s >= p_ ? s - p_ : s;
+      }
     }
     std::size_t piv = 0;
     while (piv < d_ && w[piv] == 0) ++piv;
     if (piv == d_) return false;
-    const u64 inv = modp::nmod_inv(w[piv], p_);
-    for (std::size_t c = 0; c < d_; ++c) w[c] = modp::nmod_mul(w[c], inv, p_);
+    const u64 inv = modp::nmod_inv(w[piv], p_), inv_pre = shoup_pre(inv);
+    for (std::size_t c = 0; c < d_; ++c) w[c] = shoup_mul(inv, inv_pre, w[c]);
     pivots_[depth] = piv;
     return true;
   }
@@ -65,6 +83,8 @@ class SubsetSearch {
     for (std::size_t i = start; i + (k - depth) <= T_; ++i) {
       if (budget == 0) { dependent.clear(); return false; }
       --budget;
+      // The budget is the only bound on this enumeration's time, so its use is the progress shown.
+      if ((budget & 0xFFFF) == 0 && max_budget_) progress_report(kEnumerationStage, max_budget_ - budget, max_budget_);
       prefix_.push_back(i);
       if (!extend(depth, i)) {
         dependent = prefix_;
@@ -79,6 +99,7 @@ class SubsetSearch {
   }
 
   u64 p_;
+  std::uint64_t max_budget_ = 0;
   std::size_t T_, d_;
   std::vector<u64> v_, basis_;
   std::vector<std::size_t> pivots_, prefix_;
@@ -96,17 +117,18 @@ QVector exact_dependency(const QMatrix& vectors, const std::vector<std::size_t>&
 
 }  // namespace
 
-KruskalResult qmat_kruskal_rank(const QMatrix& vectors, const KruskalOptions& opt) {
+KruskalResult kruskal_rank_by_residues(std::size_t count, std::size_t dim, const KruskalResidues& residues,
+                                       const KruskalDependency& dependency, const KruskalOptions& opt) {
   KruskalResult res;
-  res.count = vectors.rows();
-  res.dim = vectors.cols();
+  res.count = count;
+  res.dim = dim;
   const std::size_t trivial = std::min(res.count, res.dim);
-  ZMatrix z = qmat_row_scaled_integer(vectors);
 
   for (std::size_t attempt = 0; attempt < 16; ++attempt) {
     const u64 p = modp::prime_31(attempt);
-    SubsetSearch search(z, p);
+    SubsetSearch search(residues(p), count, dim, p);
     std::uint64_t budget = opt.max_subsets;
+    search.set_progress_total(opt.max_subsets);
     std::size_t lo = 0, hi = trivial;  // invariant: kruskal >= lo certified, kruskal <= hi certified
     std::vector<std::size_t> best_dep;
     QVector best_coef;
@@ -116,7 +138,7 @@ KruskalResult qmat_kruskal_rank(const QMatrix& vectors, const KruskalOptions& op
       std::vector<std::size_t> dep;
       if (search.level_clean(k, dep, budget)) return true;
       if (dep.empty()) { exhausted = true; return false; }
-      QVector c = exact_dependency(vectors, dep);
+      QVector c = dependency(dep);
       if (c.empty()) { false_dependency = true; return false; }  // unlucky prime: restart
       if (dep.size() - 1 < hi) {
         hi = dep.size() - 1;
@@ -148,9 +170,22 @@ KruskalResult qmat_kruskal_rank(const QMatrix& vectors, const KruskalOptions& op
     res.dependent_subset = best_dep;
     res.dependent_coefficients = best_coef;
     res.method = exhausted ? "bounded" : (opt.at_least ? "at-least" : "exhaustive");
+    progress_report(kEnumerationStage, opt.max_subsets, opt.max_subsets);
     return res;
   }
-  throw std::runtime_error("qmat_kruskal_rank: 16 primes produced false dependencies");
+  throw std::runtime_error("kruskal_rank_by_residues: 16 primes produced false dependencies");
+}
+
+KruskalResult qmat_kruskal_rank(const QMatrix& vectors, const KruskalOptions& opt) {
+  const ZMatrix z = qmat_row_scaled_integer(vectors);
+  return kruskal_rank_by_residues(
+      vectors.rows(), vectors.cols(),
+      [&](u64 p) {
+        std::vector<u64> r(z.data().size());
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] = modp::reduce(z.data()[i], p);
+        return r;
+      },
+      [&](const std::vector<std::size_t>& dep) { return exact_dependency(vectors, dep); }, opt);
 }
 
 KruskalSample qmat_kruskal_sample(const QMatrix& vectors, std::size_t size, std::size_t trials,
