@@ -32,10 +32,11 @@ std::vector<Integer> i64_row_norms_sq(const TypedMatrix& a, int threads) {
   return rn;
 }
 
-// ||Z_i||^2 where Z_i = row i of the double matrix divided by its largest power of two dividing every
-// entry (the row's lcm-of-denominators scaling, as the checker scales it): an integer vector. Any other
-// power-of-two scaling has the same rank modulo odd primes, and this one has the smallest norms, so the
-// checker's Hadamard bound (computed from the same scaling of the exact rationals) is the same.
+// ||Z_i||^2 where Z_i = row i of the double matrix times the lcm of its entries' denominators, exactly
+// as the checker scales it: times 2^-emin when the row's smallest exponent emin is negative, and
+// unscaled when every entry is an integer (emin >= 0; dividing such a row by 2^emin would give smaller
+// norms than the checker's, so a Hadamard bound the checker then rejects). Any power-of-two scaling
+// has the same rank modulo odd primes, so the residues may use another one.
 std::vector<Integer> f64_row_norms_sq(const TypedMatrix& a, int threads) {
   std::vector<Integer> rn(a.rows, Integer(0));
   parallel_for(a.rows, threads, [&](std::size_t i) {
@@ -57,6 +58,7 @@ std::vector<Integer> f64_row_norms_sq(const TypedMatrix& a, int threads) {
       mant[j] = m;
       ex[j] = e;
     }
+    emin = std::min<std::int64_t>(emin, 0);  // integer entries stay as they are (see above)
     Integer v;
     for (std::size_t j = 0; j < a.cols; ++j) {
       if (!mant[j]) continue;

@@ -233,3 +233,17 @@ TEST_CASE("kruskal_rank_certified on typed storage equals the rational route", "
     REQUIRE(v.valid);
   }
 }
+
+// Rows of float64 integers that are all multiples of a large power of two, rank-deficient: the upper
+// side's Hadamard bound must be the checker's (rows unscaled), not that of the rows divided by their
+// common power of two (smaller by 2^60 per row here), or the checker rejects the certificate.
+TEST_CASE("rank_certified on float64 rows of even integers: the Hadamard bound is the checker's", "[linalg][dispatch]") {
+  std::mt19937_64 g(77);
+  for (int it = 0; it < 8; ++it) {
+    const std::size_t m = 9, n = 8, k = 1 + it % 4;
+    std::vector<std::int64_t> base = low_rank_i64(g, m, n, k, 3);
+    std::vector<double> v(m * n);
+    for (std::size_t t = 0; t < v.size(); ++t) v[t] = std::ldexp(static_cast<double>(base[t]), 30 + it);
+    require_rank_route(f64_of(m, n, std::move(v)), "even-integer rows");
+  }
+}
