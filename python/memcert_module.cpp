@@ -398,7 +398,7 @@ PYBIND11_MODULE(memcert, m) {
 
   m.def("rank", &rank, py::arg("a"),
         "Exact rank of a 2-d array (entries taken exactly), certified from both sides.\n"
-        "Returns a namespace: rank, rank_lower, rank_upper, rows, cols, method, certificate (dict).");
+        "Returns a namespace: rank, rank_lower, rank_upper, rows, cols, method, storage (int64 | float64 | rational), certificate (dict).");
   m.def("kruskal", &kruskal, py::arg("a"), py::arg("at_least") = py::none(), py::arg("budget") = 20'000'000,
         "Certified Kruskal rank of the ROWS of a 2-d array: kruskal_lower, kruskal_upper, kruskal_rank\n"
         "(None unless both agree), dependent_subset, method, holds (with at_least), certificate.");
