@@ -20,12 +20,46 @@ namespace {
 
 constexpr const char* kEnumerationStage = "kruskal: subset enumeration (budget used)";
 
+// Shoup's multiplication in 32-bit lanes, for p < 2^31 and a, b < p: with a_pre = floor(a 2^32 / p),
+// q = floor(a_pre b / 2^32) is floor(a b / p) or one less, so a b - q p lies in [0, 2p) and, being
+// below 2^32, equals its low 32 bits (a b - q p computed mod 2^32); one correction brings it below p.
+// The loops below compile to vector code (32 x 32 -> 64-bit products) on AVX2 and plain SSE2 alike.
+inline std::uint32_t shoup_pre_u32(std::uint32_t a, std::uint32_t p) {
+  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) << 32) / p);
+}
+
+// w[c] = (w[c] + a b[c]) mod p for c < n (all entries and a in [0, p)).
+__attribute__((target_clones("avx2", "default")))
+void shoup_axpy_u32(std::uint32_t* __restrict w, const std::uint32_t* __restrict b, std::uint32_t a,
+                    std::uint32_t a_pre, std::uint32_t p, std::size_t n) {
+  for (std::size_t c = 0; c < n; ++c) {
+    const auto q = static_cast<std::uint32_t>((static_cast<std::uint64_t>(a_pre) * b[c]) >> 32);
+    std::uint32_t r = a * b[c] - q * p;
+    r = r >= p ? r - p : r;
+    const std::uint32_t t = w[c] + r;
+    w[c] = t >= p ? t - p : t;
+  }
+}
+
+// w[c] = a w[c] mod p for c < n.
+__attribute__((target_clones("avx2", "default")))
+void shoup_scale_u32(std::uint32_t* __restrict w, std::uint32_t a, std::uint32_t a_pre, std::uint32_t p,
+                     std::size_t n) {
+  for (std::size_t c = 0; c < n; ++c) {
+    const auto q = static_cast<std::uint32_t>((static_cast<std::uint64_t>(a_pre) * w[c]) >> 32);
+    const std::uint32_t r = a * w[c] - q * p;
+    w[c] = r >= p ? r - p : r;
+  }
+}
+
 // Vectors reduced mod p, with an incremental echelon basis for DFS.
 class SubsetSearch {
  public:
-  // `residues`: T x d row-major, entries in [0, p); p < 2^32 (Shoup's products below need it).
-  SubsetSearch(std::vector<u64> residues, std::size_t T, std::size_t d, u64 p)
-      : p_(p), T_(T), d_(d), v_(std::move(residues)) {}
+  // `residues`: T x d row-major, entries in [0, p); p < 2^31 (Shoup's 32-bit products need it).
+  SubsetSearch(const std::vector<u64>& residues, std::size_t T, std::size_t d, u64 p)
+      : p_(static_cast<std::uint32_t>(p)), T_(T), d_(d), v_(residues.begin(), residues.end()) {
+    if (p >= (u64{1} << 31)) throw std::invalid_argument("SubsetSearch: prime >= 2^31");
+  }
 
   // Progress is reported as budget used out of `max_budget` (0: none).
   void set_progress_total(std::uint64_t max_budget) { max_budget_ = max_budget; }
@@ -43,35 +77,24 @@ class SubsetSearch {
   }
 
  private:
-  // Shoup's multiplication by a fixed a < p < 2^32: with a_pre = floor(a 2^32 / p), q = floor(a_pre b /
-  // 2^32) is floor(a b / p) or one less for every b < p, so a b - q p (mod 2^64, exact as it is < 2p)
-  // needs one correction. Replaces a 64-bit division per entry in the enumeration's inner loop.
-  u64 shoup_pre(u64 a) const { return (a << 32) / p_; }
-  u64 shoup_mul(u64 a, u64 a_pre, u64 b) const {
-    const u64 r = a * b - ((a_pre * b) >> 32) * p_;
-    return r >= p_ ? r - p_ : r;
-  }
-
   // Reduces vector `idx` against the first `depth` basis rows into row `depth`; returns false if it
-  // reduces to zero (dependent on the prefix).
-  bool extend(std::size_t depth, std::size_t idx) {
-    u64* w = &basis_[depth * d_];
+  // reduces to zero (dependent on the prefix). `leaf`: row `depth` will never be reduced against, so it
+  // is not normalised (most extensions are leaves of the search, and the inverse is their largest cost).
+  bool extend(std::size_t depth, std::size_t idx, bool leaf) {
+    std::uint32_t* w = &basis_[depth * d_];
     std::copy(&v_[idx * d_], &v_[idx * d_] + d_, w);
     for (std::size_t b = 0; b < depth; ++b) {
-      const u64* bv = &basis_[b * d_];
-      const u64 f = w[pivots_[b]];
+      const std::uint32_t f = w[pivots_[b]];
       if (f == 0) continue;
-      const u64 nf = p_ - f, nf_pre = shoup_pre(nf);
-      for (std::size_t c = 0; c < d_; ++c) {
-        const u64 s = w[c] + shoup_mul(nf, nf_pre, bv[c]);
-        w[c] = s >= p_ ? s - p_ : s;
-      }
+      const std::uint32_t nf = p_ - f;
+      shoup_axpy_u32(w, &basis_[b * d_], nf, shoup_pre_u32(nf, p_), p_, d_);
     }
     std::size_t piv = 0;
     while (piv < d_ && w[piv] == 0) ++piv;
     if (piv == d_) return false;
-    const u64 inv = modp::nmod_inv(w[piv], p_), inv_pre = shoup_pre(inv);
-    for (std::size_t c = 0; c < d_; ++c) w[c] = shoup_mul(inv, inv_pre, w[c]);
+    if (leaf) return true;
+    const auto inv = static_cast<std::uint32_t>(modp::nmod_inv(w[piv], p_));
+    shoup_scale_u32(w, inv, shoup_pre_u32(inv, p_), p_, d_);
     pivots_[depth] = piv;
     return true;
   }
@@ -86,7 +109,7 @@ class SubsetSearch {
       // The budget is the only bound on this enumeration's time, so its use is the progress shown.
       if ((budget & 0xFFFF) == 0 && max_budget_) progress_report(kEnumerationStage, max_budget_ - budget, max_budget_);
       prefix_.push_back(i);
-      if (!extend(depth, i)) {
+      if (!extend(depth, i, depth + 1 == k)) {
         dependent = prefix_;
         prefix_.pop_back();
         return false;
@@ -98,10 +121,10 @@ class SubsetSearch {
     return true;
   }
 
-  u64 p_;
+  std::uint32_t p_;
   std::uint64_t max_budget_ = 0;
   std::size_t T_, d_;
-  std::vector<u64> v_, basis_;
+  std::vector<std::uint32_t> v_, basis_;
   std::vector<std::size_t> pivots_, prefix_;
 };
 

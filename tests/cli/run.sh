@@ -691,18 +691,26 @@ section_verify_data() {
 section_engine_route() {
   local d=$WORK/route
   mkdir -p "$d"
-  # 30 vectors in dimension 12, entries in [-1000, 1000] from a fixed LCG: no 12-subset is dependent,
-  # so the Kruskal enumeration runs to its budget (several seconds: a stage long enough to report).
+  # 40 vectors in dimension 20, entries in [-1000, 1000] from a fixed LCG: no 20-subset is dependent,
+  # so the Kruskal enumeration runs to its budget (seconds: a stage long enough to report, on this
+  # build machine; when it ran under 2.5 s the line is not required, as docs/CLI.md says).
   local x=12345 vals="" k
-  for ((k = 0; k < 360; k++)); do
+  for ((k = 0; k < 800; k++)); do
     x=$(((x * 1103515245 + 12345) % 2147483648))
     vals+="$((x % 2001 - 1000)),"
   done
-  write_npy "$d/v.npy" '<i8' '30,12' "${vals%,}"
+  write_npy "$d/v.npy" '<i8' '40,20' "${vals%,}"
   run kruskal "$d/v.npy" --json
   expect_rc "kruskal (long enumeration)" 0
-  stderr_mentions "kruskal reports its enumeration" "kruskal: subset enumeration (budget used)"
-  stderr_mentions "kruskal's stage line ends" "done in"
+  local secs
+  secs=$(sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p' "$OUT")
+  if awk "BEGIN { exit !(${secs:-0} >= 2.5) }"; then
+    stderr_mentions "kruskal reports its enumeration" "kruskal: subset enumeration (budget used)"
+    stderr_mentions "kruskal's stage line ends" "done in"
+  else
+    pass
+    pass
+  fi
   cp "$OUT" "$d/two.json"
   run --threads 1 --quiet kruskal "$d/v.npy" --json
   expect_rc "kruskal --threads 1 --quiet" 0
@@ -710,7 +718,7 @@ section_engine_route() {
   local lo up
   lo=$(sed -n 's/.*"kruskal_lower":\([0-9]*\).*/\1/p' "$d/two.json")
   up=$(sed -n 's/.*"kruskal_upper":\([0-9]*\).*/\1/p' "$d/two.json")
-  json_check "kruskal: same bounds with 1 thread as with all" "j['kruskal_lower'] == ${lo:-0} and j['kruskal_upper'] == ${up:-0} and j['kruskal_upper'] == 12"
+  json_check "kruskal: same bounds with 1 thread as with all" "j['kruskal_lower'] == ${lo:-0} and j['kruskal_upper'] == ${up:-0} and j['kruskal_upper'] == 20"
 
   # A rank-deficient integer matrix: 12 x 10 of rank 6 (rows 6.. are sums of two earlier rows), whose
   # upper side is the multi-prime argument.
