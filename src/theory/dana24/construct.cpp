@@ -87,7 +87,7 @@ Dana24Result dana24_construct(const AssocData& a, const Dana24Options& o) {
       r.argmax = dana24_certify_argmax(r.model, a);
       r.encoder_deviation = dana24_encoder_deviation(r.model, a, *ex);
     }
-    r.memorized = r.argmax.certified == a.T() && sgn(r.targets_min_margin) > 0;
+    r.memorized = r.argmax.certified == a.T();
     if (r.memorized) break;
   }
   return r;
@@ -176,7 +176,11 @@ json dana24_certificate_json(const AssocData& a, const Dana24Result& r, const st
               {"min_margin", rational_to_string(claimed_margin(r.argmax.min_margin))},
               {"parameters", dana24_parameters_paper(a.N, a.S, m.d, m.dh, m.H)},
               {"parameters_remark2", dana24_parameters_remark2(a.N, a.S, m.d, m.dh, m.H)}};
-  if (r.M.rows() == m.d && r.features_centre.rows() == a.T()) c["readout"] = dana24_readout_json(r);
+  // Step 6c's statement is written only when it holds: a positive exact margin of E* and a finite
+  // deviation bound (the end-to-end arg-max of step 8 does not depend on it).
+  if (r.M.rows() == m.d && r.features_centre.rows() == a.T() && sgn(r.targets_min_margin) > 0 &&
+      std::isfinite(r.encoder_deviation))
+    c["readout"] = dana24_readout_json(r);
   return c;
 }
 

@@ -147,6 +147,7 @@ struct Dana24Result {
   Rational det_M = 0;
   // Step 6c: M, the feature centre F~ the solve used (T x (d + H d_h)), the exact smallest margin of
   // E* = [M, W_O] F~ and the bound on max_t ||E(t) - E*(t)||_inf (0 / empty when no attempt got there).
+  // The certificate carries them (object "readout") only when the margin is positive and the bound finite.
   DMatrix M, features_centre;
   Rational targets_min_margin = 0;
   double encoder_deviation = 0;
