@@ -11,6 +11,7 @@
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/dispatch.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/fast/kruskal_basis.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
@@ -213,6 +214,24 @@ TypedMatrix assumption3_rows_of(const F* ctx, const double* qry, std::size_t T, 
   return typed_matrix_from_qmat(std::move(q));
 }
 
+// kruskal_sample_certified's result (same subsets, same verdicts) by dmod_kruskal_sample_basis: the
+// row-scaled residues of the exact values once (doubles, or rationals), exact rows only for escalations.
+KruskalSample kruskal_sample_shared(const TypedMatrix& vectors, std::size_t size, std::size_t trials,
+                                    std::uint64_t seed, int threads) {
+  const std::uint64_t p = prime_fast(0);
+  Matrix<double> dv;
+  if (typed_matrix_to_double(vectors, dv))
+    return dmod_kruskal_sample_basis(
+        dmod_from_double_rows(dv.data().data(), dv.rows(), dv.cols(), p), size, trials, seed,
+        [&](const std::vector<std::size_t>& sub) {
+          return mat_map<Rational>(mat_select_rows(dv, sub), [](double x) { return rational_from_double(x); });
+        },
+        threads);
+  const QMatrix q = typed_matrix_to_qmat(vectors);
+  return dmod_kruskal_sample_basis(dmod_from_qmat(q, p), size, trials, seed,
+                                   [&](const std::vector<std::size_t>& sub) { return mat_select_rows(q, sub); }, threads);
+}
+
 }  // namespace
 
 TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
@@ -245,8 +264,9 @@ KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, s
     else if (r.upper < k) c.holds = false;
     return c;
   }
-  // kruskal_at_least's sampled protocol (same trials and seed) on the certified batched kernels.
-  KruskalSample smp = kruskal_sample_certified(vectors, k, 2000, 20261121, threads);
+  // kruskal_at_least's sampled protocol (same trials and seed) on the certified batched kernels, the
+  // trials sharing one basis change (dmod_kruskal_sample_basis).
+  KruskalSample smp = kruskal_sample_shared(vectors, k, 2000, 20261121, threads);
   c.lower = has_zero_row(vectors) ? 0 : 1;
   c.upper = trivial;
   c.method = "sampled (" + std::to_string(smp.trials) + " random " + std::to_string(k) + "-subsets, " +
