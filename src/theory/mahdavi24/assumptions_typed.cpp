@@ -114,25 +114,45 @@ Rational rational_from_i128(i128 v, int E) {
   return q;
 }
 
-// Assumption 2 per context: one elimination mod p of the context's exact values, row-scaled to integers
-// (dmat_batch_rank's filter: full rank mod p certifies rank n), contexts in parallel, each widened from
-// float32 into a per-thread buffer when kept as float32 (no copy of the whole data); a context short of
-// rank n mod p escalates to rank_certified (exact, two-sided). The first failing context's dependency
-// comes from the exact route.
+// The n columns of a context whose square minor Assumption 2 tries first: spread evenly over the d
+// columns (column floor(i d / n) for i < n), so that no block of leading or trailing columns decides alone.
+std::vector<std::size_t> assumption2_minor_columns(std::size_t n, std::size_t d) {
+  std::vector<std::size_t> cols(n);
+  for (std::size_t i = 0; i < n; ++i) cols[i] = i * d / n;
+  return cols;
+}
+
+// Assumption 2 per context, contexts in parallel, each from its exact values (float32 read as stored,
+// widened per context, never the whole data): first the n x n minor on assumption2_minor_columns, row-
+// scaled to integers and eliminated mod p (a non-zero minor mod p is non-zero over Q: rank n certified, at
+// n^3 instead of n^2 d work); when it is zero mod p, the whole n x d context mod p (dmat_batch_rank's
+// filter); a context short of rank n mod p escalates to rank_certified (exact, two-sided). The first
+// failing context's dependency comes from the exact route.
 json assumption2_typed(const TypedAttentionDataset& ds, const double* c64, const float* c32, int threads) {
   const std::size_t n = ds.n, d = ds.d, T = ds.T, block = n * d;
   const std::uint64_t p = prime_fast(0);
+  const std::vector<std::size_t> mcols = assumption2_minor_columns(n, d);
   std::vector<char> full(T, 0);
   std::atomic<std::size_t> finished{0};
   parallel_for(T, threads <= 0 ? fast_threads() : threads, [&](std::size_t t) {
-    thread_local std::vector<double> wide;
+    thread_local std::vector<double> wide, minor;
     thread_local DModMatrix m;
-    const double* e = c64 ? c64 + t * block : nullptr;
-    if (c32) wide.assign(c32 + t * block, c32 + (t + 1) * block), e = wide.data();
+    auto value = [&](std::size_t i, std::size_t c) {
+      return c32 ? static_cast<double>(c32[t * block + i * d + c]) : c64[t * block + i * d + c];
+    };
     if (n == 0) full[t] = 1;
     else if (n <= d) {
-      dmod_from_double_rows_into(e, n, d, p, m);
+      minor.resize(n * n);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) minor[i * n + j] = value(i, mcols[j]);
+      dmod_from_double_rows_into(minor.data(), n, n, p, m);
       full[t] = dmod_rank_profile_inplace(m, 1).rank == n;
+      if (!full[t]) {
+        const double* e = c64 ? c64 + t * block : nullptr;
+        if (c32) wide.assign(c32 + t * block, c32 + (t + 1) * block), e = wide.data();
+        dmod_from_double_rows_into(e, n, d, p, m);
+        full[t] = dmod_rank_profile_inplace(m, 1).rank == n;
+      }
     }
     progress_tick("assumption 2: context ranks", ++finished, T);
   });
@@ -158,34 +178,45 @@ json assumption2_typed(const TypedAttentionDataset& ds, const double* c64, const
 namespace {
 
 template <class F>
-TypedMatrix assumption3_rows_of(const F* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
-  const std::size_t total_ctx = T * n * d, total_qry = T * d;
+TypedMatrix assumption3_rows_of(const F* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
+                                int threads) {
+  const int th = threads <= 0 ? fast_threads() : threads;
   int low = std::numeric_limits<int>::max(), high = std::numeric_limits<int>::min();
   bool finite = true;
-  auto scan = [&](const auto* v, std::size_t count) {
+  // The exponent range, example by example in parallel (each example's context and query), then reduced.
+  std::vector<int> lows(T, low), highs(T, high);
+  std::vector<char> finites(T, 1);
+  auto scan = [&](const auto* v, std::size_t count, std::size_t t) {
     for (std::size_t k = 0; k < count; ++k) {
-      if (!std::isfinite(v[k])) finite = false;
+      if (!std::isfinite(v[k])) finites[t] = 0;
       else if (v[k] != 0) {
-        high = std::max(high, high_exponent(v[k]));
-        low = std::min(low, low_bit_exponent(v[k]));
+        highs[t] = std::max(highs[t], high_exponent(v[k]));
+        lows[t] = std::min(lows[t], low_bit_exponent(v[k]));
       }
     }
   };
-  scan(ctx, total_ctx);
-  scan(qry, total_qry);
+  parallel_for(T, th, [&](std::size_t t) {
+    scan(ctx + t * n * d, n * d, t);
+    scan(qry + t * d, d, t);
+  });
+  for (std::size_t t = 0; t < T; ++t) {
+    low = std::min(low, lows[t]);
+    high = std::max(high, highs[t]);
+    finite = finite && finites[t];
+  }
   const double nn = static_cast<double>(n);
   const int growth = static_cast<int>(std::ceil(std::log2(2 * nn + 1)));
   if (finite && (high == std::numeric_limits<int>::min() || high - low + growth < 126)) {
     const int E = high == std::numeric_limits<int>::min() ? 0 : -low;  // every value times 2^E is an integer
     std::vector<i128> sums(T * d);
-    for (std::size_t t = 0; t < T; ++t) {  // row by row through the contexts (sequential memory)
+    parallel_for(T, th, [&](std::size_t t) {  // row by row through each context (sequential memory)
       i128* row = sums.data() + t * d;
       for (std::size_t c = 0; c < d; ++c) row[c] = static_cast<i128>(n) * scaled_to_i128(qry[t * d + c], E);
       for (std::size_t j = 0; j < n; ++j) {
         const F* x = ctx + (t * n + j) * d;
         for (std::size_t c = 0; c < d; ++c) row[c] += scaled_to_i128(x[c], E);
       }
-    }
+    });
     // As doubles when each sum has at most 53 significant bits (then ldexp is exact unless it underflows,
     // which the round trip catches).
     std::vector<double> out(T * d);
@@ -234,11 +265,13 @@ KruskalSample kruskal_sample_shared(const TypedMatrix& vectors, std::size_t size
 
 }  // namespace
 
-TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
-  return assumption3_rows_of(ctx, qry, T, n, d);
+TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
+                                   int threads) {
+  return assumption3_rows_of(ctx, qry, T, n, d, threads);
 }
-TypedMatrix assumption3_rows_typed(const float* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
-  return assumption3_rows_of(ctx, qry, T, n, d);
+TypedMatrix assumption3_rows_typed(const float* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
+                                   int threads) {
+  return assumption3_rows_of(ctx, qry, T, n, d, threads);
 }
 
 KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, std::uint64_t budget, int threads) {
@@ -379,7 +412,8 @@ json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t bud
   out["assumption1"] = j1;
   out["assumption2"] = assumption2_typed(ds, ctx, c32, threads);
   {
-    TypedMatrix rows3 = c32 ? assumption3_rows_typed(c32, qry, T, n, d) : assumption3_rows_typed(ctx, qry, T, n, d);
+    TypedMatrix rows3 =
+        c32 ? assumption3_rows_typed(c32, qry, T, n, d, threads) : assumption3_rows_typed(ctx, qry, T, n, d, threads);
     out["assumption3"] = kjson(kruskal_at_least_typed(rows3, k1, budget, threads), k1);
   }
   const std::size_t kg = std::min(T, d);

@@ -129,7 +129,10 @@ TEST_CASE("assumption3_rows_typed: exact sums on every route", "[mahdavi24][assu
     for (double& x : ctx) x = gauss(g);
     for (double& x : qry) x = gauss(g);
     if (tiny != 0) ctx[7] = tiny, ctx[20] = -tiny * 3, qry[5] = 0x1p20 + 1;
-    TypedMatrix r = assumption3_rows_typed(ctx.data(), qry.data(), T, n, d);
+    TypedMatrix r = assumption3_rows_typed(ctx.data(), qry.data(), T, n, d, 2);
+    TypedMatrix r1 = assumption3_rows_typed(ctx.data(), qry.data(), T, n, d, 1);  // examples in parallel or not
+    REQUIRE(r1.storage == r.storage);
+    REQUIRE(typed_matrix_to_qmat(r1) == typed_matrix_to_qmat(r));
     REQUIRE(r.rows == T);
     REQUIRE(r.cols == d);
     if (tiny == 0) REQUIRE(r.storage == Storage::float64);  // sums of these floats fit in 53 bits
