@@ -225,11 +225,27 @@ void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* 
   mpfr_clears(t1, t2, c, static_cast<mpfr_ptr>(nullptr));
 }
 
-// Certified lower bound of min_{j != g} (T(t)_g - T(t)_j) into `margin`.
-void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::size_t g, mpfr_t margin) {
+// Certified lower bound of min_{j != g} (T(t)_g - T(t)_j) into `margin`. With `estar` (d exact numbers),
+// also an upper bound of ||E(t) - estar||_inf into `dev`.
+void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::size_t g, mpfr_t margin,
+                      const std::vector<mpq_class>* estar = nullptr, mpfr_ptr dev = nullptr) {
   const std::size_t d = m.d;
   std::unique_ptr<Iv[]> E(new Iv[d]);
   encoder_enclosure(m, seq, E.get());
+  if (estar && dev) {
+    mpfr_set_zero(dev, 1);
+    mpfr_t up;
+    mpfr_init2(up, g_work_prec);
+    for (std::size_t i = 0; i < d; ++i) {
+      mpfr_sub_q(up, E[i].hi, (*estar)[i].get_mpq_t(), MPFR_RNDU);  // E.hi - e*
+      mpfr_max(dev, dev, up, MPFR_RNDU);
+      mpfr_sub_q(up, E[i].lo, (*estar)[i].get_mpq_t(), MPFR_RNDD);  // -(e* - E.lo), rounded toward -inf
+      mpfr_neg(up, up, MPFR_RNDU);
+      mpfr_max(dev, dev, up, MPFR_RNDU);
+      if (mpfr_nan_p(E[i].lo) || mpfr_nan_p(E[i].hi)) mpfr_set_inf(dev, 1);
+    }
+    mpfr_clear(up);
+  }
   // Logits: lower bound of the label's, upper bound of every rival's.
   Iv L;
   bool any = false;
@@ -359,24 +375,42 @@ bool check_dana24(const Value& c, std::string& why) {
     why = "min_margin: expected a positive margin (memorization is a strict arg-max)";
     return false;
   }
-  // The forward pass, every sequence (128 bits; 256 and 512 when 128 do not certify the margin).
-  mpfr_t margin;
+  // Step 6c, optional: the exact targets E* = [M, W_O] F~ and their exact margin.
+  std::vector<std::vector<mpq_class>> estar;
+  mpq_class deviation;
+  const Value* readout = c.find("readout");
+  if (readout) {
+    Dana24Shape sh;
+    sh.N = m.N, sh.S = m.S, sh.d = m.d, sh.dh = m.dh, sh.H = m.H;
+    if (!dana24_readout_exact_check(*readout, *w, sh, next, estar, deviation, why)) return false;
+  }
+  // The forward pass, every sequence (128 bits; 256 and 512 when 128 do not certify the margin, or the
+  // deviation from E*).
+  mpfr_t margin, dev;
   mpfr_init2(margin, 512);
+  mpfr_init2(dev, 512);
+  auto deviation_ok = [&] { return !readout || (!mpfr_nan_p(dev) && mpfr_cmp_q(dev, deviation.get_mpq_t()) <= 0); };
   for (std::size_t t = 0; t < T; ++t) {
     for (mpfr_prec_t prec : {128, 256, 512}) {
       g_work_prec = prec;
-      certified_margin(m, seqs[t], next[t], margin);
-      if (mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0 && !mpfr_nan_p(margin)) break;
+      certified_margin(m, seqs[t], next[t], margin, readout ? &estar[t] : nullptr, dev);
+      if (mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0 && !mpfr_nan_p(margin) && deviation_ok()) break;
+    }
+    if (!deviation_ok()) {
+      why = dana24_at("sequences", t) + ": ||E(t) - E*(t)||_inf is not <= readout.encoder_deviation (the model's "
+            "encoder input is not within the claimed distance of the exact targets)";
+      mpfr_clears(margin, dev, static_cast<mpfr_ptr>(nullptr));
+      return false;
     }
     g_work_prec = kDana24Prec;
     if (!(mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0) || mpfr_nan_p(margin)) {
       why = dana24_at("sequences", t) + ": the certified margin of next token " + std::to_string(next[t]) +
             " is not >= min_margin (" + (mpfr_sgn(margin) > 0 ? "smaller margin" : "arg-max not certified") + ")";
-      mpfr_clear(margin);
+      mpfr_clears(margin, dev, static_cast<mpfr_ptr>(nullptr));
       return false;
     }
   }
-  mpfr_clear(margin);
+  mpfr_clears(margin, dev, static_cast<mpfr_ptr>(nullptr));
   return true;
 }
 

@@ -31,6 +31,12 @@
 //    encloses d_KL = (1/T) sum_t log(1 + sum_{j != g} exp(-lambda (1 - W_j.W_g))) from above (MPFR) and
 //    (N-1) exp(-lambda delta), delta = min_{j != k} (1 - W_j.W_k) > 0 exact, from below, and requires
 //    d_KL <= (N-1) exp(-lambda delta) (log(1+x) <= x), so d_KL -> 0 as lambda -> infinity.
+//  dana24/theorem-1-adversarial-wv (counterexample): 1 <= d_h < d, T = H d_h + d, "e":[N][d], "pos":[S][d],
+//    "WV":[H][dh][d] exact, "pair":[i,j] with equal last tokens and different next tokens: every W_V^h has
+//    full rank d_h (W W^T non-singular) and W_V^h x(t,s) = 0 for t in the pair and every s, exactly. As
+//    A^h(t) is a convex combination of the x(t,s), the features of i and j coincide for every W_QK.
+//  dana24/corollary-1-ties (counterexample): T > H d_h + d and "WU":[N][d] with all rows equal: every
+//    logit of every sequence ties, so every label "is the maximum logit" (the non-strict definition).
 //  dana24/theorem-2: check_dana24_theorem2.cpp; dana24/theorem-1-eps and
 //    dana24/theorem-1-eps-singular-f-s1: check_dana24_theorem1_eps.cpp.
 #include <mpfr.h>
@@ -38,6 +44,7 @@
 #include <set>
 
 #include "definite.hpp"
+#include "exact.hpp"
 #include "read.hpp"
 
 namespace memcert_checker {
@@ -380,6 +387,90 @@ bool check_prop3(const Value& c, std::string& why) {
 
 }  // namespace
 
+// dana24/theorem-1-adversarial-wv: full-rank W_V^h vanishing on every token vector of a pair.
+bool check_adversarial_wv(const Value& c, std::string& why) {
+  Assoc a;
+  std::size_t d = 0, H = 0, dh = 0;
+  if (!read_assoc(c, a, why) || !need_next(a, why) || !field_size(c, "d", 1u << 12, d, why) ||
+      !field_size(c, "H", 1u << 12, H, why) || !field_size(c, "dh", 1u << 12, dh, why))
+    return false;
+  if (H == 0 || dh == 0 || dh >= d || a.T != H * dh + d) {
+    why = "expected H >= 1, 1 <= d_h < d and T = H d_h + d (Theorem 1's instance with a kernel in W_V)";
+    return false;
+  }
+  QMat e, pos;
+  if (!field_matrix(c, "e", a.N, d, e, why) || !field_matrix(c, "pos", a.S, d, pos, why)) return false;
+  const Value* pv = member(c, "", "pair", json::Type::Array, why);
+  if (!pv) return false;
+  std::size_t i = 0, j = 0;
+  if (pv->items.size() != 2 || !read_size(pv->items[0], "pair[0]", a.T - 1, i, why) ||
+      !read_size(pv->items[1], "pair[1]", a.T - 1, j, why))
+    return why.empty() ? (why = "pair: expected two sequence indices", false) : false;
+  if (i == j || a.seq[i].back() != a.seq[j].back() || a.next[i] == a.next[j]) {
+    why = "pair: expected two sequences with equal last tokens and different next tokens";
+    return false;
+  }
+  const Value* wv = member(c, "", "WV", json::Type::Array, why);
+  if (!wv) return false;
+  if (wv->items.size() != H) {
+    why = "WV: expected H matrices";
+    return false;
+  }
+  for (std::size_t h = 0; h < H; ++h) {
+    const Value& m = wv->items[h];
+    if (m.type != json::Type::Array || m.items.size() != dh) {
+      why = dana24_claims_at("WV", h) + ": expected d_h rows";
+      return false;
+    }
+    QMat W(dh);
+    for (std::size_t r = 0; r < dh; ++r)
+      if (!read_rational_vector(m.items[r], dana24_claims_at(dana24_claims_at("WV", h), r), d, W[r], why)) return false;
+    // Full row rank: the Gram matrix W W^T is non-singular.
+    QMat G(dh, QRow(dh));
+    for (std::size_t r = 0; r < dh; ++r)
+      for (std::size_t q = 0; q < dh; ++q)
+        for (std::size_t k = 0; k < d; ++k) G[r][q] += W[r][k] * W[q][k];
+    if (sgn(det_bareiss(scale_rows_to_integers(G))) == 0) {
+      why = dana24_claims_at("WV", h) + ": not of full rank d_h";
+      return false;
+    }
+    // W_V^h x(t,s) = 0 for both sequences and every position, exactly.
+    for (std::size_t t : {i, j})
+      for (std::size_t s = 0; s < a.S; ++s)
+        for (std::size_t r = 0; r < dh; ++r) {
+          mpq_class v = 0;
+          for (std::size_t k = 0; k < d; ++k) v += W[r][k] * (e[a.seq[t][s]][k] + pos[s][k]);
+          if (sgn(v) != 0) {
+            why = dana24_claims_at("WV", h) + ": does not vanish on x(t,s) of sequence " + std::to_string(t) +
+                  ", position " + std::to_string(s);
+            return false;
+          }
+        }
+  }
+  return true;
+}
+
+// dana24/corollary-1-ties: W_U with equal rows ties every logit of every sequence.
+bool check_ties(const Value& c, std::string& why) {
+  Assoc a;
+  std::size_t d = 0, H = 0, dh = 0;
+  if (!read_assoc(c, a, why) || !need_next(a, why) || !field_size(c, "d", 1u << 12, d, why) ||
+      !field_size(c, "H", 1u << 12, H, why) || !field_size(c, "dh", 1u << 12, dh, why))
+    return false;
+  if (d == 0 || a.T <= H * dh + d) {
+    why = "expected d >= 1 and T > H d_h + d (more associations than the claimed capacity)";
+    return false;
+  }
+  QMat WU;
+  if (!field_matrix(c, "WU", a.N, d, WU, why)) return false;
+  for (std::size_t k = 1; k < a.N; ++k)
+    if (WU[k] != WU[0]) {
+      why = dana24_claims_at("WU", k) + ": expected every row of W_U equal to row 0 (a tie of all logits)";
+      return false;
+    }
+  return true;
+}
+
 bool check_dana24_theorem2(const Value& c, std::string& why);  // check_dana24_theorem2.cpp
 bool check_dana24_theorem1_eps(const Value& c, std::string& why, bool singular_variant);  // check_dana24_theorem1_eps.cpp
 
@@ -400,6 +491,8 @@ bool check_dana24_claim(const Value& c, std::string& why) {
       {"dana24/experiment-6-dh-gt-d", "counterexample",
        [](const Value& v, std::string& w) { return check_rank_ceiling(v, w, true); }},
       {"dana24/proposition-3-d1", "counterexample", check_d1},
+      {"dana24/theorem-1-adversarial-wv", "counterexample", check_adversarial_wv},
+      {"dana24/corollary-1-ties", "counterexample", check_ties},
       {"dana24/proposition-2", "confirmed", check_prop2},
       {"dana24/proposition-3", "confirmed", check_prop3},
       {"dana24/theorem-2", "confirmed", check_dana24_theorem2},

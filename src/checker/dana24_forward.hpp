@@ -28,4 +28,13 @@ bool dana24_logit_enclosures(const json::Value& weights, const Dana24Shape& shap
                              std::string& why, std::vector<std::vector<mpq_class>>* feat_lo = nullptr,
                              std::vector<std::vector<mpq_class>>* feat_hi = nullptr);
 
+// The exact part of kind "dana24"'s optional "readout" object (docs/CERTIFICATES.md): reads readout.M
+// (d x d), readout.features_centre F~ (T x (d + H d_h)), weights.WO and weights.WU; requires det M != 0
+// (exact, Bareiss) and, for every t, an exact margin min_{j != next[t]} (W_U E*(t))_next - (W_U E*(t))_j
+// >= readout.targets_min_margin > 0 with E* = [M, W_O] F~ computed exactly. Returns E* (estar[t][i]) and
+// the claimed readout.encoder_deviation (>= 0), which the caller checks against the forward pass.
+bool dana24_readout_exact_check(const json::Value& readout, const json::Value& weights, const Dana24Shape& shape,
+                                const std::vector<std::size_t>& next, std::vector<std::vector<mpq_class>>& estar,
+                                mpq_class& deviation, std::string& why);
+
 }  // namespace memcert_checker

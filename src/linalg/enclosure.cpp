@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "memcert/linalg/qmat.hpp"
+#include "memcert/numeric/mpfr_array.hpp"
 
 namespace memcert {
 
@@ -36,19 +37,6 @@ double lambda_min_estimate(const QMatrix& g) {
   return es.eigenvalues()(0);
 }
 
-// n MPFR numbers at one precision, initialised to zero and cleared on scope exit.
-struct EnclosureMpfrArray {
-  std::vector<mpfr_t> v;
-  EnclosureMpfrArray(std::size_t n, mpfr_prec_t bits) : v(n) {
-    for (auto& x : v) mpfr_init2(x, bits), mpfr_set_zero(x, 1);
-  }
-  ~EnclosureMpfrArray() {
-    for (auto& x : v) mpfr_clear(x);
-  }
-  EnclosureMpfrArray(const EnclosureMpfrArray&) = delete;
-  EnclosureMpfrArray& operator=(const EnclosureMpfrArray&) = delete;
-};
-
 // The same estimate in 266-bit MPFR: the escalation for Gram matrices too ill-conditioned for double to
 // even locate lambda_min. Inverse power iteration through a Cholesky factor G = L L^T; 0 when the
 // factorization breaks down (G not numerically positive definite). Round to nearest throughout: still
@@ -57,7 +45,7 @@ Rational lambda_min_estimate_mpfr(const QMatrix& g) {
   constexpr mpfr_prec_t kBits = 266;
   constexpr mpfr_rnd_t kN = MPFR_RNDN;
   const std::size_t n = g.rows();
-  EnclosureMpfrArray l(n * n, kBits), x(n, kBits), y(n, kBits), t(4, kBits);
+  MpfrArray l(n * n, kBits), x(n, kBits), y(n, kBits), t(4, kBits);
   mpfr_t &s = t.v[0], &p = t.v[1], &norm = t.v[2], &xn = t.v[3];
   for (std::size_t j = 0; j < n; ++j) {
     for (std::size_t i = j; i < n; ++i) {

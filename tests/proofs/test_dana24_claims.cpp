@@ -341,3 +341,126 @@ TEST_CASE("dana24/theorem-2: the large-d JL instance (N = 1000, d = 900) and the
   bad["C_at_most_theorem_C"] = false;  // then it is merely a larger C < 1/2: accepted
   CHECK(valid(bad));
 }
+
+namespace {
+long double dana24_claims_ld(const nlohmann::json& x) {
+  mpq_class q(x.get<std::string>());
+  q.canonicalize();
+  return static_cast<long double>(q.get_d());
+}
+}  // namespace
+
+TEST_CASE("dana24/theorem-1-adversarial-wv: the witness W_V merges the pair's features; tampering is rejected",
+          "[proofs][dana]") {
+  const nlohmann::json c = first_certificate("dana24/theorem-1-adversarial-wv");
+  REQUIRE(valid(c));
+  // Second method: eq. (1) in long double with random rank-one W_QK (scores of order 1): the head outputs
+  // W_V^h A^h(t) of the pair are zero (up to rounding), those of other sequences are not.
+  const std::size_t d = c["d"], dh = c["dh"], H = c["H"], S = c["S"];
+  const std::size_t i = c["pair"][0], j = c["pair"][1];
+  std::srand(7);
+  auto head_out_norm = [&](std::size_t t, std::size_t h, const std::vector<long double>& q, const std::vector<long double>& k) {
+    std::vector<std::vector<long double>> x(S, std::vector<long double>(d));
+    for (std::size_t s = 0; s < S; ++s)
+      for (std::size_t r = 0; r < d; ++r)
+        x[s][r] = dana24_claims_ld(c["e"][c["sequences"][t][s].get<std::size_t>()][r]) + dana24_claims_ld(c["pos"][s][r]);
+    long double qs = 0, z = 0;
+    for (std::size_t r = 0; r < d; ++r) qs += q[r] * x[S - 1][r];
+    std::vector<long double> w(S), A(d, 0);
+    for (std::size_t s = 0; s < S; ++s) {
+      long double ks = 0;
+      for (std::size_t r = 0; r < d; ++r) ks += k[r] * x[s][r];
+      z += (w[s] = std::exp(qs * ks));
+    }
+    for (std::size_t s = 0; s < S; ++s)
+      for (std::size_t r = 0; r < d; ++r) A[r] += w[s] / z * x[s][r];
+    long double n = 0;
+    for (std::size_t a = 0; a < dh; ++a) {
+      long double v = 0;
+      for (std::size_t r = 0; r < d; ++r) v += dana24_claims_ld(c["WV"][h][a][r]) * A[r];
+      n = std::max(n, std::fabs(v));
+    }
+    return n;
+  };
+  std::size_t nonzero_elsewhere = 0;
+  for (std::size_t h = 0; h < H; ++h) {
+    std::vector<long double> q(d), k(d);
+    for (std::size_t r = 0; r < d; ++r) q[r] = (std::rand() % 17 - 8) / 32.0L, k[r] = (std::rand() % 17 - 8) / 32.0L;
+    CHECK(head_out_norm(i, h, q, k) < 1e-12L);
+    CHECK(head_out_norm(j, h, q, k) < 1e-12L);
+    for (std::size_t t = 0; t < c["sequences"].size(); ++t)
+      if (t != i && t != j && head_out_norm(t, h, q, k) > 1e-6L) ++nonzero_elsewhere;
+  }
+  CHECK(nonzero_elsewhere > 0);
+  // Tampering: a W_V entry moved (no longer in the kernel), a rank-deficient W_V (zero rows), a pair
+  // whose labels agree, a pair with different last tokens, d_h = d.
+  nlohmann::json moved = c;
+  moved["WV"][0][0][0] = "1234567/1024";
+  CHECK_FALSE(valid(moved));
+  nlohmann::json zero = c;
+  for (auto& row : zero["WV"][0])
+    for (auto& x : row) x = "0";
+  CHECK_FALSE(valid(zero));
+  nlohmann::json same = c;
+  same["next"][j] = same["next"][i];
+  CHECK_FALSE(valid(same));
+  nlohmann::json other = c;
+  for (std::size_t t = 0; t < other["sequences"].size(); ++t)
+    if (other["sequences"][t].back() != other["sequences"][i].back() && other["next"][t] != other["next"][i]) {
+      other["pair"][1] = t;
+      break;
+    }
+  CHECK_FALSE(valid(other));
+  nlohmann::json full = c;
+  full["dh"] = d;
+  CHECK_FALSE(valid(full));
+}
+
+TEST_CASE("dana24/corollary-1-ties: equal rows of W_U re-checked; T above the capacity required", "[proofs][dana]") {
+  const nlohmann::json c = first_certificate("dana24/corollary-1-ties");
+  REQUIRE(valid(c));
+  // Second method: with these rows every logit w . E is the same for any E, so every label is a maximum.
+  const std::size_t N = c["N"], d = c["d"];
+  for (int trial = 0; trial < 5; ++trial) {
+    std::vector<long double> E(d);
+    for (auto& x : E) x = (std::rand() % 200 - 100) / 7.0L;
+    long double first = 0;
+    for (std::size_t jj = 0; jj < N; ++jj) {
+      long double l = 0;
+      for (std::size_t r = 0; r < d; ++r) l += dana24_claims_ld(c["WU"][jj][r]) * E[r];
+      if (jj == 0) first = l;
+      CHECK(l == first);
+    }
+  }
+  nlohmann::json row = c;
+  row["WU"][1][0] = "1000";
+  CHECK_FALSE(valid(row));
+  nlohmann::json cap = c;
+  cap["H"] = 100;  // H d_h + d >= T: no longer beyond the capacity
+  CHECK_FALSE(valid(cap));
+}
+
+TEST_CASE("dana24/corollary-2: predictions certified on all 100 bigrams; the expectation equals the bound",
+          "[proofs][dana]") {
+  const Claim* c = claim_find("dana24/corollary-2");
+  REQUIRE(c);
+  ClaimRun run = claim_run(*c, 3, 5);
+  REQUIRE(run.records.size() == 3);
+  for (const auto& rec : run.records) {
+    REQUIRE(rec.result.outcome == Outcome::confirmed);
+    REQUIRE(rec.certificate_verified);
+    const auto& f = rec.result.figures;
+    const double k = f["memorized"].get<double>(), H = f["H"].get<double>();
+    CHECK(k == 2 * H + 2);
+    // Second method: the expectation (k + (100 - k)/10)/100 and the paper's bound, recomputed here.
+    CHECK(std::fabs(f["expected_accuracy"].get<double>() - (k + (100 - k) / 10) / 100) < 1e-12);
+    CHECK(std::fabs(f["bound"].get<double>() - (0.1 + 0.9 * k / 100)) < 1e-12);
+    // The realized accuracy counts at least the k memorized sequences.
+    CHECK(f["certified_accuracy"].get<double>() >= k / 100 - 1e-12);
+    // The certificate states the model's prediction on every sequence: another next token is refused.
+    nlohmann::json cert = rec.result.certificate;
+    REQUIRE(cert["T"] == 100);
+    cert["next"][50] = (cert["next"][50].get<int>() + 1) % 10;
+    CHECK_FALSE(valid(cert));
+  }
+}

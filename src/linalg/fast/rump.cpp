@@ -21,6 +21,7 @@
 #include "dmod_internal.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/qmat.hpp"
+#include "memcert/numeric/mpfr_array.hpp"
 #include "memcert/util/parallel.hpp"
 
 namespace memcert {
@@ -291,22 +292,10 @@ std::optional<double> double_tier(const DMatrix& c, double floor_up, double extr
 // ------------------------------- MPFR tier ----------------------------------------------------------
 // The same certificate at precision b: u = 2^-b, no subnormals in MPFR (eta term dropped; the underflow
 // flag is checked), Gram accumulated with round-to-nearest at precision b, every bound rounded upward.
-struct MpfrVec {
-  std::vector<mpfr_t> v;
-  MpfrVec(std::size_t n, mpfr_prec_t b) : v(n) {
-    for (auto& x : v) mpfr_init2(x, b), mpfr_set_zero(x, 1);
-  }
-  ~MpfrVec() {
-    for (auto& x : v) mpfr_clear(x);
-  }
-  MpfrVec(const MpfrVec&) = delete;
-  MpfrVec& operator=(const MpfrVec&) = delete;
-};
-
 std::optional<double> mpfr_tier(const DMatrix& c, double floor_up, double extra_rad, mpfr_prec_t b) {
   const std::size_t k = c.rows(), n = c.cols();
   mpfr_clear_underflow();
-  MpfrVec g(k * k, b), t(3, b);
+  MpfrArray g(k * k, b), t(3, b);
   mpfr_t& acc = t.v[0];
   mpfr_t& tmp = t.v[1];
   for (std::size_t i = 0; i < k; ++i)
@@ -320,7 +309,7 @@ std::optional<double> mpfr_tier(const DMatrix& c, double floor_up, double extra_
       mpfr_set(g.v[i * k + j], acc, MPFR_RNDN);
     }
   // Error radius: gamma_n(b) sum_i ||c_i||^2 (rigorous upper bound from the exact double data) + extra.
-  MpfrVec e(4, 64);
+  MpfrArray e(4, 64);
   mpfr_t &u = e.v[0], &gam = e.v[1], &tot = e.v[2], &x = e.v[3];
   mpfr_set_ui_2exp(u, 1, -b, MPFR_RNDU);
   mpfr_mul_ui(gam, u, n, MPFR_RNDU);  // n u
@@ -347,7 +336,7 @@ std::optional<double> mpfr_tier(const DMatrix& c, double floor_up, double extra_
     for (double f : {0.9, 0.5, 0.1})
       if (*est * f > floor_up) cands.push_back(*est * f);
   cands.push_back(up(floor_up));
-  MpfrVec w(k * k, b), s(4, b);
+  MpfrArray w(k * k, b), s(4, b);
   mpfr_t &sh = s.v[0], &sum = s.v[1], &al = s.v[2], &y = s.v[3];
   for (double mu : cands) {
     // A = G - mu I (diagonal rounded downward), then Rump's shift at precision b (rounded upward).

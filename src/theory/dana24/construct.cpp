@@ -74,9 +74,18 @@ Dana24Result dana24_construct(const AssocData& a, const Dana24Options& o) {
       r.det_M = rd->det_M;
       r.model = dana24_map_back(b, *rd, tg, o.H ? o.dh : 0);
     }
+    std::optional<ExactTargets> ex;
+    {
+      StageTimes::Scope s(&r.times, "exact_targets");
+      ex = dana24_exact_targets(*f, *rd, tg.WU, a);
+      r.M = rd->M;
+      r.features_centre = f->centre;
+      r.targets_min_margin = ex->min_margin;
+    }
     {
       StageTimes::Scope s(&r.times, "argmax");
       r.argmax = dana24_certify_argmax(r.model, a);
+      r.encoder_deviation = dana24_encoder_deviation(r.model, a, *ex);
     }
     r.memorized = r.argmax.certified == a.T();
     if (r.memorized) break;
@@ -129,6 +138,22 @@ Rational claimed_margin(double m) {
   return q / Rational(1 << 20);
 }
 
+// The claimed deviation bound: the engine's double-interval bound, doubled and rounded up to a multiple
+// of 2^-40 (the checker's MPFR enclosure is tighter than the double one).
+Rational claimed_deviation(double dev) {
+  if (!std::isfinite(dev)) return Rational(-1);
+  Rational q = rational_from_double(std::ceil(std::ldexp(2 * dev, 40)) + 1);
+  return q / (Rational(1 << 20) * Rational(1 << 20));
+}
+
+// Step 6c in the certificate: M, the feature centre F~ and the two claims about E* = [M, W_O] F~.
+json dana24_readout_json(const Dana24Result& r) {
+  return json{{"M", dmat_json(r.M)},
+              {"features_centre", dmat_json(r.features_centre)},
+              {"targets_min_margin", rational_to_string(r.targets_min_margin)},
+              {"encoder_deviation", rational_to_string(claimed_deviation(r.encoder_deviation))}};
+}
+
 }  // namespace
 
 json dana24_certificate_json(const AssocData& a, const Dana24Result& r, const std::string& claim) {
@@ -136,7 +161,7 @@ json dana24_certificate_json(const AssocData& a, const Dana24Result& r, const st
   json w{{"e", dmat_json(m.e)},         {"pos", dmat_json(m.pos)}, {"WU", dmat_json(m.WU)},
          {"WQ", heads_json(m.WQ)},      {"WK", heads_json(m.WK)},  {"WV", heads_json(m.WV)},
          {"WO", heads_json(m.WO)}};
-  return json{{"kind", "dana24"},
+  json c{{"kind", "dana24"},
               {"claim", claim},
               {"N", a.N},
               {"S", a.S},
@@ -151,6 +176,12 @@ json dana24_certificate_json(const AssocData& a, const Dana24Result& r, const st
               {"min_margin", rational_to_string(claimed_margin(r.argmax.min_margin))},
               {"parameters", dana24_parameters_paper(a.N, a.S, m.d, m.dh, m.H)},
               {"parameters_remark2", dana24_parameters_remark2(a.N, a.S, m.d, m.dh, m.H)}};
+  // Step 6c's statement is written only when it holds: a positive exact margin of E* and a finite
+  // deviation bound (the end-to-end arg-max of step 8 does not depend on it).
+  if (r.M.rows() == m.d && r.features_centre.rows() == a.T() && sgn(r.targets_min_margin) > 0 &&
+      std::isfinite(r.encoder_deviation))
+    c["readout"] = dana24_readout_json(r);
+  return c;
 }
 
 json dana24_summary_json(const AssocData& a, const Dana24Result& r, const std::string& claim) {
@@ -185,6 +216,8 @@ json dana24_summary_json(const AssocData& a, const Dana24Result& r, const std::s
          {"argmax_mpfr_escalations", r.argmax.escalated},
          {"head_scale_log2", r.head_boost},
          {"det_M_bits", qbits(r.det_M)},
+         {"targets_min_margin", rational_to_double_down(r.targets_min_margin)},
+         {"encoder_deviation", r.encoder_deviation},
          {"comparison",
           {{"mahdavi24_H_dh_minus_1_plus_1", m.H * (m.dh >= 1 ? m.dh - 1 : 0) + 1},
            {"dana24_H_dh_plus_d", m.H * m.dh + m.d},

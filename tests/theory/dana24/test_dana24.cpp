@@ -193,6 +193,60 @@ TEST_CASE("dana24: the checker rejects tampered certificates", "[dana]") {
   CHECK(verify_altered(b.cert, [](json&) {}).valid);
 }
 
+TEST_CASE("dana24: step 6c, the exact targets E* = [M, W_O] F~ and their margin", "[dana]") {
+  AssocData a = assoc_data_generate(4, 2, 15, 3, false);
+  while (assoc_distinct_last_tokens(a) < 3) a = assoc_data_generate(4, 2, 15, a.next[0] + 100, false);
+  Built b = build(a, 4, 3, 3);
+  REQUIRE(b.r.memorized);
+  const std::size_t d = 3, m = b.r.features_centre.cols();
+  REQUIRE(m == 15);
+  // Second method: E* and its margin with GMP rationals, straight from the definitions (no integer
+  // scaling), on the weights as the certificate stores them (W_O from the mapped-back model).
+  Rational best_margin;
+  for (std::size_t t = 0; t < a.T(); ++t) {
+    std::vector<Rational> E(d, Rational(0));
+    for (std::size_t i = 0; i < d; ++i)
+      for (std::size_t k = 0; k < m; ++k) {
+        const double x = k < d ? b.r.M(i, k) : b.r.model.WO[(k - d) / 3](i, (k - d) % 3);
+        E[i] += rational_from_double(x) * rational_from_double(b.r.features_centre(t, k));
+      }
+    Rational lg = 0, top;
+    bool any = false;
+    for (std::size_t j = 0; j < a.N; ++j) {
+      Rational l = 0;
+      for (std::size_t i = 0; i < d; ++i) l += rational_from_double(b.r.model.WU(j, i)) * E[i];
+      if (j == a.next[t]) lg = l;
+      else if (!any || l > top) top = l, any = true;
+    }
+    if (t == 0 || lg - top < best_margin) best_margin = lg - top;
+  }
+  CHECK(best_margin == b.r.targets_min_margin);
+  CHECK(b.r.targets_min_margin > 0);
+  // The exact targets are near the design targets (margin >= 3/2 by construction), not equal to them.
+  CHECK(b.r.targets_min_margin > Rational(1));
+  CHECK(b.r.encoder_deviation < 1e-3);
+  const std::string cert = b.cert;
+  REQUIRE(json::parse(cert).contains("readout"));
+  // The checker recomputes everything: a claimed margin above the exact one, a perturbed centre entry
+  // (E* moves, the claimed deviation no longer covers the model), a singular M, a deviation claim below
+  // the model's, a negative deviation, a missing row.
+  const Rational above = b.r.targets_min_margin + Rational(1, 1 << 30);
+  CHECK_FALSE(verify_altered(cert, [&](json& j) { j["readout"]["targets_min_margin"] = rational_to_string(above); }).valid);
+  CHECK(verify_altered(cert, [&](json& j) {
+    j["readout"]["targets_min_margin"] = rational_to_string(b.r.targets_min_margin);
+  }).valid);
+  CHECK_FALSE(verify_altered(cert, [](json& j) { j["readout"]["features_centre"][2][7] = "1000"; }).valid);
+  CHECK_FALSE(verify_altered(cert, [](json& j) {
+    auto& M = j["readout"]["M"];
+    M[1] = M[0];
+  }).valid);
+  CHECK_FALSE(verify_altered(cert, [](json& j) { j["readout"]["encoder_deviation"] = "1/1099511627776000"; }).valid);
+  CHECK_FALSE(verify_altered(cert, [](json& j) { j["readout"]["encoder_deviation"] = "-1"; }).valid);
+  CHECK_FALSE(verify_altered(cert, [](json& j) { j["readout"]["features_centre"].erase(0); }).valid);
+  // Without the object the certificate makes the older, weaker claim (end-to-end arg-max only).
+  CHECK(verify_altered(cert, [](json& j) { j.erase("readout"); }).valid);
+}
+
 TEST_CASE("dana24: the construction's rank ceiling H min(dh,d) + min(d, n_last) (4.2(g), V2, V3)", "[dana]") {
   // V2: all sequences share the last token: rank F <= 1 + H d_h < T = H d_h + d, so the construction
   // cannot certify (it reports, it does not guess).

@@ -102,6 +102,23 @@ struct Model {
 };
 Model dana24_map_back(const BaseModel& b, const Readout& r, const Targets& tg, std::size_t dh);
 
+// Step 6c, the exact statement of the solve (paper: A.2's "solve E = W_O W_V A'", made exact). X = [M, W_O]
+// and the feature centre F~ are dyadic rationals, so the targets the solution reaches on F~,
+// E* := [M, W_O] F~, are exact dyadic rationals: they are computed here with integers, and so is the
+// margin of their logits, margin[t] = min_{j != g(t)} (W_U E*(t))_g - (W_U E*(t))_j (exact). lo/hi
+// (d x T) enclose E* in doubles. The design targets of step 6a are not reached exactly (the solve is a
+// double solve); E* is the exact target that IS reached, and its margin is what is certified.
+struct ExactTargets {
+  std::vector<Rational> margin;
+  Rational min_margin;
+  DMatrix lo, hi;
+};
+ExactTargets dana24_exact_targets(const FeatureEnclosure& f, const Readout& r, const DMatrix& WU,
+                                  const AssocData& a, int threads = 2);
+// An upper bound of max_t ||E(t) - E*(t)||_inf, E(t) the input of W_U of the mapped-back model (step 7,
+// evaluated in outward-rounded double intervals): how far the model is from the exact targets.
+double dana24_encoder_deviation(const Model& m, const AssocData& a, const ExactTargets& x);
+
 // Step 8, end-to-end certificate (paper: Corollary 1's conclusion, by a direct route): evaluates eq. (2)
 // on every sequence in outward-rounded interval arithmetic and certifies T(t)_{g(t)} > T(t)_j for all
 // j != g(t). A sequence the double intervals leave undecided is re-evaluated with MPFR intervals at 128,
@@ -128,6 +145,12 @@ struct Dana24Result {
   std::optional<EnclosureRankCertificate> rank_cert;
   double sigma_min_lower = 0;  // sqrt(mu - ||R||_F^2)-free report: sqrt(mu) of the certificate
   Rational det_M = 0;
+  // Step 6c: M, the feature centre F~ the solve used (T x (d + H d_h)), the exact smallest margin of
+  // E* = [M, W_O] F~ and the bound on max_t ||E(t) - E*(t)||_inf (0 / empty when no attempt got there).
+  // The certificate carries them (object "readout") only when the margin is positive and the bound finite.
+  DMatrix M, features_centre;
+  Rational targets_min_margin = 0;
+  double encoder_deviation = 0;
   ArgmaxCertificate argmax;
   bool memorized = false;      // every sequence's arg-max certified
   StageTimes times;
