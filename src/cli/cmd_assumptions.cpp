@@ -6,9 +6,14 @@
 //    undecided; "delta2" is null when the all-pairs minimum was not computed: --separation auto|on|off)
 // Exit: 0 when Assumptions 1 and 2 hold, 1 when one fails (witness in the output) or is undecided,
 // 2 bad input.
+#include <atomic>
+
 #include "command.hpp"
 #include "memcert/data/dataset.hpp"
+#include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/numerical_rank.hpp"
+#include "memcert/util/parallel.hpp"
+#include "memcert/util/progress.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 
@@ -51,10 +56,17 @@ int run(const Args& a) {
          (a.separation == "off" ? std::string(", --separation off") : std::string(" exceed the automatic budget")) +
          "; --separation on computes it)";
   // Numerically (numpy's rank at --tol): contexts whose exact rank n rests on rounding-level directions.
+  // Contexts in parallel (each rank is the same on any thread count; the list is collected in order).
   nlohmann::json below = nlohmann::json::array();
   std::optional<double> tol = numerical_tol_option(a.tol);
+  std::vector<char> is_below(ds.T, 0);
+  std::atomic<std::size_t> finished{0};
+  parallel_for(ds.T, threads_option() <= 0 ? fast_threads() : threads_option(), [&](std::size_t t) {
+    is_below[t] = numerical_rank(typed_dataset_context(ds, t), tol).rank < ds.n;
+    progress_tick("numerical ranks of the contexts", ++finished, ds.T);
+  });
   for (std::size_t t = 0; t < ds.T; ++t)
-    if (numerical_rank(typed_dataset_context(ds, t), tol).rank < ds.n) below.push_back(t);
+    if (is_below[t]) below.push_back(t);
   NumericalRank nq = numerical_rank(ds.queries, tol);
   j["numerical"] = {{"queries_rank", nq.rank}, {"contexts_rank_below_n", below}, {"tol", a.tol.empty() ? "default" : a.tol}};
   h += "\nNumerically (numpy's matrix_rank" + (a.tol.empty() ? std::string() : ", tol " + a.tol) + "): queries rank " +

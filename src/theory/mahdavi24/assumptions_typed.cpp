@@ -11,6 +11,7 @@
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/dispatch.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/fast/kruskal_basis.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
@@ -113,25 +114,45 @@ Rational rational_from_i128(i128 v, int E) {
   return q;
 }
 
-// Assumption 2 per context: one elimination mod p of the context's exact values, row-scaled to integers
-// (dmat_batch_rank's filter: full rank mod p certifies rank n), contexts in parallel, each widened from
-// float32 into a per-thread buffer when kept as float32 (no copy of the whole data); a context short of
-// rank n mod p escalates to rank_certified (exact, two-sided). The first failing context's dependency
-// comes from the exact route.
+// The n columns of a context whose square minor Assumption 2 tries first: spread evenly over the d
+// columns (column floor(i d / n) for i < n), so that no block of leading or trailing columns decides alone.
+std::vector<std::size_t> assumption2_minor_columns(std::size_t n, std::size_t d) {
+  std::vector<std::size_t> cols(n);
+  for (std::size_t i = 0; i < n; ++i) cols[i] = i * d / n;
+  return cols;
+}
+
+// Assumption 2 per context, contexts in parallel, each from its exact values (float32 read as stored,
+// widened per context, never the whole data): first the n x n minor on assumption2_minor_columns, row-
+// scaled to integers and eliminated mod p (a non-zero minor mod p is non-zero over Q: rank n certified, at
+// n^3 instead of n^2 d work); when it is zero mod p, the whole n x d context mod p (dmat_batch_rank's
+// filter); a context short of rank n mod p escalates to rank_certified (exact, two-sided). The first
+// failing context's dependency comes from the exact route.
 json assumption2_typed(const TypedAttentionDataset& ds, const double* c64, const float* c32, int threads) {
   const std::size_t n = ds.n, d = ds.d, T = ds.T, block = n * d;
   const std::uint64_t p = prime_fast(0);
+  const std::vector<std::size_t> mcols = assumption2_minor_columns(n, d);
   std::vector<char> full(T, 0);
   std::atomic<std::size_t> finished{0};
   parallel_for(T, threads <= 0 ? fast_threads() : threads, [&](std::size_t t) {
-    thread_local std::vector<double> wide;
+    thread_local std::vector<double> wide, minor;
     thread_local DModMatrix m;
-    const double* e = c64 ? c64 + t * block : nullptr;
-    if (c32) wide.assign(c32 + t * block, c32 + (t + 1) * block), e = wide.data();
+    auto value = [&](std::size_t i, std::size_t c) {
+      return c32 ? static_cast<double>(c32[t * block + i * d + c]) : c64[t * block + i * d + c];
+    };
     if (n == 0) full[t] = 1;
     else if (n <= d) {
-      dmod_from_double_rows_into(e, n, d, p, m);
+      minor.resize(n * n);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < n; ++j) minor[i * n + j] = value(i, mcols[j]);
+      dmod_from_double_rows_into(minor.data(), n, n, p, m);
       full[t] = dmod_rank_profile_inplace(m, 1).rank == n;
+      if (!full[t]) {
+        const double* e = c64 ? c64 + t * block : nullptr;
+        if (c32) wide.assign(c32 + t * block, c32 + (t + 1) * block), e = wide.data();
+        dmod_from_double_rows_into(e, n, d, p, m);
+        full[t] = dmod_rank_profile_inplace(m, 1).rank == n;
+      }
     }
     progress_tick("assumption 2: context ranks", ++finished, T);
   });
@@ -156,38 +177,102 @@ json assumption2_typed(const TypedAttentionDataset& ds, const double* c64, const
 // row value, not per term: float32 tokens as small as 10^-9 make such sums need more than 53 bits).
 namespace {
 
+// The rows summed in double with every rounding error measured (Knuth's TwoSum, exact in round-to-nearest
+// without contraction: the build has -ffp-contract=off; n q_t checked by an FMA residual): where every
+// error of example t is zero, every partial sum, hence every value of row t, is exact, and exact[t] = 1
+// (the common case for float data: about 200 values of similar size per sum); rows with a non-zero or
+// not-a-number error are left to the exact sums. Vectorises over the d columns, examples in parallel.
 template <class F>
-TypedMatrix assumption3_rows_of(const F* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
-  const std::size_t total_ctx = T * n * d, total_qry = T * d;
+void assumption3_rows_twosum(const F* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d, int th,
+                             std::vector<double>& out, std::vector<char>& exact) {
+  out.assign(T * d, 0.0);
+  exact.assign(T, 1);
+  const double nn = static_cast<double>(n);
+  parallel_for(T, th, [&](std::size_t t) {
+    thread_local std::vector<double> err;
+    err.assign(d, 0.0);
+    double* row = out.data() + t * d;
+    for (std::size_t c = 0; c < d; ++c) {
+      const double q = qry[t * d + c];
+      row[c] = nn * q;
+      // The FMA residual is the product's exact error only away from underflow: tiny queries fail here.
+      err[c] = q != 0 && std::abs(q) < 0x1p-900 ? 1.0 : std::abs(std::fma(nn, q, -row[c]));
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      const F* x = ctx + (t * n + j) * d;
+      for (std::size_t c = 0; c < d; ++c) {
+        const double a = row[c], b = static_cast<double>(x[c]), s = a + b, bb = s - a;
+        err[c] += std::abs((a - (s - bb)) + (b - bb));
+        row[c] = s;
+      }
+    }
+    for (std::size_t c = 0; c < d; ++c)
+      if (!(err[c] == 0) || !std::isfinite(row[c])) exact[t] = 0;  // a NaN error fails too
+  });
+}
+
+template <class F>
+TypedMatrix assumption3_rows_of(const F* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
+                                int threads) {
+  const int th = threads <= 0 ? fast_threads() : threads;
+  std::vector<double> fast;
+  std::vector<char> exact;
+  assumption3_rows_twosum(ctx, qry, T, n, d, th, fast, exact);
+  std::vector<std::size_t> slow;  // the examples whose rows need the exact sums below
+  for (std::size_t t = 0; t < T; ++t)
+    if (!exact[t]) slow.push_back(t);
+  if (slow.empty()) return typed_matrix_from_f64(T, d, std::move(fast));
+  // Rationals: the double rows as they are, the slow rows from `exact_row(i, c)`.
+  auto rational_rows = [&](auto exact_row) {
+    QMatrix q(T, d);
+    for (std::size_t t = 0; t < T; ++t)
+      if (exact[t])
+        for (std::size_t c = 0; c < d; ++c) q(t, c) = rational_from_double(fast[t * d + c]);
+    for (std::size_t i = 0; i < slow.size(); ++i)
+      for (std::size_t c = 0; c < d; ++c) q(slow[i], c) = exact_row(i, c);
+    return typed_matrix_from_qmat(std::move(q));
+  };
   int low = std::numeric_limits<int>::max(), high = std::numeric_limits<int>::min();
   bool finite = true;
-  auto scan = [&](const auto* v, std::size_t count) {
+  // The exponent range of the slow examples (context and query), example by example, then reduced.
+  const std::size_t S = slow.size();
+  std::vector<int> lows(S, low), highs(S, high);
+  std::vector<char> finites(S, 1);
+  auto scan = [&](const auto* v, std::size_t count, std::size_t i) {
     for (std::size_t k = 0; k < count; ++k) {
-      if (!std::isfinite(v[k])) finite = false;
+      if (!std::isfinite(v[k])) finites[i] = 0;
       else if (v[k] != 0) {
-        high = std::max(high, high_exponent(v[k]));
-        low = std::min(low, low_bit_exponent(v[k]));
+        highs[i] = std::max(highs[i], high_exponent(v[k]));
+        lows[i] = std::min(lows[i], low_bit_exponent(v[k]));
       }
     }
   };
-  scan(ctx, total_ctx);
-  scan(qry, total_qry);
+  parallel_for(S, th, [&](std::size_t i) {
+    scan(ctx + slow[i] * n * d, n * d, i);
+    scan(qry + slow[i] * d, d, i);
+  });
+  for (std::size_t i = 0; i < S; ++i) {
+    low = std::min(low, lows[i]);
+    high = std::max(high, highs[i]);
+    finite = finite && finites[i];
+  }
   const double nn = static_cast<double>(n);
   const int growth = static_cast<int>(std::ceil(std::log2(2 * nn + 1)));
   if (finite && (high == std::numeric_limits<int>::min() || high - low + growth < 126)) {
     const int E = high == std::numeric_limits<int>::min() ? 0 : -low;  // every value times 2^E is an integer
-    std::vector<i128> sums(T * d);
-    for (std::size_t t = 0; t < T; ++t) {  // row by row through the contexts (sequential memory)
-      i128* row = sums.data() + t * d;
+    std::vector<i128> sums(S * d);
+    parallel_for(S, th, [&](std::size_t i) {  // row by row through each context (sequential memory)
+      const std::size_t t = slow[i];
+      i128* row = sums.data() + i * d;
       for (std::size_t c = 0; c < d; ++c) row[c] = static_cast<i128>(n) * scaled_to_i128(qry[t * d + c], E);
       for (std::size_t j = 0; j < n; ++j) {
         const F* x = ctx + (t * n + j) * d;
         for (std::size_t c = 0; c < d; ++c) row[c] += scaled_to_i128(x[c], E);
       }
-    }
+    });
     // As doubles when each sum has at most 53 significant bits (then ldexp is exact unless it underflows,
     // which the round trip catches).
-    std::vector<double> out(T * d);
+    std::vector<double> out(S * d);
     bool doubles = true;
     for (std::size_t k = 0; k < sums.size() && doubles; ++k) {
       const i128 v = sums[k];
@@ -198,28 +283,47 @@ TypedMatrix assumption3_rows_of(const F* ctx, const double* qry, std::size_t T, 
         doubles = std::ldexp(out[k], E) == hi;
       }
     }
-    if (doubles) return typed_matrix_from_f64(T, d, std::move(out));
-    QMatrix q(T, d);
-    for (std::size_t k = 0; k < sums.size(); ++k) q.data()[k] = rational_from_i128(sums[k], E);
-    return typed_matrix_from_qmat(std::move(q));
-  }
-  QMatrix q(T, d);
-  for (std::size_t t = 0; t < T; ++t)
-    for (std::size_t c = 0; c < d; ++c) {
-      Rational s = Rational(static_cast<long>(n)) * rational_from_double(qry[t * d + c]);
-      for (std::size_t j = 0; j < n; ++j) s += rational_from_double(ctx[(t * n + j) * d + c]);
-      q(t, c) = s;
+    if (doubles) {
+      for (std::size_t i = 0; i < S; ++i) std::copy(out.begin() + i * d, out.begin() + (i + 1) * d, fast.begin() + slow[i] * d);
+      return typed_matrix_from_f64(T, d, std::move(fast));
     }
-  return typed_matrix_from_qmat(std::move(q));
+    return rational_rows([&](std::size_t i, std::size_t c) { return rational_from_i128(sums[i * d + c], E); });
+  }
+  return rational_rows([&](std::size_t i, std::size_t c) {
+    const std::size_t t = slow[i];
+    Rational s = Rational(static_cast<long>(n)) * rational_from_double(qry[t * d + c]);
+    for (std::size_t j = 0; j < n; ++j) s += rational_from_double(ctx[(t * n + j) * d + c]);
+    return s;
+  });
+}
+
+// kruskal_sample_certified's result (same subsets, same verdicts) by dmod_kruskal_sample_basis: the
+// row-scaled residues of the exact values once (doubles, or rationals), exact rows only for escalations.
+KruskalSample kruskal_sample_shared(const TypedMatrix& vectors, std::size_t size, std::size_t trials,
+                                    std::uint64_t seed, int threads) {
+  const std::uint64_t p = prime_fast(0);
+  Matrix<double> dv;
+  if (typed_matrix_to_double(vectors, dv))
+    return dmod_kruskal_sample_basis(
+        dmod_from_double_rows(dv.data().data(), dv.rows(), dv.cols(), p), size, trials, seed,
+        [&](const std::vector<std::size_t>& sub) {
+          return mat_map<Rational>(mat_select_rows(dv, sub), [](double x) { return rational_from_double(x); });
+        },
+        threads);
+  const QMatrix q = typed_matrix_to_qmat(vectors);
+  return dmod_kruskal_sample_basis(dmod_from_qmat(q, p), size, trials, seed,
+                                   [&](const std::vector<std::size_t>& sub) { return mat_select_rows(q, sub); }, threads);
 }
 
 }  // namespace
 
-TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
-  return assumption3_rows_of(ctx, qry, T, n, d);
+TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
+                                   int threads) {
+  return assumption3_rows_of(ctx, qry, T, n, d, threads);
 }
-TypedMatrix assumption3_rows_typed(const float* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d) {
-  return assumption3_rows_of(ctx, qry, T, n, d);
+TypedMatrix assumption3_rows_typed(const float* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
+                                   int threads) {
+  return assumption3_rows_of(ctx, qry, T, n, d, threads);
 }
 
 KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, std::uint64_t budget, int threads) {
@@ -245,8 +349,9 @@ KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, s
     else if (r.upper < k) c.holds = false;
     return c;
   }
-  // kruskal_at_least's sampled protocol (same trials and seed) on the certified batched kernels.
-  KruskalSample smp = kruskal_sample_certified(vectors, k, 2000, 20261121, threads);
+  // kruskal_at_least's sampled protocol (same trials and seed) on the certified batched kernels, the
+  // trials sharing one basis change (dmod_kruskal_sample_basis).
+  KruskalSample smp = kruskal_sample_shared(vectors, k, 2000, 20261121, threads);
   c.lower = has_zero_row(vectors) ? 0 : 1;
   c.upper = trivial;
   c.method = "sampled (" + std::to_string(smp.trials) + " random " + std::to_string(k) + "-subsets, " +
@@ -359,7 +464,8 @@ json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t bud
   out["assumption1"] = j1;
   out["assumption2"] = assumption2_typed(ds, ctx, c32, threads);
   {
-    TypedMatrix rows3 = c32 ? assumption3_rows_typed(c32, qry, T, n, d) : assumption3_rows_typed(ctx, qry, T, n, d);
+    TypedMatrix rows3 =
+        c32 ? assumption3_rows_typed(c32, qry, T, n, d, threads) : assumption3_rows_typed(ctx, qry, T, n, d, threads);
     out["assumption3"] = kjson(kruskal_at_least_typed(rows3, k1, budget, threads), k1);
   }
   const std::size_t kg = std::min(T, d);

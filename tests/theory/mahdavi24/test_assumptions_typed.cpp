@@ -124,16 +124,23 @@ TEST_CASE("assumption3_rows_typed: exact sums on every route", "[mahdavi24][assu
   std::mt19937_64 g(20261127);
   std::normal_distribution<float> gauss;
   const std::size_t T = 4, n = 5, d = 3;
-  for (double tiny : {0.0, -0x1p-90, 0x1p-60, 0x1p-200}) {
+  for (double tiny : {0.0, -0x1p-90, 0x1p-60, 0x1p-200, 0x1p60, 0x1p-1070}) {
     std::vector<double> ctx(T * n * d), qry(T * d);
     for (double& x : ctx) x = gauss(g);
     for (double& x : qry) x = gauss(g);
-    if (tiny != 0) ctx[7] = tiny, ctx[20] = -tiny * 3, qry[5] = 0x1p20 + 1;
-    TypedMatrix r = assumption3_rows_typed(ctx.data(), qry.data(), T, n, d);
+    if (tiny == 0x1p60) {  // partial sums that round although the final sums are doubles: the exact route
+      ctx[0] = tiny, ctx[3] = 1, ctx[6] = -tiny;
+    } else if (tiny == 0x1p-1070) {  // a query near underflow (the product check declines it)
+      qry[4] = tiny;
+    } else if (tiny != 0) ctx[7] = tiny, ctx[20] = -tiny * 3, qry[5] = 0x1p20 + 1;
+    TypedMatrix r = assumption3_rows_typed(ctx.data(), qry.data(), T, n, d, 2);
+    TypedMatrix r1 = assumption3_rows_typed(ctx.data(), qry.data(), T, n, d, 1);  // examples in parallel or not
+    REQUIRE(r1.storage == r.storage);
+    REQUIRE(typed_matrix_to_qmat(r1) == typed_matrix_to_qmat(r));
     REQUIRE(r.rows == T);
     REQUIRE(r.cols == d);
-    if (tiny == 0) REQUIRE(r.storage == Storage::float64);  // sums of these floats fit in 53 bits
-    else REQUIRE(r.storage == Storage::rational);
+    if (tiny == 0 || tiny == 0x1p60) REQUIRE(r.storage == Storage::float64);  // the sums fit in 53 bits
+    else if (tiny != 0x1p-1070) REQUIRE(r.storage == Storage::rational);
     QMatrix q = typed_matrix_to_qmat(r);
     for (std::size_t t = 0; t < T; ++t)
       for (std::size_t c = 0; c < d; ++c) {

@@ -24,9 +24,12 @@ KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, s
 // The T rows n e_t + sum_j x_j^(t) (n (e_t + xbar_t): Assumption 3's vectors up to the factor n) of the
 // contexts ctx (T n x d, row-major) and queries qry (T x d), every value a finite double, summed exactly
 // (128-bit fixed point when the exponent range allows, else GMP): float64 storage when every sum is a
-// double, else rational storage.
-TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d);
-TypedMatrix assumption3_rows_typed(const float* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d);
+// double, else rational storage. Examples in parallel on `threads` (<= 0: fast_threads()); the result
+// does not depend on it.
+TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
+                                   int threads = 0);
+TypedMatrix assumption3_rows_typed(const float* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
+                                   int threads = 0);
 // token_separation over points given as exact doubles (d values each); repeated points are ignored.
 // Without `min_distance` only r2 is computed (delta2 left 0).
 Separation token_separation_doubles(const std::vector<const double*>& points, std::size_t d, bool min_distance = true);
