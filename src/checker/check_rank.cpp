@@ -42,10 +42,85 @@ ModMat reduce_mod_i64(const I64Mat& a, const ModP& f) {
   return r;
 }
 
+// A text (an exact entry is a JSON string such as "-912"; rows and cols are JSON numbers) as a machine
+// integer when it is a plain integer literal of at most 18 digits (-?(0|[1-9][0-9]*)): exactly the value
+// parse_rational gives that text, with no GMP number made.
+bool rank_integer_literal(const std::string& t, long& out) {
+  std::size_t i = t.size() && t[0] == '-' ? 1 : 0;
+  const std::size_t digits = t.size() - i;
+  if (digits == 0 || digits > 18 || (digits > 1 && t[i] == '0')) return false;
+  long v = 0;
+  for (; i < t.size(); ++i) {
+    if (t[i] < '0' || t[i] > '9') return false;
+    v = v * 10 + (t[i] - '0');
+  }
+  out = t[0] == '-' ? -v : v;
+  return true;
+}
+
+// The matrix object {rows, cols, data} as machine integers when every entry is a string holding such a
+// literal (memcert's int64 data): B = A then, since no row has a denominator. false when anything differs
+// from that shape (the general route then reads the matrix, decides, and reports what is wrong).
+bool read_matrix_i64(const Value& v, I64Mat& out) {
+  if (v.type != json::Type::Object) return false;
+  const Value* r = v.find("rows");
+  const Value* c = v.find("cols");
+  const Value* d = v.find("data");
+  long rows = 0, cols = 0;
+  if (!r || !c || !d || r->type != json::Type::Number || c->type != json::Type::Number || d->type != json::Type::Array ||
+      !rank_integer_literal(r->text, rows) || !rank_integer_literal(c->text, cols) || rows < 0 || cols < 0 ||
+      static_cast<std::size_t>(rows) > kMaxDimension || static_cast<std::size_t>(cols) > kMaxDimension ||
+      d->items.size() != static_cast<std::size_t>(rows))
+    return false;
+  out.rows = static_cast<std::size_t>(rows);
+  out.cols = static_cast<std::size_t>(cols);
+  out.v.assign(out.rows * out.cols, 0);
+  for (std::size_t i = 0; i < out.rows; ++i) {
+    const Value& row = d->items[i];
+    if (row.type != json::Type::Array || row.items.size() != out.cols) return false;
+    for (std::size_t j = 0; j < out.cols; ++j)
+      if (row.items[j].type != json::Type::String || !rank_integer_literal(row.items[j].text, out.v[i * out.cols + j]))
+        return false;
+  }
+  return true;
+}
+
+ZMat zmat_of_i64(const I64Mat& a) {
+  ZMat b(a.rows, ZRow(a.cols));
+  for (std::size_t i = 0; i < a.rows; ++i)
+    for (std::size_t j = 0; j < a.cols; ++j) b[i][j] = a.v[i * a.cols + j];
+  return b;
+}
+
+// sum_j x_ij^2 of row i, exactly: 128-bit partial sums (each square < 2^120) moved into GMP before they
+// could overflow.
+mpz_class row_norm_sq_i64(const I64Mat& a, std::size_t i) {
+  mpz_class total = 0, part;
+  u128 acc = 0;
+  const u128 top = ~static_cast<u128>(0);
+  auto flush = [&] {
+    mpz_set_ui(part.get_mpz_t(), static_cast<unsigned long>(acc >> 64));
+    mpz_mul_2exp(part.get_mpz_t(), part.get_mpz_t(), 64);
+    mpz_add_ui(part.get_mpz_t(), part.get_mpz_t(), static_cast<unsigned long>(acc));
+    total += part;
+    acc = 0;
+  };
+  for (std::size_t j = 0; j < a.cols; ++j) {
+    const long x = a.v[i * a.cols + j];
+    const unsigned long ax = x < 0 ? 0UL - static_cast<unsigned long>(x) : static_cast<unsigned long>(x);
+    const u128 sq = static_cast<u128>(ax) * ax;
+    if (acc > top - sq) flush();
+    acc += sq;
+  }
+  flush();
+  return total;
+}
+
 // rank >= k: the k x k submatrix B[rows, cols] has a determinant that is non-zero modulo a prime,
 // hence non-zero over Z.
-bool rank_check_lower(const Value& lower, const ZMat& b, std::size_t m, std::size_t n, std::size_t k,
-                 std::string& why) {
+// B is given either as `small` (machine integers) or as `b` (the other is null).
+bool rank_check_lower(const Value& lower, const ZMat* b, const I64Mat* small, std::size_t m, std::size_t n,
+                      std::size_t k, std::string& why) {
   std::string method;
   if (!read_string(lower, "lower", "method", method, why)) return false;
   if (method == "trivial") {
@@ -64,7 +139,14 @@ bool rank_check_lower(const Value& lower, const ZMat& b, std::size_t m, std::siz
     return false;
   ModMat minor(k, std::vector<std::uint64_t>(k));
   for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t j = 0; j < k; ++j) minor[i][j] = f.reduce(b[rows[i]][cols[j]]);
+    for (std::size_t j = 0; j < k; ++j) {
+      if (small) {
+        const long x = small->v[rows[i] * small->cols + cols[j]] % static_cast<long>(f.p);  // in (-p, p)
+        minor[i][j] = static_cast<std::uint64_t>(x < 0 ? x + static_cast<long>(f.p) : x);
+      } else {
+        minor[i][j] = f.reduce((*b)[rows[i]][cols[j]]);
+      }
+    }
   if (det_mod_p(std::move(minor), f) == 0) {
     why = "lower: the " + std::to_string(k) + "x" + std::to_string(k) + " minor is zero modulo " + pv->text;
     return false;
@@ -117,8 +199,8 @@ bool check_kernel(const Value& upper, const ZMat& b, std::size_t n, std::size_t 
 // rank <= u via distinct primes with rank(B mod p) <= u for each: any (u+1)-minor D of B is then
 // divisible by every p, and |D| <= product of the u+1 largest row norms (Hadamard) < prod p forces
 // D = 0. Squares are compared so everything stays in integers.
-bool check_multi_prime(const Value& upper, const ZMat& b, std::size_t m, std::size_t n, std::size_t u,
-                       std::string& why) {
+bool check_multi_prime(const Value& upper, const ZMat* b, const I64Mat* given_small, std::size_t m,
+                       std::size_t n, std::size_t u, std::string& why) {
   const Value* pv = member(upper, "upper", "primes", json::Type::Array, why);
   if (!pv) return false;
   if (pv->items.empty()) { why = "upper.primes: empty"; return false; }
@@ -138,10 +220,11 @@ bool check_multi_prime(const Value& upper, const ZMat& b, std::size_t m, std::si
   // One elimination per prime, on the checker's threads (independent of each other; the first prime
   // in the certificate's order that fails is reported, whatever the thread split).
   std::vector<std::size_t> ranks(seen.size());
-  const I64Mat small = i64_entries(b);
+  const I64Mat small = given_small ? I64Mat{} : i64_entries(*b);
+  const I64Mat& ints = given_small ? *given_small : small;
   parallel_for(seen.size(), checker_threads(), [&](std::size_t t, unsigned) {
     const ModP f{seen[t]};
-    ranks[t] = rank_mod_p(small.fits ? reduce_mod_i64(small, f) : reduce_mod(b, f), f);
+    ranks[t] = rank_mod_p(ints.fits ? reduce_mod_i64(ints, f) : reduce_mod(*b, f), f);
   });
   for (std::size_t t = 0; t < seen.size(); ++t)
     if (ranks[t] > u) {
@@ -152,7 +235,10 @@ bool check_multi_prime(const Value& upper, const ZMat& b, std::size_t m, std::si
   if (u >= std::min(m, n)) return true;  // no (u+1)-minor exists: nothing more to prove
   std::vector<mpz_class> norms(m);
   for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < n; ++j) mpz_addmul(norms[i].get_mpz_t(), b[i][j].get_mpz_t(), b[i][j].get_mpz_t());
+    if (given_small)
+      norms[i] = row_norm_sq_i64(*given_small, i);
+    else
+      for (std::size_t j = 0; j < n; ++j) mpz_addmul(norms[i].get_mpz_t(), (*b)[i][j].get_mpz_t(), (*b)[i][j].get_mpz_t());
   std::sort(norms.begin(), norms.end(), [](const mpz_class& x, const mpz_class& y) { return x > y; });
   mpz_class hadamard_sq = 1;
   for (std::size_t i = 0; i <= u; ++i) hadamard_sq *= norms[i];
@@ -169,10 +255,19 @@ bool check_rank(const Value& cert, std::string& why) {
   std::string claim;
   if (!read_string(cert, "", "claim", claim, why)) return false;
   if (claim != "rank") { why = "claim: kind \"rank\" proves the claim \"rank\", not \"" + claim + "\""; return false; }
-  QMat a;
   std::size_t m = 0, n = 0;
   const Value* mv = member(cert, "", "matrix", json::Type::Object, why);
-  if (!mv || !read_matrix(*mv, "matrix", a, m, n, why)) return false;
+  if (!mv) return false;
+  // Integer data (the common case) are read as machine integers; anything else as exact rationals,
+  // each row then scaled to integers.
+  I64Mat small;
+  const bool ints = read_matrix_i64(*mv, small);
+  QMat a;
+  if (ints) {
+    m = small.rows, n = small.cols;
+  } else if (!read_matrix(*mv, "matrix", a, m, n, why)) {
+    return false;
+  }
   const std::size_t full = std::min(m, n);
   std::size_t k = 0, u = 0;
   const Value* kv = member(cert, "", "rank_lower", json::Type::Number, why);
@@ -185,9 +280,9 @@ bool check_rank(const Value& cert, std::string& why) {
     if (!read_size(*rv, "rank", full, r, why)) return false;
     if (r != k || r != u) { why = "rank: claimed exact rank " + std::to_string(r) + " is not what the bounds prove"; return false; }
   }
-  const ZMat b = scale_rows_to_integers(a);
+  const ZMat b = ints ? ZMat{} : scale_rows_to_integers(a);
   const Value* lower = member(cert, "", "lower", json::Type::Object, why);
-  if (!lower || !rank_check_lower(*lower, b, m, n, k, why)) return false;
+  if (!lower || !rank_check_lower(*lower, ints ? nullptr : &b, ints ? &small : nullptr, m, n, k, why)) return false;
   const Value* upper = member(cert, "", "upper", json::Type::Object, why);
   if (!upper) return false;
   std::string method;
@@ -196,8 +291,8 @@ bool check_rank(const Value& cert, std::string& why) {
     if (u != full) { why = "upper: method \"trivial\" proves only rank_upper = min(rows, cols)"; return false; }
     return true;
   }
-  if (method == "kernel") return check_kernel(*upper, b, n, u, why);
-  if (method == "multi-prime") return check_multi_prime(*upper, b, m, n, u, why);
+  if (method == "kernel") return check_kernel(*upper, ints ? zmat_of_i64(small) : b, n, u, why);
+  if (method == "multi-prime") return check_multi_prime(*upper, ints ? nullptr : &b, ints ? &small : nullptr, m, n, u, why);
   why = "upper.method: unknown \"" + method + "\"";
   return false;
 }

@@ -105,3 +105,52 @@ TEST_CASE("rank: altered certificates are rejected", "[checker][rank]") {
   rejected(replace_first(rank_cert(kA, 2, 2, kLower, kKernel), ",\"upper\":", ",\"upper2\":"), "upper: missing");
   rejected(replace_first(rank_cert(kA, 2, 2, kLower, kKernel), "\"rank_lower\":2", "\"rank_lower\":\"2\""), "rank_lower");
 }
+
+TEST_CASE("rank: integer entries read as machine integers give the rational reading's verdicts", "[checker][rank]") {
+  // The checker reads a matrix of plain integer strings (at most 18 digits) as machine integers and any
+  // other matrix as exact rationals. Writing one entry as a fraction ("6/2") sends the same matrix down
+  // the rational route: every verdict must agree, valid and altered alike.
+  const std::string x = "999999999999999999", x2 = "1999999999999999998";  // 18 digits; 2x has 19
+  // B = [[x, 1], [2x, 2]]: rank 1; kernel (1, -x); squared row norms x^2 + 1 and 4x^2 + 4.
+  const SMat big = {{x, "1"}, {x2, "2"}};
+  const std::string lo = R"({"method":"minor-mod-p","prime":"7","rows":[0],"cols":[1]})";
+  const std::string ker = R"({"method":"kernel","kernel":[["1","-)" + x + R"("]],"free_rows":[0]})";
+  // Hadamard: the 2-minor is at most sqrt((x^2 + 1)(4x^2 + 4)) ~ 2e36; five primes near 1e9 exceed it,
+  // one does not.
+  const std::string primes5 =
+      R"({"method":"multi-prime","primes":["1000000007","1000000009","998244353","1000000021","1000000033"]})";
+  const std::string primes1 = R"({"method":"multi-prime","primes":["1000000007"]})";
+  SMat kA_frac = kA, big_frac = big;
+  kA_frac[1][2] = "12/2";
+  big_frac[0][1] = "2/2";
+  SMat kA_bad = kA, kA_bad_frac = kA_frac;
+  kA_bad[0][0] = "-0";  // a literal the fast path takes: the minor [[0,2],[1,0]] stays non-zero, the kernel breaks
+  kA_bad_frac[0][0] = "0";
+  struct Case {
+    std::string ints, frac;
+    bool valid;
+  };
+  const std::vector<Case> cases = {
+      {rank_cert(kA, 2, 2, kLower, kKernel), rank_cert(kA_frac, 2, 2, kLower, kKernel), true},
+      {rank_cert(kA, 2, 2, kLower, R"({"method":"multi-prime","primes":["41"]})"),
+       rank_cert(kA_frac, 2, 2, kLower, R"({"method":"multi-prime","primes":["41"]})"), true},
+      {rank_cert(kA, 2, 2, kLower, R"({"method":"multi-prime","primes":["37"]})"),
+       rank_cert(kA_frac, 2, 2, kLower, R"({"method":"multi-prime","primes":["37"]})"), false},
+      {rank_cert(kA, 1, 1, kLower, kKernel), rank_cert(kA_frac, 1, 1, kLower, kKernel), false},
+      {rank_cert(kA_bad, 2, 2, kLower, kKernel), rank_cert(kA_bad_frac, 2, 2, kLower, kKernel), false},
+      {rank_cert(big, 1, 1, lo, ker), rank_cert(big_frac, 1, 1, lo, ker), true},
+      {rank_cert(big, 1, 1, lo, primes5), rank_cert(big_frac, 1, 1, lo, primes5), true},
+      {rank_cert(big, 1, 1, lo, primes1), rank_cert(big_frac, 1, 1, lo, primes1), false},
+      {rank_cert(big, 2, 2, R"({"method":"minor-mod-p","prime":"7","rows":[0,1],"cols":[0,1]})", R"({"method":"trivial"})"),
+       rank_cert(big_frac, 2, 2, R"({"method":"minor-mod-p","prime":"7","rows":[0,1],"cols":[0,1]})", R"({"method":"trivial"})"),
+       false},
+  };
+  for (const Case& c : cases) {
+    auto vi = check(c.ints), vq = check(c.frac);
+    INFO(c.ints);
+    INFO(vi.reason + " | " + vq.reason);
+    CHECK(vi.valid == c.valid);
+    CHECK(vq.valid == c.valid);
+    CHECK(vi.malformed == vq.malformed);
+  }
+}
