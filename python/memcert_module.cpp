@@ -23,6 +23,7 @@
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/dataset.hpp"
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/linalg/dispatch.hpp"
 #include "memcert/linalg/kruskal.hpp"
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
@@ -126,6 +127,62 @@ QMatrix qmat_from_python(py::handle obj, const std::string& name) {
   return m;
 }
 
+// A 2-d numeric numpy array (bool, integers of up to 64 bits, float32, float64; finite) in the engine's
+// typed storage, read in place through the strides: int64 for integers (uint64 entries past 2^63 - 1
+// go the exact rational way), float64 for floats (a float32 is exactly a double). nullopt for anything
+// else (lists, object arrays, a non-finite entry, an empty shape): the caller then takes the exact
+// rational reader, which also raises the one-line errors.
+std::optional<TypedMatrix> typed_from_numpy(py::handle obj) {
+  if (!py::isinstance<py::array>(obj)) return std::nullopt;
+  py::array a = py::reinterpret_borrow<py::array>(obj);
+  if (a.ndim() != 2 || a.shape(0) == 0 || a.shape(1) == 0 || !a.dtype().attr("isnative").cast<bool>()) return std::nullopt;
+  const char kind = a.dtype().kind();
+  const py::ssize_t size = a.itemsize();
+  const bool is_float = kind == 'f' && (size == 8 || size == 4);
+  const bool is_int = kind == 'b' || ((kind == 'i' || kind == 'u') && (size == 1 || size == 2 || size == 4 || size == 8));
+  if (!is_float && !is_int) return std::nullopt;
+  const auto m = static_cast<std::size_t>(a.shape(0)), n = static_cast<std::size_t>(a.shape(1));
+  const char* base = static_cast<const char*>(a.data());
+  const py::ssize_t s0 = a.strides(0), s1 = a.strides(1);
+  auto at = [&](std::size_t i, std::size_t j) { return base + static_cast<py::ssize_t>(i) * s0 + static_cast<py::ssize_t>(j) * s1; };
+  if (is_float) {
+    std::vector<double> v(m * n);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        const char* p = at(i, j);
+        const double x = size == 8 ? *reinterpret_cast<const double*>(p) : static_cast<double>(*reinterpret_cast<const float*>(p));
+        if (!std::isfinite(x)) return std::nullopt;
+        v[i * n + j] = x;
+      }
+    return typed_matrix_from_f64(m, n, std::move(v));
+  }
+  std::vector<std::int64_t> v(m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      const char* p = at(i, j);
+      std::int64_t x = 0;
+      if (kind == 'b') x = *reinterpret_cast<const bool*>(p) ? 1 : 0;
+      else if (kind == 'i')
+        x = size == 8 ? *reinterpret_cast<const std::int64_t*>(p) : size == 4 ? *reinterpret_cast<const std::int32_t*>(p)
+            : size == 2 ? *reinterpret_cast<const std::int16_t*>(p) : *reinterpret_cast<const std::int8_t*>(p);
+      else {
+        const std::uint64_t u = size == 8 ? *reinterpret_cast<const std::uint64_t*>(p) : size == 4 ? *reinterpret_cast<const std::uint32_t*>(p)
+                                : size == 2 ? *reinterpret_cast<const std::uint16_t*>(p) : *reinterpret_cast<const std::uint8_t*>(p);
+        if (u > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
+        x = static_cast<std::int64_t>(u);
+      }
+      v[i * n + j] = x;
+    }
+  return typed_matrix_from_i64(m, n, std::move(v));
+}
+
+// The matrix argument `name` in typed storage: numpy's own numeric arrays directly, anything else
+// exactly through rationals, then narrowed (typed_matrix_from_qmat).
+TypedMatrix typed_from_python(py::handle obj, const std::string& name) {
+  if (auto t = typed_from_numpy(obj)) return std::move(*t);
+  return typed_matrix_from_qmat(qmat_from_python(obj, name));
+}
+
 // contexts (T, n, d) [or a list of T (n, d) arrays], queries (T, d), labels (T,) | (T, d_out) | None ->
 // the data set, with the .npz reader's checks and messages.
 AttentionDataset dataset_from_python(py::handle contexts, py::handle queries, py::handle labels) {
@@ -164,31 +221,32 @@ py::object namespace_of(py::dict fields) { return py::module_::import("types").a
 // ---- the five calls ------------------------------------------------------------------------------------
 
 // memcert rank: exact rank, certified from both sides (a non-zero minor mod p, an exact kernel basis).
+// The engine's storage-filtered route (linalg/dispatch.hpp), as `memcert rank`.
 py::object rank(py::handle a_obj) {
-  QMatrix a = qmat_from_python(a_obj, "a");
-  RankCertificate c;
-  nlohmann::json cert;
+  const TypedMatrix a = typed_from_python(a_obj, "a");
+  CertifiedRank c;
+  std::string cert;
   {
     py::gil_scoped_release unlocked;
-    c = qmat_rank_certified(a);
-    cert = rank_certificate_to_json(a, c);
+    c = rank_certified(a);
+    cert = rank_certificate_text(a, c);
   }
-  bool trivial_upper = c.rank == std::min(a.rows(), a.cols());
   py::dict r;
-  r["rows"] = a.rows();
-  r["cols"] = a.cols();
+  r["rows"] = a.rows;
+  r["cols"] = a.cols;
   r["rank"] = c.rank;
   r["rank_lower"] = c.rank;
   r["rank_upper"] = c.rank;
-  r["method"] = std::string("minor-mod-p+") + (trivial_upper ? "trivial" : "kernel");
-  r["certificate"] = python_from_json(cert);
+  r["method"] = c.method();
+  r["storage"] = std::string(storage_name(a.storage));
+  r["certificate"] = py::module_::import("json").attr("loads")(cert);
   return namespace_of(r);
 }
 
 // memcert kruskal: certified bounds on the Kruskal rank of the ROWS of `a`; with at_least = K only
 // "kruskal >= K" is decided (holds: True / False / None when the budget ran out).
 py::object kruskal(py::handle a_obj, std::optional<std::size_t> at_least, std::uint64_t budget) {
-  QMatrix v = qmat_from_python(a_obj, "a");
+  const TypedMatrix v = typed_from_python(a_obj, "a");
   KruskalOptions opt;
   opt.at_least = at_least;
   opt.max_subsets = budget;
@@ -196,8 +254,8 @@ py::object kruskal(py::handle a_obj, std::optional<std::size_t> at_least, std::u
   nlohmann::json cert;
   {
     py::gil_scoped_release unlocked;
-    k = qmat_kruskal_rank(v, opt);
-    cert = kruskal_certificate_to_json(v, k);
+    k = kruskal_rank_certified(v, opt);
+    cert = kruskal_certificate_to_json(typed_matrix_to_qmat(v), k);
   }
   py::dict r;
   r["count"] = k.count;
@@ -340,7 +398,7 @@ PYBIND11_MODULE(memcert, m) {
 
   m.def("rank", &rank, py::arg("a"),
         "Exact rank of a 2-d array (entries taken exactly), certified from both sides.\n"
-        "Returns a namespace: rank, rank_lower, rank_upper, rows, cols, method, certificate (dict).");
+        "Returns a namespace: rank, rank_lower, rank_upper, rows, cols, method, storage (int64 | float64 | rational), certificate (dict).");
   m.def("kruskal", &kruskal, py::arg("a"), py::arg("at_least") = py::none(), py::arg("budget") = 20'000'000,
         "Certified Kruskal rank of the ROWS of a 2-d array: kruskal_lower, kruskal_upper, kruskal_rank\n"
         "(None unless both agree), dependent_subset, method, holds (with at_least), certificate.");

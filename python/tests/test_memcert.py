@@ -129,6 +129,33 @@ def test_kruskal_matches_brute_force(seed):
     assert memcert.kruskal(v, at_least=k.kruskal_rank + 1).holds is False
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_typed_route_matches_fraction_route(seed):
+    """numpy arrays go to the engine's typed storage (int64 / float64); lists and object arrays take the
+    exact rational route. Both must agree with each other and with Fraction elimination, on random,
+    low-rank, one-ulp-off-singular and wide-exponent float inputs, and on strided / float32 layouts."""
+    rng = np.random.default_rng(700 + seed)
+    k = int(rng.integers(1, 6))
+    low = (rng.integers(-3, 4, size=(9, k)) @ rng.integers(-3, 4, size=(k, 8))).astype(np.float64) / 8
+    off = low.copy()
+    off[0, 0] = np.nextafter(off[0, 0], np.inf)  # one ulp off an exact dependency: full rank exactly
+    wide = low * np.ldexp(1.0, rng.integers(-60, 61, size=(9, 1)))  # rows scaled by 2^-60 .. 2^60
+    wide[:, 0] += np.ldexp(1.0, -70)
+    cases = [low, off, wide, low[::2, ::-1], low.astype(np.float32), (low * 8).astype(np.int64),
+             (low * 8).astype(np.int16)]
+    for a in cases:
+        fast = memcert.rank(a)
+        generic = memcert.rank(np.array(np.asarray(a).tolist(), dtype=object))  # Python numbers: rational reader
+        assert fast.rank == generic.rank == fraction_rank(exact_rows(a))
+        assert memcert.verify(fast.certificate).valid
+    assert memcert.rank(low).storage == "float64"
+    assert memcert.rank((low * 8).astype(np.int64)).storage == "int64"
+    v = np.vstack([low[:5, :4], low[:1, :4] * 3])  # a parallel pair: Kruskal rank <= 1
+    kv = memcert.kruskal(v)
+    assert kv.kruskal_rank == memcert.kruskal(np.array(v.tolist(), dtype=object)).kruskal_rank == brute_kruskal(exact_rows(v))
+    assert memcert.verify(kv.certificate).valid
+
+
 def small_attention_data(T=5, n=3, d=4, seed=3):
     rng = np.random.default_rng(seed)
     contexts = rng.integers(-4, 5, size=(T, n, d)).astype(np.float64)

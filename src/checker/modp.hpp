@@ -43,4 +43,9 @@ std::size_t rank_mod_p(ModMat a, const ModP& f);
 // Determinant over F_p of a square matrix.
 std::uint64_t det_mod_p(ModMat a, const ModP& f);
 
+// rank_mod_p and det_mod_p take a delayed-reduction route on doubles for p < 2^26 (modp.cpp). These
+// run the plain u64 elimination for every p, so tests can compare the two routes.
+std::size_t rank_mod_p_reference(ModMat a, const ModP& f);
+std::uint64_t det_mod_p_reference(ModMat a, const ModP& f);
+
 }  // namespace memcert_checker

@@ -35,8 +35,13 @@ int run(const Args& a) {
     throw input_error("construct ks", "--ablation", "expected linear-phi, got \"" + a.ablation + "\"");
   if (!a.weights_out.empty() && path_extension_lower(a.weights_out) != ".npz")
     throw input_error(a.weights_out, "", "expected a --weights-out file name ending in .npz");
+  // One progress line per stage that runs 2 s or more (a large data set's reading and checking do).
+  progress("construct ks: read data", 0, 1);
   SequenceDataset ds = sequence_dataset_read(a.dataset);
+  progress("construct ks: read data", 1, 1);
+  progress("construct ks: separation and labels", 0, 1);
   ks25::KsPrepared P = ks25::ks_prepare(ds, a.C, a.dataset);
+  progress("construct ks: separation and labels", 1, 1);
   std::ostringstream h;
   h << (P.seq2seq ? "ks25 Corollary 4.1 (seq-to-seq)" : "ks25 Theorem 4.1 (next-token)") << ": N=" << P.N
     << " n=" << P.n << " d=" << P.d << " C=" << P.C << ", " << P.tokens.size() << " distinct tokens, "
@@ -73,13 +78,17 @@ int run(const Args& a) {
     emit(a.json, j, h.str(), start);
     return kExitNegative;
   }
+  progress("construct ks: build and certificate", 0, 1);
   ks25::KsResult r = built ? std::move(*built) : ks25::ks_construct(P, o);
   nlohmann::json j = ks25::ks_summary_json(r);
   if (o.ablation_linear_phi) j["ablation"] = "linear-phi";
   const std::string cert = ks25::ks_certificate_json(r).dump();
   file_write_atomic(a.out, cert + "\n");
+  progress("construct ks: build and certificate", 1, 1);
   if (a.check) {
+    progress("construct ks: independent check", 0, 1);
     auto v = memcert_checker::verify_certificate_text(cert);
+    progress("construct ks: independent check", 1, 1);
     j["verified"] = v.valid;
     if (!v.valid) j["checker_reason"] = v.reason;
     h << "  independent checker: " << (v.valid ? "valid" : "REJECTED: " + v.reason) << "\n";

@@ -34,6 +34,8 @@ int run(const Args& a) {
   std::optional<std::size_t> K;
   if (a.kruskal) K = a.kruskal;
   AttentionDataset ds;
+  // One progress line per stage that runs 2 s or more (large --T * --n * --d).
+  progress("generate " + a.kind + ": draw and check the data", 0, 1);
   if (!a.family.empty()) {
     if (a.family != "joint-scales" && a.family != "common-scale")
       throw InputError("--family: expected joint-scales or common-scale, got " + a.family);
@@ -44,7 +46,10 @@ int run(const Args& a) {
   } else {
     ds = mahdavi24::generate_attention_dataset(a.kind, a.T, a.n, a.d, C, a.seed, K);
   }
+  progress("generate " + a.kind + ": draw and check the data", 1, 1);
+  progress("generate " + a.kind + ": write " + a.out, 0, 1);
   attention_dataset_write(a.out, ds);  // .npz or JSON by the suffix
+  progress("generate " + a.kind + ": write " + a.out, 1, 1);
   nlohmann::json j{{"kind", a.kind}, {"T", a.T}, {"n", a.n}, {"d", a.d}, {"seed", a.seed}, {"out", a.out}};
   if (a.C) j["C"] = a.C;
   if (a.kruskal) j["kruskal"] = a.kruskal;

@@ -35,9 +35,13 @@ int run(const Args& a) {
       V = std::min<std::size_t>(V, static_cast<std::size_t>(avail));
     }
   }
+  progress("generate ks: draw the data", 0, 1);  // a line per stage that runs 2 s or more
   SequenceDataset ds = a.seq2seq ? ks25::ks_generate_seq2seq(a.N, a.n, a.d, V, a.C, a.seed, a.float64)
                                  : ks25::ks_generate(a.N, a.n, a.d, V, a.C, a.seed, a.float64);
+  progress("generate ks: draw the data", 1, 1);
+  progress("generate ks: write " + a.out, 0, 1);
   sequence_dataset_write(a.out, ds);  // .npz or JSON by the suffix
+  progress("generate ks: write " + a.out, 1, 1);
   nlohmann::json j{{"N", a.N},     {"n", a.n},           {"d", a.d},       {"V", V},  {"C", a.C},
                    {"seed", a.seed}, {"float64", a.float64}, {"seq2seq", a.seq2seq}, {"out", a.out}};
   std::string h = "wrote " + std::to_string(a.N) + " sequences (n=" + std::to_string(a.n) + ", d=" +

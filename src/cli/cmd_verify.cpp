@@ -130,6 +130,8 @@ int run_verify(const VerifyArgs& args) {
   // A theorem1 certificate may reference its data file (docs/CERTIFICATES.md "Data by reference"): the
   // checker asks for it through this supplier (DATA when given, else the file the certificate names).
   const memcert_checker::ArraysSupplier arrays = attention_arrays_supplier(args.data, args.cert);
+  // The checker reports nothing itself (it includes no engine code): one stage line for the whole check.
+  progress("verify: independent checker", 0, 1);
   if (args.data.empty()) {
     v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, nullptr, arrays)
                     : memcert_checker::verify_certificate_file(args.cert, budget, nullptr, arrays);
@@ -153,6 +155,7 @@ int run_verify(const VerifyArgs& args) {
                     : memcert_checker::verify_certificate_file(args.cert, budget, &data_supply, arrays);
     if (data_error) throw *data_error;
   }
+  progress("verify: independent checker", 1, 1);
   if (v.malformed) throw InputError(args.cert + ": " + v.reason);
   // Not a certificate at all (no string "kind": a data set or a list given by mistake) is bad input, not
   // a rejected certificate; an over-budget read stays undecided.

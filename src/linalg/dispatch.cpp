@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 #include "memcert/linalg/fast/batch.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/numeric/modp.hpp"
 #include "memcert/util/parallel.hpp"
 
 namespace memcert {
@@ -30,10 +32,11 @@ std::vector<Integer> i64_row_norms_sq(const TypedMatrix& a, int threads) {
   return rn;
 }
 
-// ||Z_i||^2 where Z_i = row i of the double matrix divided by its largest power of two dividing every
-// entry (the row's lcm-of-denominators scaling, as the checker scales it): an integer vector. Any other
-// power-of-two scaling has the same rank modulo odd primes, and this one has the smallest norms, so the
-// checker's Hadamard bound (computed from the same scaling of the exact rationals) is the same.
+// ||Z_i||^2 where Z_i = row i of the double matrix times the lcm of its entries' denominators, exactly
+// as the checker scales it: times 2^-emin when the row's smallest exponent emin is negative, and
+// unscaled when every entry is an integer (emin >= 0; dividing such a row by 2^emin would give smaller
+// norms than the checker's, so a Hadamard bound the checker then rejects). Any power-of-two scaling
+// has the same rank modulo odd primes, so the residues may use another one.
 std::vector<Integer> f64_row_norms_sq(const TypedMatrix& a, int threads) {
   std::vector<Integer> rn(a.rows, Integer(0));
   parallel_for(a.rows, threads, [&](std::size_t i) {
@@ -55,6 +58,7 @@ std::vector<Integer> f64_row_norms_sq(const TypedMatrix& a, int threads) {
       mant[j] = m;
       ex[j] = e;
     }
+    emin = std::min<std::int64_t>(emin, 0);  // integer entries stay as they are (see above)
     Integer v;
     for (std::size_t j = 0; j < a.cols; ++j) {
       if (!mant[j]) continue;
@@ -135,8 +139,64 @@ CertifiedRank rank_certified(const TypedMatrix& a, int threads) {
   return by_kernel(a, a.q);
 }
 
+namespace {
+
+// Row-scaled residues mod a 31-bit prime straight from int64 / float64 storage (the enumeration's
+// input), count x dim row-major in [0, p). float64 rows are scaled as in f64_row_norms_sq: an entry
+// m 2^e becomes m 2^(e - emin), a power-of-two multiple of the checker's lcm scaling, which is a unit
+// mod the odd prime p and so changes no subset's independence mod p.
+std::vector<std::uint64_t> typed_residues_31(const TypedMatrix& a, std::uint64_t p) {
+  std::vector<std::uint64_t> r(a.rows * a.cols);
+  const auto ps = static_cast<std::int64_t>(p);
+  if (a.storage == Storage::int64) {
+    for (std::size_t k = 0; k < r.size(); ++k) {
+      const std::int64_t x = a.i64[k] % ps;
+      r[k] = static_cast<std::uint64_t>(x < 0 ? x + ps : x);
+    }
+    return r;
+  }
+  std::vector<std::uint64_t> mant(a.cols);
+  std::vector<std::int64_t> ex(a.cols);
+  for (std::size_t i = 0; i < a.rows; ++i) {
+    std::int64_t emin = INT64_MAX;
+    for (std::size_t j = 0; j < a.cols; ++j) {
+      const std::uint64_t bits = std::bit_cast<std::uint64_t>(a.f64[i * a.cols + j]);
+      const auto be = static_cast<std::int64_t>((bits >> 52) & 0x7ff);
+      mant[j] = (bits & ((std::uint64_t(1) << 52) - 1)) | (be != 0 ? std::uint64_t(1) << 52 : 0);
+      ex[j] = (be == 0 ? 1 : be) - 1075;
+      if (mant[j]) emin = std::min(emin, ex[j]);
+    }
+    for (std::size_t j = 0; j < a.cols; ++j) {
+      if (!mant[j]) { r[i * a.cols + j] = 0; continue; }
+      std::uint64_t v = modp::nmod_mul(mant[j] % p, modp::nmod_pow(2, static_cast<std::uint64_t>(ex[j] - emin), p), p);
+      if (std::signbit(a.f64[i * a.cols + j])) v = modp::nmod_neg(v, p);
+      r[i * a.cols + j] = v;
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
 KruskalResult kruskal_rank_certified(const TypedMatrix& vectors, const KruskalOptions& opt) {
-  return qmat_kruskal_rank(typed_matrix_to_qmat(vectors), opt);
+  if (vectors.storage == Storage::rational) return qmat_kruskal_rank(vectors.q, opt);
+  // int64 / float64: residues from the stored values; rationals only for a subset found dependent.
+  return kruskal_rank_by_residues(
+      vectors.rows, vectors.cols, [&](std::uint64_t p) { return typed_residues_31(vectors, p); },
+      [&](const std::vector<std::size_t>& subset) {
+        QMatrix rows(subset.size(), vectors.cols);
+        for (std::size_t t = 0; t < subset.size(); ++t) {
+          const QMatrix r = typed_matrix_to_qmat(typed_matrix_rows(vectors, subset[t], 1));
+          for (std::size_t j = 0; j < vectors.cols; ++j) rows(t, j) = r(0, j);
+        }
+        const QMatrix k = qmat_kernel(mat_transpose(rows));  // columns = the vectors
+        QVector c;
+        if (k.cols() == 0) return c;
+        c.resize(subset.size());
+        for (std::size_t t = 0; t < subset.size(); ++t) c[t] = k(t, 0);
+        return c;
+      },
+      opt);
 }
 
 KruskalSample kruskal_sample_certified(const TypedMatrix& vectors, std::size_t size, std::size_t trials,

@@ -2,10 +2,12 @@
 // inequality (docs/THEORY.md Lemma 5 and section 7). Doubles (Eigen) only propose mu; the decision is exact.
 #include "memcert/linalg/enclosure.hpp"
 
-#include <boost/multiprecision/mpfr.hpp>
+#include <mpfr.h>
+
 #include <Eigen/Dense>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "memcert/linalg/qmat.hpp"
 
@@ -34,53 +36,74 @@ double lambda_min_estimate(const QMatrix& g) {
   return es.eigenvalues()(0);
 }
 
-// The same estimate in 256-bit MPFR (Boost.Multiprecision): the escalation for Gram matrices too
-// ill-conditioned for double to even locate lambda_min. Inverse power iteration through a Cholesky
-// factor G = L L^T; 0 when the factorization breaks down (G not numerically positive definite).
-// Still only a proposal: the caller certifies mu exactly.
+// n MPFR numbers at one precision, initialised to zero and cleared on scope exit.
+struct EnclosureMpfrArray {
+  std::vector<mpfr_t> v;
+  EnclosureMpfrArray(std::size_t n, mpfr_prec_t bits) : v(n) {
+    for (auto& x : v) mpfr_init2(x, bits), mpfr_set_zero(x, 1);
+  }
+  ~EnclosureMpfrArray() {
+    for (auto& x : v) mpfr_clear(x);
+  }
+  EnclosureMpfrArray(const EnclosureMpfrArray&) = delete;
+  EnclosureMpfrArray& operator=(const EnclosureMpfrArray&) = delete;
+};
+
+// The same estimate in 266-bit MPFR: the escalation for Gram matrices too ill-conditioned for double to
+// even locate lambda_min. Inverse power iteration through a Cholesky factor G = L L^T; 0 when the
+// factorization breaks down (G not numerically positive definite). Round to nearest throughout: still
+// only a proposal, the caller certifies mu exactly.
 Rational lambda_min_estimate_mpfr(const QMatrix& g) {
-  using mp = boost::multiprecision::number<boost::multiprecision::mpfr_float_backend<0>,
-                                           boost::multiprecision::et_off>;
-  mp::default_precision(80);  // decimal digits, ~266 bits
+  constexpr mpfr_prec_t kBits = 266;
+  constexpr mpfr_rnd_t kN = MPFR_RNDN;
   const std::size_t n = g.rows();
-  std::vector<mp> l(n * n, mp(0));
+  EnclosureMpfrArray l(n * n, kBits), x(n, kBits), y(n, kBits), t(4, kBits);
+  mpfr_t &s = t.v[0], &p = t.v[1], &norm = t.v[2], &xn = t.v[3];
   for (std::size_t j = 0; j < n; ++j) {
     for (std::size_t i = j; i < n; ++i) {
-      mp s;
-      mpfr_set_q(s.backend().data(), g(i, j).get_mpq_t(), MPFR_RNDN);
-      for (std::size_t k = 0; k < j; ++k) s -= l[i * n + k] * l[j * n + k];
+      mpfr_set_q(s, g(i, j).get_mpq_t(), kN);
+      for (std::size_t k = 0; k < j; ++k) {
+        mpfr_mul(p, l.v[i * n + k], l.v[j * n + k], kN);
+        mpfr_sub(s, s, p, kN);
+      }
       if (i == j) {
-        if (s <= 0) return Rational(0);
-        l[j * n + j] = sqrt(s);
+        if (mpfr_sgn(s) <= 0) return Rational(0);
+        mpfr_sqrt(l.v[j * n + j], s, kN);
       } else {
-        l[i * n + j] = s / l[j * n + j];
+        mpfr_div(l.v[i * n + j], s, l.v[j * n + j], kN);
       }
     }
   }
-  std::vector<mp> x(n, mp(1)), y(n);
-  mp lambda_inv = 0;
+  for (auto& xi : x.v) mpfr_set_ui(xi, 1, kN);
   for (int it = 0; it < 60; ++it) {
     for (std::size_t i = 0; i < n; ++i) {  // L y = x
-      mp s = x[i];
-      for (std::size_t k = 0; k < i; ++k) s -= l[i * n + k] * y[k];
-      y[i] = s / l[i * n + i];
+      mpfr_set(s, x.v[i], kN);
+      for (std::size_t k = 0; k < i; ++k) {
+        mpfr_mul(p, l.v[i * n + k], y.v[k], kN);
+        mpfr_sub(s, s, p, kN);
+      }
+      mpfr_div(y.v[i], s, l.v[i * n + i], kN);
     }
     for (std::size_t i = n; i-- > 0;) {  // L^T x' = y
-      mp s = y[i];
-      for (std::size_t k = i + 1; k < n; ++k) s -= l[k * n + i] * y[k];
-      y[i] = s / l[i * n + i];
+      mpfr_set(s, y.v[i], kN);
+      for (std::size_t k = i + 1; k < n; ++k) {
+        mpfr_mul(p, l.v[k * n + i], y.v[k], kN);
+        mpfr_sub(s, s, p, kN);
+      }
+      mpfr_div(y.v[i], s, l.v[i * n + i], kN);
     }
-    mp norm = 0;
-    for (auto& v : y) norm += v * v;
-    norm = sqrt(norm);
-    mp xn = 0;
-    for (auto& v : x) xn += v * v;
-    lambda_inv = norm / sqrt(xn);  // ||G^-1 x|| / ||x|| -> lambda_max(G^-1)
-    for (std::size_t i = 0; i < n; ++i) x[i] = y[i] / norm;
+    mpfr_set_zero(norm, 1);
+    for (auto& v : y.v) mpfr_fma(norm, v, v, norm, kN);
+    mpfr_sqrt(norm, norm, kN);
+    mpfr_set_zero(xn, 1);
+    for (auto& v : x.v) mpfr_fma(xn, v, v, xn, kN);
+    mpfr_sqrt(xn, xn, kN);
+    mpfr_div(s, norm, xn, kN);  // ||G^-1 x|| / ||x|| -> lambda_max(G^-1)
+    for (std::size_t i = 0; i < n; ++i) mpfr_div(x.v[i], y.v[i], norm, kN);
   }
-  mp lam = 1 / lambda_inv;
+  mpfr_ui_div(p, 1, s, kN);
   Rational r;
-  mpfr_get_q(r.get_mpq_t(), lam.backend().data());
+  mpfr_get_q(r.get_mpq_t(), p);
   return r;
 }
 

@@ -10,6 +10,7 @@
 
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/numeric/modp.hpp"
+#include "memcert/util/progress.hpp"
 
 namespace memcert {
 
@@ -17,12 +18,51 @@ using modp::u64;
 
 namespace {
 
+constexpr const char* kEnumerationStage = "kruskal: subset enumeration (budget used)";
+
+// Shoup's multiplication in 32-bit lanes, for p < 2^31 and a, b < p: with a_pre = floor(a 2^32 / p),
+// q = floor(a_pre b / 2^32) is floor(a b / p) or one less, so a b - q p lies in [0, 2p) and, being
+// below 2^32, equals its low 32 bits (a b - q p computed mod 2^32); one correction brings it below p.
+// The loops below compile to vector code (32 x 32 -> 64-bit products) on AVX2 and plain SSE2 alike.
+inline std::uint32_t shoup_pre_u32(std::uint32_t a, std::uint32_t p) {
+  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(a) << 32) / p);
+}
+
+// w[c] = (w[c] + a b[c]) mod p for c < n (all entries and a in [0, p)).
+__attribute__((target_clones("avx2", "default")))
+void shoup_axpy_u32(std::uint32_t* __restrict w, const std::uint32_t* __restrict b, std::uint32_t a,
+                    std::uint32_t a_pre, std::uint32_t p, std::size_t n) {
+  for (std::size_t c = 0; c < n; ++c) {
+    const auto q = static_cast<std::uint32_t>((static_cast<std::uint64_t>(a_pre) * b[c]) >> 32);
+    std::uint32_t r = a * b[c] - q * p;
+    r = r >= p ? r - p : r;
+    const std::uint32_t t = w[c] + r;
+    w[c] = t >= p ? t - p : t;
+  }
+}
+
+// w[c] = a w[c] mod p for c < n.
+__attribute__((target_clones("avx2", "default")))
+void shoup_scale_u32(std::uint32_t* __restrict w, std::uint32_t a, std::uint32_t a_pre, std::uint32_t p,
+                     std::size_t n) {
+  for (std::size_t c = 0; c < n; ++c) {
+    const auto q = static_cast<std::uint32_t>((static_cast<std::uint64_t>(a_pre) * w[c]) >> 32);
+    const std::uint32_t r = a * w[c] - q * p;
+    w[c] = r >= p ? r - p : r;
+  }
+}
+
 // Vectors reduced mod p, with an incremental echelon basis for DFS.
 class SubsetSearch {
  public:
-  SubsetSearch(const ZMatrix& z, u64 p) : p_(p), T_(z.rows()), d_(z.cols()), v_(T_ * d_) {
-    for (std::size_t i = 0; i < T_ * d_; ++i) v_[i] = modp::reduce(z.data()[i], p);
+  // `residues`: T x d row-major, entries in [0, p); p < 2^31 (Shoup's 32-bit products need it).
+  SubsetSearch(const std::vector<u64>& residues, std::size_t T, std::size_t d, u64 p)
+      : p_(static_cast<std::uint32_t>(p)), T_(T), d_(d), v_(residues.begin(), residues.end()) {
+    if (p >= (u64{1} << 31)) throw std::invalid_argument("SubsetSearch: prime >= 2^31");
   }
+
+  // Progress is reported as budget used out of `max_budget` (0: none).
+  void set_progress_total(std::uint64_t max_budget) { max_budget_ = max_budget; }
 
   // Enumerates subsets of size <= k in DFS order. Returns true when every k-subset (hence every smaller
   // subset) is independent mod p; otherwise `dependent` receives the first subset found to be dependent
@@ -38,22 +78,23 @@ class SubsetSearch {
 
  private:
   // Reduces vector `idx` against the first `depth` basis rows into row `depth`; returns false if it
-  // reduces to zero (dependent on the prefix).
-  bool extend(std::size_t depth, std::size_t idx) {
-    u64* w = &basis_[depth * d_];
+  // reduces to zero (dependent on the prefix). `leaf`: row `depth` will never be reduced against, so it
+  // is not normalised (most extensions are leaves of the search, and the inverse is their largest cost).
+  bool extend(std::size_t depth, std::size_t idx, bool leaf) {
+    std::uint32_t* w = &basis_[depth * d_];
     std::copy(&v_[idx * d_], &v_[idx * d_] + d_, w);
     for (std::size_t b = 0; b < depth; ++b) {
-      const u64* bv = &basis_[b * d_];
-      const u64 f = w[pivots_[b]];
+      const std::uint32_t f = w[pivots_[b]];
       if (f == 0) continue;
-      const u64 nf = p_ - f;
-      for (std::size_t c = 0; c < d_; ++c) w[c] = (w[c] + nf * bv[c]) % p_;
+      const std::uint32_t nf = p_ - f;
+      shoup_axpy_u32(w, &basis_[b * d_], nf, shoup_pre_u32(nf, p_), p_, d_);
     }
     std::size_t piv = 0;
     while (piv < d_ && w[piv] == 0) ++piv;
     if (piv == d_) return false;
-    const u64 inv = modp::nmod_inv(w[piv], p_);
-    for (std::size_t c = 0; c < d_; ++c) w[c] = modp::nmod_mul(w[c], inv, p_);
+    if (leaf) return true;
+    const auto inv = static_cast<std::uint32_t>(modp::nmod_inv(w[piv], p_));
+    shoup_scale_u32(w, inv, shoup_pre_u32(inv, p_), p_, d_);
     pivots_[depth] = piv;
     return true;
   }
@@ -65,8 +106,10 @@ class SubsetSearch {
     for (std::size_t i = start; i + (k - depth) <= T_; ++i) {
       if (budget == 0) { dependent.clear(); return false; }
       --budget;
+      // The budget is the only bound on this enumeration's time, so its use is the progress shown.
+      if ((budget & 0xFFFF) == 0 && max_budget_) progress_report(kEnumerationStage, max_budget_ - budget, max_budget_);
       prefix_.push_back(i);
-      if (!extend(depth, i)) {
+      if (!extend(depth, i, depth + 1 == k)) {
         dependent = prefix_;
         prefix_.pop_back();
         return false;
@@ -78,9 +121,10 @@ class SubsetSearch {
     return true;
   }
 
-  u64 p_;
+  std::uint32_t p_;
+  std::uint64_t max_budget_ = 0;
   std::size_t T_, d_;
-  std::vector<u64> v_, basis_;
+  std::vector<std::uint32_t> v_, basis_;
   std::vector<std::size_t> pivots_, prefix_;
 };
 
@@ -96,17 +140,18 @@ QVector exact_dependency(const QMatrix& vectors, const std::vector<std::size_t>&
 
 }  // namespace
 
-KruskalResult qmat_kruskal_rank(const QMatrix& vectors, const KruskalOptions& opt) {
+KruskalResult kruskal_rank_by_residues(std::size_t count, std::size_t dim, const KruskalResidues& residues,
+                                       const KruskalDependency& dependency, const KruskalOptions& opt) {
   KruskalResult res;
-  res.count = vectors.rows();
-  res.dim = vectors.cols();
+  res.count = count;
+  res.dim = dim;
   const std::size_t trivial = std::min(res.count, res.dim);
-  ZMatrix z = qmat_row_scaled_integer(vectors);
 
   for (std::size_t attempt = 0; attempt < 16; ++attempt) {
     const u64 p = modp::prime_31(attempt);
-    SubsetSearch search(z, p);
+    SubsetSearch search(residues(p), count, dim, p);
     std::uint64_t budget = opt.max_subsets;
+    search.set_progress_total(opt.max_subsets);
     std::size_t lo = 0, hi = trivial;  // invariant: kruskal >= lo certified, kruskal <= hi certified
     std::vector<std::size_t> best_dep;
     QVector best_coef;
@@ -116,7 +161,7 @@ KruskalResult qmat_kruskal_rank(const QMatrix& vectors, const KruskalOptions& op
       std::vector<std::size_t> dep;
       if (search.level_clean(k, dep, budget)) return true;
       if (dep.empty()) { exhausted = true; return false; }
-      QVector c = exact_dependency(vectors, dep);
+      QVector c = dependency(dep);
       if (c.empty()) { false_dependency = true; return false; }  // unlucky prime: restart
       if (dep.size() - 1 < hi) {
         hi = dep.size() - 1;
@@ -148,9 +193,22 @@ KruskalResult qmat_kruskal_rank(const QMatrix& vectors, const KruskalOptions& op
     res.dependent_subset = best_dep;
     res.dependent_coefficients = best_coef;
     res.method = exhausted ? "bounded" : (opt.at_least ? "at-least" : "exhaustive");
+    progress_report(kEnumerationStage, opt.max_subsets, opt.max_subsets);
     return res;
   }
-  throw std::runtime_error("qmat_kruskal_rank: 16 primes produced false dependencies");
+  throw std::runtime_error("kruskal_rank_by_residues: 16 primes produced false dependencies");
+}
+
+KruskalResult qmat_kruskal_rank(const QMatrix& vectors, const KruskalOptions& opt) {
+  const ZMatrix z = qmat_row_scaled_integer(vectors);
+  return kruskal_rank_by_residues(
+      vectors.rows(), vectors.cols(),
+      [&](u64 p) {
+        std::vector<u64> r(z.data().size());
+        for (std::size_t i = 0; i < r.size(); ++i) r[i] = modp::reduce(z.data()[i], p);
+        return r;
+      },
+      [&](const std::vector<std::size_t>& dep) { return exact_dependency(vectors, dep); }, opt);
 }
 
 KruskalSample qmat_kruskal_sample(const QMatrix& vectors, std::size_t size, std::size_t trials,

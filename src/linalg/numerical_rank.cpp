@@ -36,24 +36,6 @@ namespace {
 // Below this many rows and columns the SVD is cheap: numpy's computation is then done as numpy does it.
 constexpr Eigen::Index kGramShortcutMin = 48;
 
-// w = G v for the symmetric k x k matrix whose lower triangle is in g (row-major): row i and column i of
-// the triangle in one pass, so that g is read once (the product is memory-bound).
-void symmetric_lower_mul_vec(const double* g, std::size_t k, const double* v, double* w) {
-  std::fill(w, w + k, 0.0);
-  for (std::size_t i = 0; i < k; ++i) {
-    const double* gi = g + i * k;
-    const double vi = v[i];
-    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;  // independent sums, so the loop vectorizes
-    std::size_t j = 0;
-    for (; j + 4 <= i; j += 4) {
-      a0 += gi[j] * v[j], a1 += gi[j + 1] * v[j + 1], a2 += gi[j + 2] * v[j + 2], a3 += gi[j + 3] * v[j + 3];
-      w[j] += gi[j] * vi, w[j + 1] += gi[j + 1] * vi, w[j + 2] += gi[j + 2] * vi, w[j + 3] += gi[j + 3] * vi;
-    }
-    for (; j < i; ++j) a0 += gi[j] * v[j], w[j] += gi[j] * vi;
-    w[i] += (a0 + a1) + (a2 + a3) + gi[i] * vi;
-  }
-}
-
 // An estimate of lambda_max of the symmetric positive semidefinite matrix whose lower triangle is in g:
 // the largest Ritz value of `steps` Lanczos steps with full reorthogonalization. A Ritz value is a
 // Rayleigh quotient of a vector of the Krylov space, so (up to rounding) it is <= lambda_max; Lanczos

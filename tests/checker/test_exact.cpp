@@ -184,3 +184,44 @@ TEST_CASE("exact: LDL^T positive definiteness agrees with Sylvester's criterion"
   CHECK_FALSE(positive_definite_ldlt({{1, 2}}));           // not square
   CHECK(positive_definite_ldlt({}));                      // vacuous
 }
+
+// The delayed-reduction route (p < 2^26) against the plain u64 elimination, which runs the textbook
+// algorithm: random full-rank, low-rank (near-singular: rows that are combinations of others), and
+// adversarial inputs (every entry p - 1, so unreduced sums grow the fastest and the reduction
+// schedule is exercised at its bound; zero columns and pivots that appear only after many updates).
+TEST_CASE("modp: small-prime route agrees with the u64 reference route", "[checker][modp]") {
+  std::mt19937_64 rng(29);
+  // 2: lazy_max is huge; 8388593: memcert's primes; 67108859 (just below 2^26): lazy_max = 1.
+  for (std::uint64_t p : {2ull, 3ull, 65521ull, 8388593ull, 67108859ull}) {
+    REQUIRE(is_prime_u64(p));
+    const ModP f{p};
+    for (int trial = 0; trial < 60; ++trial) {
+      const std::size_t m = 1 + rng() % 90, n = 1 + rng() % 90;
+      ModMat a(m, std::vector<std::uint64_t>(n));
+      const int shape = trial % 4;
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) a[i][j] = shape == 2 ? p - 1 - (i == j && rng() % 2) : rng() % p;
+      if (shape == 1) {  // rank about m / 2: later rows are combinations of two earlier ones
+        for (std::size_t i = m / 2 + 1; i < m; ++i) {
+          const std::size_t s = rng() % (m / 2 + 1), t = rng() % (m / 2 + 1);
+          const std::uint64_t g = rng() % p;
+          for (std::size_t j = 0; j < n; ++j) a[i][j] = f.add(a[s][j], f.mul(g, a[t][j]));
+        }
+      }
+      if (shape == 3)  // zero columns, and a last row equal to the sum of all others
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t j = 0; j < n; j += 3) a[i][j] = 0;
+      if (shape == 3 && m > 1)
+        for (std::size_t j = 0; j < n; ++j) {
+          std::uint64_t s = 0;
+          for (std::size_t i = 0; i + 1 < m; ++i) s = f.add(s, a[i][j]);
+          a[m - 1][j] = s;
+        }
+      REQUIRE(rank_mod_p(a, f) == rank_mod_p_reference(a, f));
+      ModMat sq(m, std::vector<std::uint64_t>(m));
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < m; ++j) sq[i][j] = a[i][j % n];
+      REQUIRE(det_mod_p(sq, f) == det_mod_p_reference(sq, f));
+    }
+  }
+}

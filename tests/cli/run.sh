@@ -683,7 +683,74 @@ section_verify_data() {
 # ---------------------------------------------------------------------------------------------------
 # Main: append new sections here.
 # ---------------------------------------------------------------------------------------------------
+# ---------------------------------------------------------------------------------------------------
+# One engine behind every command: --threads leaves answers unchanged, long stages report progress on
+# stderr (one line per stage when stderr is not a terminal) unless --quiet, and the checker's fast
+# routes (multi-prime rank upper side on its threads) still reject a certificate that proves too little.
+# ---------------------------------------------------------------------------------------------------
+section_engine_route() {
+  local d=$WORK/route
+  mkdir -p "$d"
+  # 40 vectors in dimension 20, entries in [-1000, 1000] from a fixed LCG: no 20-subset is dependent,
+  # so the Kruskal enumeration runs to its budget (seconds: a stage long enough to report, on this
+  # build machine; when it ran under 2.5 s the line is not required, as docs/CLI.md says).
+  local x=12345 vals="" k
+  for ((k = 0; k < 800; k++)); do
+    x=$(((x * 1103515245 + 12345) % 2147483648))
+    vals+="$((x % 2001 - 1000)),"
+  done
+  write_npy "$d/v.npy" '<i8' '40,20' "${vals%,}"
+  run kruskal "$d/v.npy" --json
+  expect_rc "kruskal (long enumeration)" 0
+  local secs
+  secs=$(sed -n 's/.*"seconds":\([0-9.e+-]*\).*/\1/p' "$OUT")
+  if awk "BEGIN { exit !(${secs:-0} >= 2.5) }"; then
+    stderr_mentions "kruskal reports its enumeration" "kruskal: subset enumeration (budget used)"
+    stderr_mentions "kruskal's stage line ends" "done in"
+  else
+    pass
+    pass
+  fi
+  cp "$OUT" "$d/two.json"
+  run --threads 1 --quiet kruskal "$d/v.npy" --json
+  expect_rc "kruskal --threads 1 --quiet" 0
+  if [ ! -s "$ERR" ]; then pass; else fail "--quiet: expected no stderr, got $(head -c 200 "$ERR")"; fi
+  local lo up
+  lo=$(sed -n 's/.*"kruskal_lower":\([0-9]*\).*/\1/p' "$d/two.json")
+  up=$(sed -n 's/.*"kruskal_upper":\([0-9]*\).*/\1/p' "$d/two.json")
+  json_check "kruskal: same bounds with 1 thread as with all" "j['kruskal_lower'] == ${lo:-0} and j['kruskal_upper'] == ${up:-0} and j['kruskal_upper'] == 20"
+
+  # A rank-deficient integer matrix: 12 x 10 of rank 6 (rows 6.. are sums of two earlier rows), whose
+  # upper side is the multi-prime argument.
+  vals=""
+  local i j
+  local -a m
+  for ((i = 0; i < 12; i++)); do
+    for ((j = 0; j < 10; j++)); do
+      if ((i < 6)); then x=$(((x * 1103515245 + 12345) % 2147483648)); m[i * 10 + j]=$((x % 200001 - 100000))
+      else m[i * 10 + j]=$((m[(i - 6) * 10 + j] + m[(i - 5) % 6 * 10 + j])); fi
+      vals+="${m[i * 10 + j]},"
+    done
+  done
+  write_npy "$d/r.npy" '<i8' '12,10' "${vals%,}"
+  run rank "$d/r.npy" --cert "$d/r.json" --json
+  expect_rc "rank of the rank-6 matrix" 0
+  json_check "rank 6 by the multi-prime upper side" 'j["rank"] == 6 and j["method"] == "minor-mod-p+multi-prime"'
+  run --threads 1 verify "$d/r.json" --json
+  expect_rc "verify multi-prime, 1 thread" 0
+  run --threads 2 verify "$d/r.json" --json
+  expect_rc "verify multi-prime, 2 threads" 0
+  alter_json "$d/r.json" "$d/r_short.json" 'j["upper"]["primes"] = j["upper"]["primes"][:1]'
+  run --threads 2 verify "$d/r_short.json" --json
+  expect_rc "verify rejects too few primes" 1
+  json_check "the reason is the Hadamard bound" '"Hadamard" in j["reason"]'
+  alter_json "$d/r.json" "$d/r_low.json" 'j["rank_upper"] = 5; j["rank_lower"] = 5; j["rank"] = 5; j["lower"]["rows"] = j["lower"]["rows"][:5]; j["lower"]["cols"] = j["lower"]["cols"][:5]'
+  run --threads 2 verify "$d/r_low.json" --json
+  expect_rc "verify rejects a rank_upper below the rank" 1
+}
+
 SECTIONS=(section_rank section_kruskal section_verify section_manners)
+SECTIONS+=(section_engine_route)
 SECTIONS+=(section_theorem1)
 SECTIONS+=(section_dana24)
 SECTIONS+=(section_hostile)

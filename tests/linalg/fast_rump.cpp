@@ -3,6 +3,8 @@
 // double tier decline, and the escalation answers (or everything declines when the claim is false).
 #include "catch.hpp"
 
+#include <Eigen/Dense>
+
 #include <cmath>
 #include <random>
 
@@ -223,4 +225,68 @@ TEST_CASE("gram_lower_double: lower triangle within err2 of the exact Gram matri
   fast_detail::gemm_plain_sub(m, nn, kk, a.data(), kk, b.data(), nn, c1.data(), nn, 2);
   fast_detail::gemm_plain_sub_bt(m, nn, kk, a.data(), kk, bt.data(), kk, c2.data(), nn, 2);
   CHECK(c1 == c2);
+}
+
+TEST_CASE("blocked Cholesky: factor agrees with Eigen's LLT across block and panel boundaries", "[linalg][fast]") {
+  std::mt19937_64 g(73);
+  std::normal_distribution<double> nd;
+  for (std::size_t n : {1u, 127u, 128u, 129u, 300u, 517u}) {
+    Eigen::MatrixXd b(n, n);
+    for (Eigen::Index i = 0; i < b.size(); ++i) b.data()[i] = nd(g);
+    Eigen::MatrixXd a = b * b.transpose() + static_cast<double>(n) * Eigen::MatrixXd::Identity(n, n);
+    std::vector<double> buf(n * n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) buf[i * n + j] = a(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j));
+    for (int threads : {1, 2, 3}) {
+      std::vector<double> l = buf;
+      REQUIRE(fast_detail::cholesky_rn(l.data(), n, threads));
+      Eigen::MatrixXd ref = a.llt().matrixL();
+      double worst = 0;
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j <= i; ++j)
+          worst = std::max(worst, std::abs(l[i * n + j] - ref(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j))));
+      CHECK(worst < 1e-9 * std::sqrt(static_cast<double>(n)));
+    }
+  }
+}
+
+TEST_CASE("rump_isspd_lower_inplace declines exactly singular Gram matrices of every size", "[linalg][fast]") {
+  // G = C C^T with C k x (k - 3) integer: exactly singular (rank k - 3) and exactly representable, so a
+  // certificate would be a false proof; the same G plus I is PD with margin 1 and must certify.
+  std::mt19937_64 g(74);
+  for (std::size_t k : {50u, 129u, 300u}) {
+    std::vector<double> c(k * (k - 3));
+    for (double& x : c) x = static_cast<double>(static_cast<int>(g() % 7) - 3);
+    std::vector<double> gram(k * k, 0.0);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        double s = 0;
+        for (std::size_t l = 0; l < k - 3; ++l) s += c[i * (k - 3) + l] * c[j * (k - 3) + l];
+        gram[i * k + j] = s;  // exact: |s| <= 9 k < 2^53
+      }
+    std::vector<double> singular = gram, shifted = gram;
+    CHECK_FALSE(rump_isspd_lower_inplace(singular.data(), k).certified);
+    for (std::size_t i = 0; i < k; ++i) shifted[i * k + i] += 1e3;
+    CHECK(rump_isspd_lower_inplace(shifted.data(), k).certified);
+  }
+}
+
+TEST_CASE("symmetric_lower_mul_vec equals the full product on any thread count", "[linalg][fast]") {
+  std::mt19937_64 g(75);
+  for (std::size_t k : {1u, 7u, 300u, 1000u}) {
+    std::vector<double> full(k * k), lower(k * k, std::nan("")), v(k);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        const double x = static_cast<double>(static_cast<int>(g() % 2001) - 1000);
+        full[i * k + j] = full[j * k + i] = lower[i * k + j] = x;
+      }
+    for (double& x : v) x = static_cast<double>(static_cast<int>(g() % 201) - 100);
+    std::vector<double> ref(k, 0.0), w(k);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) ref[i] += full[i * k + j] * v[j];  // exact: integers below 2^53
+    for (int threads : {1, 2, 3, 5}) {
+      symmetric_lower_mul_vec(lower.data(), k, v.data(), w.data(), threads);
+      CHECK(w == ref);  // the upper triangle (NaN) is never read
+    }
+  }
 }

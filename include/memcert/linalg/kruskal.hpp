@@ -4,6 +4,7 @@
 // certified bounds. Subsets are tested modulo a prime (independent mod p => independent over Q) and
 // every dependency is confirmed exactly with a kernel vector.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,15 @@ struct KruskalOptions {
 };
 
 KruskalResult qmat_kruskal_rank(const QMatrix& vectors, const KruskalOptions& opt = {});
+
+// qmat_kruskal_rank's algorithm on any storage of `count` vectors in dimension `dim`: residues(p)
+// returns the rows scaled to integers (any scaling of a row by a unit mod p keeps the answer) reduced
+// mod the 31-bit prime p, count x dim row-major in [0, p); dependency(subset) returns exact
+// coefficients of a linear dependency among those rows, empty when they are independent over Q.
+using KruskalResidues = std::function<std::vector<std::uint64_t>(std::uint64_t p)>;
+using KruskalDependency = std::function<QVector(const std::vector<std::size_t>& subset)>;
+KruskalResult kruskal_rank_by_residues(std::size_t count, std::size_t dim, const KruskalResidues& residues,
+                                       const KruskalDependency& dependency, const KruskalOptions& opt = {});
 
 // The paper's Table 1 protocol: `trials` random `size`-subsets, each certified independent (mod p) or
 // dependent (exact kernel vector).

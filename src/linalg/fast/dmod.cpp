@@ -295,18 +295,44 @@ DModMatrix dmod_from_zmat(const ZMatrix& z, std::uint64_t p) {
 }
 
 namespace {
-__attribute__((target_clones("avx512f", "avx2", "default"))) bool i64_all_below_2_52(const std::int64_t* a,
-                                                                                   std::size_t n) {
+// int64 -> double conversions vectorize only with AVX-512DQ (vcvtqq2pd): those bodies get an AVX-512DQ
+// copy, chosen at run time (target_clones cannot name AVX-512DQ alone).
+__attribute__((target("avx512f,avx512dq"))) bool i64_all_below_2_52_dq(const std::int64_t* a, std::size_t n) {
   std::uint64_t big = 0;
   constexpr std::int64_t kLim = std::int64_t(1) << 52;
   for (std::size_t i = 0; i < n; ++i) big |= static_cast<std::uint64_t>(a[i] >= kLim || a[i] <= -kLim);
   return big == 0;
 }
-__attribute__((target_clones("avx512f", "avx2", "default"))) void i64_residues_small(const std::int64_t* a,
-                                                                                   std::size_t n, double pp,
-                                                                                   double pinv, double h,
-                                                                                   double* out) {
+__attribute__((target_clones("avx2", "default"))) bool i64_all_below_2_52_generic(const std::int64_t* a,
+                                                                                  std::size_t n) {
+  std::uint64_t big = 0;
+  constexpr std::int64_t kLim = std::int64_t(1) << 52;
+  for (std::size_t i = 0; i < n; ++i) big |= static_cast<std::uint64_t>(a[i] >= kLim || a[i] <= -kLim);
+  return big == 0;
+}
+__attribute__((target("avx512f,avx512dq"))) void i64_residues_small_dq(const std::int64_t* a, std::size_t n,
+                                                                          double pp, double pinv, double h,
+                                                                          double* out) {
   for (std::size_t i = 0; i < n; ++i) out[i] = reduce_panel(static_cast<double>(a[i]), pp, pinv, h);
+}
+__attribute__((target_clones("avx2", "default"))) void i64_residues_small_generic(const std::int64_t* a,
+                                                                                 std::size_t n, double pp,
+                                                                                 double pinv, double h,
+                                                                                 double* out) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = reduce_panel(static_cast<double>(a[i]), pp, pinv, h);
+}
+bool cpu_has_avx512dq() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  return has;
+}
+bool i64_all_below_2_52(const std::int64_t* a, std::size_t n) {
+  return cpu_has_avx512dq() ? i64_all_below_2_52_dq(a, n) : i64_all_below_2_52_generic(a, n);
+}
+void i64_residues_small(const std::int64_t* a, std::size_t n, double pp, double pinv, double h, double* out) {
+  if (cpu_has_avx512dq())
+    i64_residues_small_dq(a, n, pp, pinv, h, out);
+  else
+    i64_residues_small_generic(a, n, pp, pinv, h, out);
 }
 }  // namespace
 

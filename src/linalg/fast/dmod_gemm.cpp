@@ -217,10 +217,12 @@ void gemm_range(std::size_t m, std::size_t j0, std::size_t j1, std::size_t k, co
     const std::size_t nslivers = (nc + NR - 1) / NR;
     for (std::size_t pc = 0; pc < k; pc += kcmax) {
       const std::size_t kc = std::min(kcmax, k - pc);
-      bp.assign(nslivers * NR * kc, 0.0);
+      // Packed buffers are reused without zeroing: only a partial sliver's padding must read as zero.
+      if (bp.size() < nslivers * NR * kc) bp.resize(nslivers * NR * kc);
       for (std::size_t s = 0; s < nslivers; ++s) {
         double* dst = bp.data() + s * NR * kc;
         const std::size_t cs = jc + s * NR, w = std::min(NR, jc + nc - cs);
+        if (w < NR) std::fill(dst, dst + NR * kc, 0.0);
         if (b_rows) {
           for (std::size_t jj = 0; jj < w; ++jj) {
             const double* src = b + (cs + jj) * ldb + pc;
@@ -236,10 +238,11 @@ void gemm_range(std::size_t m, std::size_t j0, std::size_t j1, std::size_t k, co
       for (std::size_t ic = 0; ic < m; ic += kMC) {
         const std::size_t mc = std::min(kMC, m - ic);
         const std::size_t mslivers = (mc + MR - 1) / MR;
-        ap.assign(mslivers * MR * kc, 0.0);
+        if (ap.size() < mslivers * MR * kc) ap.resize(mslivers * MR * kc);
         for (std::size_t s = 0; s < mslivers; ++s) {
           double* dst = ap.data() + s * MR * kc;
           const std::size_t rs = ic + s * MR, h = std::min(MR, ic + mc - rs);
+          if (h < MR) std::fill(dst, dst + MR * kc, 0.0);
           for (std::size_t ii = 0; ii < h; ++ii) {
             const double* src = a + (rs + ii) * lda;
             if (acol)

@@ -2,6 +2,7 @@
 #include "memcert/theory/ks25/construct.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -47,6 +48,56 @@ NetComplexity wov_complexity(const QMatrix& wov) {
 }  // namespace
 
 // ---- checks before building -----------------------------------------------------------------------------
+namespace {
+
+// True when every entry of the integer token matrix Z fits in 62 bits and every squared distance
+// sum_j (Z_aj - Z_bj)^2 is below 2^126: |Z_aj - Z_bj| < 2^(bits + 1), so the sum is below
+// d 2^(2 bits + 2) <= 2^126. Then separation_pairs_int128 computes the separation exactly.
+bool separation_fits_int128(const std::vector<std::vector<Integer>>& Z, std::size_t d) {
+  std::size_t bits = 0;
+  for (const auto& row : Z)
+    for (const Integer& z : row) {
+      if (!z.fits_slong_p()) return false;
+      bits = std::max<std::size_t>(bits, mpz_sizeinbase(z.get_mpz_t(), 2));
+    }
+  return bits <= 61 && 2 * bits + 2 + std::bit_width(d) <= 126;
+}
+
+// The smallest squared distance between distinct rows of Z and the first pair attaining it, in the
+// order (and with the early exit) of ks_prepare's Integer loop, so the same pair: on 128-bit integers
+// (GCC/Clang extension) instead of GMP numbers, exact under separation_fits_int128.
+void separation_pairs_int128(const std::vector<std::vector<Integer>>& Z, std::size_t d, Integer& best_d,
+                             std::pair<std::size_t, std::size_t>& pair) {
+  __extension__ typedef __int128 i128;
+  __extension__ typedef unsigned __int128 u128;
+  std::vector<long> z(Z.size() * d);
+  for (std::size_t t = 0; t < Z.size(); ++t)
+    for (std::size_t j = 0; j < d; ++j) z[t * d + j] = Z[t][j].get_si();
+  i128 best = -1;
+  for (std::size_t a = 0; a < Z.size(); ++a)
+    for (std::size_t b = a + 1; b < Z.size(); ++b) {
+      i128 acc = 0;
+      for (std::size_t j = 0; j < d; ++j) {
+        const i128 diff = static_cast<i128>(z[a * d + j]) - z[b * d + j];
+        acc += diff * diff;
+        if (best >= 0 && acc >= best) break;
+      }
+      if (best < 0 || acc < best) {
+        best = acc;
+        pair = {a, b};
+      }
+    }
+  if (best < 0) { best_d = -1; return; }
+  // best < 2^126: two 63-bit halves.
+  const auto hi = static_cast<unsigned long>(static_cast<u128>(best) >> 63);
+  const auto lo = static_cast<unsigned long>(static_cast<u128>(best) & ((static_cast<u128>(1) << 63) - 1));
+  best_d = hi;
+  mpz_mul_2exp(best_d.get_mpz_t(), best_d.get_mpz_t(), 63);
+  best_d += lo;
+}
+
+}  // namespace
+
 KsPrepared ks_prepare(const SequenceDataset& ds, std::optional<long> C, const std::string& file) {
   KsPrepared P;
   P.N = ds.N();
@@ -140,11 +191,13 @@ KsPrepared ks_prepare(const SequenceDataset& ds, std::optional<long> C, const st
   Integer best_r = 0, best_d = -1, acc, diff;
   const double V = double(Z.size());
   P.delta2_exact = V * V * double(P.d) <= kExactSeparationBudget;
+  const bool machine = P.delta2_exact && separation_fits_int128(Z, P.d);
+  if (machine) separation_pairs_int128(Z, P.d, best_d, P.delta_pair);
   for (std::size_t a = 0; a < Z.size(); ++a) {
     acc = 0;
     for (const auto& z : Z[a]) acc += z * z;
     if (acc > best_r) best_r = acc;
-    if (!P.delta2_exact) continue;
+    if (!P.delta2_exact || machine) continue;
     for (std::size_t b = a + 1; b < Z.size(); ++b) {
       acc = 0;
       for (std::size_t j = 0; j < P.d; ++j) {

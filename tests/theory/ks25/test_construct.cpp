@@ -352,3 +352,48 @@ TEST_CASE("large vocabularies: certified projection lower bound on delta", "[ks2
   INFO(v.reason);
   CHECK(v.valid);
 }
+
+// ks_prepare's separation (machine 128-bit route when the scaled tokens are small, GMP otherwise)
+// against brute force over all pairs of distinct tokens in exact rationals: small integers (many ties,
+// so the FIRST minimal pair matters), random rationals, entries near 2^61 after scaling (the machine
+// route's limit) and entries beyond it (GMP route), each with the pair attaining the minimum.
+TEST_CASE("ks_prepare separation equals brute force on both routes", "[ks25][construct]") {
+  std::mt19937_64 g(913);
+  for (int it = 0; it < 40; ++it) {
+    const std::size_t N = 3 + g() % 6, n = 2 + g() % 3, d = 1 + g() % 4;
+    SequenceDataset ds;
+    for (std::size_t i = 0; i < N; ++i) {
+      QMatrix x(n, d);
+      for (std::size_t k = 0; k < n; ++k)
+        for (std::size_t j = 0; j < d; ++j) {
+          const long v = static_cast<long>(g() % 7) - 3;
+          switch (it % 4) {
+            case 0: x(k, j) = Rational(v); break;
+            case 1: x(k, j) = Rational(v, 1 + static_cast<long>(g() % 5)); break;
+            case 2: x(k, j) = Rational(Integer(v) << 58) + Rational(static_cast<long>(g() % 3)); break;
+            default: x(k, j) = Rational(Integer(v) << 70) + Rational(static_cast<long>(g() % 3), 7); break;
+          }
+          x(k, j).canonicalize();
+        }
+      ds.sequences.push_back(x);
+      ds.labels.push_back(static_cast<long>(i));  // distinct labels: consistent whatever the tokens
+    }
+    const KsPrepared P = ks_prepare(ds, std::nullopt, "t");
+    INFO("iteration " << it);
+    if (P.tokens.size() < 2) continue;
+    Rational best = -1;
+    std::pair<std::size_t, std::size_t> pair{0, 0};
+    for (std::size_t a = 0; a < P.tokens.size(); ++a)
+      for (std::size_t b = a + 1; b < P.tokens.size(); ++b) {
+        Rational s = 0;
+        for (std::size_t j = 0; j < d; ++j) s += (P.tokens[a][j] - P.tokens[b][j]) * (P.tokens[a][j] - P.tokens[b][j]);
+        if (best < 0 || s < best) {
+          best = s;
+          pair = {a, b};
+        }
+      }
+    REQUIRE(P.delta2_exact);
+    CHECK(P.delta2 == best);
+    CHECK(P.delta_pair == pair);
+  }
+}

@@ -54,6 +54,11 @@ GramDouble gram_double(const DMatrix& c, int threads = 0);
 // matrix, and no transposed copy of c.
 double gram_lower_double(const double* c, std::size_t k, std::size_t n, double* g, int threads = 0);
 
+// w = G v (round to nearest; an estimate, no error bound) for the symmetric k x k matrix G whose lower
+// triangle is in the row-major buffer g (entries above the diagonal are not read); `threads` <= 0:
+// fast_threads(). w must not alias v.
+void symmetric_lower_mul_vec(const double* g, std::size_t k, const double* v, double* w, int threads = 0);
+
 // g += fl(C C^T) for the k x n matrix C (g is k x k, both triangles written): one blocked product, so
 // every entry gains one dot product of length n in some order and |computed - exact| <= gamma_{n+1}
 // sum_l |c_il||c_jl| (+ underflow) per call. For accumulating a Gram matrix over column blocks; the
