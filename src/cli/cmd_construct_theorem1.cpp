@@ -1,6 +1,6 @@
 // memcert construct theorem1 DATASET --heads H --dh DH [--dv DV] [--skip] [--seed S] [--tolerance TOL]
 //                                    [--c proof|weyl|network|VALUE] [--no-saturation] [--beyond generic|off]
-//                                    --out CERT [--weights-out W.npz] [--json]
+//                                    [--fit dyadic|exact] --out CERT [--weights-out W.npz] [--json]
 // mahdavi24 Theorem 1 constructed step by step (docs/THEORY.md section 4) and certified. JSON (docs/CLI.md):
 //   {"claim":"mahdavi24/theorem-1","H","n","d","dh","r","T","T_star","rank_Z_lower","memorized",
 //    "memorized_count","not_memorized":[t...],"method",
@@ -41,6 +41,7 @@ struct Args {
   std::uint64_t seed = 1;
   std::string c = "proof";
   std::string beyond = "generic";
+  std::string fit = "dyadic";
   std::string data_ref = "auto";
   bool skip = false, json = false, no_saturation = false;
 };
@@ -130,6 +131,7 @@ int run(const Args& a) {
   if (!a.weights_out.empty() && path_extension_lower(a.weights_out) != ".npz")
     throw input_error(a.weights_out, "", "expected a --weights-out file name ending in .npz");
   if (a.beyond != "generic" && a.beyond != "off") throw InputError("--beyond: expected generic or off, got " + a.beyond);
+  if (a.fit != "dyadic" && a.fit != "exact") throw InputError("--fit: expected dyadic or exact, got " + a.fit);
   AttentionDataset ds = attention_dataset_read(a.dataset);
   mahdavi24::Theorem1Options opt;
   opt.H = a.H;
@@ -138,6 +140,7 @@ int run(const Args& a) {
   opt.skip = a.skip;
   opt.seed = a.seed;
   opt.saturation = !a.no_saturation;
+  opt.exact_fit = a.fit == "exact";
   if (a.c == "proof" || a.c == "weyl" || a.c == "network") {
     opt.scale = a.c;
   } else {
@@ -331,6 +334,7 @@ const CommandRegistrar reg{{40, [](CLI::App& root, auto bind) {
   sub->add_option("--data-ref", args->data_ref,
                   "Certificate names DATASET and its digest instead of embedding the data: auto (default: when "
                   "over 2^20 entries, all exact doubles), on, off");
+  sub->add_option("--fit", args->fit, "Claim 1's W_Q: dyadic (default, near Q_R^+) or exact (Q_R^+)");
   sub->add_flag("--no-saturation", args->no_saturation, "Skip computing c_weyl and c_network (faster)");
   sub->add_option("--out", args->out, "Certificate output (.json)")->required();
   sub->add_option("--weights-out", args->weights_out,

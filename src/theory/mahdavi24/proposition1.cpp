@@ -37,15 +37,23 @@ Rational short_down(double x) {  // a short dyadic <= x (x > 0)
 // this step (rows `old` then `group`; head h's limit rows e_j*^T E on `old`) has certified rank. Fills
 // st.fit, st.tr.{targets, target_attempts, sigma_lower}, st.a (a = E W_fit e, checked against the targets
 // on the group), XC/XR (Z_inf's extra block of the last draw) and returns Z_inf's certificate.
+// With opt.exact_fit false, W_fit = U P with P dyadic near Q_R^+ and the targets are the logits E U P e
+// it gives, exactly (docs/THEORY.md section 4, "Claim 1 with a dyadic W_Q").
 GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
                                     const std::vector<std::size_t>& old, const std::vector<std::size_t>& jstar,
                                     const std::vector<std::size_t>& group, std::size_t h, const Theorem1Options& opt,
                                     std::mt19937_64& rng, HeadStep& st, MatrixXd& XC, MatrixXd& XR) {
-  const std::size_t d = z.d;
+  const std::size_t d = z.d, k = group.size();
   std::vector<std::size_t> rows = old;
   rows.insert(rows.end(), group.begin(), group.end());
   std::uniform_int_distribution<int> uu(-2, 2);
   std::optional<FitHead> fit;
+  std::optional<ScaledMatrix> P;
+  if (!opt.exact_fit) {
+    StageTimes::Scope fit_clock(opt.timings, "claim1 fit");
+    P = claim1_dyadic_left_inverse(z, group);
+    if (!P) throw std::runtime_error("Claim 1: the double solve for W_Q gave no finite matrix, head " + std::to_string(h + 1));
+  }
   GramRankResult zinf;
   XC.resize(rows.size(), d);
   XR.resize(rows.size(), d);
@@ -54,12 +62,22 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
     for (std::size_t t : group) {
       QVector u(d);
       for (auto& x : u) { x = Rational(uu(rng), 8); x.canonicalize(); }
-      L.push_back(scaled_to_qvec(scaled_mat_vec(z.sd.contexts[t], scaled_from_qvec(u))));  // l = E u, exactly
+      if (opt.exact_fit) L.push_back(scaled_to_qvec(scaled_mat_vec(z.sd.contexts[t], scaled_from_qvec(u))));  // l = E u, exactly
       U.push_back(std::move(u));
     }
     StageTimes::Scope fit_clock(opt.timings, "claim1 fit");
-    fit = claim1_fit_head(ds, group, L, &U, &z.sd);
-    if (!fit) throw std::runtime_error("Claim 1: exact fit failed although the hypotheses hold");
+    if (opt.exact_fit) {
+      fit = claim1_fit_head(ds, group, L, &U, &z.sd);
+      if (!fit) throw std::runtime_error("Claim 1: exact fit failed although the hypotheses hold");
+    } else {
+      fit.emplace();
+      fit->U = QMatrix(d, k, Rational(0));
+      for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t c = 0; c < d; ++c) fit->U(c, i) = U[i][c];
+      std::vector<ScaledVector> lg = claim1_logits_dyadic(z, scaled_from_qmat(fit->U), *P, group);
+      for (auto& v : lg) L.push_back(scaled_to_qvec(v));  // the targets: the logits W_fit = U P gives
+      fit->targets = L;
+    }
     for (std::size_t i = 0; i < old.size(); ++i) z_fill_token(z, XC, XR, i, old[i], jstar[i]);  // limit rows e_j*^T E
     for (std::size_t i = 0; i < group.size(); ++i) z_fill_rows(z, XC, XR, old.size() + i, L[i], group[i]);
     StageTimes::Scope zinf_clock(opt.timings, "Z_inf rank certificates");
@@ -70,13 +88,24 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
   if (!zinf.ok)
     throw std::runtime_error("step " + std::to_string(h + 1) + ": could not certify rank k_h of Z_inf after " +
                              std::to_string(opt.max_retries) + " target draws");
+  if (P) {  // W_Q^T = P: the exact rationals of the dyadic matrix
+    fit->Qpinv = QMatrix(k, d);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t c = 0; c < d; ++c) { fit->Qpinv(i, c) = Rational(P->num(i, c), P->den); fit->Qpinv(i, c).canonicalize(); }
+  }
   st.fit = *fit;
   st.tr.targets = fit->targets;
   st.tr.sigma_lower = zinf.sigma_lower;
   st.lambda_hint = zinf.lambda_estimate;
   // Logits of this head for every example: a = E W_fit e exactly.
   StageTimes::Scope logit_clock(opt.timings, "exact logits (claim 1)");
-  st.a = claim1_logits_all(z, *fit, group);
+  if (P) {
+    std::vector<std::size_t> all(ds.T());
+    for (std::size_t t = 0; t < all.size(); ++t) all[t] = t;
+    st.a = claim1_logits_dyadic(z, scaled_from_qmat(fit->U), *P, all);
+  } else {
+    st.a = claim1_logits_all(z, *fit, group);
+  }
   for (std::size_t i = 0; i < group.size(); ++i)
     if (scaled_to_qvec(st.a[group[i]]) != fit->targets[i]) throw std::logic_error("Claim 1: E W_fit e != target (impossible), head " + std::to_string(h + 1) + " example " + std::to_string(group[i]));
   return zinf;

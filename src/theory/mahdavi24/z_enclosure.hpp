@@ -2,6 +2,7 @@
 // Private to src/theory/mahdavi24: the enclosure of the representation matrix Z (docs/THEORY.md section 1,
 // eq. 7) as the induction builds it, and the certified rank test on it (docs/THEORY.md section 7).
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -69,6 +70,16 @@ void z_fill_token(const ZExamples& z, Eigen::MatrixXd& C, Eigen::MatrixXd& R, st
 // integers -- about a third of the direct route's big-integer work. Falls back to the direct route
 // E (U (Q_R^+ e)) when the magnitudes do not allow exact doubles. Runs on the fast-path threads.
 std::vector<ScaledVector> claim1_logits_all(const ZExamples& z, const FitHead& fit, const std::vector<std::size_t>& group);
+// Claim 1 with a dyadic left inverse (docs/THEORY.md section 4, "Claim 1 with a dyadic W_Q"): P (|group| x d)
+// = Q_R^+ from a double least-squares solve, rounded to the grid 2^-s with |numerators| <= 2^bits (so P Q_R
+// is near, not equal to, the identity: off by about cond(Q_R) 2^-bits). std::nullopt when the solve gives no finite non-zero matrix.
+std::optional<ScaledMatrix> claim1_dyadic_left_inverse(const ZExamples& z, const std::vector<std::size_t>& group,
+                                                       int bits = 40);
+// The logits E^(t) U P e^(t) of the listed examples, exactly (U d x k, P k x d): P e and U P e in __int128,
+// E (U P e) in __int128 halves, all bounds checked; falls back to big integers when they do not hold.
+// Runs on the fast-path threads.
+std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P,
+                                               const std::vector<std::size_t>& examples);
 // Lemma 3's scores s^(t) = (w^T e^(t)) E^(t) g for every example, exactly (E g exact in double when the
 // magnitudes allow, else in big integers).
 std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w);

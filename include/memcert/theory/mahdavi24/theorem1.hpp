@@ -168,6 +168,9 @@ struct Theorem1Options {
   Rational tolerance = Rational(1, 1000000);
   std::size_t max_retries = 40;
   mpfr_prec_t precision = 64;
+  // Claim 1's W_Q (docs/THEORY.md section 4): false = a short dyadic matrix near Q_R^+ with the targets
+  // defined as the logits it gives (the default: exact and small); true = the exact left inverse Q_R^+.
+  bool exact_fit = false;
   std::function<void(const std::string&)> narrate;  // step-by-step text (demo), may be empty
   // Called after each head of the induction with (heads done, H); may be empty (CLI: stderr progress).
   std::function<void(std::size_t, std::size_t)> progress;

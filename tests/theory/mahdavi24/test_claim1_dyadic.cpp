@@ -1,0 +1,127 @@
+// Claim 1 with a dyadic W_Q (docs/THEORY.md section 4) against the exact rational route: the integer
+// logits kernel against exact rational products, and whole Theorem 1 constructions by both routes on random
+// and near-singular data, each re-verified by the independent checker.
+#include "catch.hpp"
+
+#include <cmath>
+#include <random>
+
+#include "memcert/checker/checker.hpp"
+#include "memcert/linalg/qmat.hpp"
+#include "memcert/model/mha.hpp"
+#include "memcert/theory/mahdavi24/theorem1.hpp"
+#include "../../../src/theory/mahdavi24/z_enclosure.hpp"
+
+using namespace memcert;
+using namespace memcert::mahdavi24;
+
+namespace {
+
+QVector dy_row_of(const QMatrix& a, std::size_t i) { return QVector(a.row(i), a.row(i) + a.cols()); }
+
+// Query t+1 := query t + 2^-k (query t+1): Q_R nearly singular (condition number about 2^k), still of full
+// column rank exactly.
+void dy_near_singular(AttentionDataset& ds, std::size_t t, int k) {
+  for (std::size_t c = 0; c < ds.d(); ++c) {
+    Rational x = ds.queries(t, c) + ds.queries(t + 1, c) / Rational(Integer(1) << k);
+    x.canonicalize();
+    ds.queries(t + 1, c) = x;
+  }
+}
+
+Theorem1Result dy_build(const AttentionDataset& ds, std::size_t H, std::size_t dh, bool exact) {
+  Theorem1Options o;
+  o.H = H;
+  o.dh = dh;
+  o.seed = 11;
+  o.exact_fit = exact;
+  return theorem1_construct(ds, o);
+}
+
+bool dy_is_dyadic(const Rational& q, int max_num_bits) {
+  const Integer& den = q.get_den();
+  return mpz_popcount(den.get_mpz_t()) == 1 && mpz_sizeinbase(q.get_num().get_mpz_t(), 2) <= static_cast<std::size_t>(max_num_bits);
+}
+
+}  // namespace
+
+TEST_CASE("Claim 1 dyadic: integer logits E U P e equal the exact rational product", "[claim1][dyadic]") {
+  std::mt19937_64 rng(5);
+  for (const char* kind : {"theorem1", "general"}) {
+    auto ds = generate_attention_dataset(kind, 9, 4, 7, std::nullopt, 3);
+    dy_near_singular(ds, 0, 20);
+    const ZExamples z = z_examples(ds, 64);
+    const std::vector<std::size_t> group{0, 1, 2, 3};
+    auto P = claim1_dyadic_left_inverse(z, group);
+    REQUIRE(P);
+    // Second method: P's rationals, exact P Q_R; near the identity up to the solve's accuracy and the
+    // 40-bit rounding times the condition number (about 2^20 here).
+    QMatrix Pq(4, 7), QR(7, 4);
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t c = 0; c < 7; ++c) {
+        Pq(i, c) = Rational(P->num(i, c), P->den);
+        Pq(i, c).canonicalize();
+        CHECK(dy_is_dyadic(Pq(i, c), 64));
+        QR(c, i) = ds.queries(group[i], c);
+      }
+    const QMatrix PQ = mat_mul(Pq, QR);
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t j = 0; j < 4; ++j) CHECK(std::fabs(rational_to_double(PQ(i, j)) - (i == j ? 1.0 : 0.0)) < 1e-2);
+    std::uniform_int_distribution<int> uu(-2, 2);
+    QMatrix U(7, 4);
+    for (auto& x : U.data()) { x = Rational(uu(rng), 8); x.canonicalize(); }
+    std::vector<std::size_t> all{0, 1, 2, 3, 4, 5, 6, 7, 8};
+    auto a = claim1_logits_dyadic(z, scaled_from_qmat(U), *P, all);
+    for (std::size_t t : all) {
+      const QVector want = mat_vec(ds.contexts[t], mat_vec(mat_mul(U, Pq), dy_row_of(ds.queries, t)));
+      CHECK(scaled_to_qvec(a[t]) == want);
+    }
+  }
+}
+
+TEST_CASE("Theorem 1: dyadic and exact Claim 1 both certify; checker re-verifies both", "[theorem1][dyadic]") {
+  struct Case { std::size_t H, n, d, dh; const char* kind; int near; };
+  for (Case c : {Case{4, 5, 8, 5, "theorem1", 0}, Case{3, 4, 6, 4, "general", 0}, Case{3, 4, 6, 2, "theorem1", 0},
+                 Case{3, 4, 7, 4, "general", 24},      // R_1 nearly singular (condition about 2^24)
+                 Case{3, 4, 7, 4, "theorem1", 40}}) {  // worse than double's solve can resolve well
+    const std::size_t r = std::min(c.n, c.dh), T = c.H * (r - 1) + 1;
+    auto ds = generate_attention_dataset(c.kind, T, c.n, c.d, std::nullopt, 41 + c.H + c.n);
+    if (c.near) dy_near_singular(ds, 0, c.near);
+    INFO(c.H << " " << c.n << " " << c.d << " " << c.dh << " " << c.kind << " near 2^-" << c.near);
+    for (bool exact : {true, false}) {
+      INFO("exact fit " << exact);
+      auto res = dy_build(ds, c.H, c.dh, exact);
+      CHECK(res.memorized);
+      CHECK(res.rank_Z_lower == T);
+      CHECK(memcert_checker::verify_certificate_text(res.certificate.dump()).valid);
+      for (const auto& tr : res.trace) {
+        const auto& hd = res.weights.heads[tr.head - 1];
+        // Targets are the logits the weights give (both routes), recomputed through the model's own
+        // exact forward pass.
+        for (std::size_t i = 0; i < tr.group.size(); ++i) {
+          const std::size_t t = tr.group[i];
+          CHECK(mha_logits_exact(ds.contexts[t], hd.WK, hd.WQ, dy_row_of(ds.queries, t)) == tr.targets[i]);
+        }
+        if (tr.group.empty()) continue;
+        const std::size_t k = tr.group.size();
+        QMatrix QR(c.d, k);
+        for (std::size_t i = 0; i < k; ++i)
+          for (std::size_t cc = 0; cc < c.d; ++cc) QR(cc, i) = ds.queries(tr.group[i], cc);
+        QMatrix WQk(c.d, k);
+        for (std::size_t cc = 0; cc < c.d; ++cc)
+          for (std::size_t i = 0; i < k; ++i) WQk(cc, i) = hd.WQ(cc, i);
+        const QMatrix PQ = mat_mul(mat_transpose(WQk), QR);
+        if (exact) {
+          CHECK(PQ == QMatrix::identity(k));  // the exact left inverse
+        } else {
+          for (std::size_t cc = 0; cc < c.d; ++cc)
+            for (std::size_t i = 0; i < k; ++i) CHECK(dy_is_dyadic(hd.WQ(cc, i), 64));
+          if (!c.near)  // well conditioned: P Q_R is the identity up to the 40-bit rounding
+            for (std::size_t i = 0; i < k; ++i)
+              for (std::size_t j = 0; j < k; ++j)
+                CHECK(std::fabs(rational_to_double(PQ(i, j)) - (i == j ? 1.0 : 0.0)) < 1e-4);
+        }
+      }
+    }
+  }
+}
