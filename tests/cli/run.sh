@@ -391,6 +391,13 @@ section_theorem1() {
   expect_rc "construct theorem1, T = T*" 0
   json_check "construct theorem1 T = T*: all memorized" 'j["T"] == 13 and j["memorized"] is True and j["memorized_count"] == 13 and j["not_memorized"] == []'
   cp "$OUT" "$d/proof.out.json"
+  # Claim 1's exact left inverse (--fit exact) certifies too, and verify accepts it; a bad --fit is exit 2.
+  run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --fit exact --out "$d/cert13x.json" --json
+  expect_rc "construct theorem1 --fit exact" 0
+  run verify "$d/cert13x.json"
+  expect_rc "verify of the --fit exact certificate" 0
+  run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --fit sideways --out "$d/never.json"
+  expect_rc "construct theorem1 --fit sideways" 2
   # Saturation scales: every c reported rebuilds certified weights when passed back with --c.
   run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --c weyl --out "$d/cert_weyl.json" --json
   expect_rc "construct theorem1 --c weyl" 0
