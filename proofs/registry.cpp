@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include "memcert/checker/checker.hpp"
+#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/util/parallel.hpp"
 
 namespace memcert::proofs {
 
@@ -57,53 +59,69 @@ bool ClaimRun::finding() const {
   return claim && claim->expect == Expect::holds && counterexamples > 0;
 }
 
-ClaimRun claim_run(const Claim& c, std::size_t instances, std::uint64_t seed,
-                   const std::function<void(std::size_t, std::size_t)>& progress) {
-  ClaimRun run;
-  run.claim = &c;
-  for (std::size_t i = 0; i < instances; ++i) {
-    InstanceRecord rec;
-    rec.index = i;
-    rec.seed = instance_seed(seed, i);
-    try {
-      Instance inst = c.generate(rec.seed, i);
-      rec.params = inst.params;
-      rec.result = c.check(inst);
-    } catch (const std::bad_alloc&) {
-      throw;
-    } catch (const std::exception& e) {  // a failing instance is undecided, never a verdict
-      rec.result = InstanceResult{};
-      rec.result.summary = std::string("internal error on this instance: ") + e.what();
-    }
-    // A decided outcome stands only if its certificate re-verifies independently.
-    if (!rec.result.certificate.is_null()) {
-      auto v = memcert_checker::verify_certificate_text(rec.result.certificate.dump());
-      rec.certificate_verified = v.valid;
-      rec.checker_reason = v.reason;
-      if (!v.valid && rec.result.outcome != Outcome::undecided) {
-        rec.result.summary += " [certificate rejected by the checker: " + v.reason + "]";
-        rec.result.outcome = Outcome::undecided;
-      }
-    } else if (rec.result.outcome != Outcome::undecided) {
-      rec.result.summary += " [no certificate]";
+namespace {
+// One instance, generated, checked and re-verified by the independent checker. Instances share nothing
+// (each has its own seed and data), so claim_run may run several at once.
+InstanceRecord claim_run_instance(const Claim& c, std::uint64_t seed, std::size_t i) {
+  InstanceRecord rec;
+  rec.index = i;
+  rec.seed = instance_seed(seed, i);
+  try {
+    Instance inst = c.generate(rec.seed, i);
+    rec.params = inst.params;
+    rec.result = c.check(inst);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {  // a failing instance is undecided, never a verdict
+    rec.result = InstanceResult{};
+    rec.result.summary = std::string("internal error on this instance: ") + e.what();
+  }
+  // A decided outcome stands only if its certificate re-verifies independently.
+  if (!rec.result.certificate.is_null()) {
+    auto v = memcert_checker::verify_certificate_text(rec.result.certificate.dump());
+    rec.certificate_verified = v.valid;
+    rec.checker_reason = v.reason;
+    if (!v.valid && rec.result.outcome != Outcome::undecided) {
+      rec.result.summary += " [certificate rejected by the checker: " + v.reason + "]";
       rec.result.outcome = Outcome::undecided;
     }
-    Outcome confirming = c.expect == Expect::holds ? Outcome::confirmed : Outcome::counterexample;
+  } else if (rec.result.outcome != Outcome::undecided) {
+    rec.result.summary += " [no certificate]";
+    rec.result.outcome = Outcome::undecided;
+  }
+  return rec;
+}
+}  // namespace
+
+ClaimRun claim_run(const Claim& c, std::size_t instances, std::uint64_t seed,
+                   const std::function<void(std::size_t, std::size_t)>& progress, int threads) {
+  ClaimRun run;
+  run.claim = &c;
+  run.records.resize(instances);
+  std::mutex progress_mutex;
+  std::size_t done = 0;
+  // Records land at their own index, so the run (and its JSON) is the same on any number of threads.
+  parallel_for(instances, threads <= 0 ? fast_threads() : threads, [&](std::size_t i) {
+    run.records[i] = claim_run_instance(c, seed, i);
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    ++done;
+    if (progress) progress(done, instances);
+  });
+  const Outcome confirming = c.expect == Expect::holds ? Outcome::confirmed : Outcome::counterexample;
+  for (const auto& rec : run.records) {
     if (rec.result.outcome == Outcome::undecided) ++run.undecided;
     else if (rec.result.outcome == confirming) ++run.confirmed;
     if (rec.result.outcome == Outcome::counterexample) ++run.counterexamples;
-    run.records.push_back(std::move(rec));
-    if (progress) progress(i + 1, instances);
   }
   return run;
 }
 
 ClaimRun claim_search(const Claim& c, std::size_t budget, std::uint64_t seed,
-                      const std::function<void(std::size_t, std::size_t)>& progress) {
+                      const std::function<void(std::size_t, std::size_t)>& progress, int threads) {
   if (!c.search) throw std::logic_error("claim " + c.id + " has no search mode");
   Claim structured = c;
   structured.generate = c.search;
-  ClaimRun run = claim_run(structured, budget, seed, progress);
+  ClaimRun run = claim_run(structured, budget, seed, progress, threads);
   run.claim = &c;
   return run;
 }

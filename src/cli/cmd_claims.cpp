@@ -76,7 +76,10 @@ int run_claim(const ClaimsArgs& args) {
   }
   std::size_t k = args.search ? args.budget : args.instances ? args.instances : c->default_instances;
   auto prog = [&](std::size_t d, std::size_t t) { progress(std::string(args.search ? "claims search " : "claims run ") + c->id, d, t); };
-  proofs::ClaimRun run = args.search ? proofs::claim_search(*c, k, args.seed, prog) : proofs::claim_run(*c, k, args.seed, prog);
+  // Instances run side by side on --threads (default all cores); the kernels inside each keep their own.
+  const int threads = threads_option();
+  proofs::ClaimRun run = args.search ? proofs::claim_search(*c, k, args.seed, prog, threads)
+                                     : proofs::claim_run(*c, k, args.seed, prog, threads);
   if (!args.cert_dir.empty()) {
     std::filesystem::create_directories(args.cert_dir);
     for (const auto& r : run.records)

@@ -315,3 +315,35 @@ TEST_CASE("claims search: structured families, certified findings", "[proofs][se
   // A claim without a search mode is refused.
   CHECK_THROWS_AS(claim_search(*claim_find("mahdavi24/lemma-2"), 1, 1), std::logic_error);
 }
+
+// Instances run side by side must give the run they give one after another: same records at the same
+// indices (params, outcome, summary, certificate), same counts; and progress is called once per instance.
+TEST_CASE("claim_run on several threads gives the one-thread run", "[proofs]") {
+  for (const char* id : {"mahdavi24/theorem-1", "mahdavi24/lemma-2-boundary", "dana24/corollary-1", "ks25/theorem-4.1"}) {
+    const Claim* c = claim_find(id);
+    REQUIRE(c != nullptr);
+    const ClaimRun one = claim_run(*c, 4, 7, {}, 1);
+    std::size_t calls = 0, last = 0;
+    bool monotone = true;
+    const ClaimRun many = claim_run(*c, 4, 7, [&](std::size_t d, std::size_t t) {
+      monotone = monotone && d == last + 1 && t == 4;
+      last = d;
+      ++calls;
+    }, 3);
+    CHECK(calls == 4);
+    CHECK(monotone);
+    REQUIRE(one.records.size() == many.records.size());
+    CHECK(one.confirmed == many.confirmed);
+    CHECK(one.counterexamples == many.counterexamples);
+    CHECK(one.undecided == many.undecided);
+    for (std::size_t i = 0; i < one.records.size(); ++i) {
+      INFO(id << " #" << i);
+      CHECK(many.records[i].index == i);
+      CHECK(one.records[i].params == many.records[i].params);
+      CHECK(one.records[i].result.outcome == many.records[i].result.outcome);
+      CHECK(one.records[i].result.summary == many.records[i].result.summary);
+      CHECK(one.records[i].result.certificate == many.records[i].result.certificate);
+      CHECK(one.records[i].certificate_verified == many.records[i].certificate_verified);
+    }
+  }
+}

@@ -96,14 +96,16 @@ struct ClaimRun {
   bool finding() const;
 };
 
-// Runs `instances` instances (seed_i = seed mixed with i); `progress(done,total)` is called after each.
+// Runs `instances` instances (seed_i = seed mixed with i) on `threads` threads (<= 0: all cores; 1: one
+// after another); `progress(done,total)` is called after each, one call at a time. The records, and so
+// the verdict and the JSON, do not depend on the thread count: record i is instance i.
 ClaimRun claim_run(const Claim& c, std::size_t instances, std::uint64_t seed,
-                   const std::function<void(std::size_t, std::size_t)>& progress = {});
+                   const std::function<void(std::size_t, std::size_t)>& progress = {}, int threads = 1);
 
 // `claims search`: `budget` instances from c.search (std::logic_error when the claim has none), checked and
 // re-verified exactly like claim_run. A certified counterexample to a claim expected to hold is a finding.
 ClaimRun claim_search(const Claim& c, std::size_t budget, std::uint64_t seed,
-                      const std::function<void(std::size_t, std::size_t)>& progress = {});
+                      const std::function<void(std::size_t, std::size_t)>& progress = {}, int threads = 1);
 
 // The docs/CLI.md JSON of a run: {"claim","instances","confirmed","counterexamples":[...]} plus
 // "expect","refutes","verdict","undecided","results":[per-instance summaries]. `with_certificates`
