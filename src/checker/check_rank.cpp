@@ -31,6 +31,38 @@ I64Mat i64_entries(const ZMat& b) {
   return r;
 }
 
+// Residues in [0, p) of the machine-integer entries B[rows[i], cols[j]] as doubles, row-major, for
+// rank_mod_p_dense (p < kDensePrimeLimit); every index when rows / cols are null. Entries of at most
+// 2^52 in absolute value (every int64 matrix memcert reads in practice) are reduced in vector lanes.
+std::vector<double> residues_dense_i64(const I64Mat& a, const ModP& f, const std::vector<std::size_t>* rows,
+                                       const std::vector<std::size_t>* cols) {
+  const std::size_t m = rows ? rows->size() : a.rows, n = cols ? cols->size() : a.cols;
+  std::vector<double> w(m * n);
+  const long p = static_cast<long>(f.p), limit = long{1} << 52;
+  bool small = true;
+  for (std::size_t i = 0; i < m; ++i) {
+    const long* src = a.v.data() + (rows ? (*rows)[i] : i) * a.cols;
+    double* dst = w.data() + i * n;
+    for (std::size_t j = 0; j < n; ++j) {
+      const long x = src[cols ? (*cols)[j] : j];
+      small = small && x <= limit && x >= -limit;
+      dst[j] = static_cast<double>(x);  // exact while |x| <= 2^53
+    }
+  }
+  if (small) {
+    residues_dense(w.data(), w.size(), f.p);
+    return w;
+  }
+  for (std::size_t i = 0; i < m; ++i) {
+    const long* src = a.v.data() + (rows ? (*rows)[i] : i) * a.cols;
+    for (std::size_t j = 0; j < n; ++j) {
+      const long x = src[cols ? (*cols)[j] : j] % p;  // in (-p, p)
+      w[i * n + j] = static_cast<double>(x < 0 ? x + p : x);
+    }
+  }
+  return w;
+}
+
 ModMat reduce_mod_i64(const I64Mat& a, const ModP& f) {
   ModMat r(a.rows, std::vector<std::uint64_t>(a.cols));
   const long p = static_cast<long>(f.p);  // f.p <= kMaxPrime < 2^63
@@ -137,17 +169,25 @@ bool rank_check_lower(const Value& lower, const ZMat* b, const I64Mat* small, st
   if (!cv || !read_index_set(*rv, "lower.rows", k, m, rows, why) ||
       !read_index_set(*cv, "lower.cols", k, n, cols, why))
     return false;
-  ModMat minor(k, std::vector<std::uint64_t>(k));
-  for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t j = 0; j < k; ++j) {
-      if (small) {
-        const long x = small->v[rows[i] * small->cols + cols[j]] % static_cast<long>(f.p);  // in (-p, p)
-        minor[i][j] = static_cast<std::uint64_t>(x < 0 ? x + static_cast<long>(f.p) : x);
-      } else {
-        minor[i][j] = f.reduce((*b)[rows[i]][cols[j]]);
+  std::uint64_t det = 0;
+  if (small && f.p < kDensePrimeLimit) {  // one large elimination: its trailing updates on the checker's threads
+    std::vector<double> w = residues_dense_i64(*small, f, &rows, &cols);
+    if (k == 0) det = 1;
+    else rank_mod_p_dense(w, k, k, f.p, &det, checker_threads());
+  } else {
+    ModMat minor(k, std::vector<std::uint64_t>(k));
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        if (small) {
+          const long x = small->v[rows[i] * small->cols + cols[j]] % static_cast<long>(f.p);  // in (-p, p)
+          minor[i][j] = static_cast<std::uint64_t>(x < 0 ? x + static_cast<long>(f.p) : x);
+        } else {
+          minor[i][j] = f.reduce((*b)[rows[i]][cols[j]]);
+        }
       }
-    }
-  if (det_mod_p(std::move(minor), f) == 0) {
+    det = det_mod_p(std::move(minor), f);
+  }
+  if (det == 0) {
     why = "lower: the " + std::to_string(k) + "x" + std::to_string(k) + " minor is zero modulo " + pv->text;
     return false;
   }
@@ -224,7 +264,12 @@ bool check_multi_prime(const Value& upper, const ZMat* b, const I64Mat* given_sm
   const I64Mat& ints = given_small ? *given_small : small;
   parallel_for(seen.size(), checker_threads(), [&](std::size_t t, unsigned) {
     const ModP f{seen[t]};
-    ranks[t] = rank_mod_p(ints.fits ? reduce_mod_i64(ints, f) : reduce_mod(*b, f), f);
+    if (ints.fits && f.p < kDensePrimeLimit) {
+      std::vector<double> w = residues_dense_i64(ints, f, nullptr, nullptr);
+      ranks[t] = rank_mod_p_dense(w, ints.rows, ints.cols, f.p, nullptr, 1);  // the primes are the parallel unit
+    } else {
+      ranks[t] = rank_mod_p(ints.fits ? reduce_mod_i64(ints, f) : reduce_mod(*b, f), f);
+    }
   });
   for (std::size_t t = 0; t < seen.size(); ++t)
     if (ranks[t] > u) {

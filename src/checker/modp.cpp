@@ -90,84 +90,14 @@ std::size_t eliminate_u64(ModMat& a, const ModP& f, std::uint64_t* det) {
   return rank;
 }
 
-// Every integer-valued double x in [0, 2^52] is reduced exactly: x / p is within 1/p < 1 of
-// x * pinv (two roundings, each relative 2^-53, on a quotient below 2^52 / p), so the truncated
-// quotient q is floor(x / p) - 1, + 0 or + 1; q p <= x + p < 2^53 and x - q p are exact, and one
-// correction lands in [0, p).
-inline double dred_exact(double x, double p, double pinv) {
-  const double q = static_cast<double>(static_cast<std::int64_t>(x * pinv));
-  double r = x - q * p;
-  if (r < 0) r += p;
-  else if (r >= p) r -= p;
-  return r;
-}
-
-// row[j] += g * prow[j] on integer-valued doubles. No rounding happens while the caller keeps every
-// result at most 2^52 (the build has -ffp-contract=off, and an exact product and sum need no fusing).
-// AVX2 is used where the CPU has it: the same exact values either way.
-__attribute__((target_clones("avx2", "default")))
-void daxpy_exact(double* __restrict row, const double* __restrict prow, double g, std::size_t n) {
-  for (std::size_t j = 0; j < n; ++j) row[j] += g * prow[j];
-}
-
-// Primes below 2^26 (every prime memcert writes): the same elimination on integer-valued doubles with
-// delayed reduction. Rows below the pivot take up to `lazy_max` updates row += g * prow (g, prow in
-// [0, p)) unreduced: an entry stays below (p - 1) + t (p - 1)^2 <= 2^52 after t of them, so all of it
-// is exact; before the next update would break that bound, the trailing block is reduced. A column is
-// reduced before its pivot is searched, the pivot row before it is used. Same rank and determinant as
-// eliminate_u64 (each step computes the same residues).
-std::size_t eliminate_small_prime(const ModMat& a, const ModP& f, std::uint64_t* det) {
-  const std::size_t m = a.size(), n = m ? a[0].size() : 0;
-  std::vector<double> w(m * n);
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < n; ++j) w[i * n + j] = static_cast<double>(a[i][j] % f.p);
-  const double pd = static_cast<double>(f.p), pinv = 1.0 / pd;
-  const std::uint64_t pm1 = f.p - 1;
-  const std::uint64_t lazy_max = pm1 == 0 ? ~std::uint64_t{0} : ((std::uint64_t{1} << 52) - pm1) / (pm1 * pm1);
-  std::uint64_t pending = 0;  // unreduced updates every row at or below `rank` may hold
-  std::size_t rank = 0;
-  std::uint64_t dv = 1 % f.p;
-  for (std::size_t c = 0; c < n && rank < m; ++c) {
-    std::size_t piv = m;
-    for (std::size_t r = rank; r < m; ++r) {
-      double& x = w[r * n + c];
-      if (pending) x = dred_exact(x, pd, pinv);
-      if (x != 0 && piv == m) piv = r;
-    }
-    if (piv == m) { dv = 0; continue; }
-    if (piv != rank) {
-      std::swap_ranges(w.begin() + piv * n, w.begin() + (piv + 1) * n, w.begin() + rank * n);
-      dv = f.sub(0, dv);
-    }
-    double* prow = &w[rank * n];
-    if (pending)
-      for (std::size_t j = c + 1; j < n; ++j) prow[j] = dred_exact(prow[j], pd, pinv);
-    const std::uint64_t pivot = static_cast<std::uint64_t>(prow[c]);
-    dv = f.mul(dv, pivot);
-    const std::uint64_t inv = f.inv(pivot);
-    if (pending == lazy_max) {  // one more update could pass 2^52: reduce the trailing block first
-      for (std::size_t r = rank + 1; r < m; ++r)
-        for (std::size_t j = c + 1; j < n; ++j) w[r * n + j] = dred_exact(w[r * n + j], pd, pinv);
-      pending = 0;
-    }
-    for (std::size_t r = rank + 1; r < m; ++r) {
-      const std::uint64_t x = static_cast<std::uint64_t>(w[r * n + c]);
-      if (x == 0) continue;
-      const double g = static_cast<double>(f.sub(0, f.mul(x, inv)));  // row_r += g * pivot row
-      daxpy_exact(&w[r * n + c + 1], prow + c + 1, g, n - c - 1);
-    }
-    ++pending;
-    ++rank;
-  }
-  if (det) *det = (rank == m && m == n) ? dv : 0;
-  return rank;
-}
-
-// Below this modulus eliminate_small_prime's delayed reduction has room (lazy_max >= 1).
-constexpr std::uint64_t kSmallPrimeLimit = std::uint64_t{1} << 26;
-
 std::size_t eliminate(ModMat& a, const ModP& f, std::uint64_t* det) {
-  if (f.p < kSmallPrimeLimit) return eliminate_small_prime(a, f, det);
+  if (f.p < kDensePrimeLimit) {
+    const std::size_t m = a.size(), n = m ? a[0].size() : 0;
+    std::vector<double> w(m * n);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j) w[i * n + j] = static_cast<double>(a[i][j] % f.p);
+    return rank_mod_p_dense(w, m, n, f.p, det, 1);
+  }
   return eliminate_u64(a, f, det);
 }
 }  // namespace

@@ -43,7 +43,20 @@ std::size_t rank_mod_p(ModMat a, const ModP& f);
 // Determinant over F_p of a square matrix.
 std::uint64_t det_mod_p(ModMat a, const ModP& f);
 
-// rank_mod_p and det_mod_p take a delayed-reduction route on doubles for p < 2^26 (modp.cpp). These
+// Primes below this take the blocked route on doubles (rank_mod_p_dense).
+inline constexpr std::uint64_t kDensePrimeLimit = std::uint64_t{1} << 26;
+
+// Rank over F_p, 2 <= p < kDensePrimeLimit, of the m x n matrix whose residues (integer-valued doubles in
+// [0, p)) are in `w`, row-major; `w` is destroyed. `det` (if given) receives the determinant when m == n
+// and the matrix is non-singular, 0 otherwise. Blocked elimination with delayed reduction (modp_dense.cpp);
+// the trailing updates run on `threads` threads. Same rank and determinant as the textbook elimination.
+std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t n, std::uint64_t p,
+                             std::uint64_t* det, unsigned threads);
+
+// x[i] mod p in [0, p), in place, for integer-valued doubles |x[i]| <= 2^52 and 2 <= p < kDensePrimeLimit.
+void residues_dense(double* x, std::size_t len, std::uint64_t p);
+
+// rank_mod_p and det_mod_p take the blocked route on doubles for p < 2^26 (modp_dense.cpp). These
 // run the plain u64 elimination for every p, so tests can compare the two routes.
 std::size_t rank_mod_p_reference(ModMat a, const ModP& f);
 std::uint64_t det_mod_p_reference(ModMat a, const ModP& f);

@@ -225,3 +225,70 @@ TEST_CASE("modp: small-prime route agrees with the u64 reference route", "[check
     }
   }
 }
+
+// The blocked route at sizes that span several panels (32 columns) and column tiles (256), with rank
+// deficiencies placed so that pivot columns shift across panel boundaries, on 1 and 3 threads, against
+// the u64 reference elimination: same rank, same determinant.
+TEST_CASE("modp: blocked route agrees with the reference across panels, tiles and threads", "[checker][modp]") {
+  std::mt19937_64 rng(31);
+  for (std::uint64_t p : {3ull, 8388593ull, 67108859ull}) {
+    const ModP f{p};
+    for (int trial = 0; trial < 6; ++trial) {
+      const std::size_t m = 33 + rng() % 270, n = 33 + rng() % 300;
+      ModMat a(m, std::vector<std::uint64_t>(n));
+      for (auto& row : a)
+        for (auto& x : row) x = trial % 3 == 2 ? p - 1 : rng() % p;
+      if (trial % 3 == 2)  // every entry p - 1 but a perturbed diagonal: unreduced sums grow fastest
+        for (std::size_t i = 0; i < std::min(m, n); ++i) a[i][i] = rng() % p;
+      if (trial % 3 == 1) {  // zero column blocks and rows that combine two earlier ones
+        for (auto& row : a)
+          for (std::size_t j = 30; j < std::min(n, std::size_t{45}); ++j) row[j] = 0;
+        for (std::size_t i = m / 3; i < m; i += 2) {
+          const std::size_t s = rng() % (m / 3), t = rng() % (m / 3);
+          const std::uint64_t g = rng() % p;
+          for (std::size_t j = 0; j < n; ++j) a[i][j] = f.add(a[s][j], f.mul(g, a[t][j]));
+        }
+      }
+      const std::size_t want = rank_mod_p_reference(a, f);
+      for (unsigned threads : {1u, 3u}) {
+        std::vector<double> w(m * n);
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t j = 0; j < n; ++j) w[i * n + j] = static_cast<double>(a[i][j]);
+        CHECK(rank_mod_p_dense(w, m, n, p, nullptr, threads) == want);
+        const std::size_t k = std::min(m, n);
+        ModMat sq(k, std::vector<std::uint64_t>(a[0].begin(), a[0].begin() + k));
+        for (std::size_t i = 0; i < k; ++i) sq[i].assign(a[i].begin(), a[i].begin() + k);
+        std::vector<double> ws(k * k);
+        for (std::size_t i = 0; i < k; ++i)
+          for (std::size_t j = 0; j < k; ++j) ws[i * k + j] = static_cast<double>(sq[i][j]);
+        std::uint64_t det = 7;
+        rank_mod_p_dense(ws, k, k, p, &det, threads);
+        CHECK(det == det_mod_p_reference(sq, f));
+      }
+    }
+  }
+}
+
+// residues_dense (a rounding trick on doubles) against the integer remainder, at the ends of its range
+// (|x| = 2^52), around multiples of p and for negative entries.
+TEST_CASE("modp: residues_dense agrees with the integer remainder", "[checker][modp]") {
+  std::mt19937_64 rng(37);
+  for (std::uint64_t p : {2ull, 3ull, 8388593ull, 67108859ull}) {
+    std::vector<long> xs = {0, 1, -1, long{1} << 52, -(long{1} << 52), (long{1} << 52) - 1, -(long{1} << 52) + 1};
+    const long pl = static_cast<long>(p);
+    for (long q : {1L, 2L, 1000003L, (long{1} << 52) / pl})
+      for (long d : {-1L, 0L, 1L})
+        if (q * pl + d <= (long{1} << 52)) xs.insert(xs.end(), {q * pl + d, -(q * pl + d)});  // the contract's range
+    for (int t = 0; t < 2000; ++t) {
+      const long x = static_cast<long>(rng() % ((std::uint64_t{1} << 53) + 1)) - (long{1} << 52);
+      xs.push_back(x);
+    }
+    std::vector<double> w(xs.begin(), xs.end());
+    residues_dense(w.data(), w.size(), p);
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const long want = ((xs[i] % pl) + pl) % pl;
+      INFO("p = " << p << ", x = " << xs[i]);
+      CHECK(w[i] == static_cast<double>(want));
+    }
+  }
+}
