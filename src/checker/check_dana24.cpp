@@ -16,10 +16,12 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <set>
 
 #include "dana24_forward.hpp"
+#include "float_kernels.hpp"
 #include "read.hpp"
 
 namespace memcert_checker {
@@ -141,6 +143,15 @@ void iv_fma(Iv& acc, const Iv& a, const Iv& b, mpfr_t t1, mpfr_t t2) {
   mpfr_add(acc.hi, acc.hi, t1, MPFR_RNDU);
 }
 
+// acc += a x for an interval a with a.lo >= 0 (a softmax weight): the ends of the product are two of the
+// four endpoint products, chosen by the signs of x's ends (the same bounds iv_fma finds, with 2 products).
+void iv_fma_nonneg(Iv& acc, const Iv& a, const Iv& x) {
+  mpfr_srcptr lo_a = mpfr_sgn(x.lo) >= 0 ? a.lo : a.hi;  // x.lo >= 0: a.lo x.lo is the least product
+  mpfr_srcptr hi_a = mpfr_sgn(x.hi) >= 0 ? a.hi : a.lo;  // x.hi >= 0: a.hi x.hi is the largest
+  mpfr_fma(acc.lo, lo_a, x.lo, acc.lo, MPFR_RNDD);
+  mpfr_fma(acc.hi, hi_a, x.hi, acc.hi, MPFR_RNDU);
+}
+
 struct Model {
   std::size_t N = 0, S = 0, d = 0, dh = 0, H = 0;
   MpArray e, pos, WU, WQ, WK, WV, WO;
@@ -213,7 +224,7 @@ void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* 
     for (std::size_t s = 0; s < S; ++s) {
       mpfr_div(a.lo, z[s].lo, sum.hi, MPFR_RNDD);
       mpfr_div(a.hi, z[s].hi, sum.lo, MPFR_RNDU);
-      for (std::size_t i = 0; i < d; ++i) iv_fma(A[i], a, x[s][i], t1, t2);
+      for (std::size_t i = 0; i < d; ++i) iv_fma_nonneg(A[i], a, x[s][i]);  // a.lo >= 0: a quotient of exps
     }
     iv_project(m.WV, h * dh * d, dh, d, A.get(), v.get());
     if (feat)
@@ -225,10 +236,51 @@ void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* 
   mpfr_clears(t1, t2, c, static_cast<mpfr_ptr>(nullptr));
 }
 
+// W_U^T (d x N) as double enclosures of its exact entries (each w within [w rounded down, w rounded up]),
+// for the logits' double filter.
+void dana24_wut_f64(const Model& m, std::vector<double>& c, std::vector<double>& r) {
+  c.assign(m.d * m.N, 0.0);
+  r.assign(m.d * m.N, 0.0);
+  for (std::size_t j = 0; j < m.N; ++j)
+    for (std::size_t i = 0; i < m.d; ++i)
+      midrad(mpfr_get_d(m.WU[j * m.d + i], MPFR_RNDD), mpfr_get_d(m.WU[j * m.d + i], MPFR_RNDU), c[i * m.N + j],
+             r[i * m.N + j]);
+}
+
+// The logits' filter: T(t) = W_U E(t) for the MPFR enclosure E in double midpoint-radius form (one
+// mix_enclosure, Higham's bound); true with `margin` a rigorous lower bound of min_{j != g} T_g - T_j when
+// that bound is finite and at least `need` (compared exactly). Otherwise the caller takes the MPFR route.
+bool dana24_margin_filter(const Model& m, const std::vector<double>& wc, const std::vector<double>& wr, const Iv* E,
+                          std::size_t g, const mpq_class& need, mpfr_t margin) {
+  const std::size_t d = m.d, N = m.N;
+  if (N < 2) return false;
+  std::vector<double> ec(d), er(d), lc(N), lr(N);
+  for (std::size_t i = 0; i < d; ++i) {
+    if (!mpfr_number_p(E[i].lo) || !mpfr_number_p(E[i].hi)) return false;
+    midrad(mpfr_get_d(E[i].lo, MPFR_RNDD), mpfr_get_d(E[i].hi, MPFR_RNDU), ec[i], er[i]);
+  }
+  if (!mix_enclosure(wc.data(), wr.data(), ec.data(), er.data(), d, N, lc.data(), lr.data())) return false;
+  double best = -INFINITY;
+  for (std::size_t j = 0; j < N; ++j)
+    if (j != g) best = std::max(best, up(lc[j] + lr[j]));
+  const double lo = dn(dn(lc[g] - lr[g]) - best);
+  if (!std::isfinite(lo) || mpq_class(lo) < need) return false;
+  mpfr_set_d(margin, lo, MPFR_RNDD);  // exact at the caller's precision (>= 53 bits)
+  return true;
+}
+
 // Certified lower bound of min_{j != g} (T(t)_g - T(t)_j) into `margin`. With `estar` (d exact numbers),
 // also an upper bound of ||E(t) - estar||_inf into `dev`.
+// With `wut` (W_U^T as double enclosures, dana24_wut_f64) and `need`, the logits go through the double
+// filter first, and MPFR only when it does not show margin >= need.
+struct LogitFilter {
+  const std::vector<double>* c;
+  const std::vector<double>* r;
+  const mpq_class* need;
+};
 void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::size_t g, mpfr_t margin,
-                      const std::vector<mpq_class>* estar = nullptr, mpfr_ptr dev = nullptr) {
+                      const std::vector<mpq_class>* estar = nullptr, mpfr_ptr dev = nullptr,
+                      const LogitFilter* filter = nullptr) {
   const std::size_t d = m.d;
   std::unique_ptr<Iv[]> E(new Iv[d]);
   encoder_enclosure(m, seq, E.get());
@@ -246,6 +298,7 @@ void certified_margin(const Model& m, const std::vector<std::size_t>& seq, std::
     }
     mpfr_clear(up);
   }
+  if (filter && dana24_margin_filter(m, *filter->c, *filter->r, E.get(), g, *filter->need, margin)) return;
   // Logits: lower bound of the label's, upper bound of every rival's.
   Iv L;
   bool any = false;
@@ -384,33 +437,37 @@ bool check_dana24(const Value& c, std::string& why) {
     sh.N = m.N, sh.S = m.S, sh.d = m.d, sh.dh = m.dh, sh.H = m.H;
     if (!dana24_readout_exact_check(*readout, *w, sh, next, estar, deviation, why)) return false;
   }
-  // The forward pass, every sequence (128 bits; 256 and 512 when 128 do not certify the margin, or the
-  // deviation from E*).
-  mpfr_t margin, dev;
-  mpfr_init2(margin, 512);
-  mpfr_init2(dev, 512);
-  auto deviation_ok = [&] { return !readout || (!mpfr_nan_p(dev) && mpfr_cmp_q(dev, deviation.get_mpq_t()) <= 0); };
-  for (std::size_t t = 0; t < T; ++t) {
+  // The forward pass, every sequence, on the checker's threads: MPFR at 128 bits (256 and 512 when 128 do
+  // not certify the margin, or the deviation from E*); the N logits through the double filter first.
+  // The first failing sequence in order is reported, whatever the thread split.
+  std::vector<double> wut_c, wut_r;
+  dana24_wut_f64(m, wut_c, wut_r);
+  const LogitFilter filter{&wut_c, &wut_r, &min_margin};
+  std::vector<std::string> failure(T);
+  parallel_for(T, checker_threads(), [&](std::size_t t, unsigned) {
+    mpfr_t margin, dev;
+    mpfr_init2(margin, 512);
+    mpfr_init2(dev, 512);
+    auto deviation_ok = [&] { return !readout || (!mpfr_nan_p(dev) && mpfr_cmp_q(dev, deviation.get_mpq_t()) <= 0); };
     for (mpfr_prec_t prec : {128, 256, 512}) {
       g_work_prec = prec;
-      certified_margin(m, seqs[t], next[t], margin, readout ? &estar[t] : nullptr, dev);
+      certified_margin(m, seqs[t], next[t], margin, readout ? &estar[t] : nullptr, dev, &filter);
       if (mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0 && !mpfr_nan_p(margin) && deviation_ok()) break;
     }
-    if (!deviation_ok()) {
-      why = dana24_at("sequences", t) + ": ||E(t) - E*(t)||_inf is not <= readout.encoder_deviation (the model's "
-            "encoder input is not within the claimed distance of the exact targets)";
-      mpfr_clears(margin, dev, static_cast<mpfr_ptr>(nullptr));
-      return false;
-    }
     g_work_prec = kDana24Prec;
-    if (!(mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0) || mpfr_nan_p(margin)) {
-      why = dana24_at("sequences", t) + ": the certified margin of next token " + std::to_string(next[t]) +
-            " is not >= min_margin (" + (mpfr_sgn(margin) > 0 ? "smaller margin" : "arg-max not certified") + ")";
-      mpfr_clears(margin, dev, static_cast<mpfr_ptr>(nullptr));
+    if (!deviation_ok())
+      failure[t] = dana24_at("sequences", t) + ": ||E(t) - E*(t)||_inf is not <= readout.encoder_deviation (the "
+                   "model's encoder input is not within the claimed distance of the exact targets)";
+    else if (!(mpfr_cmp_q(margin, min_margin.get_mpq_t()) >= 0) || mpfr_nan_p(margin))
+      failure[t] = dana24_at("sequences", t) + ": the certified margin of next token " + std::to_string(next[t]) +
+                   " is not >= min_margin (" + (mpfr_sgn(margin) > 0 ? "smaller margin" : "arg-max not certified") + ")";
+    mpfr_clears(margin, dev, static_cast<mpfr_ptr>(nullptr));
+  });
+  for (std::size_t t = 0; t < T; ++t)
+    if (!failure[t].empty()) {
+      why = failure[t];
       return false;
     }
-  }
-  mpfr_clears(margin, dev, static_cast<mpfr_ptr>(nullptr));
   return true;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "dana24_forward.hpp"
+#include "float_kernels.hpp"
 #include "exact.hpp"
 #include "read.hpp"
 
@@ -90,9 +91,11 @@ bool dana24_readout_exact_check(const Value& readout, const Value& weights, cons
   mpz_class fw;
   const ZRow Wz = scale_row_to_integers(wflat, &fw);
   estar.assign(T, QRow(d));
-  ZRow Ez(d);
-  mpz_class L, Lg, best, ff;
-  for (std::size_t t = 0; t < T; ++t) {
+  // One sequence per task on the checker's threads; the first failing sequence in order is reported.
+  std::vector<std::string> failure(T);
+  parallel_for(T, checker_threads(), [&](std::size_t t, unsigned) {
+    ZRow Ez(d);
+    mpz_class L, Lg, best, ff;
     const ZRow Fz = scale_row_to_integers(F[t], &ff);
     // E*(t)_i = (Xz[i] . Fz) / (fx[i] ff), put over LX ff.
     for (std::size_t i = 0; i < d; ++i) {
@@ -116,16 +119,19 @@ bool dana24_readout_exact_check(const Value& readout, const Value& weights, cons
       logit(j, L);
       if (!any || L > best) best = L, any = true;
     }
-    if (!any) continue;  // N = 1: nothing to beat
+    if (!any) return;  // N = 1: nothing to beat
     mpq_class margin(Lg - best, fw * LX * ff);
     margin.canonicalize();
-    if (margin < claimed) {
-      why = readout_at("sequences", t) + ": the exact targets E* = [M, W_O] F~ give next token " +
-            std::to_string(next[t]) + " a margin " + (sgn(margin) > 0 ? "below" : "that is not positive, below") +
-            " readout.targets_min_margin";
+    if (margin < claimed)
+      failure[t] = readout_at("sequences", t) + ": the exact targets E* = [M, W_O] F~ give next token " +
+                   std::to_string(next[t]) + " a margin " + (sgn(margin) > 0 ? "below" : "that is not positive, below") +
+                   " readout.targets_min_margin";
+  });
+  for (std::size_t t = 0; t < T; ++t)
+    if (!failure[t].empty()) {
+      why = failure[t];
       return false;
     }
-  }
   return true;
 }
 

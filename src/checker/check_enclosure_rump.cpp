@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "enclosure_claim.hpp"
+#include "float_kernels.hpp"  // up, dn: the next double above / below
 
 namespace memcert_checker {
 
@@ -24,8 +25,6 @@ namespace {
 const double kInf = std::numeric_limits<double>::infinity();
 constexpr double kU = 0x1p-53;
 constexpr double kEta = 0x1p-1074;
-inline double up(double r) { return std::nextafter(r, kInf); }
-inline double dn(double r) { return std::nextafter(r, -kInf); }
 
 // The double with exactly the value q, if there is one.
 bool exact_double(const mpq_class& q, double& out) {
