@@ -3,6 +3,7 @@
 // its denominators: B has the same rank as A and the same kernel.
 #include <algorithm>
 
+#include "context.hpp"
 #include "float_kernels.hpp"
 #include "read.hpp"
 
@@ -12,11 +13,34 @@ namespace {
 
 // The integer matrix B as machine integers, when every entry fits (the common case: memcert's int64
 // and float64 data scale to such rows); reducing those mod p costs one division instead of a GMP call.
+// Dyadic data (the exact values of doubles, captured by the JSON reader) keep their numerators in v and
+// the exponents of their denominators in k: then B[i][j] = v[i][j] 2^(row_k[i] - k[i][j]), row i scaled
+// by its largest denominator 2^row_k[i] (the lcm of its denominators, as the general route scales it).
 struct I64Mat {
   bool fits = true;
   std::size_t rows = 0, cols = 0;
   std::vector<long> v;
+  std::vector<std::int16_t> k;  // empty: B[i][j] = v[i][j]
+  std::vector<int> row_k;
+  bool dyadic() const { return !k.empty(); }
+  int shift(std::size_t i, std::size_t j) const { return dyadic() ? row_k[i] - k[i * cols + j] : 0; }
 };
+
+// 2^e mod p for e = 0 .. emax.
+std::vector<std::uint64_t> pow2_mod(const ModP& f, int emax) {
+  std::vector<std::uint64_t> t(static_cast<std::size_t>(emax) + 1, 1 % f.p);
+  for (std::size_t e = 1; e < t.size(); ++e) t[e] = f.add(t[e - 1], t[e - 1]);
+  return t;
+}
+
+// B[i][j] mod p in [0, p); `p2` is pow2_mod(f, json::kMaxDyadicExponent) for dyadic data (else unused).
+std::uint64_t i64_residue(const I64Mat& a, std::size_t i, std::size_t j, const ModP& f,
+                          const std::vector<std::uint64_t>& p2) {
+  const long p = static_cast<long>(f.p);  // f.p <= kMaxPrime < 2^63
+  const long x = a.v[i * a.cols + j] % p;  // in (-p, p)
+  const std::uint64_t r = static_cast<std::uint64_t>(x < 0 ? x + p : x);
+  return a.dyadic() ? f.mul(r, p2[static_cast<std::size_t>(a.shift(i, j))]) : r;
+}
 
 I64Mat i64_entries(const ZMat& b) {
   I64Mat r;
@@ -38,6 +62,13 @@ std::vector<double> residues_dense_i64(const I64Mat& a, const ModP& f, const std
                                        const std::vector<std::size_t>* cols) {
   const std::size_t m = rows ? rows->size() : a.rows, n = cols ? cols->size() : a.cols;
   std::vector<double> w(m * n);
+  if (a.dyadic()) {
+    const std::vector<std::uint64_t> p2 = pow2_mod(f, json::kMaxDyadicExponent);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < n; ++j)
+        w[i * n + j] = static_cast<double>(i64_residue(a, rows ? (*rows)[i] : i, cols ? (*cols)[j] : j, f, p2));
+    return w;
+  }
   const long p = static_cast<long>(f.p), limit = long{1} << 52;
   bool small = true;
   for (std::size_t i = 0; i < m; ++i) {
@@ -65,12 +96,9 @@ std::vector<double> residues_dense_i64(const I64Mat& a, const ModP& f, const std
 
 ModMat reduce_mod_i64(const I64Mat& a, const ModP& f) {
   ModMat r(a.rows, std::vector<std::uint64_t>(a.cols));
-  const long p = static_cast<long>(f.p);  // f.p <= kMaxPrime < 2^63
+  const std::vector<std::uint64_t> p2 = a.dyadic() ? pow2_mod(f, json::kMaxDyadicExponent) : std::vector<std::uint64_t>{};
   for (std::size_t i = 0; i < a.rows; ++i)
-    for (std::size_t j = 0; j < a.cols; ++j) {
-      const long x = a.v[i * a.cols + j] % p;  // in (-p, p)
-      r[i][j] = static_cast<std::uint64_t>(x < 0 ? x + p : x);
-    }
+    for (std::size_t j = 0; j < a.cols; ++j) r[i][j] = i64_residue(a, i, j, f, p2);
   return r;
 }
 
@@ -93,17 +121,37 @@ bool rank_integer_literal(const std::string& t, long& out) {
 // The matrix object {rows, cols, data} as machine integers when every entry is a string holding such a
 // literal (memcert's int64 data): B = A then, since no row has a denominator. false when anything differs
 // from that shape (the general route then reads the matrix, decides, and reports what is wrong).
-bool read_matrix_i64(const Value& v, I64Mat& out) {
+// The parser may already have read the data so (check_context().int_matrix): it is taken over when its shape
+// is the declared one; otherwise `misshapen` is set and the caller reports what is wrong.
+bool read_matrix_i64(const Value& v, I64Mat& out, bool& misshapen) {
+  misshapen = false;
   if (v.type != json::Type::Object) return false;
   const Value* r = v.find("rows");
   const Value* c = v.find("cols");
   const Value* d = v.find("data");
   long rows = 0, cols = 0;
-  if (!r || !c || !d || r->type != json::Type::Number || c->type != json::Type::Number || d->type != json::Type::Array ||
-      !rank_integer_literal(r->text, rows) || !rank_integer_literal(c->text, cols) || rows < 0 || cols < 0 ||
-      static_cast<std::size_t>(rows) > kMaxDimension || static_cast<std::size_t>(cols) > kMaxDimension ||
-      d->items.size() != static_cast<std::size_t>(rows))
-    return false;
+  const bool sized = r && c && d && r->type == json::Type::Number && c->type == json::Type::Number &&
+                     d->type == json::Type::Array && rank_integer_literal(r->text, rows) &&
+                     rank_integer_literal(c->text, cols) && rows >= 0 && cols >= 0 &&
+                     static_cast<std::size_t>(rows) <= kMaxDimension && static_cast<std::size_t>(cols) <= kMaxDimension;
+  if (json::IntMatrix* im = check_context().int_matrix; im && im->present) {
+    if (!sized || im->rows != static_cast<std::size_t>(rows) || im->cols != static_cast<std::size_t>(cols)) {
+      misshapen = true;
+      return false;
+    }
+    out.rows = im->rows;
+    out.cols = im->cols;
+    out.v = std::move(im->v);
+    out.k = std::move(im->k);
+    if (out.dyadic()) {
+      out.row_k.assign(out.rows, 0);
+      for (std::size_t i = 0; i < out.rows; ++i)
+        for (std::size_t j = 0; j < out.cols; ++j) out.row_k[i] = std::max<int>(out.row_k[i], out.k[i * out.cols + j]);
+    }
+    im->present = false;
+    return true;
+  }
+  if (!sized || d->items.size() != static_cast<std::size_t>(rows)) return false;
   out.rows = static_cast<std::size_t>(rows);
   out.cols = static_cast<std::size_t>(cols);
   out.v.assign(out.rows * out.cols, 0);
@@ -120,13 +168,25 @@ bool read_matrix_i64(const Value& v, I64Mat& out) {
 ZMat zmat_of_i64(const I64Mat& a) {
   ZMat b(a.rows, ZRow(a.cols));
   for (std::size_t i = 0; i < a.rows; ++i)
-    for (std::size_t j = 0; j < a.cols; ++j) b[i][j] = a.v[i * a.cols + j];
+    for (std::size_t j = 0; j < a.cols; ++j) {
+      b[i][j] = a.v[i * a.cols + j];
+      mpz_mul_2exp(b[i][j].get_mpz_t(), b[i][j].get_mpz_t(), static_cast<unsigned long>(a.shift(i, j)));
+    }
   return b;
 }
 
 // sum_j x_ij^2 of row i, exactly: 128-bit partial sums (each square < 2^120) moved into GMP before they
 // could overflow.
 mpz_class row_norm_sq_i64(const I64Mat& a, std::size_t i) {
+  if (a.dyadic()) {  // entries of many bits: exactly in GMP
+    mpz_class total = 0, x;
+    for (std::size_t j = 0; j < a.cols; ++j) {
+      x = a.v[i * a.cols + j];
+      mpz_mul_2exp(x.get_mpz_t(), x.get_mpz_t(), static_cast<unsigned long>(a.shift(i, j)));
+      mpz_addmul(total.get_mpz_t(), x.get_mpz_t(), x.get_mpz_t());
+    }
+    return total;
+  }
   mpz_class total = 0, part;
   u128 acc = 0;
   const u128 top = ~static_cast<u128>(0);
@@ -176,11 +236,12 @@ bool rank_check_lower(const Value& lower, const ZMat* b, const I64Mat* small, st
     else rank_mod_p_dense(w, k, k, f.p, &det, checker_threads());
   } else {
     ModMat minor(k, std::vector<std::uint64_t>(k));
+    const std::vector<std::uint64_t> p2 =
+        small && small->dyadic() ? pow2_mod(f, json::kMaxDyadicExponent) : std::vector<std::uint64_t>{};
     for (std::size_t i = 0; i < k; ++i)
       for (std::size_t j = 0; j < k; ++j) {
         if (small) {
-          const long x = small->v[rows[i] * small->cols + cols[j]] % static_cast<long>(f.p);  // in (-p, p)
-          minor[i][j] = static_cast<std::uint64_t>(x < 0 ? x + static_cast<long>(f.p) : x);
+          minor[i][j] = i64_residue(*small, rows[i], cols[j], f, p2);
         } else {
           minor[i][j] = f.reduce((*b)[rows[i]][cols[j]]);
         }
@@ -306,10 +367,34 @@ bool check_rank(const Value& cert, std::string& why) {
   // Integer data (the common case) are read as machine integers; anything else as exact rationals,
   // each row then scaled to integers.
   I64Mat small;
-  const bool ints = read_matrix_i64(*mv, small);
+  bool misshapen = false;
+  const bool ints = read_matrix_i64(*mv, small, misshapen);
   QMat a;
   if (ints) {
     m = small.rows, n = small.cols;
+  } else if (misshapen) {
+    // The parser read data straight into numbers but rows / cols do not fit it: the general reader, given
+    // the entries back as text, says what is wrong exactly as it would have.
+    json::Value whole = *mv;
+    json::IntMatrix& im = *check_context().int_matrix;
+    for (auto& member : whole.members)
+      if (member.first == "data") {
+        member.second.items.assign(im.rows, json::Value{});
+        for (std::size_t i = 0; i < im.rows; ++i) {
+          member.second.items[i].type = json::Type::Array;
+          member.second.items[i].items.resize(im.cols);
+          for (std::size_t j = 0; j < im.cols; ++j) {
+            const std::size_t e = i * im.cols + j;
+            json::Value& x = member.second.items[i].items[j];
+            x.type = json::Type::String;
+            mpq_class q(im.v[e]);  // the entry's value, written as read_matrix reads it
+            if (!im.k.empty()) mpq_div_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<unsigned long>(im.k[e]));
+            x.text = q.get_str();
+          }
+        }
+      }
+    im = json::IntMatrix{};
+    if (!read_matrix(whole, "matrix", a, m, n, why)) return false;
   } else if (!read_matrix(*mv, "matrix", a, m, n, why)) {
     return false;
   }

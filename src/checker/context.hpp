@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "json.hpp"
 #include "memcert/checker/checker.hpp"
 
 namespace memcert_checker {
@@ -16,6 +17,9 @@ struct CheckContext {
   bool over_budget = false;
   bool malformed = false;  // a field could not be read as its type (set by the readers in read.hpp)
   const ArraysSupplier* arrays = nullptr;  // the supplier of data referenced by file (null: none given)
+  // kind "rank": matrix.data read by the parser straight into machine integers (json::parse's capture);
+  // null or absent when the tree holds the entries.
+  json::IntMatrix* int_matrix = nullptr;
 };
 
 // The context of the check running on this thread (a fresh one per verify_certificate_text).

@@ -2,7 +2,11 @@
 // a certificate the checker misreads is worse than one it rejects.
 #include "json.hpp"
 
+#include <gmpxx.h>
+
 #include <new>
+#include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace memcert_checker::json {
@@ -16,10 +20,41 @@ const Value* Value::find(const std::string& key) const {
 
 namespace {
 
+// k when `digits` is the decimal numeral of 2^k, 0 <= k <= kMaxDyadicExponent; -1 otherwise. The numerals
+// are made once with GMP (exact) and looked up by their text.
+int power_of_two_exponent(std::string_view digits) {
+  static const std::vector<std::string> numerals = [] {
+    std::vector<std::string> t;
+    mpz_class x = 1;
+    for (int k = 0; k <= kMaxDyadicExponent; ++k, x *= 2) t.push_back(x.get_str());
+    return t;
+  }();
+  static const std::unordered_map<std::string_view, int> index = [] {
+    std::unordered_map<std::string_view, int> m;
+    for (int k = 0; k <= kMaxDyadicExponent; ++k) m.emplace(numerals[static_cast<std::size_t>(k)], k);
+    return m;
+  }();
+  const auto it = index.find(digits);
+  return it == index.end() ? -1 : it->second;
+}
+
 struct Parser {
   const std::string& s;
   std::size_t pos = 0;
   std::string error;
+  IntMatrix* capture = nullptr;  // see parse()
+  bool in_matrix = false;        // parsing the value of root["matrix"]
+  double tree_bytes = 0, max_tree_bytes = 1e300;  // see parse_within()
+  bool over_budget = false;
+
+  // Every value kept counts its node twice (a vector may hold up to twice its size) plus the heap bytes of
+  // a long text; past the budget the parse stops.
+  bool charge(std::size_t text_bytes) {
+    tree_bytes += 2.0 * sizeof(Value) + (text_bytes > 15 ? double(text_bytes) + 16 : 0.0);
+    if (tree_bytes <= max_tree_bytes) return true;
+    over_budget = true;
+    return fail("over budget: the parsed tree would take more than " + std::to_string(long(max_tree_bytes / 1e6)) + " MB");
+  }
 
   bool fail(const std::string& what) {
     if (error.empty()) error = "json: offset " + std::to_string(pos) + ": " + what;
@@ -56,7 +91,7 @@ struct Parser {
     }
     v.type = Type::Number;
     v.text = s.substr(start, pos - start);
-    return true;
+    return charge(v.text.size());
   }
 
   bool hex4(unsigned& out) {
@@ -149,14 +184,80 @@ struct Parser {
     }
   }
 
+  // The fast read of a list of lists of plain integer strings into *capture (see parse()). Returns false
+  // with pos unchanged (and *capture cleared) at the first thing that does not fit that shape, so the
+  // caller parses the same text the ordinary way and reports any error from there.
+  bool int_matrix(Value& v) {
+    const std::size_t start = pos;
+    IntMatrix& m = *capture;
+    m = IntMatrix{};
+    bool dyadic = false;  // some entry had a denominator: m.k holds every entry's exponent
+    auto give_up = [&] {
+      pos = start;
+      m = IntMatrix{};
+      return false;
+    };
+    skip_ws();
+    if (pos >= s.size() || s[pos] != '[') return give_up();
+    ++pos;
+    while (true) {  // one row per pass
+      skip_ws();
+      if (pos >= s.size() || s[pos] != '[') return give_up();
+      ++pos;
+      std::size_t cols = 0;
+      while (true) {  // one entry per pass
+        skip_ws();
+        if (pos >= s.size() || s[pos] != '"') return give_up();
+        ++pos;
+        const bool neg = pos < s.size() && s[pos] == '-';
+        if (neg) ++pos;
+        const std::size_t d0 = pos;
+        long x = 0;
+        while (pos < s.size() && digit(s[pos]) && pos - d0 < 19) x = x * 10 + (s[pos++] - '0');
+        const std::size_t digits = pos - d0;
+        if (digits == 0 || digits > 18 || (digits > 1 && s[d0] == '0') || pos >= s.size() ||
+            (s[pos] != '"' && s[pos] != '/'))
+          return give_up();
+        int k = 0;
+        if (s[pos] == '/') {  // a denominator: it must be a power of two 2^k, k >= 1, over an odd numerator
+          const std::size_t q0 = ++pos;
+          while (pos < s.size() && digit(s[pos])) ++pos;
+          if (pos >= s.size() || s[pos] != '"') return give_up();
+          k = power_of_two_exponent(std::string_view(s).substr(q0, pos - q0));
+          if (k < 1 || x % 2 == 0) return give_up();
+          if (!dyadic) m.k.assign(m.v.size(), 0), dyadic = true;
+        }
+        ++pos;
+        m.v.push_back(neg ? -x : x);
+        if (dyadic) m.k.push_back(static_cast<std::int16_t>(k));
+        ++cols;
+        skip_ws();
+        if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
+        if (pos < s.size() && s[pos] == ']') { ++pos; break; }
+        return give_up();
+      }
+      if (m.rows == 0) m.cols = cols;
+      else if (cols != m.cols) return give_up();
+      ++m.rows;
+      skip_ws();
+      if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
+      if (pos < s.size() && s[pos] == ']') { ++pos; break; }
+      return give_up();
+    }
+    v.type = Type::Array;
+    m.present = true;
+    return true;
+  }
+
   bool value(Value& v, int depth) {
     if (depth > kMaxDepth) return fail("nesting deeper than " + std::to_string(kMaxDepth));
     skip_ws();
     if (pos >= s.size()) return fail("unexpected end of input");
     char c = s[pos];
+    if (!charge(0)) return false;
     if (c == '{') return object(v, depth);
     if (c == '[') return array(v, depth);
-    if (c == '"') { v.type = Type::String; return string(v.text); }
+    if (c == '"') { v.type = Type::String; return string(v.text) && charge(v.text.size()); }
     if (c == 't') { v.type = Type::Bool; v.boolean = true; return literal("true"); }
     if (c == 'f') { v.type = Type::Bool; v.boolean = false; return literal("false"); }
     if (c == 'n') { v.type = Type::Null; return literal("null"); }
@@ -192,8 +293,18 @@ struct Parser {
       skip_ws();
       if (pos >= s.size() || s[pos] != ':') return fail("expected ':'");
       ++pos;
+      const bool is_matrix = capture && depth == 1 && key == "matrix";
+      const bool is_data = capture && in_matrix && depth == 2 && key == "data";
       v.members.push_back(Member{std::move(key), Value{}});
-      if (!value(v.members.back().second, depth + 1)) return false;
+      if (is_data && int_matrix(v.members.back().second)) {
+        // captured; the member stays an empty array
+      } else {
+        const bool saved = in_matrix;
+        in_matrix = is_matrix;
+        const bool ok = value(v.members.back().second, depth + 1);
+        in_matrix = saved;
+        if (!ok) return false;
+      }
       skip_ws();
       if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
       if (pos < s.size() && s[pos] == '}') { ++pos; return true; }
@@ -204,16 +315,36 @@ struct Parser {
 
 }  // namespace
 
-bool parse(const std::string& text, Value& out, std::string& error) {
+bool parse(const std::string& text, Value& out, std::string& error, IntMatrix* capture) {
+  bool over = false;
+  return parse_within(text, out, error, capture, 1e300, over);
+}
+
+bool parse_within(const std::string& text, Value& out, std::string& error, IntMatrix* capture, double max_tree_bytes,
+                  bool& over_budget) {
+  over_budget = false;
   try {
-    Parser p{text, 0, {}};
+    if (capture) *capture = IntMatrix{};
+    Parser p{text, 0, {}, capture};
+    p.max_tree_bytes = max_tree_bytes;
     Value v;
-    if (!p.value(v, 1)) { error = p.error; return false; }
+    if (!p.value(v, 1)) {
+      if (capture) *capture = IntMatrix{};
+      over_budget = p.over_budget;
+      error = p.error;
+      return false;
+    }
     p.skip_ws();
-    if (p.pos != text.size()) { p.fail("trailing characters after the JSON value"); error = p.error; return false; }
+    if (p.pos != text.size()) {
+      if (capture) *capture = IntMatrix{};
+      p.fail("trailing characters after the JSON value");
+      error = p.error;
+      return false;
+    }
     out = std::move(v);
     return true;
   } catch (const std::bad_alloc&) {
+    if (capture) *capture = IntMatrix{};
     error = "json: out of memory";
     return false;
   }

@@ -3,6 +3,7 @@
 // Numbers are kept as their source text: the checker decides itself how to read them (integers for
 // indices, exact rationals elsewhere), so no value ever passes through a double.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,9 +31,35 @@ struct Member {
   Value second;       // its value
 };
 
+// A matrix of dyadic rationals read straight from the text by parse(..., capture): entry (i, j) is
+// v[i * cols + j] / 2^k[i * cols + j] (k empty: every entry an integer).
+struct IntMatrix {
+  bool present = false;
+  std::size_t rows = 0, cols = 0;
+  std::vector<long> v;          // numerators, row-major
+  std::vector<std::int16_t> k;  // exponents of the denominators (0 <= k <= kMaxDyadicExponent), or empty
+};
+
+// Largest k of a denominator 2^k parse(..., capture) reads (the smallest double is 2^-1074).
+inline constexpr int kMaxDyadicExponent = 1100;
+
 // Parses `text` (exactly one JSON value, surrounding whitespace allowed). Never throws; on failure
 // returns false and `error` says where and what.
-bool parse(const std::string& text, Value& out, std::string& error);
+// With `capture`: the value of root["matrix"]["data"], when it is a non-empty list of equally long,
+// non-empty lists of JSON strings that each hold a plain integer literal (-?(0|[1-9][0-9]*), at most 18
+// digits, no escapes) or such a literal over a power of two in lowest terms ("n/2^k" written out in
+// decimal, n odd, 1 <= k <= kMaxDyadicExponent: how memcert writes the exact value of a double), goes into
+// *capture (present = true) and stays an EMPTY array in the tree: a tree of one Value per entry is what
+// made large matrices slow to read. Any other shape is parsed into
+// the tree as usual and *capture stays absent. A caller that captures must either read the matrix from
+// *capture or parse again without capturing.
+bool parse(const std::string& text, Value& out, std::string& error, IntMatrix* capture = nullptr);
+
+// As parse, stopping with `over_budget` set (and false) as soon as the tree would take more than
+// `max_tree_bytes` (an estimate per value and string kept, see json.cpp): a large text is refused in
+// proportion to what it would build, not to its length.
+bool parse_within(const std::string& text, Value& out, std::string& error, IntMatrix* capture, double max_tree_bytes,
+                  bool& over_budget);
 
 // Nesting depth accepted by parse(): certificates are shallow, and the limit keeps recursion bounded.
 inline constexpr int kMaxDepth = 64;

@@ -131,17 +131,32 @@ Verdict verify_in_context(const std::string& json_text, const DataSupplier* data
   try {
     json::Value cert;
     std::string why;
-    // The parsed tree: estimated before parsing, so a huge text is undecided rather than exhausting memory.
-    if (!within_budget(double(json_text.size()), double(json_text.size()) * kBytesPerInputByte, "reading the JSON", why))
+    // The text and a captured matrix are admitted before parsing; the tree is charged while it is built,
+    // so a huge text is undecided rather than exhausting memory.
+    const double text_cost = double(json_text.size()) * kTextBytesPerInputByte;
+    if (!within_budget(double(json_text.size()), text_cost, "reading the JSON", why)) return reject(v, why);
+    const double tree_room = check_context().budget.max_bytes - text_cost;
+    bool over = false;
+    auto parse_failed = [&] {
+      if (over) check_context().over_budget = true;
+      else check_context().malformed = true;
       return reject(v, why);
-    if (!json::parse(json_text, cert, why)) {
-      check_context().malformed = true;
-      return reject(v, why);
-    }
+    };
+    // A large integer matrix at matrix.data is read straight into machine integers; it is used only by
+    // kind "rank", and every other kind gets the whole tree (the text parsed again without capturing).
+    json::IntMatrix captured;
+    if (!json::parse_within(json_text, cert, why, &captured, tree_room, over)) return parse_failed();
     if (cert.type != json::Type::Object) return reject(v, "certificate: expected a JSON object");
     const json::Value* kind = cert.find("kind");
     if (!kind || kind->type != json::Type::String) return reject(v, "kind: missing or not a string");
     v.kind = kind->text;
+    if (captured.present && v.kind != "rank") {
+      captured = json::IntMatrix{};
+      cert = json::Value{};
+      if (!json::parse_within(json_text, cert, why, nullptr, tree_room, over)) return parse_failed();
+      kind = cert.find("kind");
+    }
+    if (captured.present) check_context().int_matrix = &captured;
     const json::Value* claim = cert.find("claim");
     if (!claim || claim->type != json::Type::String) return reject(v, "claim: missing or not a string");
     v.claim = claim->text;
@@ -179,7 +194,7 @@ Verdict verify_file(const std::string& path, const Budget& budget, const DataSup
                     const ArraysSupplier* arrays = nullptr) {
   try {
     // Bounded read: never more than the budget admits plus one byte (so /dev/zero or a FIFO ends too).
-    const double cap_d = budget.max_bytes / kBytesPerInputByte;
+    const double cap_d = budget.max_bytes / kTextBytesPerInputByte;
     const std::size_t cap = cap_d >= 1e15 ? std::size_t(1e15) : static_cast<std::size_t>(cap_d);
     std::FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return reject(Verdict{}, path + ": cannot open");
@@ -190,7 +205,7 @@ Verdict verify_file(const std::string& path, const Budget& budget, const DataSup
       if (text.size() + got > cap) {
         std::fclose(f);
         Verdict v = reject(Verdict{}, "over budget: " + path + " is larger than " + std::to_string(cap) +
-                                          " bytes (the memory budget / " + std::to_string(int(kBytesPerInputByte)) + ")");
+                                          " bytes (the memory budget / " + std::to_string(int(kTextBytesPerInputByte)) + ")");
         v.undecided = true;
         return v;
       }

@@ -75,10 +75,10 @@ std::string data_as_exact_json(const std::string& path, const std::string& kind)
 }
 
 // A certificate that is not a regular file (a pipe, /dev/stdin): read here, up to the checker's cap (the
-// memory budget / kBytesPerInputByte), from a descriptor opened without blocking, so a FIFO nobody writes to
+// memory budget / kTextBytesPerInputByte), from a descriptor opened without blocking, so a FIFO nobody writes to
 // is empty (bad input) instead of a hang at open(). nullopt: over the cap (undecided, as the checker says).
 std::optional<std::string> read_stream_capped(const std::string& path, double max_bytes) {
-  const double cap_d = max_bytes / memcert_checker::kBytesPerInputByte;
+  const double cap_d = max_bytes / memcert_checker::kTextBytesPerInputByte;
   const std::size_t cap = cap_d >= 1e15 ? std::size_t(1e15) : static_cast<std::size_t>(cap_d);
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw InputError(path + ": cannot open");
@@ -119,7 +119,7 @@ int run_verify(const VerifyArgs& args) {
       memcert_checker::Verdict over;
       over.undecided = true;
       over.reason = "over budget: " + args.cert + " is larger than the memory budget / " +
-                    std::to_string(int(memcert_checker::kBytesPerInputByte)) + " bytes";
+                    std::to_string(int(memcert_checker::kTextBytesPerInputByte)) + " bytes";
       nlohmann::json j{{"valid", false}, {"kind", ""}, {"claim", ""}, {"applied", nlohmann::json::array()},
                        {"not_checked", nlohmann::json::array()}, {"reason", over.reason}, {"undecided", true}};
       emit(args.json, j, "UNDECIDED: certificate: " + over.reason, start);

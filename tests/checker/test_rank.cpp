@@ -154,3 +154,51 @@ TEST_CASE("rank: integer entries read as machine integers give the rational read
     CHECK(vi.malformed == vq.malformed);
   }
 }
+
+TEST_CASE("rank: dyadic entries read as numerators and powers of two give the rational reading's verdicts", "[checker][rank]") {
+  // Entries n/2^k in lowest terms (how memcert writes doubles) are read as machine numerators with their
+  // exponents; an entry written otherwise ("2/4", "2/2") sends the same matrix down the rational route.
+  // A = [[1/2, 3/4, 5], [1, 3/2, 10], [1/8, 1/16, 3]]: rank 2, B = [[2,3,20],[2,3,20],[2,1,48]], kernel
+  // (31, -14, -1); the minor B[{0,2},{0,1}] = -4.
+  const SMat a = {{"1/2", "3/4", "5"}, {"1", "3/2", "10"}, {"1/8", "1/16", "3"}};
+  SMat a_frac = a, a_bad = a, a_bad_frac;
+  a_frac[0][0] = "2/4";
+  a_bad[2][1] = "3/16";  // the kernel vector breaks; the minor stays non-zero
+  a_bad_frac = a_bad;
+  a_bad_frac[0][0] = "2/4";
+  const std::string lo = R"({"method":"minor-mod-p","prime":"7","rows":[0,2],"cols":[0,1]})";
+  const std::string lo_singular = R"({"method":"minor-mod-p","prime":"7","rows":[0,1],"cols":[0,1]})";
+  const std::string ker = R"({"method":"kernel","kernel":[["31","-14","-1"]],"free_rows":[2]})";
+  const std::string big_p = R"({"method":"multi-prime","primes":["1000000007"]})";
+  const std::string small_p = R"({"method":"multi-prime","primes":["41"]})";
+  // Exponents past 64: A = [[3/2^70, 1], [3/2^69, 2]] has rank 1, B = [[3, 2^70], [3, 2^70]], kernel (2^70, -3).
+  const std::string p70 = "1180591620717411303424", p69 = "590295810358705651712";
+  const SMat e = {{"3/" + p70, "1"}, {"3/" + p69, "2"}};
+  SMat e_frac = e;
+  e_frac[0][1] = "2/2";
+  const std::string e_lo = R"({"method":"minor-mod-p","prime":"7","rows":[0],"cols":[1]})";
+  const std::string e_ker = R"({"method":"kernel","kernel":[[")" + p70 + R"(","-3"]],"free_rows":[1]})";
+  const std::string e_primes5 =
+      R"({"method":"multi-prime","primes":["1000000007","1000000009","998244353","1000000021","1000000033"]})";
+  struct Case {
+    std::string captured, tree;
+    bool valid;
+  };
+  const std::vector<Case> cases = {
+      {rank_cert(a, 2, 2, lo, ker), rank_cert(a_frac, 2, 2, lo, ker), true},
+      {rank_cert(a, 2, 2, lo, big_p), rank_cert(a_frac, 2, 2, lo, big_p), true},
+      {rank_cert(a, 2, 2, lo, small_p), rank_cert(a_frac, 2, 2, lo, small_p), false},
+      {rank_cert(a, 2, 2, lo_singular, ker), rank_cert(a_frac, 2, 2, lo_singular, ker), false},
+      {rank_cert(a_bad, 2, 2, lo, ker), rank_cert(a_bad_frac, 2, 2, lo, ker), false},
+      {rank_cert(e, 1, 1, e_lo, e_ker), rank_cert(e_frac, 1, 1, e_lo, e_ker), true},
+      {rank_cert(e, 1, 1, e_lo, e_primes5), rank_cert(e_frac, 1, 1, e_lo, e_primes5), true},
+      {rank_cert(e, 1, 1, e_lo, big_p), rank_cert(e_frac, 1, 1, e_lo, big_p), false},
+  };
+  for (const Case& c : cases) {
+    auto vc = check(c.captured), vt = check(c.tree);
+    INFO(c.captured);
+    INFO(vc.reason + " | " + vt.reason);
+    CHECK(vc.valid == c.valid);
+    CHECK(vt.valid == c.valid);
+  }
+}

@@ -38,7 +38,7 @@ Verdict verify_certificate_text(const std::string& json_text, const Budget& budg
 
 // Reads the file and verifies its text. An unreadable file is a rejection whose reason starts with
 // the path (callers wanting "bad input" semantics should check readability themselves). A file larger
-// than budget.max_bytes / kBytesPerInputByte is undecided (over budget) without being read whole.
+// than budget.max_bytes / kTextBytesPerInputByte is undecided (over budget) without being read whole.
 Verdict verify_certificate_file(const std::string& path, const Budget& budget = {});
 
 // `verify CERT --data DATA`: the data set the certificate must be about. The supplier is called with the
@@ -73,8 +73,12 @@ Verdict verify_certificate_file(const std::string& path, const Budget& budget, c
 Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const DataSupplier* data,
                                 const ArraysSupplier& arrays);
 // Parsed JSON takes this many bytes of memory per byte of text at most (numbers kept as text in a
-// tree of values); the memory estimate every check starts from.
+// tree of values); the memory estimate a data set read for `--data` starts from.
 inline constexpr double kBytesPerInputByte = 48;
+// A certificate's text may take up to the memory budget / kTextBytesPerInputByte: the text is held once and
+// a matrix the reader takes straight into machine integers needs at most twice its text again. The tree
+// of the rest is charged as it is built and stops the parse past the budget (over budget: undecided).
+inline constexpr double kTextBytesPerInputByte = 4;
 
 // Worker threads of the checker's kernels (0: the default, the hardware concurrency capped at 8).
 // Verdicts never depend on it.
