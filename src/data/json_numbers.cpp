@@ -173,6 +173,10 @@ void json_check_integer_literals(const std::string& text, const std::string& nam
         if (text[i] == '.' || text[i] == 'e' || text[i] == 'E') integral = false;
       }
       std::string token = text.substr(start, i - start + 1);
+      // Only -?[0-9]+ is an integer literal; anything else here is not a number of the parsed JSON.
+      const bool digits = token.find_first_not_of("0123456789", token[0] == '-' ? 1 : 0) == std::string::npos &&
+                          token.size() > (token[0] == '-' ? 1u : 0u);
+      if (integral && !digits) continue;
       if (!integral) {
         decimal_count_json_literal(token);  // e.g. 0.1: the summary's note (decimals.hpp)
         continue;
@@ -189,6 +193,9 @@ void json_check_integer_literals(const std::string& text, const std::string& nam
 nlohmann::json json_parse_text(const std::string& text, const std::string& path) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw input_error(path, "", "expected JSON, got an empty file");
+  // nlohmann's reader takes a NUL byte for the end of the input and would accept the text before it.
+  if (const std::size_t nul = text.find('\0'); nul != std::string::npos)
+    throw input_error(path, "byte " + std::to_string(nul), "expected JSON text, got a NUL byte");
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

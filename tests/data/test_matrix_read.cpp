@@ -86,6 +86,11 @@ TEST_CASE("json bad input", "[json][errors]") {
   CHECK(m == "e.json: expected JSON, got an empty file");
   m = input_error_of([] { matrix_read(write_file("z.json", R"({"rows":0,"cols":0,"data":[]})")); });
   CHECK(m == "z.json: expected a non-empty matrix, got 0 x 0");
+  // A NUL byte: JSON readers that stop there would take the text before it for the whole file.
+  m = input_error_of([] {
+    matrix_read(write_file("n.json", std::string("{\"rows\":1,\"cols\":1,\"data\":[[1]]}\0{\"x\":-1+2}", 42)));
+  });
+  CHECK(m == "n.json: byte 32: expected JSON text, got a NUL byte");
 }
 
 TEST_CASE("npy and npz matrices; wrong ndim and unknown extensions", "[npy][errors]") {
