@@ -224,12 +224,21 @@ int run(const Args& a) {
                                 : "labels reproduced only within " + nlohmann::json(res.max_label_error).dump() +
                                       " > tolerance " + a.tolerance;
   }
+  if (res.memorized && !v.valid && v.undecided) {  // the check itself ran over the budget: nothing is decided
+    std::cerr << "memcert: undecided: the independent checker did not finish: " << v.reason << " (nothing written)\n";
+    return kExitUndecided;
+  }
   if (res.memorized && !v.valid) {
     std::cerr << "memcert: internal error: the independent checker rejected the constructed certificate: " << v.reason << "\n";
     return kExitInternal;
   }
   // Beyond the theorem (T > T*): generic weights for all T examples, kept when they certifiably memorize more.
   const Beyond beyond = a.beyond == "generic" && ds.T() > res.T_star ? beyond_generic(ds, opt, times) : Beyond{};
+  if (beyond.result.memorized && !beyond.verdict.valid && beyond.verdict.undecided) {
+    std::cerr << "memcert: undecided: the independent checker did not finish: " << beyond.verdict.reason
+              << " (nothing written)\n";
+    return kExitUndecided;
+  }
   if (beyond.result.memorized && !beyond.verdict.valid) {
     std::cerr << "memcert: internal error: the independent checker rejected the generic-weights certificate: "
               << beyond.verdict.reason << "\n";

@@ -1,5 +1,6 @@
 // memcert command-line entry point: builds the CLI11 app from the registered commands, runs the chosen
 // one, and maps errors to docs/CLI.md's exit codes.
+#include <gmp.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -108,9 +109,31 @@ void require_memory(double bytes, const std::string& what) {
 }
 
 namespace {
+// GMP (and MPFR, which allocates through it) aborts with "GNU MP: Cannot allocate memory" when an
+// allocation fails, and its manual leaves throwing through it undefined. Under the address-space limit
+// that failure means the run is over its budget: one line and exit 3, as for the time limit (output files
+// are written atomically, so nothing is left half-written).
+[[noreturn]] void gmp_out_of_memory(std::size_t bytes) {
+  std::fprintf(stderr, "memcert: undecided: over budget: out of memory (a %zu-byte GMP allocation failed; --max-memory)\n", bytes);
+  std::fflush(stderr);
+  std::_Exit(kExitUndecided);
+}
+void* gmp_alloc(std::size_t n) {
+  void* p = std::malloc(n);
+  if (!p) gmp_out_of_memory(n);
+  return p;
+}
+void* gmp_realloc(void* old, std::size_t, std::size_t n) {
+  void* p = std::realloc(old, n);
+  if (!p) gmp_out_of_memory(n);
+  return p;
+}
+void gmp_free(void* p, std::size_t) { std::free(p); }
+
 // Starts the watchdog and the address-space limit of run_budget(). Over time: one line on stderr and
 // exit 3 (the run decided nothing); files are written atomically, so nothing is left half-written.
 void start_budget() {
+  mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
   const RunBudget b = run_budget();
   if (b.max_seconds > 0) {
     std::thread([s = b.max_seconds] {

@@ -597,6 +597,12 @@ section_hostile() {
   # verify: an endless stream is undecided (over budget), not read until memory runs out.
   run verify /dev/zero --max-memory 64
   expect_rc "verify /dev/zero" 3
+  # construct: a certificate the in-process checker cannot read within --max-memory is undecided (exit 3),
+  # not an internal error, and nothing is written.
+  "$BIN" generate theorem1 --T 100 --n 16 --d 32 --seed 2 --out "$d/mm.npz" >/dev/null 2>&1
+  run construct theorem1 "$d/mm.npz" --heads 10 --dh 12 --out "$d/mm.cert.json" --max-memory 2
+  expect_rc "construct theorem1 over --max-memory" 3
+  if [ -e "$d/mm.cert.json" ]; then fail "construct theorem1 over --max-memory: a certificate was written"; else pass "construct theorem1 over --max-memory: nothing written"; fi
   # verify: an ill-typed field is bad input naming the field; a false one is rejected.
   printf '{"kind":"rank","claim":"rank","matrix":{"rows":1,"cols":1,"data":[["1"]]},"rank_lower":"1","rank_upper":1,"lower":{"method":"trivial"},"upper":{"method":"trivial"}}' >"$d/typed.json"
   expect_bad_input "verify: ill-typed field" "" verify "$d/typed.json"
