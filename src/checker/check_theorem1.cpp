@@ -130,6 +130,58 @@ bool exact_product(const SmallInts& A, const SmallInts& B, std::vector<double>& 
     }
   return true;
 }
+__extension__ typedef __int128 i128;
+__extension__ typedef unsigned __int128 u128;
+// out = A B (rows x cols, row-major) in 128-bit integers, EXACTLY: only when A.cols * max|A| * max|B| <
+// 2^126, so that every product and partial sum fits an __int128. Returns false otherwise.
+bool exact_product_128(const SmallInts& A, const SmallInts& B, std::vector<i128>& out) {
+  if (!A.ok || !B.ok || A.cols != B.rows || A.max * B.max * static_cast<unsigned long>(A.cols) >= (mpz_class(1) << 126))
+    return false;
+  out.assign(A.rows * B.cols, 0);
+  for (std::size_t i = 0; i < A.rows; ++i)
+    for (std::size_t c = 0; c < A.cols; ++c) {
+      const auto x = static_cast<std::int64_t>(A.v[i * A.cols + c]);  // exact: |x| <= 2^53
+      if (x == 0) continue;
+      const double* y = &B.v[c * B.cols];
+      i128* o = &out[i * B.cols];
+      for (std::size_t j = 0; j < B.cols; ++j) o[j] += static_cast<i128>(x) * static_cast<std::int64_t>(y[j]);
+    }
+  return true;
+}
+// r = x for a 128-bit integer (two 64-bit halves).
+void set_i128(mpz_class& r, i128 x) {
+  const bool neg = x < 0;
+  const u128 u = neg ? static_cast<u128>(-x) : static_cast<u128>(x);
+  mpz_set_ui(r.get_mpz_t(), static_cast<unsigned long>(u >> 64));
+  mpz_mul_2exp(r.get_mpz_t(), r.get_mpz_t(), 64);
+  mpz_add_ui(r.get_mpz_t(), r.get_mpz_t(), static_cast<unsigned long>(u));
+  if (neg) mpz_neg(r.get_mpz_t(), r.get_mpz_t());
+}
+// A context given as doubles (n x d, every value the exact number it stores) as integers over 2^k, 2^-k
+// the lowest set bit (k >= 0): no rational per entry. False when a scaled value would overflow a double.
+bool scale_doubles(const double* v, std::size_t n, std::size_t d, Scaled& out) {
+  int lowest = 0;
+  bool any = false;
+  for (std::size_t i = 0; i < n * d; ++i) {
+    if (v[i] == 0) continue;
+    int e = 0;
+    const double m = std::ldexp(std::frexp(std::fabs(v[i]), &e), 53);  // an integer below 2^53
+    const int low = e - 53 + __builtin_ctzll(static_cast<unsigned long long>(m));
+    lowest = any ? std::min(lowest, low) : low;
+    any = true;
+  }
+  const int k = lowest < 0 ? -lowest : 0;
+  out.den = 1;
+  mpz_mul_2exp(out.den.get_mpz_t(), out.den.get_mpz_t(), static_cast<unsigned long>(k));
+  out.num.assign(n, ZRow(d));
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t c = 0; c < d; ++c) {
+      const double x = std::ldexp(v[j * d + c], k);  // an integer: exact unless it overflows
+      if (!std::isfinite(x)) return false;
+      mpz_set_d(out.num[j][c].get_mpz_t(), x);
+    }
+  return true;
+}
 // r += x * f for an integer-valued double f (|f| <= 2^53): |f| fits an unsigned long on LP64.
 static_assert(sizeof(unsigned long) >= 8, "addmul_d and exact_product need a 64-bit unsigned long");
 void addmul_d(mpz_class& r, const mpz_class& x, double f) {
@@ -560,11 +612,16 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   std::vector<double> C(T * m), R(T * m);
   // For Lemma 5's sigma (below): every token as double midpoint-radius, and per (head, earlier example)
   // the unique maximum j* of s = (w^T e) E g.
-  std::vector<double> TokM(T * n * d), TokR(T * n * d);
+  // Only the limit tokens E_{j*} are read back: per (example, head) when H < n (slot h), else every
+  // token (slot j) -- T min(H, n) d doubles each, not T n d.
+  const bool tok_by_head = H < n;
+  const std::size_t slots = tok_by_head ? H : n;
+  std::vector<double> TokM(T * slots * d), TokR(T * slots * d);
   std::vector<std::uint32_t> jstar(H * T, 0);
   struct Scratch {
     ZRow v, k, a, eg;
     std::vector<double> F;  // E W_K (n x d_h), when exact in doubles
+    std::vector<i128> F128; // the same in 128 bits
     mpz_class den, df, wenum;
     MpfrVec xl, xh, soft, tmp;  // softmax: exp bounds and temporaries (kSoftPrec); tmp: t1..t3 (kPrec)
     std::vector<double> em, er, am, ar;
@@ -581,14 +638,18 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   // writes only row t of C and R and its own scratch.
   auto example = [&](std::size_t t, Scratch& s, std::string& err) -> bool {
     mpfr_ptr t1 = s.tmp[0], t2 = s.tmp[1], t3 = s.tmp[2];
-    QMat Eref;  // referenced data: this example's context as exact rationals, built here and dropped after
-    if (by_file) {
-      Eref.assign(n, QRow(d));
-      const double* src = &arrays.contexts[t * n * d];
-      for (std::size_t i = 0; i < n * d; ++i) mpq_set_d(Eref[i / d][i % d].get_mpq_t(), src[i]);  // exact
+    // Referenced data: this example's context straight from its doubles as integers over 2^k (or, when a
+    // scaled value overflows a double, as exact rationals first); built here and dropped after.
+    Scaled Es;
+    if (!by_file || !scale_doubles(&arrays.contexts[t * n * d], n, d, Es)) {
+      QMat Eref;
+      if (by_file) {
+        Eref.assign(n, QRow(d));
+        const double* src = &arrays.contexts[t * n * d];
+        for (std::size_t i = 0; i < n * d; ++i) mpq_set_d(Eref[i / d][i % d].get_mpq_t(), src[i]);  // exact
+      }
+      Es = scale_matrix(by_file ? Eref : E[t]);
     }
-    const QMat& Et = by_file ? Eref : E[t];
-    const Scaled Es = scale_matrix(Et);
     const Scaled es = scale_matrix(QMat{Q[t]});
     const SmallInts Ed(Es.num, false);
     const mpz_class den_e = Es.den * es.den;
@@ -601,10 +662,16 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       if (q2 > s.B2) s.B2 = q2;
     }
     for (std::size_t i = 0; i < n * d; ++i) {
-      const mpq_class& q = Et[i / d][i % d];
-      mpfr_set_q(t1, q.get_mpq_t(), MPFR_RNDD);
-      mpfr_set_q(t2, q.get_mpq_t(), MPFR_RNDU);
-      midrad(mpfr_get_d(t1, MPFR_RNDD), mpfr_get_d(t2, MPFR_RNDU), s.em[i], s.er[i]);
+      if (by_file) {  // the value is this double itself
+        s.em[i] = arrays.contexts[t * n * d + i];
+        s.er[i] = 0;
+      } else {
+        const mpq_class& q = E[t][i / d][i % d];
+        mpfr_set_q(t1, q.get_mpq_t(), MPFR_RNDD);
+        mpfr_set_q(t2, q.get_mpq_t(), MPFR_RNDU);
+        midrad(mpfr_get_d(t1, MPFR_RNDD), mpfr_get_d(t2, MPFR_RNDU), s.em[i], s.er[i]);
+      }
+      if (tok_by_head) continue;
       TokM[t * n * d + i] = s.em[i];
       TokR[t * n * d + i] = s.er[i];
     }
@@ -619,6 +686,16 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
         for (std::size_t j = 0; j < n; ++j) {
           mpz_set_ui(s.a[j].get_mpz_t(), 0);
           for (std::size_t i = 0; i < dh; ++i) addmul_d(s.a[j], s.v[i], s.F[j * dh + i]);
+        }
+      } else if (exact_product_128(Ed, WKd[h], s.F128)) {  // the same with E W_K exact in 128 bits
+        s.a.resize(n);
+        for (std::size_t j = 0; j < n; ++j) {
+          mpz_set_ui(s.a[j].get_mpz_t(), 0);
+          for (std::size_t i = 0; i < dh; ++i) {
+            if (s.F128[j * dh + i] == 0) continue;
+            set_i128(s.df, s.F128[j * dh + i]);
+            mpz_addmul(s.a[j].get_mpz_t(), s.v[i].get_mpz_t(), s.df.get_mpz_t());
+          }
         }
       } else {
         zmul(WK[h].num, s.v, false, s.k);
@@ -654,6 +731,9 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
         if (exact_product(Ed, x.gd, s.F)) {  // E g = eg / (den_E den_g)
           s.eg.resize(n);
           for (std::size_t j = 0; j < n; ++j) mpz_set_d(s.eg[j].get_mpz_t(), s.F[j]);
+        } else if (exact_product_128(Ed, x.gd, s.F128)) {
+          s.eg.resize(n);
+          for (std::size_t j = 0; j < n; ++j) set_i128(s.eg[j], s.F128[j]);
         } else {
           zmul(Es.num, x.gs.num[0], false, s.eg);
         }
@@ -662,6 +742,11 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
         std::size_t js = 0;
         for (std::size_t j = 1; j < n; ++j) if (sg * cmp(v[j], v[js]) > 0) js = j;
         jstar[h * T + t] = static_cast<std::uint32_t>(js);
+        if (tok_by_head)
+          for (std::size_t c = 0; c < d; ++c) {
+            TokM[(t * H + h) * d + c] = s.em[js * d + c];
+            TokR[(t * H + h) * d + c] = s.er[js * d + c];
+          }
         mpz_class second;
         bool have2 = false;
         for (std::size_t j = 0; j < n; ++j) {
@@ -844,8 +929,9 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
         double xr2 = 0, norm2 = 0;
         for (std::size_t i = 0; i < k; ++i) {
           const bool limit = x.direct && i < x.old;
-          const double* cm = limit ? &TokM[(i * n + jstar[h * T + i]) * d] : &C[i * m + h * d];
-          const double* cr = limit ? &TokR[(i * n + jstar[h * T + i]) * d] : &R[i * m + h * d];
+          const std::size_t slot = tok_by_head ? i * H + h : i * n + jstar[h * T + i];
+          const double* cm = limit ? &TokM[slot * d] : &C[i * m + h * d];
+          const double* cr = limit ? &TokR[slot * d] : &R[i * m + h * d];
           double nr = rowsq[i];
           for (std::size_t c = 0; c < d; ++c) {
             X[i * d + c] = cm[c];

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <cmath>
+
 #include "memcert/data/typed_dataset.hpp"
 #include "memcert/util/error.hpp"
 
@@ -16,16 +18,52 @@ std::vector<double> exact_doubles(const TypedMatrix& a, const std::string& path,
                                   "or a non-dyadic rational cannot be referenced)");
   return std::move(m.data());  // row-major
 }
+
+// x as the double it equals, or InputError naming the array.
+double exact_double(const Rational& x, const std::string& path, const char* what) {
+  const double v = x.get_d();
+  if (!std::isfinite(v) || Rational(v) != x)
+    throw input_error(path, what, "expected values that are exactly doubles for data by reference (an integer beyond 2^53 "
+                                  "or a non-dyadic rational cannot be referenced)");
+  return v;
+}
+}  // namespace
+
+memcert_checker::AttentionArrays attention_arrays_from_dataset(const AttentionDataset& ds, std::size_t count,
+                                                               const std::string& path) {
+  if (count > ds.T()) throw std::out_of_range("attention_arrays_from_dataset: count past T");
+  memcert_checker::AttentionArrays a;
+  a.T = count;
+  a.n = ds.n();
+  a.d = ds.d();
+  const std::size_t block = a.n * a.d;
+  a.contexts.resize(count * block);
+  std::vector<double> v;
+  for (std::size_t t = 0; t < count; ++t) {
+    if (attention_context_doubles(ds, t, v)) {
+      std::copy(v.begin(), v.end(), a.contexts.begin() + t * block);
+    } else {
+      for (std::size_t i = 0; i < block; ++i) a.contexts[t * block + i] = exact_double(ds.contexts[t].data()[i], path, "contexts");
+    }
+  }
+  a.queries.resize(count * a.d);
+  for (std::size_t i = 0; i < count * a.d; ++i) a.queries[i] = exact_double(ds.queries.data()[i], path, "queries");
+  return a;
+}
+
+namespace {
 }  // namespace
 
 memcert_checker::AttentionArrays attention_arrays_read(const std::string& path) {
-  TypedAttentionDataset ds = attention_dataset_read_typed(path);
+  TypedAttentionDataset ds = attention_dataset_read_typed(path, /*keep_float32=*/true);
   memcert_checker::AttentionArrays a;
   a.T = ds.T;
   a.n = ds.n;
   a.d = ds.d;
-  a.contexts = exact_doubles(ds.contexts, path, "contexts");
+  if (!ds.contexts_f32.empty()) a.contexts.assign(ds.contexts_f32.begin(), ds.contexts_f32.end());  // exact widening
+  else a.contexts = exact_doubles(ds.contexts, path, "contexts");
   ds.contexts = TypedMatrix{};
+  ds.contexts_f32 = {};
   a.queries = exact_doubles(ds.queries, path, "queries");
   return a;
 }

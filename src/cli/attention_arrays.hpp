@@ -4,6 +4,7 @@
 #include <string>
 
 #include "memcert/checker/checker.hpp"
+#include "memcert/data/dataset.hpp"
 
 namespace memcert::cli {
 
@@ -11,6 +12,12 @@ namespace memcert::cli {
 // doubles. Throws InputError (exit 2) on bad input, and when a value is not exactly a double (rational
 // data such as 1/3 cannot be referenced: such a certificate embeds its data).
 memcert_checker::AttentionArrays attention_arrays_read(const std::string& path);
+
+// The first `count` examples of a data set `construct` has already read (typed backing or rational
+// contexts), as AttentionArrays: the same values as attention_arrays_read(path) gives for them, without
+// reading the file again. InputError (naming `path`) when a value is not exactly a double.
+memcert_checker::AttentionArrays attention_arrays_from_dataset(const AttentionDataset& ds, std::size_t count,
+                                                               const std::string& path);
 
 // The checker's supplier for `verify`: reads `data` when given (--data), else the file the certificate
 // names -- as written, or, when that does not exist and is relative, next to the certificate `cert`.

@@ -46,6 +46,19 @@ struct Args {
   bool skip = false, json = false, no_saturation = false;
 };
 
+// The checker's data supplier for the examples construct has in memory (data by reference).
+memcert_checker::ArraysSupplier in_memory_supplier(const AttentionDataset& ds, std::size_t count, const std::string& path) {
+  return [&ds, count, path](const std::string&, memcert_checker::AttentionArrays& out, std::string& error) {
+    try {
+      out = attention_arrays_from_dataset(ds, count, path);
+      return true;
+    } catch (const InputError& e) {
+      error = e.what();
+      return false;
+    }
+  };
+}
+
 std::string num(const nlohmann::json& j) { return j.is_string() ? j.get<std::string>() : j.dump(); }
 
 // "3, 4, 5, ..., 56" for a summary line: the first few indices only, the count says the rest.
@@ -132,7 +145,9 @@ int run(const Args& a) {
     throw input_error(a.weights_out, "", "expected a --weights-out file name ending in .npz");
   if (a.beyond != "generic" && a.beyond != "off") throw InputError("--beyond: expected generic or off, got " + a.beyond);
   if (a.fit != "dyadic" && a.fit != "exact") throw InputError("--fit: expected dyadic or exact, got " + a.fit);
-  AttentionDataset ds = attention_dataset_read(a.dataset);
+  // Contexts in typed storage when the file allows (float32 as stored): the engine works on their exact
+  // doubles, never a rational per entry; they become rationals below only when the certificate embeds them.
+  AttentionDataset ds = attention_dataset_read_backed(a.dataset);
   mahdavi24::Theorem1Options opt;
   opt.H = a.H;
   opt.dh = a.dh;
@@ -160,13 +175,14 @@ int run(const Args& a) {
   if (a.data_ref == "on" || (a.data_ref == "auto" && double(T_used) * double(ds.n()) * double(ds.d()) > double(1 << 20))) {
     StageTimes::Scope clock(&times, "data digest");
     try {
-      const memcert_checker::AttentionArrays arrays = attention_arrays_read(a.dataset);
+      const memcert_checker::AttentionArrays arrays = attention_arrays_from_dataset(ds, T_used, a.dataset);
       opt.data_digest = memcert_checker::attention_arrays_digest(arrays, T_used);
       opt.data_file = a.dataset;
     } catch (const InputError&) {
       if (a.data_ref == "on") throw;  // auto: values that are not doubles stay embedded
     }
   }
+  if (opt.data_file.empty()) attention_dataset_materialize(ds);  // embedded: the writer needs rationals anyway
   // progress() draws a bar on a terminal, plain lines past 2 s otherwise, nothing under --quiet.
   opt.progress = [](std::size_t done, std::size_t total) { progress("construct theorem1: heads", done, total); };
   auto tol = rational_parse(a.tolerance);
@@ -212,13 +228,14 @@ int run(const Args& a) {
   memcert_checker::Verdict v;
   if (res.memorized) {
     StageTimes::Scope clock(&times, "independent checker");
-    // Referenced data: the checker re-reads DATASET itself and recomputes the digest.
+    // Referenced data: the checker is handed the values read from DATASET (as `verify` reads them, without
+    // reading the file a second time) and recomputes the digest.
     // The checker's memory budget is the run's (--max-memory), as for `verify`; no time limit.
     memcert_checker::Budget budget;
     if (run_budget().max_memory_mb > 0) budget.max_bytes = run_budget().max_memory_mb * 1048576.0;
     v = opt.data_file.empty() ? memcert_checker::verify_certificate_text(text, budget)
                               : memcert_checker::verify_certificate_text(text, budget, nullptr,
-                                                                         attention_arrays_supplier(a.dataset, ""));
+                                                                         in_memory_supplier(ds, res.T_star, a.dataset));
   } else {
     v.reason = res.class_labels ? "arg-max not certified for every example"
                                 : "labels reproduced only within " + nlohmann::json(res.max_label_error).dump() +

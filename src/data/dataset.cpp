@@ -186,6 +186,11 @@ AttentionDataset attention_from_json(const json& root, const std::string& file) 
 
 }  // namespace
 
+namespace {
+void attention_labels_from_arrays(const std::map<std::string, NdArray>& arrays, const std::string& file, std::size_t T,
+                                  AttentionDataset& ds);
+}  // namespace
+
 AttentionDataset attention_dataset_from_arrays(const std::map<std::string, NdArray>& arrays, const std::string& file) {
   const NdArray& c = npz_member(arrays, file, "contexts", "of shape (T, n, d)");
   check_shape(c, file, "contexts", 3, "(T, n, d)", {std::nullopt, std::nullopt, std::nullopt});
@@ -195,6 +200,14 @@ AttentionDataset attention_dataset_from_arrays(const std::map<std::string, NdArr
   AttentionDataset ds;
   ds.contexts = ndarray_blocks(c);
   ds.queries = ndarray_matrix(q);
+  attention_labels_from_arrays(arrays, file, T, ds);
+  return ds;
+}
+
+namespace {
+// The labels of a .npz data set of T examples ("labels" (T,) | (T, d_out), or "class_labels" (T,)) into ds.
+void attention_labels_from_arrays(const std::map<std::string, NdArray>& arrays, const std::string& file, std::size_t T,
+                                  AttentionDataset& ds) {
   auto real = arrays.find("labels"), cls = arrays.find("class_labels");
   if (real != arrays.end() && cls != arrays.end())
     throw input_error(file, "class_labels", "expected either \"labels\" (real) or \"class_labels\" (integer classes), got both");
@@ -211,8 +224,8 @@ AttentionDataset attention_dataset_from_arrays(const std::map<std::string, NdArr
     ds.class_labels = true;
     ds.labels = ndarray_matrix(l);
   }
-  return ds;
 }
+}  // namespace
 
 namespace {
 
@@ -348,6 +361,71 @@ AttentionDataset attention_dataset_from_typed(const TypedAttentionDataset& ds) {
   for (std::size_t t = 0; t < ds.T; ++t) out.contexts.push_back(typed_matrix_to_qmat(typed_dataset_context(ds, t)));
   out.queries = typed_matrix_to_qmat(ds.queries);
   return out;
+}
+
+AttentionDataset attention_dataset_read_backed(const std::string& path) {
+  if (!has_extension(path, ".npz")) return attention_dataset_read(path);
+  auto arrays = npz_read_typed(path, true);
+  auto c = arrays.find("contexts");
+  // Missing or exotic contexts: the rational reader gives the same messages and takes any exact value.
+  if (c == arrays.end() || c->second.shape.size() != 3 || c->second.count() == 0) return attention_dataset_read(path);
+  TypedArray& ca = c->second;
+  bool doubles = !ca.f32.empty() || ca.storage == Storage::float64;
+  if (ca.f32.empty() && ca.storage == Storage::int64) {
+    doubles = true;
+    for (std::int64_t x : ca.i64) doubles = doubles && x <= (std::int64_t(1) << 53) && x >= -(std::int64_t(1) << 53);
+  }
+  if (!doubles) return attention_dataset_read(path);
+  auto typed = std::make_shared<TypedAttentionDataset>();
+  typed->T = ca.shape[0], typed->n = ca.shape[1], typed->d = ca.shape[2];
+  const std::size_t rows = typed->T * typed->n, d = typed->d;
+  if (!ca.f32.empty()) typed->contexts_f32 = std::move(ca.f32);
+  else if (ca.storage == Storage::float64) typed->contexts = typed_matrix_from_f64(rows, d, std::move(ca.f64));
+  else typed->contexts = typed_matrix_from_i64(rows, d, std::move(ca.i64));
+  arrays.erase(c);
+  std::map<std::string, NdArray> rest;
+  for (auto& kv : arrays) {
+    if (!kv.second.f32.empty()) kv.second.f64.assign(kv.second.f32.begin(), kv.second.f32.end()), kv.second.f32 = {};
+    rest.emplace(kv.first, ndarray_from_typed(kv.second));
+  }
+  const NdArray& q = npz_member(rest, path, "queries", "of shape (T, d)");
+  check_shape(q, path, "queries", 2, "(T, d)", {typed->T, typed->d});
+  AttentionDataset ds;
+  ds.queries = ndarray_matrix(q);
+  attention_labels_from_arrays(rest, path, typed->T, ds);
+  ds.typed_T = typed->T;
+  ds.typed_n = typed->n;
+  ds.typed = std::move(typed);
+  return ds;
+}
+
+bool attention_context_doubles(const AttentionDataset& ds, std::size_t t, std::vector<double>& out) {
+  if (!ds.typed) return false;
+  const TypedAttentionDataset& ty = *ds.typed;
+  if (t >= ty.T) throw std::out_of_range("attention_context_doubles: example index past T");
+  const std::size_t block = ty.n * ty.d, at = t * block;
+  out.resize(block);
+  if (!ty.contexts_f32.empty()) std::copy(ty.contexts_f32.begin() + at, ty.contexts_f32.begin() + at + block, out.begin());
+  else if (ty.contexts.storage == Storage::float64) std::copy(ty.contexts.f64.begin() + at, ty.contexts.f64.begin() + at + block, out.begin());
+  else if (ty.contexts.storage == Storage::int64)
+    for (std::size_t i = 0; i < block; ++i) out[i] = static_cast<double>(ty.contexts.i64[at + i]);  // |x| <= 2^53: exact
+  else return false;
+  return true;
+}
+
+QMatrix attention_context(const AttentionDataset& ds, std::size_t t) {
+  if (!ds.typed) return ds.contexts.at(t);
+  return typed_matrix_to_qmat(typed_dataset_context(*ds.typed, t));
+}
+
+void attention_dataset_materialize(AttentionDataset& ds) {
+  if (!ds.typed) return;
+  std::vector<QMatrix> ctx;
+  ctx.reserve(ds.typed_T);
+  for (std::size_t t = 0; t < ds.typed_T; ++t) ctx.push_back(attention_context(ds, t));
+  ds.contexts = std::move(ctx);
+  ds.typed.reset();
+  ds.typed_T = ds.typed_n = 0;
 }
 
 SequenceDataset sequence_dataset_read(const std::string& path) {

@@ -247,8 +247,12 @@ ContextEnclosure::ContextEnclosure(const QMatrix& E, mpfr_prec_t prec)
     mpfr_set_q(hi, E.data()[i].get_mpq_t(), MPFR_RNDU);
     centre_radius(lo, hi, mid, rad, &em_[i], &er_[i]);  // E_i in [em_i +- er_i] (er_i = 0 if dyadic)
   }
+  if (std::all_of(er_.begin(), er_.end(), [](double r) { return r == 0; })) er_ = {};  // dyadic: radius 0
   mpfr_clears(lo, hi, mid, rad, (mpfr_ptr)0);
 }
+
+ContextEnclosure::ContextEnclosure(const double* E, std::size_t n, std::size_t d, mpfr_prec_t prec)
+    : n_(n), d_(d), prec_(std::max<mpfr_prec_t>(prec, 53)), em_(E, E + n * d) {}  // er_ empty: radius 0
 
 namespace {
 // Per-thread scratch space for ContextEnclosure::mix.
@@ -473,8 +477,16 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
   sr.assign(d_, 0.0);
   for (std::size_t j = 0; j < n_; ++j) {
     const double* em = &em_[j * d_];
-    const double* er = &er_[j * d_];
     const double a = am[j], r = ar[j], ar2 = up(a + r);  // >= am_j + ar_j
+    if (er_.empty()) {  // exact entries (er = 0)
+      for (std::size_t c = 0; c < d_; ++c) {
+        centre[c] += em[c] * a;
+        sa[c] += std::fabs(em[c]) * a;
+        sr[c] += std::fabs(em[c]) * r;
+      }
+      continue;
+    }
+    const double* er = &er_[j * d_];
     for (std::size_t c = 0; c < d_; ++c) {
       centre[c] += em[c] * a;
       sa[c] += std::fabs(em[c]) * a;
@@ -495,7 +507,7 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
 void ContextEnclosure::token(std::size_t j, double* centre, double* radius) const {
   for (std::size_t c = 0; c < d_; ++c) {
     centre[c] = em_[j * d_ + c];
-    radius[c] = er_[j * d_ + c];
+    radius[c] = er_.empty() ? 0.0 : er_[j * d_ + c];
   }
 }
 

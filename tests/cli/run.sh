@@ -456,6 +456,9 @@ section_theorem1() {
   run construct theorem1 "$d/data13.npz" --heads 4 --dh 4 --data-ref on --out "$d/ref13npz.json" --json
   expect_rc "construct theorem1 --data-ref on from a float32 .npz" 0
   file_check "float32 .npz: the same digest as the JSON file's" "$d/ref13npz.json" 'j["data"]["digest"] == __import__("json").load(open("'"$d"'/ref13.json"))["data"]["digest"]'
+  # The .npz is read into typed storage (no rational per context entry): the engine must build the very
+  # weights and trace the rational route built from the JSON file.
+  file_check "float32 .npz (typed route): weights and trace equal the rational route's" "$d/ref13npz.json" 'j["weights"] == __import__("json").load(open("'"$d"'/ref13.json"))["weights"] and j["trace"] == __import__("json").load(open("'"$d"'/ref13.json"))["trace"]'
   # A tampered data file: its digest differs (rejected); with the certificate's digest forged to match it,
   # the checker still recomputes everything from the tampered values and rejects.
   alter_json "$d/data13.json" "$d/tamper13.json" 'j["contexts"][3][1][2] = "5/64" if j["contexts"][3][1][2] != "5/64" else "7/64"'

@@ -1,6 +1,7 @@
 #pragma once
 // Data sets (docs/CLI.md): attention examples (mahdavi24) and token sequences (ks25).
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +11,8 @@
 
 namespace memcert {
 
+struct TypedAttentionDataset;  // typed_dataset.hpp
+
 // T examples: context E^(t) (n x d), query e^(t) (row t of `queries`, T x d), optional labels: real
 // labels (T x d_out, regression as in Theorem 1) or integer classes (T x 1 with `class_labels` = true).
 struct AttentionDataset {
@@ -17,8 +20,14 @@ struct AttentionDataset {
   QMatrix queries;
   std::optional<QMatrix> labels;
   bool class_labels = false;  // labels are integer classes in [0, C) ("class_labels" in files)
-  std::size_t T() const { return contexts.size(); }
-  std::size_t n() const { return contexts.empty() ? 0 : contexts[0].rows(); }
+  // Typed backing (attention_dataset_read_backed): when set, `contexts` is empty and example t's context
+  // is rows t n .. t n + n - 1 of typed's contexts, every value exactly a double (float32 as stored,
+  // float64, or int64 of magnitude <= 2^53): 4-8 bytes per entry instead of a GMP rational. Only the
+  // first typed_T examples belong to this data set (typed may hold more).
+  std::shared_ptr<const TypedAttentionDataset> typed;
+  std::size_t typed_T = 0, typed_n = 0;
+  std::size_t T() const { return typed ? typed_T : contexts.size(); }
+  std::size_t n() const { return typed ? typed_n : contexts.empty() ? 0 : contexts[0].rows(); }
   std::size_t d() const { return queries.cols(); }
 };
 
@@ -32,6 +41,17 @@ AttentionDataset attention_dataset_read(const std::string& path);
 // (`file` names the source in them). The Python module hands numpy arrays in through this.
 AttentionDataset attention_dataset_from_arrays(const std::map<std::string, NdArray>& arrays, const std::string& file);
 void attention_dataset_write_json(const std::string& path, const AttentionDataset& ds);
+// The data set of `path` with its contexts in typed storage when they can be (a .npz whose contexts are
+// float32, float64 or int64 of magnitude <= 2^53: ds.typed set, ds.contexts empty); queries and labels
+// are rationals either way (T x d, small next to the contexts). Same checks and messages as
+// attention_dataset_read; any other file or dtype is read by attention_dataset_read.
+AttentionDataset attention_dataset_read_backed(const std::string& path);
+// Context t as exact rationals (a copy; from the typed backing when there is one).
+QMatrix attention_context(const AttentionDataset& ds, std::size_t t);
+// Context t's values as doubles (n d, row-major) when ds has a typed backing (exact); false otherwise.
+bool attention_context_doubles(const AttentionDataset& ds, std::size_t t, std::vector<double>& out);
+// Replaces a typed backing by rational contexts (the exact routes that need every entry as a rational).
+void attention_dataset_materialize(AttentionDataset& ds);
 // Writers: real labels as "labels" (T x d_out), classes as "class_labels" [T].
 // .npz of float64 arrays (class labels as a float64 (T,) array "class_labels"), for generated float data: every number
 // must be exactly a double, else std::invalid_argument (nothing is rounded, nothing written).

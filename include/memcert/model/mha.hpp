@@ -102,6 +102,8 @@ class AffineLogits {
 class ContextEnclosure {
  public:
   ContextEnclosure(const QMatrix& E, mpfr_prec_t prec);
+  // From exact doubles (n x d, row-major): the values themselves, radius 0.
+  ContextEnclosure(const double* E, std::size_t n, std::size_t d, mpfr_prec_t prec);
 
   std::size_t n() const { return n_; }
   std::size_t d() const { return d_; }
@@ -121,7 +123,7 @@ class ContextEnclosure {
   void mix_alpha(double* centre, double* radius) const;  // p from this thread's alpha bounds
   std::size_t n_ = 0, d_ = 0;
   mpfr_prec_t prec_ = 64;
-  std::vector<double> em_, er_;  // n*d: E_jc in [em +- er] (er = 0 for dyadic entries)
+  std::vector<double> em_, er_;  // n*d: E_jc in [em +- er] (er = 0 for dyadic entries; er_ empty when all are)
 };
 
 }  // namespace memcert

@@ -8,6 +8,7 @@
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/model/mha.hpp"
 #include "memcert/numeric/modp.hpp"
+#include "memcert/util/parallel.hpp"
 #include "format.hpp"
 #include "kruskal_json.hpp"
 #include "separation_filter.hpp"
@@ -130,24 +131,51 @@ GroupingFacts grouping_facts_check(const AttentionDataset& ds, const std::vector
         return f;
       }
       if (h > 0) {
-        // e_t lies outside span(rows of Q_R) iff K^T e_t != 0 for a basis K of ker Q_R (the span's
-        // orthogonal complement). K scaled to integers and e_t to its numerators: a non-zero residue of
-        // K^T e_t mod p certifies K^T e_t != 0; only an all-zero residue needs the exact rank test.
-        const ScaledMatrix K = scaled_from_qmat(qmat_kernel(q));
-        const std::size_t kc = K.cols();
-        std::vector<std::uint64_t> Kp(d * kc);
-        for (std::size_t c = 0; c < d; ++c)
-          for (std::size_t j = 0; j < kc; ++j) Kp[c * kc + j] = residue(K.num(c, j));
+        // e_t lies outside span(rows of Q_R) iff [Q_R; e_t] has rank |R_h| + 1. Mod p (the rows' integer
+        // numerators): Q_R in row echelon form, e_t reduced against it; a non-zero remainder is a non-zero
+        // (|R_h|+1)-minor mod p, hence over Q: outside, certified. Only a zero remainder (or Q_R short of
+        // rank mod p) takes the exact rank test. Costs |R_h| d per old example, not a kernel over Q.
+        const std::size_t k = g.size();
+        std::vector<std::uint64_t> ech(k * d);
+        for (std::size_t i = 0; i < k; ++i) std::copy(&eq[g[i] * d], &eq[g[i] * d] + d, &ech[i * d]);
+        auto inv = [](std::uint64_t a) {  // a^(p-2) mod p
+          std::uint64_t r = 1, e = kP - 2;
+          for (; e; e >>= 1, a = a * a % kP) if (e & 1) r = r * a % kP;
+          return r;
+        };
+        std::vector<std::size_t> piv;
+        for (std::size_t c = 0, r = 0; c < d && r < k; ++c) {
+          std::size_t sel = r;
+          while (sel < k && ech[sel * d + c] == 0) ++sel;
+          if (sel == k) continue;
+          if (sel != r) std::swap_ranges(&ech[sel * d], &ech[sel * d] + d, &ech[r * d]);
+          const std::uint64_t f = inv(ech[r * d + c]);
+          for (std::size_t x = c; x < d; ++x) ech[r * d + x] = ech[r * d + x] * f % kP;  // pivot 1
+          for (std::size_t i = r + 1; i < k; ++i) {
+            const std::uint64_t m = ech[i * d + c];
+            if (m == 0) continue;
+            for (std::size_t x = c; x < d; ++x) ech[i * d + x] = (ech[i * d + x] + (kP - m) * ech[r * d + x]) % kP;
+          }
+          piv.push_back(c);
+          ++r;
+        }
+        std::vector<char> outside_p(old.size(), 0);
+        if (piv.size() == k)
+          parallel_for(old.size(), fast_threads(), [&](std::size_t o) {
+            thread_local std::vector<std::uint64_t> v;
+            v.assign(&eq[old[o] * d], &eq[old[o] * d] + d);
+            for (std::size_t i = 0; i < k; ++i) {
+              const std::uint64_t m = v[piv[i]];
+              if (m == 0) continue;
+              for (std::size_t x = piv[i]; x < d; ++x) v[x] = (v[x] + (kP - m) * ech[i * d + x]) % kP;
+            }
+            outside_p[o] = std::any_of(v.begin(), v.end(), [](std::uint64_t x) { return x != 0; });
+          });
         std::vector<std::size_t> idx = g;
         idx.push_back(0);
-        for (std::size_t t : old) {
-          bool outside = false;
-          for (std::size_t j = 0; j < kc && !outside; ++j) {
-            std::uint64_t acc = 0;
-            for (std::size_t c = 0; c < d; ++c) acc = (acc + Kp[c * kc + j] * eq[t * d + c]) % kP;
-            outside = acc != 0;
-          }
-          if (outside) continue;
+        for (std::size_t o = 0; o < old.size(); ++o) {
+          const std::size_t t = old[o];
+          if (outside_p[o]) continue;
           idx.back() = t;
           QMatrix q2 = rows_of(ds.queries, idx);
           if (qmat_rows_independent(q2)) continue;

@@ -128,8 +128,9 @@ std::vector<std::size_t> assumption2_minor_columns(std::size_t n, std::size_t d)
 // n^3 instead of n^2 d work); when it is zero mod p, the whole n x d context mod p (dmat_batch_rank's
 // filter); a context short of rank n mod p escalates to rank_certified (exact, two-sided). The first
 // failing context's dependency comes from the exact route.
-json assumption2_typed(const TypedAttentionDataset& ds, const double* c64, const float* c32, int threads) {
-  const std::size_t n = ds.n, d = ds.d, T = ds.T, block = n * d;
+Assumption2Result assumption2_typed_result(const TypedAttentionDataset& ds, std::size_t T, const double* c64,
+                                           const float* c32, int threads) {
+  const std::size_t n = ds.n, d = ds.d, block = n * d;
   const std::uint64_t p = prime_fast(0);
   const std::vector<std::size_t> mcols = assumption2_minor_columns(n, d);
   std::vector<char> full(T, 0);
@@ -156,15 +157,22 @@ json assumption2_typed(const TypedAttentionDataset& ds, const double* c64, const
     }
     progress_tick("assumption 2: context ranks", ++finished, T);
   });
-  std::vector<std::size_t> failing;
+  Assumption2Result r;
   for (std::size_t t = 0; t < T; ++t)
-    if (!full[t] && rank_certified(typed_dataset_context(ds, t), threads).rank < n) failing.push_back(t);
-  json j{{"holds", failing.empty()}, {"failing", failing}};
-  if (!failing.empty()) {
+    if (!full[t] && rank_certified(typed_dataset_context(ds, t), threads).rank < n) r.failing.push_back(t);
+  r.holds = r.failing.empty();
+  if (!r.holds) {
     AttentionDataset one;
-    one.contexts.push_back(typed_matrix_to_qmat(typed_dataset_context(ds, failing[0])));
-    j["witness"] = qvec_to_json(assumption2_check(one, {0}).witness);
+    one.contexts.push_back(typed_matrix_to_qmat(typed_dataset_context(ds, r.failing[0])));
+    r.witness = assumption2_check(one, {0}).witness;
   }
+  return r;
+}
+
+json assumption2_typed(const TypedAttentionDataset& ds, const double* c64, const float* c32, int threads) {
+  const Assumption2Result r = assumption2_typed_result(ds, ds.T, c64, c32, threads);
+  json j{{"holds", r.holds}, {"failing", r.failing}};
+  if (!r.holds) j["witness"] = qvec_to_json(r.witness);
   return j;
 }
 
@@ -440,6 +448,20 @@ Separation token_separation_doubles(const std::vector<const double*>& points, st
   }
   if (best > 0) s.delta2 = best;
   return s;
+}
+
+Assumption2Result assumption2_check_typed(const TypedAttentionDataset& ds, std::size_t count, int threads) {
+  if (count > ds.T) throw std::out_of_range("assumption2_check_typed: count past T");
+  Matrix<double> cbuf;
+  const float* c32 = ds.contexts_f32.empty() ? nullptr : ds.contexts_f32.data();
+  const double* ctx = c32 ? nullptr : typed_doubles(ds.contexts, cbuf);
+  if (!c32 && !ctx) {  // values that are not doubles: the rational check on the first `count` contexts
+    AttentionDataset q;
+    std::vector<std::size_t> which(count);
+    for (std::size_t t = 0; t < count; ++t) { q.contexts.push_back(typed_matrix_to_qmat(typed_dataset_context(ds, t))); which[t] = t; }
+    return assumption2_check(q, which);
+  }
+  return assumption2_typed_result(ds, count, ctx, c32, threads);
 }
 
 json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t budget, int threads,

@@ -9,37 +9,13 @@
 
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/util/parallel.hpp"
+#include "int128.hpp"
 #include "z_enclosure.hpp"
 
 namespace memcert::mahdavi24 {
 
 namespace {
-__extension__ typedef __int128 dy_i128;
-__extension__ typedef unsigned __int128 dy_u128;
-
-// x as an int64 when |x| < 2^62 (sets ok = false otherwise).
-std::int64_t dyadic_small_int64(const Integer& x, bool& ok) {
-  if (mpz_sizeinbase(x.get_mpz_t(), 2) > 62) { ok = false; return 0; }
-  return mpz_get_si(x.get_mpz_t());
-}
-
-// Bits of |x| (0 for x = 0) of an __int128.
-int dyadic_bits128(dy_i128 x) {
-  dy_u128 u = x < 0 ? static_cast<dy_u128>(-x) : static_cast<dy_u128>(x);
-  int b = 0;
-  while (u) { u >>= 1; ++b; }
-  return b;
-}
-
-// Integer from an __int128 through two 64-bit halves (exact).
-Integer dyadic_integer_from128(dy_i128 x) {
-  const bool neg = x < 0;
-  dy_u128 u = neg ? static_cast<dy_u128>(-x) : static_cast<dy_u128>(x);
-  Integer hi(static_cast<unsigned long>(u >> 64)), lo(static_cast<unsigned long>(u & ~0UL));
-  Integer r = (hi << 64) + lo;
-  return neg ? Integer(-r) : r;
-}
-
+using int128::i128;
 int dyadic_bits_of(double m) { int e = 0; std::frexp(m, &e); return e; }  // |x| <= m < 2^e
 }  // namespace
 
@@ -79,8 +55,8 @@ std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledM
   double um = 0, pm = 0;
   for (std::size_t c = 0; c < d && ok; ++c)
     for (std::size_t i = 0; i < k && ok; ++i) {
-      Ui[c * k + i] = dyadic_small_int64(U.num(c, i), ok);
-      Pi[i * d + c] = dyadic_small_int64(P.num(i, c), ok);
+      Ui[c * k + i] = int128::small_int64(U.num(c, i), ok);
+      Pi[i * d + c] = int128::small_int64(P.num(i, c), ok);
       um = std::max(um, std::fabs(double(Ui[c * k + i])));
       pm = std::max(pm, std::fabs(double(Pi[i * d + c])));
     }
@@ -92,52 +68,54 @@ std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledM
     bool small = ok && !E.empty();
     std::vector<std::int64_t> ei(d);
     double em = 0;
-    for (std::size_t c = 0; c < d && small; ++c) { ei[c] = dyadic_small_int64(e.num[c], small); em = std::max(em, std::fabs(double(ei[c]))); }
+    for (std::size_t c = 0; c < d && small; ++c) { ei[c] = int128::small_int64(e.num[c], small); em = std::max(em, std::fabs(double(ei[c]))); }
     // v = P e, then w = U v: |v| < 2^(pbits + ebits + lg d), |w| < that * 2^(ubits + lg k).
     small = small && lgd <= 13 && dyadic_bits_of(pm) + dyadic_bits_of(em) + lgd + dyadic_bits_of(um) + lgk <= 120;
     if (!small) {  // big-integer route: E (U (P e))
-      out[ix] = scaled_mat_vec(z.sd.contexts[t], scaled_mat_vec(U, scaled_mat_vec(P, e)));
+      ScaledMatrix scratch;
+      out[ix] = scaled_mat_vec(scaled_context(z.sd, t, scratch), scaled_mat_vec(U, scaled_mat_vec(P, e)));
       return;
     }
-    std::vector<dy_i128> v(k, 0), w(d, 0);
+    std::vector<i128> v(k, 0), w(d, 0);
     for (std::size_t i = 0; i < k; ++i) {
-      dy_i128 acc = 0;
+      i128 acc = 0;
       const std::int64_t* pr = &Pi[i * d];
-      for (std::size_t c = 0; c < d; ++c) acc += static_cast<dy_i128>(pr[c]) * ei[c];
+      for (std::size_t c = 0; c < d; ++c) acc += static_cast<i128>(pr[c]) * ei[c];
       v[i] = acc;
     }
     int wb = 0;
     for (std::size_t c = 0; c < d; ++c) {
-      dy_i128 acc = 0;
+      i128 acc = 0;
       const std::int64_t* ur = &Ui[c * k];
       for (std::size_t i = 0; i < k; ++i)
-        if (ur[i]) acc += static_cast<dy_i128>(ur[i]) * v[i];
+        if (ur[i]) acc += static_cast<i128>(ur[i]) * v[i];
       w[c] = acc;
-      wb = std::max(wb, dyadic_bits128(acc));
+      wb = std::max(wb, int128::bits(acc));
     }
     if (wb > 100) {  // the split below needs |w| < 2^100
-      out[ix] = scaled_mat_vec(z.sd.contexts[t], scaled_mat_vec(U, scaled_mat_vec(P, e)));
+      ScaledMatrix scratch;
+      out[ix] = scaled_mat_vec(scaled_context(z.sd, t, scratch), scaled_mat_vec(U, scaled_mat_vec(P, e)));
       return;
     }
     // a = E w with w = hi 2^40 + lo, 0 <= lo < 2^40, |hi| < 2^60: |E| < 2^52 (context_doubles), so each
     // partial sum stays below 2^(52 + 60 + lg d) < 2^126 (d < 2^13, checked above).
     std::vector<std::int64_t> hi(d), lo(d);
     for (std::size_t c = 0; c < d; ++c) {
-      const dy_i128 h = w[c] >> 40;  // arithmetic shift: floor
+      const i128 h = w[c] >> 40;  // arithmetic shift: floor
       hi[c] = static_cast<std::int64_t>(h);
       lo[c] = static_cast<std::int64_t>(w[c] - (h << 40));
     }
     ScaledVector a;
     a.num.resize(n);
     for (std::size_t j = 0; j < n; ++j) {
-      dy_i128 ah = 0, al = 0;
+      i128 ah = 0, al = 0;
       const double* er = &E[j * d];
       for (std::size_t c = 0; c < d; ++c) {
         const std::int64_t x = static_cast<std::int64_t>(er[c]);  // exact: |x| < 2^52
-        ah += static_cast<dy_i128>(x) * hi[c];
-        al += static_cast<dy_i128>(x) * lo[c];
+        ah += static_cast<i128>(x) * hi[c];
+        al += static_cast<i128>(x) * lo[c];
       }
-      a.num[j] = (dyadic_integer_from128(ah) << 40) + dyadic_integer_from128(al);
+      a.num[j] = (int128::to_integer(ah) << 40) + int128::to_integer(al);
     }
     a.den = z.sd.contexts[t].den * U.den * P.den * e.den;
     out[ix] = std::move(a);

@@ -93,7 +93,11 @@ Theorem1Result generic_weights_construct(const AttentionDataset& ds_in, const Th
   std::mt19937_64 rng(opt.seed ^ 0x6a09e667f3bcc909ull);
 
   AttentionDataset ds;
-  ds.contexts = ds_in.contexts;
+  if (ds_in.typed) {  // this route computes on exact rationals throughout: materialise a typed backing
+    for (std::size_t t = 0; t < ds_in.T(); ++t) ds.contexts.push_back(attention_context(ds_in, t));
+  } else {
+    ds.contexts = ds_in.contexts;
+  }
   ds.queries = ds_in.queries;
   for (auto& E : ds.contexts) for (auto& x : E.data()) x.canonicalize();
   for (auto& x : ds.queries.data()) x.canonicalize();

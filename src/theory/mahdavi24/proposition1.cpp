@@ -62,7 +62,8 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
     for (std::size_t t : group) {
       QVector u(d);
       for (auto& x : u) { x = Rational(uu(rng), 8); x.canonicalize(); }
-      if (opt.exact_fit) L.push_back(scaled_to_qvec(scaled_mat_vec(z.sd.contexts[t], scaled_from_qvec(u))));  // l = E u, exactly
+      ScaledMatrix scratch;
+      if (opt.exact_fit) L.push_back(scaled_to_qvec(scaled_mat_vec(scaled_context(z.sd, t, scratch), scaled_from_qvec(u))));  // l = E u, exactly
       U.push_back(std::move(u));
     }
     StageTimes::Scope fit_clock(opt.timings, "claim1 fit");

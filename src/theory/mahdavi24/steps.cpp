@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cfloat>
+#include <climits>
+#include <cstdint>
 #include <cmath>
 #include <stdexcept>
 
@@ -15,6 +17,7 @@
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 #include "format.hpp"
+#include "z_enclosure.hpp"
 
 namespace memcert::mahdavi24 {
 
@@ -62,13 +65,16 @@ std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::ve
   f.Qpinv = *L;
   // u^(t) = E^(t)+ l^(t) (exact right inverse), or the given preimage with E u = l checked exactly.
   for (std::size_t i = 0; i < k; ++i) {
-    const QMatrix& E = ds.contexts[group[i]];
+    std::optional<QMatrix> own;  // a typed-backed data set's context as rationals, only for this example
+    if (ds.typed) own = attention_context(ds, group[i]);
+    const QMatrix& E = own ? *own : ds.contexts[group[i]];
     if (targets[i].size() != E.rows()) throw std::invalid_argument("claim1_fit_head: target length != n");
     QVector u;
     if (preimages) {
       u = (*preimages)[i];
       if (sd) {  // E u == l in integers: (E_num u_num) * l_den == l_num * (E_den u_den), entrywise
-        const ScaledVector v = scaled_mat_vec(sd->contexts[group[i]], scaled_from_qvec(u));
+        ScaledMatrix scratch;
+        const ScaledVector v = scaled_mat_vec(scaled_context(*sd, group[i], scratch), scaled_from_qvec(u));
         const ScaledVector l = scaled_from_qvec(targets[i]);
         for (std::size_t j = 0; j < v.num.size(); ++j)
           if (v.num[j] * l.den != l.num[j] * v.den) return std::nullopt;
@@ -88,6 +94,66 @@ std::optional<FitHead> claim1_fit_head(const AttentionDataset& ds, const std::ve
 QMatrix claim1_fit_matrix(const FitHead& f) { return mat_mul(f.U, f.Qpinv); }
 
 // ---- Lemma 3 (docs/THEORY.md section 3, "Lemma 3"; weakened to a unique maximum as in Lemma 4) ----------
+namespace {
+// A typed context (exact doubles v, n x d) in scaled form without a rational per entry: the common
+// denominator is 2^k with 2^-k the lowest set bit over the context (1 for integer data), the numerators
+// v 2^k are integers. They stay doubles when every one is below 2^52 (num left 0 x 0); otherwise num is
+// built in big integers (context_doubles[t] then stays empty, as on the rational route).
+void scaled_typed_context(const std::vector<double>& v, std::size_t n, std::size_t d, ScaledDataset& sd, std::size_t t) {
+  int lowest = INT_MAX;  // exponent of the lowest set bit over all non-zero values
+  for (double x : v) {
+    if (x == 0) continue;
+    int e = 0;
+    const double m = std::ldexp(std::frexp(std::fabs(x), &e), 53);  // integer < 2^53, x = m 2^(e - 53)
+    const auto mi = static_cast<std::uint64_t>(m);
+    lowest = std::min(lowest, e - 53 + __builtin_ctzll(mi));
+  }
+  const int k = lowest == INT_MAX || lowest >= 0 ? 0 : -lowest;
+  ScaledMatrix& s = sd.contexts[t];
+  s.den = Integer(1) << static_cast<unsigned long>(k);
+  std::vector<double> num(n * d);
+  bool small = true;
+  double mx = 0;
+  for (std::size_t i = 0; i < n * d; ++i) {
+    const double a = std::fabs(v[i]);
+    if (a == 0) { num[i] = 0; continue; }
+    int e = 0;
+    std::frexp(a, &e);
+    if (e + k > 52) { small = false; break; }  // |v 2^k| >= 2^52 possible
+    num[i] = std::ldexp(v[i], k);                 // exact: an integer below 2^52
+    mx = std::max(mx, std::fabs(num[i]));
+  }
+  if (small) {
+    sd.context_doubles[t] = std::move(num);
+    sd.context_max_abs[t] = mx;
+    return;
+  }
+  s.num = ZMatrix(n, d);
+  for (std::size_t i = 0; i < n * d; ++i) {
+    if (v[i] == 0) continue;
+    int e = 0;
+    const double m = std::ldexp(std::frexp(v[i], &e), 53);  // v = m 2^(e - 53), m an integer
+    Integer& z = s.num.data()[i];
+    z = Integer(m);
+    const int sh = e - 53 + k;  // >= -ctz(m): the shift below is exact either way
+    if (sh >= 0) mpz_mul_2exp(z.get_mpz_t(), z.get_mpz_t(), static_cast<unsigned long>(sh));
+    else mpz_tdiv_q_2exp(z.get_mpz_t(), z.get_mpz_t(), static_cast<unsigned long>(-sh));
+  }
+  sd.context_max_abs[t] = 0;
+}
+}  // namespace
+
+const ScaledMatrix& scaled_context(const ScaledDataset& sd, std::size_t t, ScaledMatrix& scratch) {
+  const ScaledMatrix& s = sd.contexts[t];
+  if (s.num.rows() > 0 || sd.context_doubles[t].empty()) return s;
+  const std::vector<double>& v = sd.context_doubles[t];
+  const std::size_t n = sd.context_rows, d = v.size() / std::max<std::size_t>(n, 1);
+  scratch.den = s.den;
+  scratch.num = ZMatrix(n, d);
+  for (std::size_t i = 0; i < v.size(); ++i) scratch.num.data()[i] = Integer(v[i]);  // exact: |v| < 2^52
+  return scratch;
+}
+
 ScaledDataset scaled_dataset(const AttentionDataset& ds) {
   const std::size_t T = ds.T(), n = ds.n(), d = ds.d();
   ScaledDataset sd;
@@ -95,7 +161,15 @@ ScaledDataset scaled_dataset(const AttentionDataset& ds) {
   sd.queries.resize(T);
   sd.context_doubles.resize(T);
   sd.context_max_abs.assign(T, 0.0);
+  sd.context_rows = n;
   parallel_for(T, fast_threads(), [&](std::size_t t) {
+    if (ds.typed) {
+      thread_local std::vector<double> v;
+      attention_context_doubles(ds, t, v);
+      scaled_typed_context(v, n, d, sd, t);
+      sd.queries[t] = scaled_from_qvec(row_of(ds.queries, t));
+      return;
+    }
     sd.contexts[t] = scaled_from_qmat(ds.contexts[t]);
     sd.queries[t] = scaled_from_qvec(row_of(ds.queries, t));
     const ZMatrix& num = sd.contexts[t].num;
@@ -137,6 +211,9 @@ bool lemma3_check(const AttentionDataset& ds, const std::vector<std::size_t>& gr
     gd[c] = gs.num[c].get_d();
     gmax = std::max(gmax, std::fabs(gd[c]));
   }
+  bool g64 = true;  // g's numerators as int64 for the 128-bit route
+  std::vector<std::int64_t> gi(d);
+  for (std::size_t c = 0; c < d && g64; ++c) gi[c] = int128::small_int64(gs.num[c], g64);
   std::atomic<bool> ok{true};
   parallel_for(others.size(), fast_threads(), [&](std::size_t idx) {
     if (!ok.load(std::memory_order_relaxed)) return;
@@ -159,7 +236,19 @@ bool lemma3_check(const AttentionDataset& ds, const std::vector<std::size_t>& gr
       if (count != 1) ok = false;
       return;
     }
-    ScaledVector v = scaled_mat_vec(sd ? sd->contexts[t] : scaled_from_qmat(ds.contexts[t]), gs);
+    thread_local std::vector<int128::i128> eg;
+    if (sd && g64 && !sd->context_doubles[t].empty() && context_times_int64(sd->context_doubles[t], sd->context_rows, d, gi, eg)) {
+      std::size_t j = 0;  // the same test on the 128-bit values
+      for (std::size_t i = 0; i < eg.size(); ++i) {
+        if (we < 0) eg[i] = -eg[i];
+        if (eg[i] > eg[j]) j = i;
+      }
+      for (std::size_t i = 0; i < eg.size(); ++i)
+        if (i != j && eg[i] == eg[j]) { ok = false; return; }
+      return;
+    }
+    ScaledMatrix scratch;
+    ScaledVector v = scaled_mat_vec(sd ? scaled_context(*sd, t, scratch) : scaled_from_qmat(attention_context(ds, t)), gs);
     if (we < 0) for (auto& x : v.num) x = -x;
     std::size_t j = 0;
     for (std::size_t i = 1; i < v.num.size(); ++i) if (v.num[i] > v.num[j]) j = i;
@@ -174,13 +263,26 @@ std::optional<Saturator> lemma3_rank_one_saturator(const AttentionDataset& ds,
                                                    const std::vector<std::size_t>& others,
                                                    std::mt19937_64& rng, std::size_t max_attempts,
                                                    const QVector* first_g, const ScaledDataset* sd) {
-  const std::size_t d = ds.d();
-  // A basis of the orthogonal complement of span{e^(t) : t in group}: the kernel of Q_R^T.
-  QMatrix QRt(group.size(), d);
-  for (std::size_t i = 0; i < group.size(); ++i)
-    for (std::size_t c = 0; c < d; ++c) QRt(i, c) = ds.queries(group[i], c);
-  QMatrix K = group.empty() ? QMatrix::identity(d) : qmat_kernel(QRt);
-  if (K.cols() == 0) return std::nullopt;
+  const std::size_t d = ds.d(), k = group.size();
+  // Vectors orthogonal to span{e^(t) : t in group}: the kernel of Q_R^T restricted to a random set C of
+  // min(d, k + 8) coordinates, padded with zeros (Q_R^T w = Q_R^T|_C w_C = 0). Any non-zero kernel
+  // vector serves Lemma 3; the whole kernel (d - k columns of large rationals) would cost about d / 8
+  // times more for nothing.
+  std::vector<std::size_t> cols(d);
+  for (std::size_t c = 0; c < d; ++c) cols[c] = c;
+  if (k + 8 < d) {
+    std::shuffle(cols.begin(), cols.end(), rng);
+    cols.resize(k + 8);
+    std::sort(cols.begin(), cols.end());
+  }
+  QMatrix QRt(k, cols.size());
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t c = 0; c < cols.size(); ++c) QRt(i, c) = ds.queries(group[i], cols[c]);
+  const QMatrix Kc = group.empty() ? QMatrix::identity(d) : qmat_kernel(QRt);
+  if (Kc.cols() == 0) return std::nullopt;
+  QMatrix K(d, Kc.cols(), Rational(0));
+  for (std::size_t c = 0; c < Kc.rows(); ++c)
+    for (std::size_t j = 0; j < Kc.cols(); ++j) K(group.empty() ? c : cols[c], j) = Kc(c, j);
   std::uniform_int_distribution<int> cw(-8, 8), cg(-64, 64);
   for (std::size_t attempt = 0; attempt < max_attempts; ++attempt) {
     QVector coef(K.cols());

@@ -12,6 +12,7 @@
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
+#include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 #include "memcert/theory/mahdavi24/proposition1.hpp"
 #include "memcert/util/error.hpp"
 #include "format.hpp"
@@ -189,7 +190,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   if (opt.dh == 0) throw InputError("--dh: expected d_h >= 1, got 0");
   const std::size_t T = ds_in.T(), n = ds_in.n(), d = ds_in.d();
   if (T == 0 || n == 0 || d == 0) throw InputError("dataset: expected T, n, d >= 1");
-  for (std::size_t t = 0; t < T; ++t)
+  for (std::size_t t = 0; t < T && !ds_in.typed; ++t)  // (a typed backing is one (T, n, d) array)
     if (ds_in.contexts[t].rows() != n || ds_in.contexts[t].cols() != d)
       throw InputError("dataset: contexts[" + std::to_string(t) + "]: expected shape " + std::to_string(n) + " x " +
                        std::to_string(d));
@@ -205,7 +206,15 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
 
   // Labels: real (T x d_out) or class indices (one-hot, d_out = C).
   AttentionDataset ds;  // the chosen examples
-  for (std::size_t t = 0; t < Tstar; ++t) { ds.contexts.push_back(ds_in.contexts[t]); res.examples.push_back(t); }
+  for (std::size_t t = 0; t < Tstar; ++t) {
+    if (!ds_in.typed) ds.contexts.push_back(ds_in.contexts[t]);
+    res.examples.push_back(t);
+  }
+  if (ds_in.typed) {  // the typed contexts are shared, not copied: the first T* examples are used
+    ds.typed = ds_in.typed;
+    ds.typed_T = Tstar;
+    ds.typed_n = n;
+  }
   ds.queries = QMatrix(Tstar, d);
   for (std::size_t t = 0; t < Tstar; ++t)
     for (std::size_t c = 0; c < d; ++c) ds.queries(t, c) = ds_in.queries(t, c);
@@ -231,7 +240,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     StageTimes::Scope clock(opt.timings, "hypotheses");
     std::vector<std::size_t> all(Tstar);
     for (std::size_t t = 0; t < Tstar; ++t) all[t] = t;
-    Assumption2Result a2 = assumption2_check(ds, all);
+    Assumption2Result a2 = ds.typed ? assumption2_check_typed(*ds.typed, Tstar) : assumption2_check(ds, all);
     if (!a2.holds)
       throw HypothesisFailure("Assumption 2 fails: context of example " + std::to_string(a2.failing[0]) + " has rank < n",
                               json{{"assumption", 2}, {"failing", a2.failing}, {"witness_row_combination", qvec_to_json(a2.witness)}});

@@ -40,8 +40,10 @@ json theorem1_write_certificate(const Theorem1Result& res, const AttentionDatase
     data["digest"] = data_digest;
   } else {
     // The big parts (contexts, weights) are rendered on the fast-path threads, then assembled in order.
-    std::vector<json> ctxv(ds.contexts.size());
-    parallel_for(ctxv.size(), fast_threads(), [&](std::size_t t) { ctxv[t] = qmat_to_json(ds.contexts[t]); });
+    std::vector<json> ctxv(ds.T());
+    parallel_for(ctxv.size(), fast_threads(), [&](std::size_t t) {
+      ctxv[t] = qmat_to_json(ds.typed ? attention_context(ds, t) : ds.contexts[t]);
+    });
     json ctxj = json::array();
     for (auto& c : ctxv) ctxj.push_back(std::move(c));
     data["contexts"] = std::move(ctxj);

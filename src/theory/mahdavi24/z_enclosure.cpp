@@ -1,6 +1,7 @@
 // The enclosure of Z as the induction builds it (docs/THEORY.md section 4) and its certified rank test:
 // the Gram matrix of the interval centres plus Rump's positive-definiteness test (docs/THEORY.md section 7).
 #include "z_enclosure.hpp"
+#include "int128.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -114,9 +115,32 @@ ZExamples z_examples(const AttentionDataset& ds, mpfr_prec_t prec) {
   z.sd = scaled_dataset(ds);
   z.eq.resize(T);
   parallel_for(T, mpfr_threads(), [&](std::size_t t) {
-    ctx[t].emplace(ds.contexts[t], prec);
     z.eq[t] = QVector(ds.queries.row(t), ds.queries.row(t) + d);
-    const ZMatrix& num = z.sd.contexts[t].num;
+    if (ds.typed) {
+      thread_local std::vector<double> v;
+      attention_context_doubles(ds, t, v);
+      ctx[t].emplace(v.data(), n, d, prec);
+    } else {
+      ctx[t].emplace(ds.contexts[t], prec);
+    }
+    const std::vector<double>& nd = z.sd.context_doubles[t];
+    if (!nd.empty() && d < (std::size_t(1) << 20)) {
+      // The squared token norms in 128 bits: numerators below 2^52, so d of their squares stay below 2^124.
+      int128::u128 best = 0;
+      for (std::size_t j = 0; j < n; ++j) {
+        int128::u128 acc = 0;
+        for (std::size_t c = 0; c < d; ++c) {
+          const auto x = static_cast<std::uint64_t>(std::fabs(nd[j * d + c]));
+          acc += static_cast<int128::u128>(x) * x;
+        }
+        best = std::max(best, acc);
+      }
+      b2[t] = Rational(int128::to_integer(best), z.sd.contexts[t].den * z.sd.contexts[t].den);
+      b2[t].canonicalize();
+      return;
+    }
+    ScaledMatrix scratch;
+    const ZMatrix& num = scaled_context(z.sd, t, scratch).num;
     // The largest squared token norm, max_j sum_c num_jc^2 / den^2, in integers.
     Integer best = 0, sq;
     for (std::size_t j = 0; j < n; ++j) {
@@ -205,7 +229,8 @@ std::vector<ScaledVector> claim1_logits_all(const ZExamples& z, const FitHead& f
       small = small && double(d) * Qmax * emax < kExactLimit;
       if (!small) {  // the direct route
         ScaledVector v = scaled_mat_vec(scaled_from_qmat(fit.Qpinv), e);
-        a[t] = scaled_mat_vec(z.sd.contexts[t], scaled_mat_vec(Us, v));
+        ScaledMatrix scratch;
+        a[t] = scaled_mat_vec(scaled_context(z.sd, t, scratch), scaled_mat_vec(Us, v));
         return;
       }
       // y = Q_R^T e and F = E U: small-integer products, exact in double (partial sums < 2^53).
@@ -235,9 +260,27 @@ std::vector<ScaledVector> claim1_logits_all(const ZExamples& z, const FitHead& f
   const ScaledMatrix Qs = scaled_from_qmat(fit.Qpinv);
   parallel_for(T, fast_threads(), [&](std::size_t t) {
     ScaledVector v = scaled_mat_vec(Qs, z.sd.queries[t]);
-    a[t] = scaled_mat_vec(z.sd.contexts[t], scaled_mat_vec(Us, v));
+    ScaledMatrix scratch;
+    a[t] = scaled_mat_vec(scaled_context(z.sd, t, scratch), scaled_mat_vec(Us, v));
   });
   return a;
+}
+
+bool context_times_int64(const std::vector<double>& E, std::size_t n, std::size_t d, const std::vector<std::int64_t>& g,
+                         std::vector<int128::i128>& out) {
+  std::uint64_t gmax = 0;
+  for (std::int64_t x : g) gmax = std::max<std::uint64_t>(gmax, x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x));
+  const int gbits = 64 - (gmax ? __builtin_clzll(gmax) : 64);
+  const int dbits = 64 - __builtin_clzll(static_cast<unsigned long long>(d) | 1);
+  if (E.size() != n * d || g.size() != d || gbits > 62 || 52 + gbits + dbits > 126) return false;
+  out.assign(n, 0);
+  for (std::size_t j = 0; j < n; ++j) {
+    int128::i128 acc = 0;
+    const double* er = &E[j * d];
+    for (std::size_t c = 0; c < d; ++c) acc += static_cast<int128::i128>(static_cast<std::int64_t>(er[c])) * g[c];
+    out[j] = acc;
+  }
+  return true;
 }
 
 std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w) {
@@ -247,6 +290,9 @@ std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g
   std::vector<double> gd(d);
   double gmax = 0;
   for (std::size_t c = 0; c < d && gsmall; ++c) { gd[c] = small_int(gs.num[c], gsmall); gmax = std::max(gmax, std::fabs(gd[c])); }
+  bool g64 = true;  // g's numerators as int64 for the 128-bit route
+  std::vector<std::int64_t> gi(d);
+  for (std::size_t c = 0; c < d && g64; ++c) gi[c] = int128::small_int64(gs.num[c], g64);
   std::vector<ScaledVector> s(T);
   parallel_for(T, fast_threads(), [&](std::size_t t) {
     // w^T e as an integer over ws.den * e.den.
@@ -255,6 +301,7 @@ std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g
       if (sgn(ws.num[c]) != 0 && sgn(z.sd.queries[t].num[c]) != 0)
         mpz_addmul(we.get_mpz_t(), ws.num[c].get_mpz_t(), z.sd.queries[t].num[c].get_mpz_t());
     ScaledVector v;
+    thread_local std::vector<int128::i128> eg;
     if (gsmall && !z.sd.context_doubles[t].empty() && double(d) * z.sd.context_max_abs[t] * gmax < kExactLimit) {
       v.num.resize(n);
       for (std::size_t j = 0; j < n; ++j) {
@@ -263,8 +310,13 @@ std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g
         v.num[j] = Integer(acc);
       }
       v.den = z.sd.contexts[t].den * gs.den;
+    } else if (g64 && !z.sd.context_doubles[t].empty() && context_times_int64(z.sd.context_doubles[t], n, d, gi, eg)) {
+      v.num.resize(n);
+      for (std::size_t j = 0; j < n; ++j) v.num[j] = int128::to_integer(eg[j]);
+      v.den = z.sd.contexts[t].den * gs.den;
     } else {
-      v = scaled_mat_vec(z.sd.contexts[t], gs);
+      ScaledMatrix scratch;
+      v = scaled_mat_vec(scaled_context(z.sd, t, scratch), gs);
     }
     for (auto& x : v.num) x *= we;
     v.den *= ws.den * z.sd.queries[t].den;

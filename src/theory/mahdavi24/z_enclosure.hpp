@@ -12,6 +12,7 @@
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/model/mha.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
+#include "int128.hpp"
 
 namespace memcert::mahdavi24 {
 
@@ -83,6 +84,12 @@ std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledM
 // Lemma 3's scores s^(t) = (w^T e^(t)) E^(t) g for every example, exactly (E g exact in double when the
 // magnitudes allow, else in big integers).
 std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w);
+
+// E g exactly in 128-bit integers for a context whose numerators E (n x d, row-major) are integers below
+// 2^52 held as doubles (ScaledDataset::context_doubles) and an integer vector g (|g_c| < 2^62): false when
+// 52 + bits(max |g|) + bits(d) > 126 (a sum could then leave __int128; use the big-integer route).
+bool context_times_int64(const std::vector<double>& E, std::size_t n, std::size_t d, const std::vector<std::int64_t>& g,
+                         std::vector<int128::i128>& out);
 
 // saturation_data for exact vectors in scaled form (positive denominators): integers only, one
 // Rational each for the gap and the spread.

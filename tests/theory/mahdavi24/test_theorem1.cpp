@@ -9,6 +9,7 @@
 #include <random>
 
 #include "memcert/checker/checker.hpp"
+#include "memcert/data/typed_dataset.hpp"
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/model/mha.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
@@ -616,4 +617,113 @@ TEST_CASE("every reported saturation scale rebuilds certified weights", "[cweyl]
     CHECK(net.trace[h].g == proof.trace[h].g);
     CHECK(net.trace[h].targets == proof.trace[h].targets);
   }
+}
+
+namespace {
+// The data set `q` (every context value exactly a double) with its contexts moved into a typed backing:
+// float32 storage when every value is a float, else float64 (or int64 when asked and every value is an
+// integer), as attention_dataset_read_backed hands a .npz over.
+AttentionDataset typed_backed(const AttentionDataset& q, bool as_int64 = false) {
+  auto ty = std::make_shared<TypedAttentionDataset>();
+  ty->T = q.T(), ty->n = q.n(), ty->d = q.d();
+  std::vector<double> v;
+  bool floats = true;
+  for (const QMatrix& E : q.contexts)
+    for (const Rational& x : E.data()) {
+      v.push_back(x.get_d());
+      REQUIRE(Rational(v.back()) == x);
+      floats = floats && double(float(v.back())) == v.back();
+    }
+  if (as_int64) {
+    std::vector<std::int64_t> iv(v.begin(), v.end());
+    ty->contexts = typed_matrix_from_i64(ty->T * ty->n, ty->d, std::move(iv));
+  } else if (floats) {
+    ty->contexts_f32.assign(v.begin(), v.end());
+  } else {
+    ty->contexts = typed_matrix_from_f64(ty->T * ty->n, ty->d, std::move(v));
+  }
+  AttentionDataset b;
+  b.queries = q.queries;
+  b.labels = q.labels;
+  b.class_labels = q.class_labels;
+  b.typed_T = ty->T;
+  b.typed_n = ty->n;
+  b.typed = std::move(ty);
+  return b;
+}
+}  // namespace
+
+TEST_CASE("Theorem 1: typed contexts (no rational per entry) give the rational route's certificate", "[theorem1][typed]") {
+  // Second method: the same construction on the same values held as GMP rationals. Covered: float32
+  // values of one exponent range (numerators in doubles), a context holding 2^-60 next to values near 1
+  // (numerators past 2^52: the big-integer fallback), integer data (int64 storage), and more examples than T*.
+  std::mt19937_64 rng(2026);
+  std::normal_distribution<float> g;
+  auto floats = [&](std::size_t T, std::size_t n, std::size_t d) {
+    AttentionDataset q;
+    for (std::size_t t = 0; t < T; ++t) {
+      QMatrix E(n, d);
+      for (auto& x : E.data()) x = Rational(double(g(rng)));
+      q.contexts.push_back(E);
+    }
+    q.queries = QMatrix(T, d);
+    for (auto& x : q.queries.data()) x = Rational(double(g(rng)));
+    return q;
+  };
+  struct Case { const char* what; AttentionDataset q; std::size_t H, dh; bool int64 = false; };
+  std::vector<Case> cases;
+  cases.push_back({"float32 Gaussian", floats(25, 5, 9), 6, 5});
+  {
+    AttentionDataset q = floats(13, 4, 7);
+    q.contexts[2](0, 0) = Rational(std::ldexp(1.0, -60));  // numerators of context 2 past 2^52
+    q.contexts[2](1, 3) = Rational(1.0 + std::ldexp(1.0, -40));
+    cases.push_back({"wide exponent range", q, 4, 4});
+  }
+  {
+    AttentionDataset q;
+    std::uniform_int_distribution<int> u(-50, 50);
+    for (int t = 0; t < 17; ++t) {
+      QMatrix E(4, 8);
+      for (auto& x : E.data()) x = u(rng);
+      q.contexts.push_back(E);
+    }
+    q.queries = QMatrix(17, 8);
+    for (auto& x : q.queries.data()) x = u(rng);
+    cases.push_back({"int64", q, 5, 4, true});
+  }
+  cases.push_back({"T > T*", floats(30, 4, 8), 3, 4});
+  for (const Case& c : cases) {
+    INFO(c.what);
+    const Theorem1Result rq = build(c.q, c.H, c.dh);
+    const AttentionDataset tb = typed_backed(c.q, c.int64);
+    REQUIRE(tb.contexts.empty());
+    const Theorem1Result rt = build(tb, c.H, c.dh);
+    REQUIRE(rq.memorized);
+    CHECK(rt.memorized);
+    CHECK(rt.certificate.dump() == rq.certificate.dump());
+    CHECK(verify(rt.certificate));
+    for (std::size_t t = 0; t < c.q.T(); ++t) CHECK(attention_context(tb, t) == c.q.contexts[t]);
+  }
+}
+
+TEST_CASE("Theorem 1: typed contexts fail Assumption 2 exactly where the rational route does", "[theorem1][typed]") {
+  // A context with two equal rows (rank n - 1) among float data: the same hypothesis failure, same example.
+  std::mt19937_64 rng(7);
+  std::normal_distribution<float> g;
+  AttentionDataset q;
+  for (int t = 0; t < 9; ++t) {
+    QMatrix E(3, 6);
+    for (auto& x : E.data()) x = Rational(double(g(rng)));
+    q.contexts.push_back(E);
+  }
+  for (std::size_t c = 0; c < 6; ++c) q.contexts[5](2, c) = q.contexts[5](0, c);
+  q.queries = QMatrix(9, 6);
+  for (auto& x : q.queries.data()) x = Rational(double(g(rng)));
+  std::string a, b;
+  nlohmann::json wa, wb;
+  try { build(q, 4, 3); } catch (const HypothesisFailure& e) { a = e.what(); wa = e.witness; }
+  try { build(typed_backed(q), 4, 3); } catch (const HypothesisFailure& e) { b = e.what(); wb = e.witness; }
+  CHECK(a.find("example 5") != std::string::npos);
+  CHECK(a == b);
+  CHECK(wa == wb);
 }

@@ -19,6 +19,10 @@ namespace memcert::mahdavi24 {
 // `threads` <= 0: fast_threads().
 nlohmann::json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t budget, int threads = 0,
                                         SeparationMode separation = SeparationMode::on);
+// assumption2_check's contract for the first `count` contexts of a typed data set (examples 0 .. count-1),
+// through the same filtered route as assumptions_report_typed (a minor mod p, then the whole context mod
+// p, escalating to rank_certified); the witness comes from the exact rational route.
+Assumption2Result assumption2_check_typed(const TypedAttentionDataset& ds, std::size_t count, int threads = 0);
 // kruskal_at_least's contract on typed storage (same enumeration / sampling protocol and seed).
 KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, std::uint64_t budget, int threads = 0);
 // The T rows n e_t + sum_j x_j^(t) (n (e_t + xbar_t): Assumption 3's vectors up to the factor n) of the

@@ -23,14 +23,20 @@ namespace memcert::mahdavi24 {
 // The data set's contexts and queries as integer numerators over one denominator each (exact), computed
 // once for the many exact products of the construction.
 struct ScaledDataset {
+  // contexts[t].num is 0 x 0 (den still set) for a typed-backed data set whose context numerators are
+  // all held, exactly, in context_doubles[t]: scaled_context rebuilds it when a big-integer route needs it.
   std::vector<ScaledMatrix> contexts;
   std::vector<ScaledVector> queries;
   // The context numerators as exact doubles (row-major n x d) with their largest magnitude, for exact
   // small-integer products in double; empty for a context with a numerator of 2^52 or more.
   std::vector<std::vector<double>> context_doubles;
   std::vector<double> context_max_abs;
+  std::size_t context_rows = 0;  // n
 };
 ScaledDataset scaled_dataset(const AttentionDataset& ds);
+// Context t in scaled form: sd.contexts[t] itself, or (typed data) rebuilt into `scratch` from the exact
+// doubles and returned.
+const ScaledMatrix& scaled_context(const ScaledDataset& sd, std::size_t t, ScaledMatrix& scratch);
 
 // ---- Claim 1: fit |R| examples in one head (docs/THEORY.md section 4, "Claim 1") ----------------------
 // W_fit = U Q_R^+ with u^(t) = E^(t)+ l^(t) (exact right inverse) or a given exact preimage u^(t)
