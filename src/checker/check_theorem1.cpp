@@ -182,6 +182,165 @@ bool scale_doubles(const double* v, std::size_t n, std::size_t d, Scaled& out) {
     }
   return true;
 }
+int bits_u128(u128 x) { int b = 0; while (x) { x >>= 1; ++b; } return b; }
+int bits_mpz(const mpz_class& x) { return sgn(x) == 0 ? 0 : static_cast<int>(mpz_sizeinbase(x.get_mpz_t(), 2)); }
+// The columns of an integer matrix A (rows x cols) over their gcds, A_{:,i} = g_i B_{:,i}: one common
+// denominator blows every column up to the largest one's size, while B_{:,i} often fits 64 bits.
+struct ColumnGcd {
+  std::vector<mpz_class> g;         // per column (0 for a zero column)
+  std::vector<std::int64_t> b;      // rows x cols, row-major: B where every entry of its column is below 2^62
+  std::vector<char> small;          // per column
+  std::vector<int> bits;            // per small column: bits of max |B_{:,i}|
+  ColumnGcd() = default;
+  explicit ColumnGcd(const ZMat& a) {
+    const std::size_t R = a.size(), C = R ? a[0].size() : 0;
+    g.assign(C, 0);
+    small.assign(C, 0);
+    bits.assign(C, 0);
+    b.assign(R * C, 0);
+    mpz_class q;
+    for (std::size_t i = 0; i < C; ++i) {
+      for (std::size_t r = 0; r < R; ++r) mpz_gcd(g[i].get_mpz_t(), g[i].get_mpz_t(), a[r][i].get_mpz_t());
+      if (sgn(g[i]) == 0) continue;
+      bool ok = true;
+      for (std::size_t r = 0; r < R && ok; ++r) {
+        mpz_divexact(q.get_mpz_t(), a[r][i].get_mpz_t(), g[i].get_mpz_t());
+        ok = mpz_sizeinbase(q.get_mpz_t(), 2) <= 62;
+        if (ok) {
+          b[r * C + i] = mpz_get_si(q.get_mpz_t());
+          bits[i] = std::max(bits[i], static_cast<int>(mpz_sizeinbase(q.get_mpz_t(), 2)));
+        }
+      }
+      small[i] = ok;
+    }
+  }
+  // y = A^T x exactly (A the matrix this was built from, passed again for its large columns): a small
+  // column as g_i (B_{:,i}^T x) with the dot product in 128 bits when max|B| max|x| rows < 2^126.
+  void transposed_times(const ZMat& a, const ZRow& x, ZRow& y, mpz_class& tmp) const {
+    const std::size_t R = a.size(), C = g.size();
+    y.resize(C);
+    bool x64 = R < (std::size_t(1) << 20);
+    int xbits = 0;
+    thread_local std::vector<std::int64_t> xi;
+    xi.assign(R, 0);
+    for (std::size_t r = 0; r < R && x64; ++r) {
+      const int bx = sgn(x[r]) == 0 ? 0 : static_cast<int>(mpz_sizeinbase(x[r].get_mpz_t(), 2));
+      x64 = bx <= 62;
+      if (x64) xi[r] = mpz_get_si(x[r].get_mpz_t()), xbits = std::max(xbits, bx);
+    }
+    int rbits = 0;
+    while ((std::size_t(1) << rbits) <= R) ++rbits;
+    for (std::size_t i = 0; i < C; ++i) {
+      mpz_set_ui(y[i].get_mpz_t(), 0);
+      if (sgn(g[i]) == 0) continue;
+      if (small[i] && x64 && bits[i] + xbits + rbits <= 126) {
+        i128 acc = 0;
+        for (std::size_t r = 0; r < R; ++r) acc += static_cast<i128>(b[r * C + i]) * xi[r];
+        set_i128(tmp, acc);
+        mpz_mul(y[i].get_mpz_t(), tmp.get_mpz_t(), g[i].get_mpz_t());
+      } else {
+        for (std::size_t r = 0; r < R; ++r) mpz_addmul(y[i].get_mpz_t(), a[r][i].get_mpz_t(), x[r].get_mpz_t());
+      }
+    }
+  }
+};
+// The `w` bits of |x| from bit `at` on (w <= 62).
+std::uint64_t mpz_bits_at(const mpz_class& x, std::size_t at, int w) {
+  const mp_size_t limbs = static_cast<mp_size_t>(mpz_size(x.get_mpz_t()));
+  const mp_size_t i = static_cast<mp_size_t>(at / 64);
+  const unsigned off = static_cast<unsigned>(at % 64);
+  const u128 lo = i < limbs ? mpz_getlimbn(x.get_mpz_t(), i) : 0, hi = i + 1 < limbs ? mpz_getlimbn(x.get_mpz_t(), i + 1) : 0;
+  return static_cast<std::uint64_t>(((hi << 64 | lo) >> off) & ((u128(1) << w) - 1));
+}
+// a = E (K v) exactly (E: n x d, K: d x m, both integers of <= 53 bits as SmallInts; v: m integers) with
+// 128-bit products where the bounds allow. Entries of v of up to 240 significant bits (above a common
+// power of two 2^z, taken out and put back at the end) make u = K v_S, exact (each v_i
+// in 60-bit limbs, so every limb sum K v_{S,l} stays below 2^(53 + 60 + bits(m)) <= 2^126 for m < 2^13);
+// E u is then taken W bits of u at a time (W = min(62, 126 - bits(max|E|) - bits(d)), so each E u_l
+// fits); each larger entry v_i adds (E K_{:,i}) v_i (a 128-bit column times one big integer). About
+// n d (bits(u) / W + big entries) 128-bit products instead of n d m. False (a untouched) when a bound
+// does not hold.
+bool logits_split(const SmallInts& E, const SmallInts& K, const ZRow& v, ZRow& a, mpz_class& tmp) {
+  const std::size_t n = E.rows, d = E.cols, m = K.cols;
+  if (!E.ok || !K.ok || K.rows != d || v.size() != m || m >= (std::size_t(1) << 13) || d >= (std::size_t(1) << 20)) return false;
+  const int ebits = bits_mpz(E.max), dbits = bits_u128(d);
+  const int W = std::min(62, 126 - ebits - dbits);
+  if (W < 8 || ebits + 53 + dbits > 126) return false;
+  thread_local std::vector<i128> ul, acc;
+  thread_local std::vector<std::int64_t> vl, limb;
+  thread_local std::vector<std::size_t> big, small;
+  thread_local ZRow u;
+  big.clear();
+  small.clear();
+  // v's entries often share a power of two (one matrix denominator scales them all): v_S = 2^z v'_S with
+  // z the fewest trailing zeros among the entries that are compact (at most 240 significant bits).
+  std::size_t z = SIZE_MAX;
+  for (std::size_t i = 0; i < m; ++i)
+    if (sgn(v[i]) != 0) {
+      const std::size_t tz = mpz_scan1(v[i].get_mpz_t(), 0);
+      if (static_cast<std::size_t>(bits_mpz(v[i])) - tz <= 240) z = std::min(z, tz);
+    }
+  if (z == SIZE_MAX) z = 0;
+  int vbits = 0;  // of v'_S
+  for (std::size_t i = 0; i < m; ++i) {
+    if (sgn(v[i]) == 0) continue;
+    const std::size_t b = static_cast<std::size_t>(bits_mpz(v[i]));
+    if (b < z + 1 || b - z > 240 || mpz_scan1(v[i].get_mpz_t(), 0) < z) big.push_back(i);
+    else small.push_back(i), vbits = std::max(vbits, static_cast<int>(b - z));
+  }
+  // u = K v'_S: 60 bits of every v'_i at a time.
+  u.resize(d);
+  for (auto& x : u) mpz_set_ui(x.get_mpz_t(), 0);
+  vl.assign(m, 0);
+  for (int at = 0; at < vbits; at += 60) {
+    for (std::size_t i : small) {
+      const auto part = static_cast<std::int64_t>(mpz_bits_at(v[i], z + static_cast<std::size_t>(at), 60));
+      vl[i] = sgn(v[i]) < 0 ? -part : part;
+    }
+    for (std::size_t c = 0; c < d; ++c) {
+      const double* kr = &K.v[c * m];
+      i128 x = 0;
+      for (std::size_t i : small) x += static_cast<i128>(static_cast<std::int64_t>(kr[i])) * vl[i];
+      set_i128(tmp, x);
+      mpz_mul_2exp(tmp.get_mpz_t(), tmp.get_mpz_t(), static_cast<unsigned long>(at));
+      mpz_add(u[c].get_mpz_t(), u[c].get_mpz_t(), tmp.get_mpz_t());
+    }
+  }
+  int ubits = 0;
+  for (const auto& x : u) ubits = std::max(ubits, bits_mpz(x));
+  a.resize(n);
+  for (auto& x : a) mpz_set_ui(x.get_mpz_t(), 0);
+  limb.assign(d, 0);
+  for (int at = 0; at < ubits; at += W) {  // a += (E u_l) 2^at
+    for (std::size_t c = 0; c < d; ++c) {
+      const auto part = static_cast<std::int64_t>(mpz_bits_at(u[c], static_cast<std::size_t>(at), W));
+      limb[c] = sgn(u[c]) < 0 ? -part : part;
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      const double* er = &E.v[j * d];
+      i128 x = 0;
+      for (std::size_t c = 0; c < d; ++c) x += static_cast<i128>(static_cast<std::int64_t>(er[c])) * limb[c];
+      set_i128(tmp, x);
+      mpz_mul_2exp(tmp.get_mpz_t(), tmp.get_mpz_t(), static_cast<unsigned long>(z + static_cast<std::size_t>(at)));
+      mpz_add(a[j].get_mpz_t(), a[j].get_mpz_t(), tmp.get_mpz_t());
+    }
+  }
+  if (!big.empty()) {  // (E K_{:,i}) v_i, the column of K copied contiguous first
+    thread_local std::vector<std::int64_t> col;
+    col.resize(d);
+    for (std::size_t i : big) {
+      for (std::size_t c = 0; c < d; ++c) col[c] = static_cast<std::int64_t>(K.v[c * m + i]);
+      for (std::size_t j = 0; j < n; ++j) {
+        const double* er = &E.v[j * d];
+        i128 x = 0;
+        for (std::size_t c = 0; c < d; ++c) x += static_cast<i128>(static_cast<std::int64_t>(er[c])) * col[c];
+        set_i128(tmp, x);
+        mpz_addmul(a[j].get_mpz_t(), tmp.get_mpz_t(), v[i].get_mpz_t());
+      }
+    }
+  }
+  return true;
+}
 // r += x * f for an integer-valued double f (|f| <= 2^53): |f| fits an unsigned long on LP64.
 static_assert(sizeof(unsigned long) >= 8, "addmul_d and exact_product need a 64-bit unsigned long");
 void addmul_d(mpz_class& r, const mpz_class& x, double f) {
@@ -463,9 +622,11 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   const SparseIv WOs(WO), WDs(WD);
   std::vector<mpz_class> den_kq(H);
   std::vector<SmallInts> WKd(H);  // W_K's numerators as doubles when they are small
+  std::vector<ColumnGcd> WQg(H);  // W_Q's columns over their gcds, for W_Q^T e
   for (std::size_t h = 0; h < H; ++h) {
     den_kq[h] = WK[h].den * WQ[h].den;
     WKd[h] = SmallInts(WK[h].num, false);
+    WQg[h] = ColumnGcd(WQ[h].num);
   }
 
   // ---- the trace (docs/THEORY.md section 4), re-derived where it is a function of data and weights ----
@@ -654,9 +815,19 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     const SmallInts Ed(Es.num, false);
     const mpz_class den_e = Es.den * es.den;
     // B^2 (squared token norms) and the context as double midpoint-radius (exact for double entries).
+    const bool sq128 = Ed.ok && d < (std::size_t(1) << 20);  // |E| <= 2^53: d squares below 2^126
     for (std::size_t j = 0; j < n; ++j) {
       mpz_class s2 = 0;
-      for (std::size_t c = 0; c < d; ++c) mpz_addmul(s2.get_mpz_t(), Es.num[j][c].get_mpz_t(), Es.num[j][c].get_mpz_t());
+      if (sq128) {
+        u128 acc = 0;
+        for (std::size_t c = 0; c < d; ++c) {
+          const auto x = static_cast<std::int64_t>(Ed.v[j * d + c]);
+          acc += static_cast<u128>(static_cast<i128>(x) * x);
+        }
+        set_i128(s2, static_cast<i128>(acc));
+      } else {
+        for (std::size_t c = 0; c < d; ++c) mpz_addmul(s2.get_mpz_t(), Es.num[j][c].get_mpz_t(), Es.num[j][c].get_mpz_t());
+      }
       mpq_class q2(s2, Es.den * Es.den);
       q2.canonicalize();
       if (q2 > s.B2) s.B2 = q2;
@@ -680,13 +851,14 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     for (std::size_t h = 0; h < H; ++h) {
       const HeadTrace& x = ht[h];
       // (1) exact logits: E (W_K (W_Q^T e)) / (den_E den_K den_Q den_e)
-      zmul(WQ[h].num, es.num[0], /*transpose=*/true, s.v);
+      WQg[h].transposed_times(WQ[h].num, es.num[0], s.v, s.df);  // v = W_Q^T e
       if (exact_product(Ed, WKd[h], s.F)) {  // a = (E W_K) v with E W_K exact in doubles: fewer big products
         s.a.resize(n);
         for (std::size_t j = 0; j < n; ++j) {
           mpz_set_ui(s.a[j].get_mpz_t(), 0);
           for (std::size_t i = 0; i < dh; ++i) addmul_d(s.a[j], s.v[i], s.F[j * dh + i]);
         }
+      } else if (logits_split(Ed, WKd[h], s.v, s.a, s.df)) {  // E (W_K v) in 128-bit pieces
       } else if (exact_product_128(Ed, WKd[h], s.F128)) {  // the same with E W_K exact in 128 bits
         s.a.resize(n);
         for (std::size_t j = 0; j < n; ++j) {

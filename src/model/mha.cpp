@@ -475,9 +475,24 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
   std::fill(centre, centre + d_, 0.0);
   sa.assign(d_, 0.0);
   sr.assign(d_, 0.0);
+  // Tokens whose weight alpha_j <= am_j + ar_j is below 2^-500 (a saturated softmax) are not mixed in:
+  // their whole contribution |E_jc| alpha_j is bounded by wtiny * st_c with wtiny = max (am_j + ar_j) and
+  // st_c = sum |em_jc| + er_jc over them, added to the radius below. (Multiplying by such weights would
+  // run on subnormal numbers, at a hundred times the cost, for terms that do not matter.)
+  const double kTiny = std::ldexp(1.0, -500);
+  thread_local std::vector<double> st;
+  double wtiny = 0;
+  bool any_tiny = false;
   for (std::size_t j = 0; j < n_; ++j) {
     const double* em = &em_[j * d_];
     const double a = am[j], r = ar[j], ar2 = up(a + r);  // >= am_j + ar_j
+    if (ar2 < kTiny) {
+      if (ar2 == 0) continue;  // alpha_j = 0 exactly
+      if (!any_tiny) st.assign(d_, 0.0), any_tiny = true;
+      wtiny = std::max(wtiny, ar2);
+      for (std::size_t c = 0; c < d_; ++c) st[c] += std::fabs(em[c]) + (er_.empty() ? 0.0 : er_[j * d_ + c]);
+      continue;
+    }
     if (er_.empty()) {  // exact entries (er = 0)
       for (std::size_t c = 0; c < d_; ++c) {
         centre[c] += em[c] * a;
@@ -501,6 +516,7 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
   for (std::size_t c = 0; c < d_; ++c) {
     const double sa_up = up(sa[c] * infl), sr_up = up(sr[c] * infl);
     radius[c] = up(up(sr_up + up(gam * sa_up)) + tiny);
+    if (any_tiny) radius[c] = up(radius[c] + up(up(wtiny * up(st[c] * infl)) + eta));  // the tokens left out
   }
 }
 
