@@ -341,6 +341,36 @@ bool logits_split(const SmallInts& E, const SmallInts& K, const ZRow& v, ZRow& a
   }
   return true;
 }
+// The same scaling with the numerators kept as doubles (SmallInts) when every one is at most 2^53 in
+// magnitude (then exact); false otherwise (den and out unspecified).
+bool scale_doubles_small(const double* v, std::size_t n, std::size_t d, mpz_class& den, SmallInts& out) {
+  int lowest = 0;
+  bool any = false;
+  for (std::size_t i = 0; i < n * d; ++i) {
+    if (v[i] == 0) continue;
+    int e = 0;
+    const double m = std::ldexp(std::frexp(std::fabs(v[i]), &e), 53);
+    const int low = e - 53 + __builtin_ctzll(static_cast<unsigned long long>(m));
+    lowest = any ? std::min(lowest, low) : low;
+    any = true;
+  }
+  const int k = lowest < 0 ? -lowest : 0;
+  out.rows = n;
+  out.cols = d;
+  out.v.resize(n * d);
+  double mx = 0;
+  for (std::size_t i = 0; i < n * d; ++i) {
+    const double x = std::ldexp(v[i], k);  // an integer (exact unless it overflows)
+    if (!(std::fabs(x) <= 9007199254740992.0)) return false;  // beyond 2^53 (or not finite)
+    out.v[i] = x;
+    mx = std::max(mx, std::fabs(x));
+  }
+  out.max = mx;  // exact: an integer <= 2^53
+  out.ok = true;
+  den = 1;
+  mpz_mul_2exp(den.get_mpz_t(), den.get_mpz_t(), static_cast<unsigned long>(k));
+  return true;
+}
 // r += x * f for an integer-valued double f (|f| <= 2^53): |f| fits an unsigned long on LP64.
 static_assert(sizeof(unsigned long) >= 8, "addmul_d and exact_product need a 64-bit unsigned long");
 void addmul_d(mpz_class& r, const mpz_class& x, double f) {
@@ -801,8 +831,12 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     mpfr_ptr t1 = s.tmp[0], t2 = s.tmp[1], t3 = s.tmp[2];
     // Referenced data: this example's context straight from its doubles as integers over 2^k (or, when a
     // scaled value overflows a double, as exact rationals first); built here and dropped after.
+    // Referenced doubles whose scaled values fit 53 bits go straight into Ed (no big integer per entry);
+    // Es.num is then built only if a big-integer route needs it (need_num).
     Scaled Es;
-    if (!by_file || !scale_doubles(&arrays.contexts[t * n * d], n, d, Es)) {
+    SmallInts Ed;
+    const bool direct = by_file && scale_doubles_small(&arrays.contexts[t * n * d], n, d, Es.den, Ed);
+    if (!direct && (!by_file || !scale_doubles(&arrays.contexts[t * n * d], n, d, Es))) {
       QMat Eref;
       if (by_file) {
         Eref.assign(n, QRow(d));
@@ -812,7 +846,12 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       Es = scale_matrix(by_file ? Eref : E[t]);
     }
     const Scaled es = scale_matrix(QMat{Q[t]});
-    const SmallInts Ed(Es.num, false);
+    if (!direct) Ed = SmallInts(Es.num, false);
+    auto need_num = [&] {
+      if (!Es.num.empty()) return;
+      Es.num.assign(n, ZRow(d));
+      for (std::size_t i = 0; i < n * d; ++i) mpz_set_d(Es.num[i / d][i % d].get_mpz_t(), Ed.v[i]);  // exact
+    };
     const mpz_class den_e = Es.den * es.den;
     // B^2 (squared token norms) and the context as double midpoint-radius (exact for double entries).
     const bool sq128 = Ed.ok && d < (std::size_t(1) << 20);  // |E| <= 2^53: d squares below 2^126
@@ -826,6 +865,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
         }
         set_i128(s2, static_cast<i128>(acc));
       } else {
+        need_num();
         for (std::size_t c = 0; c < d; ++c) mpz_addmul(s2.get_mpz_t(), Es.num[j][c].get_mpz_t(), Es.num[j][c].get_mpz_t());
       }
       mpq_class q2(s2, Es.den * Es.den);
@@ -871,6 +911,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
         }
       } else {
         zmul(WK[h].num, s.v, false, s.k);
+        need_num();
         zmul(Es.num, s.k, false, s.a);
       }
       const ZRow& a = s.a;
@@ -907,6 +948,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
           s.eg.resize(n);
           for (std::size_t j = 0; j < n; ++j) set_i128(s.eg[j], s.F128[j]);
         } else {
+          need_num();
           zmul(Es.num, x.gs.num[0], false, s.eg);
         }
         const ZRow& v = s.eg;
