@@ -489,8 +489,8 @@ bool read_referenced_data(const Value& data, std::size_t T, std::size_t n, std::
     why = error.empty() ? "data.file: " + file + ": could not be read" : error;
     return false;
   }
-  if (arrays.n != n || arrays.d != d || arrays.T < T || arrays.contexts.size() != arrays.T * n * d ||
-      arrays.queries.size() != arrays.T * d) {
+  if (arrays.n != n || arrays.d != d || arrays.T < T || arrays.context_values() != arrays.T * n * d ||
+      (!arrays.contexts.empty() && !arrays.contexts_f32.empty()) || arrays.queries.size() != arrays.T * d) {
     why = "data.file: expected at least " + std::to_string(T) + " examples with contexts of " + std::to_string(n) + " x " +
           std::to_string(d) + ", the data have " + std::to_string(arrays.T) + " of " + std::to_string(arrays.n) + " x " +
           std::to_string(arrays.d);
@@ -499,6 +499,8 @@ bool read_referenced_data(const Value& data, std::size_t T, std::size_t n, std::
   for (const std::vector<double>* v : {&arrays.contexts, &arrays.queries})
     for (double x : *v)
       if (!std::isfinite(x)) { why = "data.file: a value is not finite"; return false; }
+  for (float x : arrays.contexts_f32)
+    if (!std::isfinite(x)) { why = "data.file: a value is not finite"; return false; }
   const std::string mine = attention_arrays_digest(arrays, T);
   if (mine != digest) {
     why = "data.digest: the data supplied have digest " + mine + ", the certificate names " + digest +
@@ -835,12 +837,22 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     // Es.num is then built only if a big-integer route needs it (need_num).
     Scaled Es;
     SmallInts Ed;
-    const bool direct = by_file && scale_doubles_small(&arrays.contexts[t * n * d], n, d, Es.den, Ed);
-    if (!direct && (!by_file || !scale_doubles(&arrays.contexts[t * n * d], n, d, Es))) {
+    thread_local std::vector<double> wide;  // a float32 context widened (exactly), this example only
+    const double* ctx = nullptr;
+    if (by_file) {
+      if (arrays.contexts_f32.empty()) {
+        ctx = &arrays.contexts[t * n * d];
+      } else {
+        wide.assign(arrays.contexts_f32.begin() + t * n * d, arrays.contexts_f32.begin() + (t + 1) * n * d);
+        ctx = wide.data();
+      }
+    }
+    const bool direct = by_file && scale_doubles_small(ctx, n, d, Es.den, Ed);
+    if (!direct && (!by_file || !scale_doubles(ctx, n, d, Es))) {
       QMat Eref;
       if (by_file) {
         Eref.assign(n, QRow(d));
-        const double* src = &arrays.contexts[t * n * d];
+        const double* src = ctx;
         for (std::size_t i = 0; i < n * d; ++i) mpq_set_d(Eref[i / d][i % d].get_mpq_t(), src[i]);  // exact
       }
       Es = scale_matrix(by_file ? Eref : E[t]);
@@ -874,7 +886,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     }
     for (std::size_t i = 0; i < n * d; ++i) {
       if (by_file) {  // the value is this double itself
-        s.em[i] = arrays.contexts[t * n * d + i];
+        s.em[i] = ctx[i];
         s.er[i] = 0;
       } else {
         const mpq_class& q = E[t][i / d][i % d];

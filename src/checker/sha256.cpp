@@ -161,7 +161,16 @@ std::string attention_arrays_digest(const AttentionArrays& a, std::size_t T) {
       v += k; count -= k;
     }
   };
-  feed(a.contexts.data(), T * a.n * a.d);
+  if (a.contexts_f32.empty()) {
+    feed(a.contexts.data(), T * a.n * a.d);
+  } else {  // the same values widened (exactly), a block at a time
+    std::vector<double> wide;
+    for (std::size_t at = 0, total = T * a.n * a.d; at < total; at += 1 << 16) {
+      const std::size_t k = std::min<std::size_t>(total - at, 1 << 16);
+      wide.assign(a.contexts_f32.begin() + at, a.contexts_f32.begin() + at + k);
+      feed(wide.data(), k);
+    }
+  }
   feed(a.queries.data(), T * a.d);
   return "sha256:" + s.hex();
 }

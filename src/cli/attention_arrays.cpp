@@ -37,9 +37,13 @@ memcert_checker::AttentionArrays attention_arrays_from_dataset(const AttentionDa
   a.n = ds.n();
   a.d = ds.d();
   const std::size_t block = a.n * a.d;
-  a.contexts.resize(count * block);
+  if (ds.typed && !ds.typed->contexts_f32.empty()) {  // float32 stays float32
+    a.contexts_f32.assign(ds.typed->contexts_f32.begin(), ds.typed->contexts_f32.begin() + count * block);
+  } else {
+    a.contexts.resize(count * block);
+  }
   std::vector<double> v;
-  for (std::size_t t = 0; t < count; ++t) {
+  for (std::size_t t = 0; t < count && a.contexts_f32.empty(); ++t) {
     if (attention_context_doubles(ds, t, v)) {
       std::copy(v.begin(), v.end(), a.contexts.begin() + t * block);
     } else {
@@ -60,7 +64,7 @@ memcert_checker::AttentionArrays attention_arrays_read(const std::string& path) 
   a.T = ds.T;
   a.n = ds.n;
   a.d = ds.d;
-  if (!ds.contexts_f32.empty()) a.contexts.assign(ds.contexts_f32.begin(), ds.contexts_f32.end());  // exact widening
+  if (!ds.contexts_f32.empty()) a.contexts_f32 = std::move(ds.contexts_f32);  // kept as stored
   else a.contexts = exact_doubles(ds.contexts, path, "contexts");
   ds.contexts = TypedMatrix{};
   ds.contexts_f32 = {};

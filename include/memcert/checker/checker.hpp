@@ -59,6 +59,11 @@ Verdict verify_certificate_text(const std::string& json_text, const Budget& budg
 struct AttentionArrays {
   std::size_t T = 0, n = 0, d = 0;
   std::vector<double> contexts, queries;
+  // The contexts as float32 instead (their exact values; `contexts` is then empty): half the memory, and
+  // no widened copy of a float32 file.
+  std::vector<float> contexts_f32;
+  std::size_t context_values() const { return contexts_f32.empty() ? contexts.size() : contexts_f32.size(); }
+  double context_value(std::size_t i) const { return contexts_f32.empty() ? contexts[i] : double(contexts_f32[i]); }
 };
 // `file`: the certificate's "data.file"; fills `out` or returns false with `error` set (a file that
 // cannot be read is bad input: the verdict is then malformed with that reason).

@@ -4,7 +4,11 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <memory>
 #include <vector>
+
+#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/util/parallel.hpp"
 
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 #include "format.hpp"
@@ -16,15 +20,15 @@ namespace {
 // MPFR scratch for one evaluation (n logits).
 struct EpsScratch {
   std::vector<__mpfr_struct> lo, hi;
-  mpfr_t clo, chi, tmp, x, u_lo, u_hi;
+  mpfr_t clo, chi, tmp, x, u_lo, u_hi, e_lo, e_hi;
   explicit EpsScratch(std::size_t n) : lo(n), hi(n) {
     for (std::size_t k = 0; k < n; ++k) { mpfr_init2(&lo[k], 64); mpfr_init2(&hi[k], 64); }
-    for (mpfr_ptr p : {clo, chi, tmp, x, u_lo, u_hi}) mpfr_init2(p, 64);
+    for (mpfr_ptr p : {clo, chi, tmp, x, u_lo, u_hi, e_lo, e_hi}) mpfr_init2(p, 64);
   }
   ~EpsScratch() {
     for (auto& v : lo) mpfr_clear(&v);
     for (auto& v : hi) mpfr_clear(&v);
-    for (mpfr_ptr p : {clo, chi, tmp, x, u_lo, u_hi}) mpfr_clear(p);
+    for (mpfr_ptr p : {clo, chi, tmp, x, u_lo, u_hi, e_lo, e_hi}) mpfr_clear(p);
   }
   EpsScratch(const EpsScratch&) = delete;
   EpsScratch& operator=(const EpsScratch&) = delete;
@@ -70,60 +74,78 @@ std::optional<WeylScale> weyl_scale_bisect(const std::vector<const AffineLogits*
   WeylScale out;
   if (n <= 1) return out;  // a single token: alpha = 1 at every c, eps = 0
   // The criterion m eps^2 B^2 < sigma^2 as eps < tau := sigma / sqrt(m B^2); tau_lo <= tau (rounded down).
-  mpfr_t tau_lo, t, e_lo, e_hi;
-  for (mpfr_ptr p : {tau_lo, t, e_lo, e_hi}) mpfr_init2(p, 64);
+  mpfr_t tau_lo, t;
+  for (mpfr_ptr p : {tau_lo, t}) mpfr_init2(p, 64);
   Rational mB2 = B2 * Rational(static_cast<long>(m));
   mpfr_set_q(t, mB2.get_mpq_t(), MPFR_RNDU);
   mpfr_sqrt(t, t, MPFR_RNDU);
   mpfr_set_q(tau_lo, sigma_lower.get_mpq_t(), MPFR_RNDD);
   mpfr_div(tau_lo, tau_lo, t, MPFR_RNDD);
-  EpsScratch s(n);
-  // holds: certified eps_t(c) < tau (otherwise not certified, treated as failing).
-  auto holds = [&](std::size_t i, const Rational& c) {
-    eps_enclosure(*logits[i], jstar[i], c, s, e_lo, e_hi);
-    return mpfr_less_p(e_hi, tau_lo) != 0;
+  // holds: certified eps_t(c) < tau (otherwise not certified, treated as failing); e_hi_out: eps_t's
+  // upper bound there. Each thread has its own MPFR scratch.
+  auto holds = [&](std::size_t i, const Rational& c, double* e_hi_out = nullptr) {
+    thread_local std::unique_ptr<EpsScratch> sp;
+    thread_local std::size_t sp_n = 0;
+    if (!sp || sp_n != n) sp = std::make_unique<EpsScratch>(n), sp_n = n;
+    EpsScratch& sc = *sp;
+    eps_enclosure(*logits[i], jstar[i], c, sc, sc.e_lo, sc.e_hi);
+    if (e_hi_out) *e_hi_out = mpfr_get_d(sc.e_hi, MPFR_RNDU);
+    return mpfr_less_p(sc.e_hi, tau_lo) != 0;
   };
   // eps_t is non-increasing in c (the arg-max's weight grows with c when the maximum is unique), so the
-  // criterion for all t holds at c iff it holds for each t; c_weyl = max_t c_t. Examples already
-  // satisfied at the current maximum cost one evaluation.
+  // criterion for all t holds at c iff it holds for each t; c_weyl = max_t c_t. Examples are taken in
+  // order against the running maximum; an example that passes there costs one evaluation. Those tests
+  // run ahead on the threads, a block at a time, at the maximum as the block starts: passing at that
+  // smaller scale implies passing at the running one, so only the failures are re-run in order, and the
+  // result is exactly that of the one-thread loop, whatever the thread count.
   bool ok = true;
   Rational best = 0, best_lo = 0;
   bool best_lo_set = false;
-  for (std::size_t i = 0; i < m && ok; ++i) {
-    if (holds(i, best)) continue;
-    Rational lo = best, hi = best * 2;
-    if (hi < c_hint) hi = c_hint;
-    if (hi <= 0) hi = 1;
-    int doublings = 0;
-    while (!holds(i, hi)) {
-      lo = hi;
-      hi *= 2;
-      if (++doublings > 64) { ok = false; break; }
+  const int threads = mpfr_buildopt_tls_p() ? fast_threads() : 1;
+  constexpr std::size_t kBlock = 64;
+  std::vector<char> pre(kBlock);
+  for (std::size_t b0 = 0; b0 < m && ok; b0 += kBlock) {
+    const std::size_t b1 = std::min(m, b0 + kBlock);
+    const Rational start = best;
+    parallel_for(b1 - b0, threads, [&](std::size_t k) { pre[k] = holds(b0 + k, start); });
+    for (std::size_t i = b0; i < b1 && ok; ++i) {
+      if (pre[i - b0] || holds(i, best)) continue;
+      Rational lo = best, hi = best * 2;
+      if (hi < c_hint) hi = c_hint;
+      if (hi <= 0) hi = 1;
+      int doublings = 0;
+      while (!holds(i, hi)) {
+        lo = hi;
+        hi *= 2;
+        if (++doublings > 64) { ok = false; break; }
+      }
+      if (!ok) break;
+      // Bisect [lo, hi] (dyadic midpoints) to a relative width 2^-12.
+      while (hi - lo > hi / 4096) {
+        Rational mid = (lo + hi) / 2;
+        if (holds(i, mid)) hi = mid; else lo = mid;
+      }
+      // A short dyadic >= hi (the criterion holds there too: eps is non-increasing in c).
+      best = detail::round_dyadic(hi, 14, /*up=*/true);
+      best_lo = lo;
+      best_lo_set = true;
     }
-    if (!ok) break;
-    // Bisect [lo, hi] (dyadic midpoints) to a relative width 2^-12.
-    while (hi - lo > hi / 4096) {
-      Rational mid = (lo + hi) / 2;
-      if (holds(i, mid)) hi = mid; else lo = mid;
-    }
-    // A short dyadic >= hi (the criterion holds there too: eps is non-increasing in c).
-    best = detail::round_dyadic(hi, 14, /*up=*/true);
-    best_lo = lo;
-    best_lo_set = true;
   }
   if (ok) {
     // Final pass at c_weyl: every example certified, and the largest eps upper bound reported.
-    mpfr_set_zero(t, 1);
-    for (std::size_t i = 0; i < m && ok; ++i) {
-      eps_enclosure(*logits[i], jstar[i], best, s, e_lo, e_hi);
-      if (!mpfr_less_p(e_hi, tau_lo)) ok = false;
-      mpfr_max(t, t, e_hi, MPFR_RNDU);
+    std::vector<double> eh(m, 0.0);
+    std::vector<char> pass(m, 0);
+    parallel_for(m, threads, [&](std::size_t i) { pass[i] = holds(i, best, &eh[i]); });
+    double emax = 0;
+    for (std::size_t i = 0; i < m; ++i) {
+      if (!pass[i]) ok = false;
+      emax = std::max(emax, eh[i]);
     }
     out.c = best;
     out.c_lower = best_lo_set ? std::optional<Rational>(best_lo) : std::nullopt;
-    out.eps_upper = mpfr_get_d(t, MPFR_RNDU);
+    out.eps_upper = emax;
   }
-  for (mpfr_ptr p : {tau_lo, t, e_lo, e_hi}) mpfr_clear(p);
+  for (mpfr_ptr p : {tau_lo, t}) mpfr_clear(p);
   if (!ok) return std::nullopt;
   return out;
 }
