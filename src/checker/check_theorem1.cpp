@@ -904,7 +904,10 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       const HeadTrace& x = ht[h];
       // (1) exact logits: E (W_K (W_Q^T e)) / (den_E den_K den_Q den_e)
       WQg[h].transposed_times(WQ[h].num, es.num[0], s.v, s.df);  // v = W_Q^T e
-      if (exact_product(Ed, WKd[h], s.F)) {  // a = (E W_K) v with E W_K exact in doubles: fewer big products
+      // E W_K costs n d d_h products, E (W_K v) in 128-bit pieces about n d (3 + 1): the latter first
+      // unless d_h is small.
+      if (dh > 8 && logits_split(Ed, WKd[h], s.v, s.a, s.df)) {
+      } else if (exact_product(Ed, WKd[h], s.F)) {  // a = (E W_K) v with E W_K exact in doubles: fewer big products
         s.a.resize(n);
         for (std::size_t j = 0; j < n; ++j) {
           mpz_set_ui(s.a[j].get_mpz_t(), 0);
