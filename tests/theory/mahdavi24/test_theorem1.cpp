@@ -692,6 +692,7 @@ TEST_CASE("Theorem 1: typed contexts (no rational per entry) give the rational r
     cases.push_back({"int64", q, 5, 4, true});
   }
   cases.push_back({"T > T*", floats(30, 4, 8), 3, 4});
+  cases.push_back({"d_h > 8 (the checker's 128-bit split of E W_K W_Q^T e)", floats(28, 10, 12), 3, 10});
   for (const Case& c : cases) {
     INFO(c.what);
     const Theorem1Result rq = build(c.q, c.H, c.dh);
