@@ -266,25 +266,32 @@ std::optional<Saturator> lemma3_rank_one_saturator(const AttentionDataset& ds,
   const std::size_t d = ds.d(), k = group.size();
   // Vectors orthogonal to span{e^(t) : t in group}: the kernel of Q_R^T restricted to a random set C of
   // min(d, k + 8) coordinates, padded with zeros (Q_R^T w = Q_R^T|_C w_C = 0). Any non-zero kernel
-  // vector serves Lemma 3; the whole kernel (d - k columns of large rationals) would cost about d / 8
-  // times more for nothing.
-  std::vector<std::size_t> cols(d);
-  for (std::size_t c = 0; c < d; ++c) cols[c] = c;
-  if (k + 8 < d) {
-    std::shuffle(cols.begin(), cols.end(), rng);
-    cols.resize(k + 8);
-    std::sort(cols.begin(), cols.end());
-  }
-  QMatrix QRt(k, cols.size());
-  for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t c = 0; c < cols.size(); ++c) QRt(i, c) = ds.queries(group[i], cols[c]);
-  const QMatrix Kc = group.empty() ? QMatrix::identity(d) : qmat_kernel(QRt);
-  if (Kc.cols() == 0) return std::nullopt;
-  QMatrix K(d, Kc.cols(), Rational(0));
-  for (std::size_t c = 0; c < Kc.rows(); ++c)
-    for (std::size_t j = 0; j < Kc.cols(); ++j) K(group.empty() ? c : cols[c], j) = Kc(c, j);
+  // vector serves Lemma 3, and the whole kernel (d - k columns of large rationals) costs about d / 8 times
+  // more. Such a w misses a query e_t whose restriction to C lies in the span of Q_R's (structured data:
+  // one-hot queries off C); so C is redrawn every 8 attempts, and the second half of the attempts draws
+  // from the whole kernel, which fails only when the lemma does.
+  QMatrix K;
+  auto draw_kernel = [&](bool whole) {
+    std::vector<std::size_t> cols(d);
+    for (std::size_t c = 0; c < d; ++c) cols[c] = c;
+    if (!whole && k + 8 < d) {
+      std::shuffle(cols.begin(), cols.end(), rng);
+      cols.resize(k + 8);
+      std::sort(cols.begin(), cols.end());
+    }
+    QMatrix QRt(k, cols.size());
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t c = 0; c < cols.size(); ++c) QRt(i, c) = ds.queries(group[i], cols[c]);
+    const QMatrix Kc = group.empty() ? QMatrix::identity(d) : qmat_kernel(QRt);
+    K = QMatrix(d, Kc.cols(), Rational(0));
+    for (std::size_t c = 0; c < Kc.rows(); ++c)
+      for (std::size_t j = 0; j < Kc.cols(); ++j) K(group.empty() ? c : cols[c], j) = Kc(c, j);
+  };
   std::uniform_int_distribution<int> cw(-8, 8), cg(-64, 64);
+  const std::size_t half = max_attempts / 2;
   for (std::size_t attempt = 0; attempt < max_attempts; ++attempt) {
+    if (attempt < half ? attempt % 8 == 0 : attempt == half) draw_kernel(attempt >= half);
+    if (K.cols() == 0) return std::nullopt;
     QVector coef(K.cols());
     bool nz = false;
     for (auto& x : coef) { x = cw(rng); nz = nz || x != 0; }
