@@ -138,6 +138,16 @@ bool exact_product_128(const SmallInts& A, const SmallInts& B, std::vector<i128>
   if (!A.ok || !B.ok || A.cols != B.rows || A.max * B.max * static_cast<unsigned long>(A.cols) >= (mpz_class(1) << 126))
     return false;
   out.assign(A.rows * B.cols, 0);
+  if (B.cols == 1) {  // a matrix-vector product: one register accumulator per row
+    for (std::size_t i = 0; i < A.rows; ++i) {
+      const double* ar = &A.v[i * A.cols];
+      i128 acc = 0;
+      for (std::size_t c = 0; c < A.cols; ++c)
+        acc += static_cast<i128>(static_cast<std::int64_t>(ar[c])) * static_cast<std::int64_t>(B.v[c]);
+      out[i] = acc;
+    }
+    return true;
+  }
   for (std::size_t i = 0; i < A.rows; ++i)
     for (std::size_t c = 0; c < A.cols; ++c) {
       const auto x = static_cast<std::int64_t>(A.v[i * A.cols + c]);  // exact: |x| <= 2^53
@@ -823,7 +833,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     std::vector<mpq_class> min_gap, max_spread;
     mpq_class B2 = 0;                          // the largest squared token norm seen so far
     Scratch(std::size_t n, std::size_t d, std::size_t H, std::size_t dv, std::size_t dout)
-        : xl(n, kSoftPrec), xh(n, kSoftPrec), soft(5, kSoftPrec), tmp(3, kPrec), em(n * d), er(n * d), am(n),
+        : xl(n, kSoftPrec), xh(n, kSoftPrec), soft(7, kSoftPrec), tmp(3, kPrec), em(n * d), er(n * d), am(n),
           ar(n), pl(d, kPrec), ph(d, kPrec), ocl(H * dv, kPrec), och(H * dv, kPrec), ol(d, kPrec), oh(d, kPrec),
           yl(dout, kPrec), yh(dout, kPrec), have(H, false), min_gap(H), max_spread(H) {}
   };
@@ -1021,14 +1031,22 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       std::size_t jm = 0;
       for (std::size_t j = 1; j < n; ++j) if (a[j] > a[jm]) jm = j;
       mpfr_ptr xlo = s.soft[0], xhi = s.soft[1], dl = s.soft[2], sl = s.soft[3], sh = s.soft[4];
+      // 1/den in [inv_lo, inv_hi] once (den >= 1): then x_j = (a_j - M)/den <= 0 lies in
+      // [df_lo inv_hi, df_hi inv_lo] with df_lo <= a_j - M <= df_hi <= 0 -- two short products instead of
+      // two divisions by an integer of thousands of bits per j.
+      mpfr_ptr inv_lo = s.soft[5], inv_hi = s.soft[6];
+      mpfr_set_z(inv_hi, den.get_mpz_t(), MPFR_RNDU);  // >= den
+      mpfr_ui_div(inv_lo, 1, inv_hi, MPFR_RNDD);        // <= 1/den
+      mpfr_set_z(inv_hi, den.get_mpz_t(), MPFR_RNDD);  // <= den, > 0
+      mpfr_ui_div(inv_hi, 1, inv_hi, MPFR_RNDU);        // >= 1/den
       mpfr_set_zero(sl, 1);
       mpfr_set_zero(sh, 1);
       for (std::size_t j = 0; j < n; ++j) {
         mpz_sub(s.df.get_mpz_t(), a[j].get_mpz_t(), a[jm].get_mpz_t());
         mpfr_set_z(xlo, s.df.get_mpz_t(), MPFR_RNDD);
-        mpfr_div_z(xlo, xlo, den.get_mpz_t(), MPFR_RNDD);
+        mpfr_mul(xlo, xlo, inv_hi, MPFR_RNDD);
         mpfr_set_z(xhi, s.df.get_mpz_t(), MPFR_RNDU);
-        mpfr_div_z(xhi, xhi, den.get_mpz_t(), MPFR_RNDU);
+        mpfr_mul(xhi, xhi, inv_lo, MPFR_RNDU);
         const bool exact = mpfr_exp(s.xl[j], xlo, MPFR_RNDD) == 0;
         mpfr_sub(dl, xhi, xlo, MPFR_RNDU);
         if (mpfr_cmp_ui(dl, 1) <= 0) {
