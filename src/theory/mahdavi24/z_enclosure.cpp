@@ -274,6 +274,19 @@ bool context_times_int64(const std::vector<double>& E, std::size_t n, std::size_
   const int dbits = 64 - __builtin_clzll(static_cast<unsigned long long>(d) | 1);
   if (E.size() != n * d || g.size() != d || gbits > 62 || 52 + gbits + dbits > 126) return false;
   out.assign(n, 0);
+  double emax = 0;
+  for (double x : E) emax = std::max(emax, std::fabs(x));
+  int ebits = 0;
+  std::frexp(emax, &ebits);  // |E| < 2^ebits
+  if (ebits + gbits + dbits <= 62) {  // every partial sum below 2^62: 64-bit integers suffice (and vectorize)
+    for (std::size_t j = 0; j < n; ++j) {
+      std::int64_t acc = 0;
+      const double* er = &E[j * d];
+      for (std::size_t c = 0; c < d; ++c) acc += static_cast<std::int64_t>(er[c]) * g[c];
+      out[j] = acc;
+    }
+    return true;
+  }
   for (std::size_t j = 0; j < n; ++j) {
     int128::i128 acc = 0;
     const double* er = &E[j * d];

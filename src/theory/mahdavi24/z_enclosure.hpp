@@ -87,7 +87,8 @@ std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g
 
 // E g exactly in 128-bit integers for a context whose numerators E (n x d, row-major) are integers below
 // 2^52 held as doubles (ScaledDataset::context_doubles) and an integer vector g (|g_c| < 2^62): false when
-// 52 + bits(max |g|) + bits(d) > 126 (a sum could then leave __int128; use the big-integer route).
+// 52 + bits(max |g|) + bits(d) > 126 (a sum could then leave __int128; use the big-integer route). Sums
+// that provably stay below 2^62 are taken in 64-bit integers.
 bool context_times_int64(const std::vector<double>& E, std::size_t n, std::size_t d, const std::vector<std::int64_t>& g,
                          std::vector<int128::i128>& out);
 
