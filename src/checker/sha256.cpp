@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #endif
@@ -142,37 +143,46 @@ std::string Sha256::hex() {
   return s;
 }
 
-std::string attention_arrays_digest(const AttentionArrays& a, std::size_t T) {
-  Sha256 s;
-  const std::string head = "memcert-attention-v1 " + std::to_string(T) + " " + std::to_string(a.n) + " " + std::to_string(a.d);
-  s.update(head.data(), head.size());
+AttentionDigest::AttentionDigest(std::size_t T, std::size_t n, std::size_t d) : sha_(std::make_unique<Sha256>()) {
+  const std::string head = "memcert-attention-v1 " + std::to_string(T) + " " + std::to_string(n) + " " + std::to_string(d);
+  sha_->update(head.data(), head.size());
+}
+AttentionDigest::~AttentionDigest() = default;
+
+void AttentionDigest::add(const double* v, std::size_t count) {
   // Bit patterns in little-endian byte order, whatever the host's, so the digest is portable.
   unsigned char buf[8 * 512];
-  auto feed = [&](const double* v, std::size_t count) {
-    while (count > 0) {
-      const std::size_t k = std::min<std::size_t>(count, 512);
-      for (std::size_t i = 0; i < k; ++i) {
-        std::uint64_t u;
-        std::memcpy(&u, &v[i], 8);
-        if (v[i] == 0) u = 0;  // -0 and +0 are the same value
-        for (int b = 0; b < 8; ++b) buf[8 * i + b] = static_cast<unsigned char>(u >> (8 * b));
-      }
-      s.update(buf, 8 * k);
-      v += k; count -= k;
+  while (count > 0) {
+    const std::size_t k = std::min<std::size_t>(count, 512);
+    for (std::size_t i = 0; i < k; ++i) {
+      std::uint64_t u;
+      std::memcpy(&u, &v[i], 8);
+      if (v[i] == 0) u = 0;  // -0 and +0 are the same value
+      for (int b = 0; b < 8; ++b) buf[8 * i + b] = static_cast<unsigned char>(u >> (8 * b));
     }
-  };
-  if (a.contexts_f32.empty()) {
-    feed(a.contexts.data(), T * a.n * a.d);
-  } else {  // the same values widened (exactly), a block at a time
-    std::vector<double> wide;
-    for (std::size_t at = 0, total = T * a.n * a.d; at < total; at += 1 << 16) {
-      const std::size_t k = std::min<std::size_t>(total - at, 1 << 16);
-      wide.assign(a.contexts_f32.begin() + at, a.contexts_f32.begin() + at + k);
-      feed(wide.data(), k);
-    }
+    sha_->update(buf, 8 * k);
+    v += k; count -= k;
   }
-  feed(a.queries.data(), T * a.d);
-  return "sha256:" + s.hex();
+}
+
+void AttentionDigest::add(const float* v, std::size_t count) {
+  double wide[512];
+  while (count > 0) {  // the same values widened (exactly), a block at a time
+    const std::size_t k = std::min<std::size_t>(count, 512);
+    for (std::size_t i = 0; i < k; ++i) wide[i] = v[i];
+    add(wide, k);
+    v += k; count -= k;
+  }
+}
+
+std::string AttentionDigest::finish() { return "sha256:" + sha_->hex(); }
+
+std::string attention_arrays_digest(const AttentionArrays& a, std::size_t T) {
+  AttentionDigest g(T, a.n, a.d);
+  if (a.contexts_f32.empty()) g.add(a.contexts.data(), T * a.n * a.d);
+  else g.add(a.contexts_f32.data(), T * a.n * a.d);
+  g.add(a.queries.data(), T * a.d);
+  return g.finish();
 }
 
 }  // namespace memcert_checker

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <memory>
 
 #include "memcert/data/typed_dataset.hpp"
 #include "memcert/util/error.hpp"
@@ -57,6 +58,31 @@ memcert_checker::AttentionArrays attention_arrays_from_dataset(const AttentionDa
 
 namespace {
 }  // namespace
+
+std::function<std::string()> attention_digest_job(const AttentionDataset& ds, std::size_t count, const std::string& path) {
+  if (!ds.typed) {  // rational contexts: converted (and checked) now, digested later
+    auto arrays = std::make_shared<memcert_checker::AttentionArrays>(attention_arrays_from_dataset(ds, count, path));
+    return [arrays, count] { return memcert_checker::attention_arrays_digest(*arrays, count); };
+  }
+  if (count > ds.T()) throw std::out_of_range("attention_digest_job: count past T");
+  auto queries = std::make_shared<std::vector<double>>(count * ds.d());
+  for (std::size_t i = 0; i < queries->size(); ++i) (*queries)[i] = exact_double(ds.queries.data()[i], path, "queries");
+  return [&ds, count, queries] {
+    memcert_checker::AttentionDigest g(count, ds.n(), ds.d());
+    const TypedAttentionDataset& ty = *ds.typed;
+    if (!ty.contexts_f32.empty()) {
+      g.add(ty.contexts_f32.data(), count * ty.n * ty.d);
+    } else {
+      std::vector<double> v;
+      for (std::size_t t = 0; t < count; ++t) {
+        attention_context_doubles(ds, t, v);  // typed values are exact doubles
+        g.add(v.data(), v.size());
+      }
+    }
+    g.add(queries->data(), queries->size());
+    return g.finish();
+  };
+}
 
 memcert_checker::AttentionArrays attention_arrays_read(const std::string& path) {
   TypedAttentionDataset ds = attention_dataset_read_typed(path, /*keep_float32=*/true);

@@ -1,6 +1,7 @@
 #pragma once
 // Attention data sets as the independent checker's AttentionArrays (data by reference,
 // docs/CERTIFICATES.md): read with memcert's typed readers, every value exactly a double.
+#include <functional>
 #include <string>
 
 #include "memcert/checker/checker.hpp"
@@ -18,6 +19,12 @@ memcert_checker::AttentionArrays attention_arrays_read(const std::string& path);
 // reading the file again. InputError (naming `path`) when a value is not exactly a double.
 memcert_checker::AttentionArrays attention_arrays_from_dataset(const AttentionDataset& ds, std::size_t count,
                                                                const std::string& path);
+
+// The digest (memcert_checker::attention_arrays_digest) of the first `count` examples of a data set
+// `construct` has read, as a job to run later (on its own thread while the construction runs): what can
+// fail (a value that is not exactly a double: InputError naming `path`) is checked here, before the job
+// exists. A typed backing is streamed through the digest without a copy.
+std::function<std::string()> attention_digest_job(const AttentionDataset& ds, std::size_t count, const std::string& path);
 
 // The checker's supplier for `verify`: reads `data` when given (--data), else the file the certificate
 // names -- as written, or, when that does not exist and is relative, next to the certificate `cert`.

@@ -5,6 +5,7 @@
 // re-derived with exact rationals, arithmetic modulo verified primes, and MPFR with directed rounding.
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,22 @@ using ArraysSupplier = std::function<bool(const std::string& file, AttentionArra
 // patterns (little-endian) of the first T examples' context entries, then of their queries: a digest of
 // the VALUES (a float32 and a float64 file of the same numbers agree). Requires T <= a.T.
 std::string attention_arrays_digest(const AttentionArrays& a, std::size_t T);
+// The same digest fed piecewise: the T n d context values in order, then the T d query values, then
+// finish() (once). Lets a caller digest data it holds in another form without copying it.
+class Sha256;
+class AttentionDigest {
+ public:
+  AttentionDigest(std::size_t T, std::size_t n, std::size_t d);
+  ~AttentionDigest();
+  AttentionDigest(const AttentionDigest&) = delete;
+  AttentionDigest& operator=(const AttentionDigest&) = delete;
+  void add(const double* v, std::size_t count);
+  void add(const float* v, std::size_t count);  // widened exactly
+  std::string finish();
+
+ private:
+  std::unique_ptr<Sha256> sha_;
+};
 // As the functions above, with the supplier of referenced data (data may be null: no --data).
 Verdict verify_certificate_file(const std::string& path, const Budget& budget, const DataSupplier* data,
                                 const ArraysSupplier& arrays);
