@@ -237,7 +237,7 @@ bool lemma3_check(const AttentionDataset& ds, const std::vector<std::size_t>& gr
       return;
     }
     thread_local std::vector<int128::i128> eg;
-    if (sd && g64 && !sd->context_doubles[t].empty() && context_times_int64(sd->context_doubles[t], sd->context_rows, d, gi, eg)) {
+    if (sd && g64 && !sd->context_doubles[t].empty() && context_times_int64(sd->context_doubles[t], sd->context_max_abs[t], sd->context_rows, d, gi, eg)) {
       std::size_t j = 0;  // the same test on the 128-bit values
       for (std::size_t i = 0; i < eg.size(); ++i) {
         if (we < 0) eg[i] = -eg[i];

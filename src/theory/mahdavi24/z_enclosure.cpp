@@ -266,23 +266,29 @@ std::vector<ScaledVector> claim1_logits_all(const ZExamples& z, const FitHead& f
   return a;
 }
 
-bool context_times_int64(const std::vector<double>& E, std::size_t n, std::size_t d, const std::vector<std::int64_t>& g,
-                         std::vector<int128::i128>& out) {
+bool context_times_int64(const std::vector<double>& E, double max_abs, std::size_t n, std::size_t d,
+                         const std::vector<std::int64_t>& g, std::vector<int128::i128>& out) {
   std::uint64_t gmax = 0;
   for (std::int64_t x : g) gmax = std::max<std::uint64_t>(gmax, x < 0 ? 0 - static_cast<std::uint64_t>(x) : static_cast<std::uint64_t>(x));
   const int gbits = 64 - (gmax ? __builtin_clzll(gmax) : 64);
   const int dbits = 64 - __builtin_clzll(static_cast<unsigned long long>(d) | 1);
   if (E.size() != n * d || g.size() != d || gbits > 62 || 52 + gbits + dbits > 126) return false;
   out.assign(n, 0);
-  double emax = 0;
-  for (double x : E) emax = std::max(emax, std::fabs(x));
   int ebits = 0;
-  std::frexp(emax, &ebits);  // |E| < 2^ebits
-  if (ebits + gbits + dbits <= 62) {  // every partial sum below 2^62: 64-bit integers suffice (and vectorize)
+  std::frexp(max_abs, &ebits);  // |E| <= max_abs < 2^ebits
+  if (ebits + gbits <= 56) {
+    // Each product is below 2^(ebits + gbits): sums of 2^(62 - ebits - gbits) of them stay below 2^62, so
+    // they run in 64-bit integers and only the block sums are added in 128 bits.
+    const std::size_t block = std::size_t(1) << std::min(62 - ebits - gbits, 30);
     for (std::size_t j = 0; j < n; ++j) {
-      std::int64_t acc = 0;
+      int128::i128 acc = 0;
       const double* er = &E[j * d];
-      for (std::size_t c = 0; c < d; ++c) acc += static_cast<std::int64_t>(er[c]) * g[c];
+      for (std::size_t c0 = 0; c0 < d; c0 += block) {
+        const std::size_t c1 = std::min(d, c0 + block);
+        std::int64_t part = 0;
+        for (std::size_t c = c0; c < c1; ++c) part += static_cast<std::int64_t>(er[c]) * g[c];
+        acc += part;
+      }
       out[j] = acc;
     }
     return true;
@@ -323,7 +329,7 @@ std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g
         v.num[j] = Integer(acc);
       }
       v.den = z.sd.contexts[t].den * gs.den;
-    } else if (g64 && !z.sd.context_doubles[t].empty() && context_times_int64(z.sd.context_doubles[t], n, d, gi, eg)) {
+    } else if (g64 && !z.sd.context_doubles[t].empty() && context_times_int64(z.sd.context_doubles[t], z.sd.context_max_abs[t], n, d, gi, eg)) {
       v.num.resize(n);
       for (std::size_t j = 0; j < n; ++j) v.num[j] = int128::to_integer(eg[j]);
       v.den = z.sd.contexts[t].den * gs.den;

@@ -86,11 +86,12 @@ std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledM
 std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w);
 
 // E g exactly in 128-bit integers for a context whose numerators E (n x d, row-major) are integers below
-// 2^52 held as doubles (ScaledDataset::context_doubles) and an integer vector g (|g_c| < 2^62): false when
-// 52 + bits(max |g|) + bits(d) > 126 (a sum could then leave __int128; use the big-integer route). Sums
-// that provably stay below 2^62 are taken in 64-bit integers.
-bool context_times_int64(const std::vector<double>& E, std::size_t n, std::size_t d, const std::vector<std::int64_t>& g,
-                         std::vector<int128::i128>& out);
+// 2^52 held as doubles (ScaledDataset::context_doubles; max_abs >= their largest magnitude,
+// ScaledDataset::context_max_abs) and an integer vector g (|g_c| < 2^62): false when
+// 52 + bits(max |g|) + bits(d) > 126 (a sum could then leave __int128; use the big-integer route). Blocks
+// of terms whose sums provably stay below 2^62 are taken in 64-bit integers.
+bool context_times_int64(const std::vector<double>& E, double max_abs, std::size_t n, std::size_t d,
+                         const std::vector<std::int64_t>& g, std::vector<int128::i128>& out);
 
 // saturation_data for exact vectors in scaled form (positive denominators): integers only, one
 // Rational each for the gap and the spread.
