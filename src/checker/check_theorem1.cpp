@@ -830,7 +830,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
     std::vector<i128> F128; // the same in 128 bits
     mpz_class den, df, wenum;
     MpfrVec xl, xh, soft, tmp;  // softmax: exp bounds and temporaries (kSoftPrec); tmp: t1..t3 (kPrec)
-    std::vector<double> em, er, am, ar;
+    std::vector<double> em, er, am, ar, colabs;  // colabs: column bounds of |E| (column_abs_bounds)
     MpfrVec pl, ph, ocl, och, ol, oh, yl, yh;  // p (d), [o_1; ...; o_H] (H dv), o (d), y_hat (d_out)
     std::vector<bool> have;                    // per head: the saturation data seen so far
     std::vector<mpq_class> min_gap, max_spread;
@@ -910,6 +910,10 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       if (tok_by_head) continue;
       TokM[t * n * d + i] = s.em[i];
       TokR[t * n * d + i] = s.er[i];
+    }
+    if (!column_abs_bounds(s.em.data(), s.er.data(), n, d, s.colabs)) {
+      err = "forward pass: non-finite value";
+      return false;
     }
     s.ocl.zero();
     s.och.zero();
@@ -1072,7 +1076,7 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
       // (3) p = E^T alpha in [centre +- radius] (double midpoint-radius, float_kernels.cpp)
       double* centre = &C[t * m + h * d];
       double* radius = &R[t * m + h * d];
-      if (!mix_enclosure(s.em.data(), s.er.data(), s.am.data(), s.ar.data(), n, d, centre, radius)) {
+      if (!mix_enclosure(s.em.data(), s.er.data(), s.am.data(), s.ar.data(), n, d, centre, radius, s.colabs.data())) {
         err = "forward pass: non-finite value";
         return false;
       }

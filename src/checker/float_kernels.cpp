@@ -81,8 +81,23 @@ void midrad(double lo, double hi, double& m, double& r) {
 // b_j >= |am_j| + ar_j (both rounded upward). That sum S_c has 2n non-negative products; its
 // round-to-nearest value f_c satisfies S_c <= f_c + gamma_2n S_c + 2n eta, i.e.
 // S_c <= (f_c + 2n eta) / (1 - gamma_2n). centre_c = s_c, radius_c = that bound + n eta, rounded up.
+bool column_abs_bounds(const double* em, const double* er, std::size_t n, std::size_t d, std::vector<double>& out) {
+  out.assign(d, 0.0);
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t c = 0; c < d; ++c) out[c] += std::fabs(em[j * d + c]) + er[j * d + c];
+  // n + 1 roundings per chain in round-to-nearest: divided by 1 - gamma_{n+1}, rounded upward.
+  const double g = gamma_up(n + 1);
+  if (!std::isfinite(g)) return false;
+  const double dn1 = dn(1.0 - g);
+  for (double& x : out) {
+    x = up(x / dn1);
+    if (!std::isfinite(x)) return false;
+  }
+  return true;
+}
+
 bool mix_enclosure(const double* em, const double* er, const double* am, const double* ar, std::size_t n,
-                   std::size_t d, double* centre, double* radius) {
+                   std::size_t d, double* centre, double* radius, const double* colabs) {
   const double gn = gamma_up(n), g2n = gamma_up(2 * n);
   if (!std::isfinite(g2n)) return false;
   const double denom = dn(1.0 - g2n);                                  // <= 1 - gamma_2n, > 0
@@ -106,8 +121,9 @@ bool mix_enclosure(const double* em, const double* er, const double* am, const d
     const double* r = er + j * d;
     if (b[j] < kTiny) {
       if (b[j] == 0) continue;  // alpha_j = 0 and E_j is finite: no contribution
-      if (st.empty()) st.assign(d, 0.0);
       wt = std::max(wt, b[j]);
+      if (colabs) continue;  // bounded by wt colabs_c below, the row not read
+      if (st.empty()) st.assign(d, 0.0);
       for (std::size_t c = 0; c < d; ++c) st[c] += std::fabs(e[c]) + r[c];
       continue;
     }
@@ -121,6 +137,7 @@ bool mix_enclosure(const double* em, const double* er, const double* am, const d
   for (std::size_t c = 0; c < d; ++c) {
     radius[c] = up(up(up(up(radius[c] + tail2n) / denom)) + tailn);
     if (!st.empty()) radius[c] = up(radius[c] + up(up(wt * up(st[c] / dn1)) + kEta));
+    else if (colabs && wt > 0) radius[c] = up(radius[c] + up(up(wt * colabs[c]) + kEta));
     if (!std::isfinite(centre[c]) || !std::isfinite(radius[c])) return false;
   }
   return true;

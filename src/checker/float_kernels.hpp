@@ -35,8 +35,12 @@ void midrad(double lo, double hi, double& m, double& r);
 // p = E^T alpha enclosed entrywise for EVERY E in [em +- er] (n x d, row-major, er >= 0) and alpha in
 // [am +- ar] (n, ar >= 0): |p_c - centre_c| <= radius_c for c < d. Returns false if a value is not
 // finite (nothing is certified then). See float_kernels.cpp for the bound.
+// colabs (optional, d values): upper bounds on sum_j |em_jc| + er_jc (column_abs_bounds), so that rows of
+// negligible weight need not be read at all.
 bool mix_enclosure(const double* em, const double* er, const double* am, const double* ar, std::size_t n,
-                   std::size_t d, double* centre, double* radius);
+                   std::size_t d, double* centre, double* radius, const double* colabs = nullptr);
+// out[c] >= sum_j |em_jc| + er_jc (n x d), rounded upward (false if a value is not finite).
+bool column_abs_bounds(const double* em, const double* er, std::size_t n, std::size_t d, std::vector<double>& out);
 
 // The lower triangle of G = fl(C C^T) for C (rows x cols, row-major): g[a * rows + b] for b <= a.
 // Each entry is a dot product of length cols evaluated in round-to-nearest in some fixed order, so

@@ -248,11 +248,28 @@ ContextEnclosure::ContextEnclosure(const QMatrix& E, mpfr_prec_t prec)
     centre_radius(lo, hi, mid, rad, &em_[i], &er_[i]);  // E_i in [em_i +- er_i] (er_i = 0 if dyadic)
   }
   if (std::all_of(er_.begin(), er_.end(), [](double r) { return r == 0; })) er_ = {};  // dyadic: radius 0
+  column_bounds();
   mpfr_clears(lo, hi, mid, rad, (mpfr_ptr)0);
 }
 
 ContextEnclosure::ContextEnclosure(const double* E, std::size_t n, std::size_t d, mpfr_prec_t prec)
-    : n_(n), d_(d), prec_(std::max<mpfr_prec_t>(prec, 53)), em_(E, E + n * d) {}  // er_ empty: radius 0
+    : n_(n), d_(d), prec_(std::max<mpfr_prec_t>(prec, 53)), em_(E, E + n * d) {  // er_ empty: radius 0
+  column_bounds();
+}
+
+// colabs_[c] >= sum_j |em_jc| + er_jc: summed in round-to-nearest (n + 1 roundings per chain) and inflated
+// by 1 + 2 gamma_{n+3} >= 1 / (1 - gamma_{n+1}), rounded upward.
+void ContextEnclosure::column_bounds() {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto up = [inf](double x) { return std::nextafter(x, inf); };
+  colabs_.assign(d_, 0.0);
+  for (std::size_t j = 0; j < n_; ++j)
+    for (std::size_t c = 0; c < d_; ++c) colabs_[c] += std::fabs(em_[j * d_ + c]) + (er_.empty() ? 0.0 : er_[j * d_ + c]);
+  const double u = std::ldexp(1.0, -53), nn = double(n_ + 3);
+  const double gam = up(up(nn * u) / (1.0 - nn * u));
+  const double infl = up(1.0 + up(2.0 * gam));
+  for (double& x : colabs_) x = up(x * infl);
+}
 
 namespace {
 // Per-thread scratch space for ContextEnclosure::mix.
@@ -476,11 +493,11 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
   sa.assign(d_, 0.0);
   sr.assign(d_, 0.0);
   // Tokens whose weight alpha_j <= am_j + ar_j is below 2^-500 (a saturated softmax) are not mixed in:
-  // their whole contribution |E_jc| alpha_j is bounded by wtiny * st_c with wtiny = max (am_j + ar_j) and
-  // st_c = sum |em_jc| + er_jc over them, added to the radius below. (Multiplying by such weights would
-  // run on subnormal numbers, at a hundred times the cost, for terms that do not matter.)
+  // their whole contribution |E_jc| alpha_j is at most wtiny * colabs_c with wtiny = max (am_j + ar_j)
+  // over them and colabs_c >= sum over ALL tokens of |em_jc| + er_jc (column_bounds, once per context),
+  // added to the radius below. (Multiplying by such weights would run on subnormal numbers, at a hundred
+  // times the cost, and even reading those tokens is most of the work when the softmax is saturated.)
   const double kTiny = std::ldexp(1.0, -500);
-  thread_local std::vector<double> st;
   double wtiny = 0;
   bool any_tiny = false;
   for (std::size_t j = 0; j < n_; ++j) {
@@ -488,9 +505,8 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
     const double a = am[j], r = ar[j], ar2 = up(a + r);  // >= am_j + ar_j
     if (ar2 < kTiny) {
       if (ar2 == 0) continue;  // alpha_j = 0 exactly
-      if (!any_tiny) st.assign(d_, 0.0), any_tiny = true;
+      any_tiny = true;
       wtiny = std::max(wtiny, ar2);
-      for (std::size_t c = 0; c < d_; ++c) st[c] += std::fabs(em[c]) + (er_.empty() ? 0.0 : er_[j * d_ + c]);
       continue;
     }
     if (er_.empty()) {  // exact entries (er = 0)
@@ -516,7 +532,7 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
   for (std::size_t c = 0; c < d_; ++c) {
     const double sa_up = up(sa[c] * infl), sr_up = up(sr[c] * infl);
     radius[c] = up(up(sr_up + up(gam * sa_up)) + tiny);
-    if (any_tiny) radius[c] = up(radius[c] + up(up(wtiny * up(st[c] * infl)) + eta));  // the tokens left out
+    if (any_tiny) radius[c] = up(radius[c] + up(up(wtiny * colabs_[c]) + eta));  // the tokens left out
   }
 }
 

@@ -99,13 +99,21 @@ TEST_CASE("float kernels: the mixing enclosure contains E^T alpha for every E an
           ar[j] = ar[j - n / 2];
         }
       REQUIRE(mix_enclosure(em.data(), er.data(), am.data(), ar.data(), n, d, centre.data(), radius.data()));
+      // The same with the column bounds of |E| (tiny-weight rows then not read): also an enclosure.
+      std::vector<double> colabs, centre2(d), radius2(d);
+      REQUIRE(column_abs_bounds(em.data(), er.data(), n, d, colabs));
+      REQUIRE(mix_enclosure(em.data(), er.data(), am.data(), ar.data(), n, d, centre2.data(), radius2.data(), colabs.data()));
       for (std::size_t c = 0; c < d; ++c) {
-        mpq_class lo, hi;
+        mpq_class lo, hi, colsum = 0;
         exact_range(em, er, am, ar, n, d, c, lo, hi);
+        for (std::size_t j = 0; j < n; ++j) colsum += abs(Q(em[j * d + c])) + Q(er[j * d + c]);
         INFO("n=" << n << " d=" << d << " c=" << c << " centre=" << centre[c] << " radius=" << radius[c]);
         REQUIRE(radius[c] >= 0);
         CHECK(Q(centre[c]) - Q(radius[c]) <= lo);
         CHECK(hi <= Q(centre[c]) + Q(radius[c]));
+        CHECK(Q(centre2[c]) - Q(radius2[c]) <= lo);
+        CHECK(hi <= Q(centre2[c]) + Q(radius2[c]));
+        CHECK(colsum <= Q(colabs[c]));
       }
     }
 }

@@ -121,9 +121,11 @@ class ContextEnclosure {
 
  private:
   void mix_alpha(double* centre, double* radius) const;  // p from this thread's alpha bounds
+  void column_bounds();                                   // fills colabs_
   std::size_t n_ = 0, d_ = 0;
   mpfr_prec_t prec_ = 64;
   std::vector<double> em_, er_;  // n*d: E_jc in [em +- er] (er = 0 for dyadic entries; er_ empty when all are)
+  std::vector<double> colabs_;   // d: upper bounds on sum_j |em_jc| + er_jc
 };
 
 }  // namespace memcert
