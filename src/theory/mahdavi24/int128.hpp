@@ -18,10 +18,10 @@ inline std::int64_t small_int64(const Integer& x, bool& ok) {
 
 // Bits of |x| (0 for x = 0).
 inline int bits(i128 x) {
-  u128 u = x < 0 ? static_cast<u128>(-x) : static_cast<u128>(x);
-  int b = 0;
-  while (u) { u >>= 1; ++b; }
-  return b;
+  const u128 u = x < 0 ? static_cast<u128>(-x) : static_cast<u128>(x);
+  const auto hi = static_cast<std::uint64_t>(u >> 64), lo = static_cast<std::uint64_t>(u);
+  if (hi) return 128 - __builtin_clzll(hi);
+  return lo ? 64 - __builtin_clzll(lo) : 0;
 }
 
 // Integer from a 128-bit value through two 64-bit halves (exact).

@@ -125,3 +125,26 @@ TEST_CASE("Theorem 1: dyadic and exact Claim 1 both certify; checker re-verifies
     }
   }
 }
+
+TEST_CASE("int128 helpers: bit lengths and conversions against GMP", "[claim1][int128]") {
+  // Second method: GMP's own bit length and value of the same number built from two 64-bit halves.
+  std::mt19937_64 rng(41);
+  using memcert::mahdavi24::int128::i128;
+  using memcert::mahdavi24::int128::u128;
+  std::vector<i128> xs = {0, 1, -1, 2, (i128(1) << 63), (i128(1) << 64), -(i128(1) << 64) + 1,
+                          static_cast<i128>((~u128(0)) >> 1), -static_cast<i128>((~u128(0)) >> 1)};
+  for (int k = 0; k < 500; ++k) {
+    const u128 u = (u128(rng()) << 64 | rng()) >> (rng() % 128);
+    xs.push_back(rng() % 2 ? static_cast<i128>(u >> 1) : -static_cast<i128>(u >> 1));
+  }
+  for (i128 x : xs) {
+    const memcert::Integer z = memcert::mahdavi24::int128::to_integer(x);
+    const u128 mag = x < 0 ? static_cast<u128>(-x) : static_cast<u128>(x);
+    memcert::Integer hi(static_cast<unsigned long>(mag >> 64)), lo(static_cast<unsigned long>(mag & ~0UL));
+    memcert::Integer ref = (hi << 64) + lo;
+    if (x < 0) ref = -ref;
+    CHECK(z == ref);
+    const int want = sgn(ref) == 0 ? 0 : static_cast<int>(mpz_sizeinbase(ref.get_mpz_t(), 2));
+    CHECK(memcert::mahdavi24::int128::bits(x) == want);
+  }
+}
