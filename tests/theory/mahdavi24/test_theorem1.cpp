@@ -755,3 +755,57 @@ TEST_CASE("Theorem 1: typed contexts fail Assumption 2 exactly where the rationa
   CHECK(a == b);
   CHECK(wa == wb);
 }
+
+TEST_CASE("Theorem 1 by reference: the checker takes float32 arrays as their values, rejects bad ones", "[theorem1][typed][checker]") {
+  // The same data handed to the checker as float64 and as float32 storage: the same digest and the same
+  // verdict; both storages at once, a changed value, or a non-finite one are rejected.
+  std::mt19937_64 rng(77);
+  std::normal_distribution<float> g;
+  const std::size_t T = 13, n = 4, d = 7;
+  AttentionDataset q;
+  for (std::size_t t = 0; t < T; ++t) {
+    QMatrix E(n, d);
+    for (auto& x : E.data()) x = Rational(double(g(rng)));
+    q.contexts.push_back(E);
+  }
+  q.queries = QMatrix(T, d);
+  for (auto& x : q.queries.data()) x = Rational(double(g(rng)));
+  memcert_checker::AttentionArrays a64, a32;
+  a64.T = a32.T = T, a64.n = a32.n = n, a64.d = a32.d = d;
+  for (const QMatrix& E : q.contexts)
+    for (const Rational& x : E.data()) {
+      a64.contexts.push_back(x.get_d());
+      a32.contexts_f32.push_back(float(x.get_d()));
+    }
+  for (const Rational& x : q.queries.data()) a64.queries.push_back(x.get_d());
+  a32.queries = a64.queries;
+  const std::string dg = memcert_checker::attention_arrays_digest(a64, T);
+  CHECK(memcert_checker::attention_arrays_digest(a32, T) == dg);
+  Theorem1Options o;
+  o.H = 4;
+  o.dh = 4;
+  o.seed = 3;
+  o.data_file = "data.npz";
+  o.data_digest = dg;
+  const Theorem1Result r = theorem1_construct(typed_backed(q), o);
+  REQUIRE(r.memorized);
+  const std::string text = r.certificate.dump();
+  auto verdict = [&](const memcert_checker::AttentionArrays& arrays) {
+    memcert_checker::ArraysSupplier s = [&arrays](const std::string&, memcert_checker::AttentionArrays& out, std::string&) {
+      out = arrays;
+      return true;
+    };
+    return memcert_checker::verify_certificate_text(text, memcert_checker::Budget{}, nullptr, s);
+  };
+  CHECK(verdict(a64).valid);
+  CHECK(verdict(a32).valid);
+  auto both = a32;
+  both.contexts = a64.contexts;
+  CHECK(!verdict(both).valid);
+  auto changed = a32;
+  changed.contexts_f32[5] = std::nextafter(changed.contexts_f32[5], 10.0f);
+  CHECK(!verdict(changed).valid);
+  auto nan = a32;
+  nan.contexts_f32[0] = std::numeric_limits<float>::quiet_NaN();
+  CHECK(!verdict(nan).valid);
+}
