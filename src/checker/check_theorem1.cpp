@@ -167,12 +167,12 @@ void set_i128(mpz_class& r, i128 x) {
   mpz_add_ui(r.get_mpz_t(), r.get_mpz_t(), static_cast<unsigned long>(u));
   if (neg) mpz_neg(r.get_mpz_t(), r.get_mpz_t());
 }
-// A context given as doubles (n x d, every value the exact number it stores) as integers over 2^k, 2^-k
-// the lowest set bit (k >= 0): no rational per entry. False when a scaled value would overflow a double.
-bool scale_doubles(const double* v, std::size_t n, std::size_t d, Scaled& out) {
+// k >= 0 with 2^-k the lowest set bit over the `count` values (0 when all are integers or zero): every
+// value times 2^k is an integer.
+int scale_exponent(const double* v, std::size_t count) {
   int lowest = 0;
   bool any = false;
-  for (std::size_t i = 0; i < n * d; ++i) {
+  for (std::size_t i = 0; i < count; ++i) {
     if (v[i] == 0) continue;
     int e = 0;
     const double m = std::ldexp(std::frexp(std::fabs(v[i]), &e), 53);  // an integer below 2^53
@@ -180,7 +180,12 @@ bool scale_doubles(const double* v, std::size_t n, std::size_t d, Scaled& out) {
     lowest = any ? std::min(lowest, low) : low;
     any = true;
   }
-  const int k = lowest < 0 ? -lowest : 0;
+  return lowest < 0 ? -lowest : 0;
+}
+// A context given as doubles (n x d, every value the exact number it stores) as integers over 2^k, 2^-k
+// the lowest set bit (k >= 0): no rational per entry. False when a scaled value would overflow a double.
+bool scale_doubles(const double* v, std::size_t n, std::size_t d, Scaled& out) {
+  const int k = scale_exponent(v, n * d);
   out.den = 1;
   mpz_mul_2exp(out.den.get_mpz_t(), out.den.get_mpz_t(), static_cast<unsigned long>(k));
   out.num.assign(n, ZRow(d));
@@ -354,17 +359,7 @@ bool logits_split(const SmallInts& E, const SmallInts& K, const ZRow& v, ZRow& a
 // The same scaling with the numerators kept as doubles (SmallInts) when every one is at most 2^53 in
 // magnitude (then exact); false otherwise (den and out unspecified).
 bool scale_doubles_small(const double* v, std::size_t n, std::size_t d, mpz_class& den, SmallInts& out) {
-  int lowest = 0;
-  bool any = false;
-  for (std::size_t i = 0; i < n * d; ++i) {
-    if (v[i] == 0) continue;
-    int e = 0;
-    const double m = std::ldexp(std::frexp(std::fabs(v[i]), &e), 53);
-    const int low = e - 53 + __builtin_ctzll(static_cast<unsigned long long>(m));
-    lowest = any ? std::min(lowest, low) : low;
-    any = true;
-  }
-  const int k = lowest < 0 ? -lowest : 0;
+  const int k = scale_exponent(v, n * d);
   out.rows = n;
   out.cols = d;
   out.v.resize(n * d);

@@ -110,21 +110,18 @@ bool mix_enclosure(const double* em, const double* er, const double* am, const d
   std::fill(centre, centre + d, 0.0);
   std::fill(radius, radius + d, 0.0);
   // Rows whose weight bound b_j = |am_j| + ar_j is below 2^-500 (a saturated softmax) are left out of the
-  // sums: |E_jc alpha_j| <= (|em_jc| + er_jc) b_j <= wt st_c with wt = max b_j and st_c the sum of
-  // |em_jc| + er_jc over those rows (round-to-nearest: divided by 1 - gamma_{n+1}), added to the
-  // radius at the end. (Products with such weights run on subnormal numbers, a hundred times slower.)
+  // sums: their |E_jc alpha_j| <= (|em_jc| + er_jc) b_j add up to at most wt colabs_c with wt = max b_j
+  // and colabs_c >= sum over all rows of |em_jc| + er_jc (column_abs_bounds), added to the radius at the
+  // end. (Products with such weights run on subnormal numbers, a hundred times slower.)
   const double kTiny = std::ldexp(1.0, -500);
-  std::vector<double> st;
+  std::vector<double> own;  // column bounds computed here when the caller has none
   double wt = 0;
   for (std::size_t j = 0; j < n; ++j) {  // column sums, row by row (j ascending for every c)
     const double* e = em + j * d;
     const double* r = er + j * d;
     if (b[j] < kTiny) {
       if (b[j] == 0) continue;  // alpha_j = 0 and E_j is finite: no contribution
-      wt = std::max(wt, b[j]);
-      if (colabs) continue;  // bounded by wt colabs_c below, the row not read
-      if (st.empty()) st.assign(d, 0.0);
-      for (std::size_t c = 0; c < d; ++c) st[c] += std::fabs(e[c]) + r[c];
+      wt = std::max(wt, b[j]);  // bounded by wt colabs_c below, the row not read
       continue;
     }
     for (std::size_t c = 0; c < d; ++c) {
@@ -133,11 +130,13 @@ bool mix_enclosure(const double* em, const double* er, const double* am, const d
       radius[c] += r[c] * b[j];
     }
   }
-  const double dn1 = dn(1.0 - gamma_up(n + 1));  // st: n + 1 roundings per chain
+  if (wt > 0 && !colabs) {
+    if (!column_abs_bounds(em, er, n, d, own)) return false;
+    colabs = own.data();
+  }
   for (std::size_t c = 0; c < d; ++c) {
     radius[c] = up(up(up(up(radius[c] + tail2n) / denom)) + tailn);
-    if (!st.empty()) radius[c] = up(radius[c] + up(up(wt * up(st[c] / dn1)) + kEta));
-    else if (colabs && wt > 0) radius[c] = up(radius[c] + up(up(wt * colabs[c]) + kEta));
+    if (wt > 0) radius[c] = up(radius[c] + up(up(wt * colabs[c]) + kEta));
     if (!std::isfinite(centre[c]) || !std::isfinite(radius[c])) return false;
   }
   return true;

@@ -647,6 +647,20 @@ TEST_CASE("every reported saturation scale rebuilds certified weights", "[cweyl]
 }
 
 namespace {
+// T examples of n x d standard Gaussian float32 contexts and queries (exact rationals), contexts drawn first.
+AttentionDataset float32_gaussian(std::mt19937_64& rng, std::size_t T, std::size_t n, std::size_t d) {
+  std::normal_distribution<float> g;
+  AttentionDataset q;
+  for (std::size_t t = 0; t < T; ++t) {
+    QMatrix E(n, d);
+    for (auto& x : E.data()) x = Rational(double(g(rng)));
+    q.contexts.push_back(E);
+  }
+  q.queries = QMatrix(T, d);
+  for (auto& x : q.queries.data()) x = Rational(double(g(rng)));
+  return q;
+}
+
 // The data set `q` (every context value exactly a double) with its contexts moved into a typed backing:
 // float32 storage when every value is a float, else float64 (or int64 when asked and every value is an
 // integer), as attention_dataset_read_backed hands a .npz over.
@@ -685,18 +699,7 @@ TEST_CASE("Theorem 1: typed contexts (no rational per entry) give the rational r
   // values of one exponent range (numerators in doubles), a context holding 2^-60 next to values near 1
   // (numerators past 2^52: the big-integer fallback), integer data (int64 storage), and more examples than T*.
   std::mt19937_64 rng(2026);
-  std::normal_distribution<float> g;
-  auto floats = [&](std::size_t T, std::size_t n, std::size_t d) {
-    AttentionDataset q;
-    for (std::size_t t = 0; t < T; ++t) {
-      QMatrix E(n, d);
-      for (auto& x : E.data()) x = Rational(double(g(rng)));
-      q.contexts.push_back(E);
-    }
-    q.queries = QMatrix(T, d);
-    for (auto& x : q.queries.data()) x = Rational(double(g(rng)));
-    return q;
-  };
+  auto floats = [&](std::size_t T, std::size_t n, std::size_t d) { return float32_gaussian(rng, T, n, d); };
   struct Case { const char* what; AttentionDataset q; std::size_t H, dh; bool int64 = false; };
   std::vector<Case> cases;
   cases.push_back({"float32 Gaussian", floats(25, 5, 9), 6, 5});
@@ -737,16 +740,8 @@ TEST_CASE("Theorem 1: typed contexts (no rational per entry) give the rational r
 TEST_CASE("Theorem 1: typed contexts fail Assumption 2 exactly where the rational route does", "[theorem1][typed]") {
   // A context with two equal rows (rank n - 1) among float data: the same hypothesis failure, same example.
   std::mt19937_64 rng(7);
-  std::normal_distribution<float> g;
-  AttentionDataset q;
-  for (int t = 0; t < 9; ++t) {
-    QMatrix E(3, 6);
-    for (auto& x : E.data()) x = Rational(double(g(rng)));
-    q.contexts.push_back(E);
-  }
+  AttentionDataset q = float32_gaussian(rng, 9, 3, 6);
   for (std::size_t c = 0; c < 6; ++c) q.contexts[5](2, c) = q.contexts[5](0, c);
-  q.queries = QMatrix(9, 6);
-  for (auto& x : q.queries.data()) x = Rational(double(g(rng)));
   std::string a, b;
   nlohmann::json wa, wb;
   try { build(q, 4, 3); } catch (const HypothesisFailure& e) { a = e.what(); wa = e.witness; }
@@ -760,16 +755,8 @@ TEST_CASE("Theorem 1 by reference: the checker takes float32 arrays as their val
   // The same data handed to the checker as float64 and as float32 storage: the same digest and the same
   // verdict; both storages at once, a changed value, or a non-finite one are rejected.
   std::mt19937_64 rng(77);
-  std::normal_distribution<float> g;
   const std::size_t T = 13, n = 4, d = 7;
-  AttentionDataset q;
-  for (std::size_t t = 0; t < T; ++t) {
-    QMatrix E(n, d);
-    for (auto& x : E.data()) x = Rational(double(g(rng)));
-    q.contexts.push_back(E);
-  }
-  q.queries = QMatrix(T, d);
-  for (auto& x : q.queries.data()) x = Rational(double(g(rng)));
+  const AttentionDataset q = float32_gaussian(rng, T, n, d);
   memcert_checker::AttentionArrays a64, a32;
   a64.T = a32.T = T, a64.n = a32.n = n, a64.d = a32.d = d;
   for (const QMatrix& E : q.contexts)
