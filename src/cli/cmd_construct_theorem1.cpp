@@ -1,6 +1,6 @@
 // memcert construct theorem1 DATASET --heads H --dh DH [--dv DV] [--skip] [--seed S] [--tolerance TOL]
 //                                    [--c proof|weyl|network|VALUE] [--no-saturation] [--beyond generic|off]
-//                                    [--fit dyadic|exact] --out CERT [--weights-out W.npz] [--json]
+//                                    [--fit dyadic|exact] [--no-check] --out CERT [--weights-out W.npz] [--json]
 // mahdavi24 Theorem 1 constructed step by step (docs/THEORY.md section 4) and certified. JSON (docs/CLI.md):
 //   {"claim":"mahdavi24/theorem-1","H","n","d","dh","r","T","T_star","rank_Z_lower","memorized",
 //    "memorized_count","not_memorized":[t...],"method",
@@ -14,7 +14,10 @@
 // (generic_weights_construct) and their certificate is kept when it certifiably memorizes more.
 // --c picks the scale of every saturating head: the proof's c (default), each head's c_weyl, the common
 // c_network, or one common exact VALUE; every c reported here rebuilds the same weights when passed back.
-// Exit: 0 every example memorized and the certificate re-verified by the independent checker; 1 a
+// --no-check: the certificate is written on the engine's own certified verdict without the in-process
+// re-check ("verified": null); `memcert verify CERT` is then the independent check.
+// Exit: 0 every example memorized and the certificate re-verified by the independent checker (with
+// --no-check: certified by the engine); 1 a
 // hypothesis fails (witness printed, no certificate written), the labels could not be certified, or
 // T > T_star examples were given and only T_star are memorized (the certificate for those is written);
 // 2 bad usage/input; 3 undecided (a rank certificate failed, e.g. at the chosen scale: nothing written).
@@ -44,7 +47,7 @@ struct Args {
   std::string beyond = "generic";
   std::string fit = "dyadic";
   std::string data_ref = "auto";
-  bool skip = false, json = false, no_saturation = false;
+  bool skip = false, json = false, no_saturation = false, no_check = false;
 };
 
 // The checker's data supplier for the examples construct has in memory (data by reference).
@@ -235,7 +238,11 @@ int run(const Args& a) {
     text = res.certificate.dump();
   }
   memcert_checker::Verdict v;
-  if (res.memorized) {
+  if (res.memorized && a.no_check) {
+    // --no-check: the engine's own certified verdict stands; the independent re-check is left to `memcert
+    // verify CERT` (run once, not twice, when the certificate is verified as a separate step anyway).
+    v.valid = true;
+  } else if (res.memorized) {
     StageTimes::Scope clock(&times, "independent checker");
     // Referenced data: the checker is handed the values read from DATASET (as `verify` reads them, without
     // reading the file a second time) and recomputes the digest.
@@ -290,7 +297,8 @@ int run(const Args& a) {
   const std::vector<std::size_t> missing =
       record_memorized(j, ds.T(), kept_valid ? kept.examples : std::vector<std::size_t>{}, kept.method);
   j["theorem_memorized_count"] = v.valid ? res.examples.size() : 0;
-  j["verified"] = kept_valid;
+  // null: not re-checked in process (--no-check); `memcert verify` is the check.
+  j["verified"] = a.no_check && kept_valid && !use_generic ? nlohmann::json(nullptr) : nlohmann::json(kept_valid);
   if (!kept_valid) j["reason"] = v.reason;
   j["beyond"] = a.beyond;
   j["data_ref"] = !use_generic && !opt.data_file.empty();  // the certificate references DATASET by file and digest
@@ -338,7 +346,9 @@ int run(const Args& a) {
   j["timings"] = tj;
   human += "theorem: rank(Z) >= " + std::to_string(res.rank_Z_lower) + " certified; labels " +
            (res.labels_ok ? "reproduced" : "NOT certified") + "; independent checker: " +
-           (v.valid ? "VALID" : (res.memorized ? "REJECTED (" : "not run (") + v.reason + ")");
+           (a.no_check && res.memorized ? std::string("not run (--no-check: run memcert verify " + a.out + ")")
+            : v.valid                   ? std::string("VALID")
+                                        : (res.memorized ? "REJECTED (" : "not run (") + v.reason + ")");
   if (!beyond.report.is_null()) human += "\n" + beyond.summary;
   human += kept_valid ? "\n" + std::string(use_generic ? "generic-weights" : "theorem") + " certificate written to " + a.out
                       : "\nnothing written";
@@ -371,6 +381,8 @@ const CommandRegistrar reg{{40, [](CLI::App& root, auto bind) {
                   "over 2^20 entries, all exact doubles), on, off");
   sub->add_option("--fit", args->fit, "Claim 1's W_Q: dyadic (default, near Q_R^+) or exact (Q_R^+)");
   sub->add_flag("--no-saturation", args->no_saturation, "Skip computing c_weyl and c_network (faster)");
+  sub->add_flag("--no-check", args->no_check,
+                "Do not re-verify the certificate with the independent checker in process (run memcert verify on it)");
   sub->add_option("--out", args->out, "Certificate output (.json)")->required();
   sub->add_option("--weights-out", args->weights_out,
                   "Also write the certified weights as float64 arrays (.npz; names and shapes in docs/CLI.md)");

@@ -406,23 +406,51 @@ void ContextEnclosure::mix_scaled(const ScaledVector& a, const ScaledVector* sv,
 }
 
 // ---- AffineLogits ----
+namespace {
+// v_k = x_k rounded in direction rnd at prec bits (x_k = num / den with den > 0: a directed rounding of num
+// then of the quotient keeps the direction).
+void enclose_exact(std::vector<__mpfr_struct>& v, const ScaledVector& x, mpfr_rnd_t rnd, mpfr_prec_t prec) {
+  v.resize(x.num.size());
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    mpfr_init2(&v[k], prec);
+    mpfr_set_z(&v[k], x.num[k].get_mpz_t(), rnd);
+    mpfr_div_z(&v[k], &v[k], x.den.get_mpz_t(), rnd);
+  }
+}
+}  // namespace
+
 AffineLogits::AffineLogits(const ScaledVector& a, const ScaledVector* s, mpfr_prec_t prec) {
-  const std::size_t n = a.num.size();
-  if (s && s->num.size() != n) throw std::invalid_argument("AffineLogits: a and s differ in length");
-  auto init = [&](std::vector<__mpfr_struct>& v, const ScaledVector& x, mpfr_rnd_t rnd) {
-    v.resize(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      mpfr_init2(&v[k], prec);
-      // x_k = num / den with den > 0: a directed rounding of num then of the quotient keeps the direction.
-      mpfr_set_z(&v[k], x.num[k].get_mpz_t(), rnd);
-      mpfr_div_z(&v[k], &v[k], x.den.get_mpz_t(), rnd);
-    }
-  };
-  init(alo_, a, MPFR_RNDD);
-  init(ahi_, a, MPFR_RNDU);
+  if (s && s->num.size() != a.num.size()) throw std::invalid_argument("AffineLogits: a and s differ in length");
+  enclose_exact(alo_, a, MPFR_RNDD, prec);
+  enclose_exact(ahi_, a, MPFR_RNDU, prec);
   if (s) {
-    init(slo_, *s, MPFR_RNDD);
-    init(shi_, *s, MPFR_RNDU);
+    enclose_exact(slo_, *s, MPFR_RNDD, prec);
+    enclose_exact(shi_, *s, MPFR_RNDU, prec);
+  }
+}
+
+AffineLogits::AffineLogits(const ScaledBounds& a, const ScaledVector* s, mpfr_prec_t prec) {
+  const std::size_t n = a.lo.size();
+  if (a.hi.size() != n || (s && s->num.size() != n)) throw std::invalid_argument("AffineLogits: a and s differ in length");
+  for (std::size_t k = 0; k < n; ++k)
+    if (!std::isfinite(a.lo[k]) || !std::isfinite(a.hi[k]) || a.lo[k] > a.hi[k])
+      throw std::invalid_argument("AffineLogits: bounds must be finite and ordered");
+  // [lo, hi] * q: with q >= 0 the lower end is lo q rounded down; with q < 0 it is hi q (the ends swap).
+  const bool neg = sgn(a.factor) < 0;
+  alo_.resize(n);
+  ahi_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    mpfr_init2(&alo_[k], prec);
+    mpfr_init2(&ahi_[k], prec);
+    // Outward (exact from 53 bits on): the end that becomes the lower one after * q moves down.
+    mpfr_set_d(&alo_[k], neg ? a.hi[k] : a.lo[k], neg ? MPFR_RNDU : MPFR_RNDD);
+    mpfr_set_d(&ahi_[k], neg ? a.lo[k] : a.hi[k], neg ? MPFR_RNDD : MPFR_RNDU);
+    mpfr_mul_q(&alo_[k], &alo_[k], a.factor.get_mpq_t(), MPFR_RNDD);
+    mpfr_mul_q(&ahi_[k], &ahi_[k], a.factor.get_mpq_t(), MPFR_RNDU);
+  }
+  if (s) {
+    enclose_exact(slo_, *s, MPFR_RNDD, prec);
+    enclose_exact(shi_, *s, MPFR_RNDU, prec);
   }
 }
 AffineLogits::AffineLogits(AffineLogits&& o) noexcept

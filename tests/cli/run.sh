@@ -341,6 +341,17 @@ section_theorem1() {
   json_check "assumptions at Kruskal rank exactly n" 'j["assumption1"]["holds"] is True and j["assumption1"]["kruskal_lower"] == 3 and j["general_position"]["holds"] is False'
   run construct theorem1 "$d/kexact.json" --heads 4 --dh 3 --out "$d/kexact.cert.json" --json
   expect_rc "construct theorem1 at Kruskal rank exactly n" 0
+  # --no-check: the same certificate, written without the in-process re-check ("verified": null); verify
+  # then accepts it, and rejects it with one number altered.
+  run construct theorem1 "$d/kexact.json" --heads 4 --dh 3 --no-check --out "$d/kexact.nocheck.json" --json
+  expect_rc "construct theorem1 --no-check" 0
+  json_check "construct --no-check: memorized, not re-checked in process" 'j["memorized"] is True and j["verified"] is None and "independent checker" not in j["timings"]'
+  check "construct --no-check writes the certificate the checked run wrote" cmp -s "$d/kexact.cert.json" "$d/kexact.nocheck.json"
+  run verify "$d/kexact.nocheck.json" --json
+  json_check "verify of a --no-check certificate" 'j["valid"] is True'
+  alter_json "$d/kexact.nocheck.json" "$d/kexact.nocheck.bad.json" 'j["weights"]["WO"][0][0] = "12345/7"'
+  run verify "$d/kexact.nocheck.bad.json" --json
+  json_check "verify rejects a --no-check certificate with an altered weight" 'j["valid"] is False'
   run generate theorem1 --T 4 --n 3 --d 6 --kruskal 4 --out "$d/never.json"
   expect_rc "generate --kruskal K > T-1" 2
   # The saturation-scale families (docs/SATURATION.md): data satisfying Assumptions 1-3 in general position

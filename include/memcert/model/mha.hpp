@@ -76,9 +76,19 @@ MhaDoublePass mha_forward_double(const QMatrix& E, const QVector& e, const MhaWe
 // The logits a + c s of one example for a family of scales c >= 0 (a, s exact, in scaled form), held as
 // MPFR enclosures [a_lo, a_hi], [s_lo, s_hi] at precision `prec`: each value of c then costs two
 // multiplications and two additions per logit instead of big-integer conversions. s null: s = 0.
+// An integer vector known only through bounds, times an exact factor: the values are factor * x_k with
+// lo[k] <= x_k <= hi[k] (doubles). What an a-priori-bounded floating-point product gives (logits of examples
+// whose exact values nothing needs).
+struct ScaledBounds {
+  std::vector<double> lo, hi;
+  Rational factor = 1;
+};
+
 class AffineLogits {
  public:
   AffineLogits(const ScaledVector& a, const ScaledVector* s, mpfr_prec_t prec);
+  // The same with a known through bounds: a_k in a.factor [a.lo[k], a.hi[k]] (finite, ordered; s exact).
+  AffineLogits(const ScaledBounds& a, const ScaledVector* s, mpfr_prec_t prec);
   AffineLogits(const AffineLogits&) = delete;
   AffineLogits& operator=(const AffineLogits&) = delete;
   AffineLogits(AffineLogits&&) noexcept;

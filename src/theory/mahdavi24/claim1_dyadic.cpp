@@ -3,6 +3,7 @@
 // defined as the logits E^(t) U P e^(t) that the weights actually give, computed exactly in integers.
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 
 #include <Eigen/Dense>
@@ -17,6 +18,9 @@ namespace memcert::mahdavi24 {
 namespace {
 using int128::i128;
 int dyadic_bits_of(double m) { int e = 0; std::frexp(m, &e); return e; }  // |x| <= m < 2^e
+// The widest logit enclosure the bounded route may give (absolute): about what 64-bit MPFR enclosures of
+// exact logits of size 2^28 give.
+const double kMaxLogitWidth = std::ldexp(1.0, -36);
 }  // namespace
 
 std::optional<ScaledMatrix> claim1_dyadic_left_inverse(const ZExamples& z, const std::vector<std::size_t>& group, int bits) {
@@ -44,61 +48,82 @@ std::optional<ScaledMatrix> claim1_dyadic_left_inverse(const ZExamples& z, const
   return P;
 }
 
-std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P,
-                                               const std::vector<std::size_t>& examples) {
-  const std::size_t n = z.n, d = z.d, k = P.rows();
-  if (U.rows() != d || U.cols() != k || P.cols() != d) throw std::invalid_argument("claim1_logits_dyadic: shapes");
-  std::vector<ScaledVector> out(examples.size());
-  // U and P as int64 with their magnitudes in bits (the bounds that keep every sum below 2^126).
-  bool ok = true;
-  std::vector<std::int64_t> Ui(d * k), Pi(k * d);
-  double um = 0, pm = 0;
-  for (std::size_t c = 0; c < d && ok; ++c)
-    for (std::size_t i = 0; i < k && ok; ++i) {
-      Ui[c * k + i] = int128::small_int64(U.num(c, i), ok);
-      Pi[i * d + c] = int128::small_int64(P.num(i, c), ok);
-      um = std::max(um, std::fabs(double(Ui[c * k + i])));
-      pm = std::max(pm, std::fabs(double(Pi[i * d + c])));
-    }
-  const int lgd = dyadic_bits_of(double(d)), lgk = dyadic_bits_of(double(k));
-  parallel_for(examples.size(), fast_threads(), [&](std::size_t ix) {
-    const std::size_t t = examples[ix];
-    const ScaledVector& e = z.sd.queries[t];
-    const std::vector<double>& E = z.sd.context_doubles[t];
-    bool small = ok && !E.empty();
-    std::vector<std::int64_t> ei(d);
+namespace {
+// U (d x k) and P (k x d) as int64 with the bit bounds that keep w = U (P e) below 2^126: w per example.
+class Claim1Product {
+ public:
+  Claim1Product(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P)
+      : z_(z), U_(U), P_(P), d_(z.d), k_(P.rows()), Ui_(d_ * k_), Pi_(k_ * d_) {
+    if (U.rows() != d_ || U.cols() != k_ || P.cols() != d_) throw std::invalid_argument("claim1 logits: shapes");
+    double um = 0, pm = 0;
+    for (std::size_t c = 0; c < d_ && ok_; ++c)
+      for (std::size_t i = 0; i < k_ && ok_; ++i) {
+        Ui_[c * k_ + i] = int128::small_int64(U.num(c, i), ok_);
+        Pi_[i * d_ + c] = int128::small_int64(P.num(i, c), ok_);
+        um = std::max(um, std::fabs(double(Ui_[c * k_ + i])));
+        pm = std::max(pm, std::fabs(double(Pi_[i * d_ + c])));
+      }
+    lgd_ = dyadic_bits_of(double(d_));
+    budget_ = dyadic_bits_of(pm) + lgd_ + dyadic_bits_of(um) + dyadic_bits_of(double(k_));
+  }
+  // w = U (P e^(t)) exactly, |w| < 2^100 (what the split of E w needs); false: use big integers.
+  bool w_of(std::size_t t, std::vector<i128>& w) const {
+    const ScaledVector& e = z_.sd.queries[t];
+    bool small = ok_ && !z_.sd.context_doubles[t].empty();
+    std::vector<std::int64_t> ei(d_);
     double em = 0;
-    for (std::size_t c = 0; c < d && small; ++c) { ei[c] = int128::small_int64(e.num[c], small); em = std::max(em, std::fabs(double(ei[c]))); }
+    for (std::size_t c = 0; c < d_ && small; ++c) { ei[c] = int128::small_int64(e.num[c], small); em = std::max(em, std::fabs(double(ei[c]))); }
     // v = P e, then w = U v: |v| < 2^(pbits + ebits + lg d), |w| < that * 2^(ubits + lg k).
-    small = small && lgd <= 13 && dyadic_bits_of(pm) + dyadic_bits_of(em) + lgd + dyadic_bits_of(um) + lgk <= 120;
-    if (!small) {  // big-integer route: E (U (P e))
-      ScaledMatrix scratch;
-      out[ix] = scaled_mat_vec(scaled_context(z.sd, t, scratch), scaled_mat_vec(U, scaled_mat_vec(P, e)));
-      return;
-    }
-    std::vector<i128> v(k, 0), w(d, 0);
-    for (std::size_t i = 0; i < k; ++i) {
+    if (!small || lgd_ > 13 || budget_ + dyadic_bits_of(em) > 120) return false;
+    std::vector<i128> v(k_, 0);
+    w.assign(d_, 0);
+    for (std::size_t i = 0; i < k_; ++i) {
       i128 acc = 0;
-      const std::int64_t* pr = &Pi[i * d];
-      for (std::size_t c = 0; c < d; ++c) acc += static_cast<i128>(pr[c]) * ei[c];
+      const std::int64_t* pr = &Pi_[i * d_];
+      for (std::size_t c = 0; c < d_; ++c) acc += static_cast<i128>(pr[c]) * ei[c];
       v[i] = acc;
     }
     int wb = 0;
-    for (std::size_t c = 0; c < d; ++c) {
+    for (std::size_t c = 0; c < d_; ++c) {
       i128 acc = 0;
-      const std::int64_t* ur = &Ui[c * k];
-      for (std::size_t i = 0; i < k; ++i)
+      const std::int64_t* ur = &Ui_[c * k_];
+      for (std::size_t i = 0; i < k_; ++i)
         if (ur[i]) acc += static_cast<i128>(ur[i]) * v[i];
       w[c] = acc;
       wb = std::max(wb, int128::bits(acc));
     }
-    if (wb > 100) {  // the split below needs |w| < 2^100
-      ScaledMatrix scratch;
-      out[ix] = scaled_mat_vec(scaled_context(z.sd, t, scratch), scaled_mat_vec(U, scaled_mat_vec(P, e)));
-      return;
-    }
+    return wb <= 100;
+  }
+  // The exact logits by big integers: E (U (P e)).
+  ScaledVector big(std::size_t t) const {
+    ScaledMatrix scratch;
+    return scaled_mat_vec(scaled_context(z_.sd, t, scratch), scaled_mat_vec(U_, scaled_mat_vec(P_, z_.sd.queries[t])));
+  }
+  // The denominator of example t's logits.
+  Integer den(std::size_t t) const { return z_.sd.contexts[t].den * U_.den * P_.den * z_.sd.queries[t].den; }
+
+ private:
+  const ZExamples& z_;
+  const ScaledMatrix &U_, &P_;
+  std::size_t d_, k_;
+  std::vector<std::int64_t> Ui_, Pi_;
+  bool ok_ = true;
+  int lgd_ = 0, budget_ = 0;
+};
+}  // namespace
+
+std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P,
+                                               const std::vector<std::size_t>& examples) {
+  const std::size_t n = z.n, d = z.d;
+  const Claim1Product prod(z, U, P);
+  std::vector<ScaledVector> out(examples.size());
+  parallel_for(examples.size(), fast_threads(), [&](std::size_t ix) {
+    const std::size_t t = examples[ix];
+    thread_local std::vector<i128> w;
+    if (!prod.w_of(t, w)) { out[ix] = prod.big(t); return; }
+    const std::vector<double>& E = z.sd.context_doubles[t];
     // a = E w with w = hi 2^40 + lo, 0 <= lo < 2^40, |hi| < 2^60: |E| < 2^52 (context_doubles), so each
-    // partial sum stays below 2^(52 + 60 + lg d) < 2^126 (d < 2^13, checked above).
+    // partial sum stays below 2^(52 + 60 + lg d) < 2^126 (d < 2^13, checked by w_of).
     std::vector<std::int64_t> hi(d), lo(d);
     for (std::size_t c = 0; c < d; ++c) {
       const i128 h = w[c] >> 40;  // arithmetic shift: floor
@@ -117,10 +142,49 @@ std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledM
       }
       a.num[j] = (int128::to_integer(ah) << 40) + int128::to_integer(al);
     }
-    a.den = z.sd.contexts[t].den * U.den * P.den * e.den;
+    a.den = prod.den(t);
     out[ix] = std::move(a);
   });
   return out;
+}
+
+void claim1_logit_bounds(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P,
+                         const std::vector<std::size_t>& examples, std::vector<ScaledBounds>& bounds,
+                         std::vector<ScaledVector>& exact) {
+  const std::size_t n = z.n, d = z.d;
+  const Claim1Product prod(z, U, P);
+  bounds.assign(examples.size(), ScaledBounds());
+  exact.assign(examples.size(), ScaledVector());
+  std::vector<std::size_t> wide;  // examples whose enclosure came out too wide: exact route below
+  std::mutex wide_mutex;
+  parallel_for(examples.size(), fast_threads(), [&](std::size_t ix) {
+    const std::size_t t = examples[ix];
+    thread_local std::vector<i128> w;
+    thread_local std::vector<double> wd;
+    if (!prod.w_of(t, w)) { exact[ix] = prod.big(t); return; }
+    wd.resize(d);
+    for (std::size_t c = 0; c < d; ++c) wd[c] = static_cast<double>(w[c]);  // within 2u: |w| < 2^100
+    ScaledBounds& b = bounds[ix];
+    b.lo.resize(n);
+    b.hi.resize(n);
+    context_times_bounds(z.sd.context_doubles[t].data(), n, d, wd.data(), b.lo.data(), b.hi.data());
+    b.factor = Rational(Integer(1), prod.den(t));
+    b.factor.canonicalize();
+    // A wide enclosure (cancellation, huge logits from a nearly singular Q_R) would widen Z's rows and the
+    // label check: such an example takes the exact route. (This only picks the route; both are rigorous.)
+    double width = 0;
+    for (std::size_t j = 0; j < n; ++j) width = std::max(width, b.hi[j] - b.lo[j]);
+    if (!(width * std::fabs(rational_to_double(b.factor)) <= kMaxLogitWidth)) {
+      b = ScaledBounds();
+      std::lock_guard<std::mutex> lock(wide_mutex);
+      wide.push_back(ix);
+    }
+  });
+  if (wide.empty()) return;
+  std::vector<std::size_t> which(wide.size());
+  for (std::size_t i = 0; i < wide.size(); ++i) which[i] = examples[wide[i]];
+  std::vector<ScaledVector> ex = claim1_logits_dyadic(z, U, P, which);
+  for (std::size_t i = 0; i < wide.size(); ++i) exact[wide[i]] = std::move(ex[i]);
 }
 
 }  // namespace memcert::mahdavi24

@@ -98,12 +98,27 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
   st.tr.targets = fit->targets;
   st.tr.sigma_lower = zinf.sigma_lower;
   st.lambda_hint = zinf.lambda_estimate;
-  // Logits of this head for every example: a = E W_fit e exactly.
+  // Logits of this head for every example: a = E W_fit e, exactly for the step's rows (Lemma 4 and the
+  // targets use them), enclosed for the later examples (only their softmax enclosures enter Z).
   StageTimes::Scope logit_clock(opt.timings, "exact logits (claim 1)");
   if (P) {
-    std::vector<std::size_t> all(ds.T());
-    for (std::size_t t = 0; t < all.size(); ++t) all[t] = t;
-    st.a = claim1_logits_dyadic(z, scaled_from_qmat(fit->U), *P, all);
+    std::vector<char> is_row(ds.T(), 0);
+    for (std::size_t t : rows) is_row[t] = 1;
+    std::vector<std::size_t> later;
+    for (std::size_t t = 0; t < ds.T(); ++t)
+      if (!is_row[t]) later.push_back(t);
+    const ScaledMatrix Us = scaled_from_qmat(fit->U);
+    std::vector<ScaledVector> ex = claim1_logits_dyadic(z, Us, *P, rows);
+    std::vector<ScaledBounds> bd;
+    std::vector<ScaledVector> bx;
+    claim1_logit_bounds(z, Us, *P, later, bd, bx);
+    st.a.assign(ds.T(), ScaledVector());
+    st.ab.assign(ds.T(), ScaledBounds());
+    for (std::size_t i = 0; i < rows.size(); ++i) st.a[rows[i]] = std::move(ex[i]);
+    for (std::size_t i = 0; i < later.size(); ++i) {
+      if (bd[i].lo.empty()) st.a[later[i]] = std::move(bx[i]);
+      else st.ab[later[i]] = std::move(bd[i]);
+    }
   } else {
     st.a = claim1_logits_all(z, *fit, group);
   }
@@ -202,7 +217,9 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   st.tr.g = sat.g;
   st.tr.w = sat.w;
   st.tr.lemma3_attempts = sat.attempts;
-  // s^(t) = (w^T e^(t)) E^(t) g for every example, exactly, as integers over one denominator.
+  // s^(t) = (w^T e^(t)) E^(t) g for every example, exactly, as integers over one denominator. (Unlike a,
+  // s stays exact for the later examples too: c s reaches 10^8 and more, where an a priori bound of the
+  // double product would widen the logits by 10^-4.)
   {
     StageTimes::Scope clock(opt.timings, "exact logits (lemma 3)");
     st.s = lemma3_scores_all(z, sat.g, sat.w);
@@ -307,7 +324,10 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       StageTimes::Scope clock(opt.timings, "logit enclosures");
       const bool with_s = st.sat.has_value();
       std::vector<std::optional<AffineLogits>> tmp(T);
-      parallel_for(T, mpfr_threads(), [&](std::size_t t) { tmp[t].emplace(st.a[t], with_s ? &st.s[t] : nullptr, opt.precision); });
+      parallel_for(T, mpfr_threads(), [&](std::size_t t) {
+        if (t < st.ab.size() && !st.ab[t].lo.empty()) tmp[t].emplace(st.ab[t], with_s ? &st.s[t] : nullptr, opt.precision);
+        else tmp[t].emplace(st.a[t], with_s ? &st.s[t] : nullptr, opt.precision);
+      });
       st.L.clear();
       for (auto& x : tmp) st.L.push_back(std::move(*x));
     }

@@ -11,10 +11,13 @@
 
 namespace memcert::mahdavi24 {
 
-// Head h's weights as the induction chose them. Its logits for example t are a[t] + c s[t], exactly.
+// Head h's weights as the induction chose them. Its logits for example t are a[t] + c s[t]: exact where
+// Lemma 4 or the targets need them, enclosed (ab, sb) for the examples of later groups.
 struct HeadStep {
   HeadTrace tr;
-  std::vector<ScaledVector> a, s;  // one per example (all T, not only the step's rows)
+  std::vector<ScaledVector> a;   // exactly for the step's rows (earlier examples and the group), else empty
+  std::vector<ScaledBounds> ab;  // bounds on a for the later examples, whose exact logits nothing needs
+  std::vector<ScaledVector> s;   // exactly, every example
   std::vector<AffineLogits> L;     // a + c s as MPFR enclosures, one per example (filled once a, s are final)
   Rational c;                      // the proof's saturation scale (0 for head 1)
   double lambda_hint = 0;          // lambda_min estimate of this step's Z_inf Gram (hint for Z_c's certificate)

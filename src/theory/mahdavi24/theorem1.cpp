@@ -16,6 +16,8 @@
 #include "memcert/theory/mahdavi24/proposition1.hpp"
 #include "memcert/util/error.hpp"
 #include "format.hpp"
+#include "memcert/util/parallel.hpp"
+#include "z_enclosure.hpp"
 
 namespace memcert::mahdavi24 {
 
@@ -76,50 +78,52 @@ Step2Readout step2_readout(const std::vector<double>& Zc_in, const std::vector<d
     M += Zc.transpose() * llt.solve(res_d);
   }
   out.M = M;
-  // Rigorous label check: y_hat_c = sum_i M_ic p_i (+ e_c), p_i in [centre +- radius].
-  {
+  // Rigorous label check: y_hat_c = sum_i M_ic p_i (+ e_c), p_i in [centre +- radius]. One example per
+  // task on the MPFR threads (each with its own MPFR variables).
+  std::vector<double> worst_t(T, 0.0), margin_t(T, INFINITY);
+  parallel_for(T, mpfr_threads(), [&](std::size_t t) {
     mpfr_t lo, hi, t1, rad;
     mpfr_inits2(256, lo, hi, t1, rad, (mpfr_ptr)0);
-    double worst = 0, margin = INFINITY;
-    for (std::size_t t = 0; t < T; ++t) {
-      std::vector<std::pair<double, double>> yh(dout);  // [lo, hi] as doubles (outward)
-      for (std::size_t c = 0; c < dout; ++c) {
-        mpfr_set_zero(lo, 1); mpfr_set_zero(hi, 1); mpfr_set_zero(rad, 1);
-        for (std::size_t i = 0; i < Hd; ++i) {
-          double mv = M(i, c);
-          if (mv == 0) continue;
-          mpfr_set_d(t1, Zc(t, i), MPFR_RNDN);
-          mpfr_mul_d(t1, t1, mv, MPFR_RNDN);  // exact: 53 x 53 bits < 256
-          mpfr_add(lo, lo, t1, MPFR_RNDD);
-          mpfr_add(hi, hi, t1, MPFR_RNDU);
-          mpfr_set_d(t1, Zr(t, i), MPFR_RNDU);
-          mpfr_mul_d(t1, t1, std::fabs(mv), MPFR_RNDU);
-          mpfr_add(rad, rad, t1, MPFR_RNDU);
-        }
-        mpfr_sub(lo, lo, rad, MPFR_RNDD);
-        mpfr_add(hi, hi, rad, MPFR_RNDU);
-        if ((cls != nullptr)) {
-          if (!shift.empty()) { mpfr_add_q(lo, lo, shift[t][c].get_mpq_t(), MPFR_RNDD); mpfr_add_q(hi, hi, shift[t][c].get_mpq_t(), MPFR_RNDU); }
-          yh[c] = {mpfr_get_d(lo, MPFR_RNDD), mpfr_get_d(hi, MPFR_RNDU)};
-        } else {  // |y_hat - y| = |sum - Y'| <= max(hi - Y', Y' - lo)
-          mpfr_sub_q(hi, hi, Yt(t, c).get_mpq_t(), MPFR_RNDU);
-          mpfr_sub_q(lo, lo, Yt(t, c).get_mpq_t(), MPFR_RNDD);
-          mpfr_neg(lo, lo, MPFR_RNDU);
-          double e = std::max(mpfr_get_d(hi, MPFR_RNDU), mpfr_get_d(lo, MPFR_RNDU));
-          worst = std::max(worst, e);
-        }
+    std::vector<std::pair<double, double>> yh(dout);  // [lo, hi] as doubles (outward)
+    for (std::size_t c = 0; c < dout; ++c) {
+      mpfr_set_zero(lo, 1); mpfr_set_zero(hi, 1); mpfr_set_zero(rad, 1);
+      for (std::size_t i = 0; i < Hd; ++i) {
+        double mv = M(i, c);
+        if (mv == 0) continue;
+        mpfr_set_d(t1, Zc(t, i), MPFR_RNDN);
+        mpfr_mul_d(t1, t1, mv, MPFR_RNDN);  // exact: 53 x 53 bits < 256
+        mpfr_add(lo, lo, t1, MPFR_RNDD);
+        mpfr_add(hi, hi, t1, MPFR_RNDU);
+        mpfr_set_d(t1, Zr(t, i), MPFR_RNDU);
+        mpfr_mul_d(t1, t1, std::fabs(mv), MPFR_RNDU);
+        mpfr_add(rad, rad, t1, MPFR_RNDU);
       }
+      mpfr_sub(lo, lo, rad, MPFR_RNDD);
+      mpfr_add(hi, hi, rad, MPFR_RNDU);
       if ((cls != nullptr)) {
-        long yl = (*cls)[t];
-        double best_other = -INFINITY;
-        for (std::size_t c = 0; c < dout; ++c) if ((long)c != yl) best_other = std::max(best_other, yh[c].second);
-        double mg = dout == 1 ? INFINITY : std::nextafter(yh[yl].first - best_other, -INFINITY);
-        margin = std::min(margin, mg);
+        if (!shift.empty()) { mpfr_add_q(lo, lo, shift[t][c].get_mpq_t(), MPFR_RNDD); mpfr_add_q(hi, hi, shift[t][c].get_mpq_t(), MPFR_RNDU); }
+        yh[c] = {mpfr_get_d(lo, MPFR_RNDD), mpfr_get_d(hi, MPFR_RNDU)};
+      } else {  // |y_hat - y| = |sum - Y'| <= max(hi - Y', Y' - lo)
+        mpfr_sub_q(hi, hi, Yt(t, c).get_mpq_t(), MPFR_RNDU);
+        mpfr_sub_q(lo, lo, Yt(t, c).get_mpq_t(), MPFR_RNDD);
+        mpfr_neg(lo, lo, MPFR_RNDU);
+        double e = std::max(mpfr_get_d(hi, MPFR_RNDU), mpfr_get_d(lo, MPFR_RNDU));
+        worst_t[t] = std::max(worst_t[t], e);
       }
     }
+    if ((cls != nullptr)) {
+      long yl = (*cls)[t];
+      double best_other = -INFINITY;
+      for (std::size_t c = 0; c < dout; ++c) if ((long)c != yl) best_other = std::max(best_other, yh[c].second);
+      margin_t[t] = dout == 1 ? INFINITY : std::nextafter(yh[yl].first - best_other, -INFINITY);
+    }
     mpfr_clears(lo, hi, t1, rad, (mpfr_ptr)0);
-    out.max_error = worst;
-    out.min_margin = margin;
+  });
+  out.max_error = 0;
+  out.min_margin = INFINITY;
+  for (std::size_t t = 0; t < T; ++t) {
+    out.max_error = std::max(out.max_error, worst_t[t]);
+    out.min_margin = std::min(out.min_margin, margin_t[t]);
   }
   return out;
 }

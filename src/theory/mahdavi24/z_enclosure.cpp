@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "memcert/linalg/fast/dmod.hpp"
@@ -264,6 +265,50 @@ std::vector<ScaledVector> claim1_logits_all(const ZExamples& z, const FitHead& f
     a[t] = scaled_mat_vec(scaled_context(z.sd, t, scratch), scaled_mat_vec(Us, v));
   });
   return a;
+}
+
+namespace {
+// The row sums of context_times_bounds: sum[j] = fl(sum_c E_jc xd_c), abs[j] = fl(sum_c |fl(E_jc xd_c)|), in
+// eight independent lanes (vectorised via target_clones; any summation order is covered by the bound).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void row_sums_abs(const double* E, std::size_t n,
+                                                                                std::size_t d, const double* xd,
+                                                                                double* sum, double* abs) {
+  for (std::size_t j = 0; j < n; ++j) {
+    const double* er = E + j * d;
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0}, a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    std::size_t c = 0;
+    for (; c + 8 <= d; c += 8)
+      for (int k = 0; k < 8; ++k) {
+        const double p = er[c + k] * xd[c + k];
+        s[k] += p;
+        a[k] += std::fabs(p);
+      }
+    for (; c < d; ++c) {
+      const double p = er[c] * xd[c];
+      s[0] += p;
+      a[0] += std::fabs(p);
+    }
+    sum[j] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    abs[j] = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
+  }
+}
+}  // namespace
+
+void context_times_bounds(const double* E, std::size_t n, std::size_t d, const double* xd, double* lo, double* hi) {
+  // fl(E xd) - E x = [fl(E xd) - E xd] + E (xd - x): at most gamma_{d+1} S + 2u S, S = sum_c |E_jc| |xd_c|
+  // (any summation order, products included; |x - xd| <= ulp(xd) <= 2u |xd|), so gamma_{d+3} S. S itself
+  // is summed in round-to-nearest: S <= fl(S) / ((1 - gamma_d)(1 - u)) <= fl(S) (1 + 2 gamma_{d+1}). The
+  // entries are integers (no underflow); every bound step rounds upward (nextafter after the operation).
+  const double inf = std::numeric_limits<double>::infinity();
+  auto gam = [](double m) { return std::nextafter(m * kU / (1.0 - m * kU), INFINITY); };
+  const double g = gam(double(d + 3)), infl = std::nextafter(1.0 + 2.0 * gam(double(d + 1)), INFINITY);
+  row_sums_abs(E, n, d, xd, lo, hi);  // lo: the sums, hi: the sums of absolute values (overwritten below)
+  for (std::size_t j = 0; j < n; ++j) {
+    const double sum = lo[j];
+    const double err = std::nextafter(std::nextafter(g * hi[j], inf) * infl, inf);
+    lo[j] = std::nextafter(sum - err, -inf);
+    hi[j] = std::nextafter(sum + err, inf);
+  }
 }
 
 bool context_times_int64(const std::vector<double>& E, double max_abs, std::size_t n, std::size_t d,

@@ -81,9 +81,22 @@ std::optional<ScaledMatrix> claim1_dyadic_left_inverse(const ZExamples& z, const
 // Runs on the fast-path threads.
 std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P,
                                                const std::vector<std::size_t>& examples);
+// The same logits as bounds, for examples whose exact logits nothing needs: U P e exactly in __int128, then
+// E (U P e) under context_times_bounds. An example whose magnitudes leave that route, or whose enclosure
+// is wider than 2^-36 (cancellation; huge logits), gets its exact logits in exact[i] instead (bounds[i]
+// then empty). Both vectors get one entry per listed example.
+void claim1_logit_bounds(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P,
+                         const std::vector<std::size_t>& examples, std::vector<ScaledBounds>& bounds,
+                         std::vector<ScaledVector>& exact);
 // Lemma 3's scores s^(t) = (w^T e^(t)) E^(t) g for every example, exactly (E g exact in double when the
 // magnitudes allow, else in big integers).
 std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w);
+
+// Bounds lo_j <= (E x)_j <= hi_j for a context's numerators E (n x d row-major, integer-valued doubles, as
+// ScaledDataset::context_doubles) and an integer vector x given as doubles xd within 2u |xd_c| of x_c (round
+// to nearest or truncation): the double product plus the a priori bound gamma_{d+3} sum_c |E_jc| |xd_c|.
+// Used for the logits of examples whose exact values nothing needs (only their softmax enclosures).
+void context_times_bounds(const double* E, std::size_t n, std::size_t d, const double* xd, double* lo, double* hi);
 
 // E g exactly in 128-bit integers for a context whose numerators E (n x d, row-major) are integers below
 // 2^52 held as doubles (ScaledDataset::context_doubles; max_abs >= their largest magnitude,

@@ -148,3 +148,105 @@ TEST_CASE("int128 helpers: bit lengths and conversions against GMP", "[claim1][i
     CHECK(memcert::mahdavi24::int128::bits(x) == want);
   }
 }
+
+namespace {
+// (E x)_j exactly in GMP: E integer-valued doubles, x integers.
+Integer dy_exact_row(const std::vector<double>& E, std::size_t j, std::size_t d, const std::vector<Integer>& x) {
+  Integer acc = 0, e;
+  for (std::size_t c = 0; c < d; ++c) {
+    mpz_set_d(e.get_mpz_t(), E[j * d + c]);
+    acc += e * x[c];
+  }
+  return acc;
+}
+bool dy_in(const Integer& v, double lo, double hi) { return cmp(v, lo) >= 0 && cmp(v, hi) <= 0; }
+}  // namespace
+
+TEST_CASE("context_times_bounds encloses E x (exact GMP products), also under cancellation", "[claim1][bounds]") {
+  std::mt19937_64 rng(17);
+  for (int round = 0; round < 60; ++round) {
+    const std::size_t n = 1 + rng() % 9, d = 1 + rng() % 70;
+    const int ebits = 1 + static_cast<int>(rng() % 52), xbits = 1 + static_cast<int>(rng() % 100);
+    INFO("round " << round << " n " << n << " d " << d << " ebits " << ebits << " xbits " << xbits);
+    std::vector<double> E(n * d);
+    for (auto& v : E) v = std::ldexp(double(rng() >> 11), ebits - 53) - std::ldexp(double(rng() >> 11), ebits - 53);
+    for (auto& v : E) v = std::trunc(v);
+    std::vector<Integer> x(d);
+    std::vector<double> xd(d);
+    for (std::size_t c = 0; c < d; ++c) {
+      Integer v = 0;
+      for (int b = 0; b < xbits; b += 32) v = (v << 32) + Integer(static_cast<unsigned long>(rng() & 0xffffffffu));
+      v >>= static_cast<unsigned long>((xbits + 31) / 32 * 32 - xbits);
+      if (rng() & 1) v = -v;
+      x[c] = v;
+      xd[c] = v.get_d();  // truncation: within 2u, as the contract allows
+    }
+    if (round % 3 == 0 && d >= 2) {  // cancellation: the last column undoes the rest in row 0 (near zero)
+      double s = 0;
+      for (std::size_t c = 0; c + 1 < d; ++c) s += E[c] * xd[c];
+      if (xd[d - 1] != 0) E[d - 1] = std::trunc(-s / xd[d - 1]);
+    }
+    std::vector<double> lo(n), hi(n);
+    context_times_bounds(E.data(), n, d, xd.data(), lo.data(), hi.data());
+    for (std::size_t j = 0; j < n; ++j) {
+      const Integer want = dy_exact_row(E, j, d, x);
+      CHECK(dy_in(want, lo[j], hi[j]));
+      // Not vacuous: the width is about gamma_d times sum |E| |x| (at most 4 d u of it, plus an ulp or two).
+      double S = 0;
+      for (std::size_t c = 0; c < d; ++c) S += std::fabs(E[j * d + c] * xd[c]);
+      CHECK(hi[j] - lo[j] <= 4.0 * double(d + 4) * std::ldexp(S, -52) + std::ldexp(std::fabs(lo[j]) + std::fabs(hi[j]), -50) + 1e-300);
+    }
+  }
+}
+
+TEST_CASE("claim1_logit_bounds enclose the exact logits; wide enclosures take the exact route", "[claim1][bounds]") {
+  std::mt19937_64 rng(23);
+  for (int near : {0, 40}) {
+    auto ds = generate_attention_dataset("theorem1", 12, 4, 7, std::nullopt, 9);
+    if (near) dy_near_singular(ds, 0, near);
+    INFO("near 2^-" << near);
+    const ZExamples z = z_examples(ds, 64);
+    const std::vector<std::size_t> group{0, 1, 2, 3}, later{4, 5, 6, 7, 8, 9, 10, 11};
+    auto P = claim1_dyadic_left_inverse(z, group);
+    REQUIRE(P);
+    std::uniform_int_distribution<int> uu(-2, 2);
+    QMatrix U(7, 4);
+    for (auto& x : U.data()) { x = Rational(uu(rng), 8); x.canonicalize(); }
+    const ScaledMatrix Us = scaled_from_qmat(U);
+    const std::vector<ScaledVector> want = claim1_logits_dyadic(z, Us, *P, later);
+    std::vector<ScaledBounds> bd;
+    std::vector<ScaledVector> ex;
+    claim1_logit_bounds(z, Us, *P, later, bd, ex);
+    REQUIRE(bd.size() == later.size());
+    std::size_t bounded = 0;
+    for (std::size_t i = 0; i < later.size(); ++i) {
+      if (bd[i].lo.empty()) {  // the exact route: the same logits
+        CHECK(scaled_to_qvec(ex[i]) == scaled_to_qvec(want[i]));
+        continue;
+      }
+      ++bounded;
+      const QVector a = scaled_to_qvec(want[i]);
+      for (std::size_t j = 0; j < a.size(); ++j) {
+        const Rational lo = Rational(bd[i].lo[j]) * bd[i].factor, hi = Rational(bd[i].hi[j]) * bd[i].factor;
+        CHECK(lo <= a[j]);
+        CHECK(a[j] <= hi);
+        CHECK(rational_to_double(hi - lo) <= std::ldexp(1.0, -36));
+      }
+      // The MPFR enclosure built from the bounds contains the logits too (negated factor: the ends swap).
+      ScaledBounds neg = bd[i];
+      neg.factor = -neg.factor;
+      AffineLogits L(neg, nullptr, 64);
+      mpfr_t l, h, cl, ch, tmp;
+      mpfr_inits2(64, l, h, cl, ch, tmp, (mpfr_ptr)0);
+      for (std::size_t j = 0; j < a.size(); ++j) {
+        L.bounds(Rational(0), l, h, j, cl, ch, tmp);
+        const Rational na = -a[j];
+        CHECK(mpfr_cmp_q(l, na.get_mpq_t()) <= 0);
+        CHECK(mpfr_cmp_q(h, na.get_mpq_t()) >= 0);
+      }
+      mpfr_clears(l, h, cl, ch, tmp, (mpfr_ptr)0);
+    }
+    if (near == 0) CHECK(bounded == later.size());  // well-conditioned: every later example bounded
+    if (near == 40) CHECK(bounded < later.size());  // huge logits: some take the exact route
+  }
+}
