@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Theorem 1 end to end through the command line, as a user runs it: `construct theorem1` (which also runs
-# the independent checker in-process) and then `memcert verify` of the certificate it wrote, each timed as a
-# whole process with /usr/bin/time (wall, user CPU, peak RSS). Prints one Markdown row per case with the
-# thread count and the load average, for bench/README.md.
+# Theorem 1 end to end through the command line, as a user runs it, each command timed as a whole process
+# with /usr/bin/time (wall, user CPU, peak RSS):
+#   (a) `construct theorem1`, which re-verifies its certificate with the independent checker in process;
+#   (b) the two-process pipeline `construct theorem1 --no-check` then `memcert verify` of the certificate
+#       (the independent check run once, in its own process).
+# Prints one Markdown row per case with the thread count and the load average, for bench/README.md.
 #   bench/theorem1/e2e.sh BUILD_DIR [CASE ...]    CASE: small | vitb | h128   (default: small vitb)
 # Data (float32 Gaussian, bench/theorem1/make_data.py) is written once to ${E2E_DATA:-/tmp/memcert-e2e}.
 set -euo pipefail
@@ -25,8 +27,8 @@ timed() {  # timed LOG CMD...: runs CMD, leaves "wall user rss_mb rc" in LOG
   read -r w u m < <(tail -n 1 "$log.time")
   echo "$w $u $((m / 1024)) $rc" >"$log"
 }
-echo "| case | threads | load (1 min) | construct: wall / user / peak MB / exit | verify: wall / user / peak MB / exit | end to end wall | certificate |"
-echo "|---|---|---|---|---|---|---|"
+echo "| case | threads | load (1 min) | (a) construct: wall / user / peak MB / exit | (b) construct --no-check: wall / user / peak MB / exit | (b) verify: wall / user / peak MB / exit | (b) end to end wall | certificate |"
+echo "|---|---|---|---|---|---|---|---|"
 for c in "${cases[@]}"; do
   case $c in
     small) T=253 n=32 d=64 H=12 dh=22 ;;       # T* = 12*21+1 = 253
@@ -37,11 +39,15 @@ for c in "${cases[@]}"; do
   f="$data/$c.npz"
   [ -s "$f" ] || "$py" "$here/make_data.py" "$f" "$T" "$n" "$d" >/dev/null
   cert="$data/$c.cert.json"
-  rm -f "$cert"
   load=$(cut -d' ' -f1 /proc/loadavg)
+  rm -f "$cert"
   timed "$data/$c.construct" "$memcert" --threads "$threads" construct theorem1 "$f" --heads "$H" --dh "$dh" \
     --out "$cert" --json --max-memory 0
-  read -r cw cu cm crc <"$data/$c.construct"
+  read -r aw au am arc <"$data/$c.construct"
+  rm -f "$cert"
+  timed "$data/$c.nocheck" "$memcert" --threads "$threads" construct theorem1 "$f" --heads "$H" --dh "$dh" \
+    --out "$cert" --json --max-memory 0 --no-check
+  read -r cw cu cm crc <"$data/$c.nocheck"
   if [ -s "$cert" ]; then
     timed "$data/$c.verify" "$memcert" --threads "$threads" verify "$cert" --max-seconds 0 --max-memory 0
     read -r vw vu vm vrc <"$data/$c.verify"
@@ -50,5 +56,5 @@ for c in "${cases[@]}"; do
     vw=- vu=- vm=- vrc=- size=-
   fi
   total=$(awk -v a="$cw" -v b="$vw" 'BEGIN { if (b == "-") print "-"; else printf "%.1f", a + b }')
-  echo "| $c (T=$T n=$n d=$d H=$H d_h=$dh) | $threads | $load | $cw s / $cu s / $cm / $crc | $vw s / $vu s / $vm / $vrc | $total s | ${size} MB |"
+  echo "| $c (T=$T n=$n d=$d H=$H d_h=$dh) | $threads | $load | $aw s / $au s / $am / $arc | $cw s / $cu s / $cm / $crc | $vw s / $vu s / $vm / $vrc | $total s | ${size} MB |"
 done
