@@ -26,9 +26,11 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <cstdio>
 #include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 
@@ -169,18 +171,21 @@ void set_i128(mpz_class& r, i128 x) {
 }
 // k >= 0 with 2^-k the lowest set bit over the `count` values (0 when all are integers or zero): every
 // value times 2^k is an integer.
+// Read from the bits (no libm call per value): a finite non-zero double is (2^52 + man) 2^(eb - 1075)
+// (normal, biased exponent eb > 0) or man 2^-1074 (subnormal), so its lowest set bit is 2^(that exponent
+// + ctz of the integer).
 int scale_exponent(const double* v, std::size_t count) {
   int lowest = 0;
-  bool any = false;
   for (std::size_t i = 0; i < count; ++i) {
     if (v[i] == 0) continue;
-    int e = 0;
-    const double m = std::ldexp(std::frexp(std::fabs(v[i]), &e), 53);  // an integer below 2^53
-    const int low = e - 53 + __builtin_ctzll(static_cast<unsigned long long>(m));
-    lowest = any ? std::min(lowest, low) : low;
-    any = true;
+    std::uint64_t b;
+    std::memcpy(&b, &v[i], sizeof b);
+    const int eb = static_cast<int>((b >> 52) & 0x7ff);
+    const std::uint64_t man = b & ((std::uint64_t{1} << 52) - 1);
+    const int low = eb == 0 ? -1074 + __builtin_ctzll(man) : eb - 1075 + __builtin_ctzll(man | (std::uint64_t{1} << 52));
+    lowest = std::min(lowest, low);
   }
-  return lowest < 0 ? -lowest : 0;
+  return -lowest;
 }
 // A context given as doubles (n x d, every value the exact number it stores) as integers over 2^k, 2^-k
 // the lowest set bit (k >= 0): no rational per entry. False when a scaled value would overflow a double.
@@ -364,8 +369,10 @@ bool scale_doubles_small(const double* v, std::size_t n, std::size_t d, mpz_clas
   out.cols = d;
   out.v.resize(n * d);
   double mx = 0;
+  const double p2 = k <= 1023 ? std::ldexp(1.0, k) : 0.0;  // 2^k, a double up to 2^1023
   for (std::size_t i = 0; i < n * d; ++i) {
-    const double x = std::ldexp(v[i], k);  // an integer (exact unless it overflows)
+    // An integer: times a power of two is exact unless it overflows (ldexp past 2^1023).
+    const double x = k <= 1023 ? v[i] * p2 : std::ldexp(v[i], k);
     if (!(std::fabs(x) <= 9007199254740992.0)) return false;  // beyond 2^53 (or not finite)
     out.v[i] = x;
     mx = std::max(mx, std::fabs(x));
@@ -478,8 +485,23 @@ bool run_all(std::size_t count, unsigned threads, const std::function<bool(std::
 // the caller's supplier, must hold at least T examples of shape n x d; the digest of the first T is
 // recomputed here from those values and must equal the certificate's. The queries come back as exact
 // rationals (Q); the contexts stay doubles in `arrays` (each is made exact when its example is checked).
-bool read_referenced_data(const Value& data, std::size_t T, std::size_t n, std::size_t d, AttentionArrays& arrays,
-                          QMat& Q, std::string& why) {
+// The referenced data and their digest, recomputed beside the check (SHA-256 is sequential: on its own
+// thread it costs no wall time while the examples are checked). The verdict waits for it
+// (check_theorem1_on): a mismatch rejects whatever the check found, so the reason stays the digest's.
+struct DataDigestJob {
+  AttentionArrays arrays;            // must outlive `running` (declared first: destroyed last)
+  std::string expected;              // the certificate's data.digest
+  std::future<std::string> running;  // the digest of the supplied values (not started: computed in line)
+};
+
+std::string digest_mismatch(const std::string& mine, const std::string& named) {
+  return "data.digest: the data supplied have digest " + mine + ", the certificate names " + named +
+         " (not the data the certificate was made for)";
+}
+
+bool read_referenced_data(const Value& data, std::size_t T, std::size_t n, std::size_t d, DataDigestJob& job,
+                          QMat& Q, std::string& why, unsigned threads) {
+  AttentionArrays& arrays = job.arrays;
   std::string file, digest;
   if (!read_string(data, "data", "file", file, why) || !read_string(data, "data", "digest", digest, why)) return false;
   const ArraysSupplier* supply = check_context().arrays;
@@ -506,11 +528,15 @@ bool read_referenced_data(const Value& data, std::size_t T, std::size_t n, std::
       if (!std::isfinite(x)) { why = "data.file: a value is not finite"; return false; }
   for (float x : arrays.contexts_f32)
     if (!std::isfinite(x)) { why = "data.file: a value is not finite"; return false; }
-  const std::string mine = attention_arrays_digest(arrays, T);
-  if (mine != digest) {
-    why = "data.digest: the data supplied have digest " + mine + ", the certificate names " + digest +
-          " (not the data the certificate was made for)";
-    return false;
+  job.expected = digest;
+  if (threads >= 2) {
+    job.running = std::async(std::launch::async, [&arrays, T] { return attention_arrays_digest(arrays, T); });
+  } else {
+    const std::string mine = attention_arrays_digest(arrays, T);
+    if (mine != digest) {
+      why = digest_mismatch(mine, digest);
+      return false;
+    }
   }
   Q.assign(T, QRow(d));
   for (std::size_t t = 0; t < T; ++t)
@@ -519,7 +545,22 @@ bool read_referenced_data(const Value& data, std::size_t T, std::size_t n, std::
   return true;
 }
 
+bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, DataDigestJob& job);
+
 bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
+  DataDigestJob job;
+  const bool ok = check_theorem1_body(cert, why, threads, job);
+  if (job.running.valid()) {
+    const std::string mine = job.running.get();
+    if (mine != job.expected) {
+      why = digest_mismatch(mine, job.expected);
+      return false;
+    }
+  }
+  return ok;
+}
+
+bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, DataDigestJob& job) {
   std::string claim;
   if (!read_string(cert, "", "claim", claim, why)) return false;
   // "method": "theorem" (the default, older certificates have no field) is Theorem 1's construction with
@@ -591,10 +632,10 @@ bool check_theorem1_on(const Value& cert, std::string& why, unsigned threads) {
   if (!data) return false;
   std::vector<QMat> E;  // the embedded contexts (empty when the data are referenced by file)
   QMat Q;
-  AttentionArrays arrays;  // the referenced data's values (docs/CERTIFICATES.md "Data by reference")
+  const AttentionArrays& arrays = job.arrays;  // the referenced data's values (docs/CERTIFICATES.md "Data by reference")
   const bool by_file = data->find("file") != nullptr;
   if (by_file) {
-    if (!read_referenced_data(*data, T, n, d, arrays, Q, why)) return false;
+    if (!read_referenced_data(*data, T, n, d, job, Q, why, threads)) return false;
   } else {
     const Value* cv = member(*data, "data", "contexts", json::Type::Array, why);
     if (!cv) return false;

@@ -11,6 +11,7 @@
 
 #include <Eigen/Dense>
 
+#include "memcert/numeric/double_bits.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/util/parallel.hpp"
@@ -100,28 +101,29 @@ namespace {
 // v 2^k are integers. They stay doubles when every one is below 2^52 (num left 0 x 0); otherwise num is
 // built in big integers (context_doubles[t] then stays empty, as on the rational route).
 void scaled_typed_context(const std::vector<double>& v, std::size_t n, std::size_t d, ScaledDataset& sd, std::size_t t) {
-  int lowest = INT_MAX;  // exponent of the lowest set bit over all non-zero values
+  int lowest = INT_MAX, highest = INT_MIN;  // exponents of the lowest set bit and of frexp over non-zero values
   for (double x : v) {
     if (x == 0) continue;
-    int e = 0;
-    const double m = std::ldexp(std::frexp(std::fabs(x), &e), 53);  // integer < 2^53, x = m 2^(e - 53)
-    const auto mi = static_cast<std::uint64_t>(m);
-    lowest = std::min(lowest, e - 53 + __builtin_ctzll(mi));
+    int low = 0, top = 0;
+    double_exponents(x, low, top);
+    lowest = std::min(lowest, low);
+    highest = std::max(highest, top);
   }
   const int k = lowest == INT_MAX || lowest >= 0 ? 0 : -lowest;
   ScaledMatrix& s = sd.contexts[t];
   s.den = Integer(1) << static_cast<unsigned long>(k);
-  std::vector<double> num(n * d);
-  bool small = true;
+  std::vector<double> num;
+  // Every |v 2^k| < 2^(highest + k): below 2^52 when highest + k <= 52. Times 2^k is then exact (an integer,
+  // no overflow); 2^k is a double for k <= 1023 (else ldexp per value).
+  bool small = lowest == INT_MAX || highest + k <= 52;
   double mx = 0;
-  for (std::size_t i = 0; i < n * d; ++i) {
-    const double a = std::fabs(v[i]);
-    if (a == 0) { num[i] = 0; continue; }
-    int e = 0;
-    std::frexp(a, &e);
-    if (e + k > 52) { small = false; break; }  // |v 2^k| >= 2^52 possible
-    num[i] = std::ldexp(v[i], k);                 // exact: an integer below 2^52
-    mx = std::max(mx, std::fabs(num[i]));
+  if (small) {
+    num.resize(n * d);
+    const double p2 = k <= 1023 ? std::ldexp(1.0, k) : 0.0;
+    for (std::size_t i = 0; i < n * d; ++i) {
+      num[i] = k <= 1023 ? v[i] * p2 : std::ldexp(v[i], k);
+      mx = std::max(mx, std::fabs(num[i]));
+    }
   }
   if (small) {
     sd.context_doubles[t] = std::move(num);
