@@ -64,3 +64,40 @@ TEST_CASE("directed double conversions bracket the rational", "[numeric]") {
     CHECK(std::nextafter(lo, INFINITY) >= hi);  // adjacent (or equal) doubles
   }
 }
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "memcert/numeric/double_bits.hpp"
+
+TEST_CASE("double_exponents agrees with frexp and the exact lowest set bit (normals and subnormals)", "[numeric]") {
+  std::mt19937_64 rng(31);
+  auto check = [](double x) {
+    int low = 0, top = 0;
+    memcert::double_exponents(x, low, top);
+    int e = 0;
+    std::frexp(x, &e);
+    INFO(x);
+    CHECK(top == e);
+    // x 2^-low is an odd integer: exact through GMP (a double is a dyadic rational).
+    mpq_class q(x);
+    if (low >= 0) q /= mpq_class(mpz_class(1) << low);
+    else q *= mpq_class(mpz_class(1) << -low);
+    q.canonicalize();
+    CHECK(q.get_den() == 1);
+    CHECK(mpz_odd_p(q.get_num().get_mpz_t()));
+  };
+  for (int i = 0; i < 20000; ++i) {
+    std::uint64_t b = rng() & ~(std::uint64_t{0x7ff} << 52);  // a random mantissa and sign ...
+    b |= (rng() % 2047) << 52;                                // ... and exponent: subnormals (0) to 2^1023
+    double x;
+    std::memcpy(&x, &b, sizeof x);
+    if (x == 0) continue;
+    check(x);
+  }
+  for (double x : {1.0, -1.0, 0.75, 3.0, std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::min(),
+                   std::numeric_limits<double>::max(), -std::ldexp(1.0, -1060), 1e-310, 65536.0 * 3})
+    check(x);
+}
