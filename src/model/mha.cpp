@@ -257,14 +257,36 @@ ContextEnclosure::ContextEnclosure(const double* E, std::size_t n, std::size_t d
   column_bounds();
 }
 
+ContextEnclosure::ContextEnclosure(const double* num, int k, std::size_t n, std::size_t d, mpfr_prec_t prec)
+    : n_(n), d_(d), prec_(std::max<mpfr_prec_t>(prec, 53)) {
+  if (k >= 0 && k <= 1074) {  // 2^-k is a double (subnormal past 2^-1022)
+    ext_ = num;
+    scale_ = std::ldexp(1.0, -k);
+  } else {
+    em_.resize(n * d);
+    for (std::size_t i = 0; i < n * d; ++i) em_[i] = std::ldexp(num[i], -k);
+  }
+  column_bounds();
+}
+
+const double* ContextEnclosure::row(std::size_t j, double* buf) const {
+  if (!ext_) return &em_[j * d_];
+  const double* e = ext_ + j * d_;
+  for (std::size_t c = 0; c < d_; ++c) buf[c] = e[c] * scale_;  // exact: the product is the stored value
+  return buf;
+}
+
 // colabs_[c] >= sum_j |em_jc| + er_jc: summed in round-to-nearest (n + 1 roundings per chain) and inflated
 // by 1 + 2 gamma_{n+3} >= 1 / (1 - gamma_{n+1}), rounded upward.
 void ContextEnclosure::column_bounds() {
   const double inf = std::numeric_limits<double>::infinity();
   auto up = [inf](double x) { return std::nextafter(x, inf); };
   colabs_.assign(d_, 0.0);
-  for (std::size_t j = 0; j < n_; ++j)
-    for (std::size_t c = 0; c < d_; ++c) colabs_[c] += std::fabs(em_[j * d_ + c]) + (er_.empty() ? 0.0 : er_[j * d_ + c]);
+  std::vector<double> buf(d_);
+  for (std::size_t j = 0; j < n_; ++j) {
+    const double* em = row(j, buf.data());
+    for (std::size_t c = 0; c < d_; ++c) colabs_[c] += std::fabs(em[c]) + (er_.empty() ? 0.0 : er_[j * d_ + c]);
+  }
   const double u = std::ldexp(1.0, -53), nn = double(n_ + 3);
   const double gam = up(up(nn * u) / (1.0 - nn * u));
   const double infl = up(1.0 + up(2.0 * gam));
@@ -508,9 +530,10 @@ void ContextEnclosure::mix_affine(const AffineLogits& L, const Rational& c, doub
 void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
   const double inf = std::numeric_limits<double>::infinity();
   auto up = [inf](double x) { return std::nextafter(x, inf); };
-  thread_local std::vector<double> am, ar, sa, sr;
+  thread_local std::vector<double> am, ar, sa, sr, rowbuf;
   am.resize(n_);
   ar.resize(n_);
+  rowbuf.resize(d_);
   for (std::size_t j = 0; j < n_; ++j) {
     const double lo = g_alo[j], hi = g_ahi[j];  // 0 <= lo <= hi <= 1
     const double m = 0.5 * lo + 0.5 * hi;  // any value in [lo, hi] will do; this one is (lo + hi) / 2 rounded
@@ -529,7 +552,6 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
   double wtiny = 0;
   bool any_tiny = false;
   for (std::size_t j = 0; j < n_; ++j) {
-    const double* em = &em_[j * d_];
     const double a = am[j], r = ar[j], ar2 = up(a + r);  // >= am_j + ar_j
     if (ar2 < kTiny) {
       if (ar2 == 0) continue;  // alpha_j = 0 exactly
@@ -537,6 +559,7 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
       wtiny = std::max(wtiny, ar2);
       continue;
     }
+    const double* em = row(j, rowbuf.data());
     if (er_.empty()) {  // exact entries (er = 0)
       for (std::size_t c = 0; c < d_; ++c) {
         centre[c] += em[c] * a;
@@ -565,8 +588,9 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
 }
 
 void ContextEnclosure::token(std::size_t j, double* centre, double* radius) const {
+  const double* em = row(j, centre);  // into centre itself when shared
   for (std::size_t c = 0; c < d_; ++c) {
-    centre[c] = em_[j * d_ + c];
+    centre[c] = em[c];
     radius[c] = er_.empty() ? 0.0 : er_[j * d_ + c];
   }
 }

@@ -114,6 +114,10 @@ class ContextEnclosure {
   ContextEnclosure(const QMatrix& E, mpfr_prec_t prec);
   // From exact doubles (n x d, row-major): the values themselves, radius 0.
   ContextEnclosure(const double* E, std::size_t n, std::size_t d, mpfr_prec_t prec);
+  // From integer numerators over 2^k (n x d, row-major; the values are num 2^-k, each exactly a double):
+  // NOT copied -- `num` must outlive this object (it shares ScaledDataset::context_doubles). Each value is
+  // formed as num * 2^-k, exact because the result is representable. k > 1074: copied instead.
+  ContextEnclosure(const double* num, int k, std::size_t n, std::size_t d, mpfr_prec_t prec);
 
   std::size_t n() const { return n_; }
   std::size_t d() const { return d_; }
@@ -135,6 +139,10 @@ class ContextEnclosure {
   std::size_t n_ = 0, d_ = 0;
   mpfr_prec_t prec_ = 64;
   std::vector<double> em_, er_;  // n*d: E_jc in [em +- er] (er = 0 for dyadic entries; er_ empty when all are)
+  const double* ext_ = nullptr;  // shared numerators instead of em_ (er_ then empty): E_jc = ext_[jc] * scale_
+  double scale_ = 1.0;           // 2^-k
+  // Row j's exact values: a pointer into em_, or the shared numerators scaled into `buf` (d_ doubles).
+  const double* row(std::size_t j, double* buf) const;
   std::vector<double> colabs_;   // d: upper bounds on sum_j |em_jc| + er_jc
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 
 #include <Eigen/Dense>
@@ -94,6 +95,18 @@ class Claim1Product {
     }
     return wb <= 100;
   }
+  // Row i of E w exactly (w from w_of, |w| < 2^100): the same hi/lo split as claim1_logits_dyadic.
+  Integer row(std::size_t t, const std::vector<i128>& w, std::size_t i) const {
+    const double* er = &z_.sd.context_doubles[t][i * d_];
+    i128 ah = 0, al = 0;
+    for (std::size_t c = 0; c < d_; ++c) {
+      const i128 h = w[c] >> 40;
+      const auto x = static_cast<std::int64_t>(er[c]);  // exact: |x| < 2^52
+      ah += static_cast<i128>(x) * static_cast<std::int64_t>(h);
+      al += static_cast<i128>(x) * static_cast<std::int64_t>(w[c] - (h << 40));
+    }
+    return (int128::to_integer(ah) << 40) + int128::to_integer(al);
+  }
   // The exact logits by big integers: E (U (P e)).
   ScaledVector big(std::size_t t) const {
     ScaledMatrix scratch;
@@ -144,6 +157,38 @@ std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledM
     }
     a.den = prod.den(t);
     out[ix] = std::move(a);
+  });
+  return out;
+}
+
+std::vector<std::optional<Rational>> claim1_spreads(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P,
+                                                    const std::vector<std::size_t>& examples,
+                                                    const std::vector<const ScaledBounds*>& bounds,
+                                                    const std::vector<std::size_t>& jstar) {
+  const Claim1Product prod(z, U, P);
+  std::vector<std::optional<Rational>> out(examples.size());
+  parallel_for(examples.size(), fast_threads(), [&](std::size_t ix) {
+    const ScaledBounds* b = bounds[ix];
+    if (!b || b->lo.empty()) return;
+    const std::size_t t = examples[ix], n = b->lo.size(), js = jstar[ix];
+    if (sgn(b->factor) <= 0 || js >= n) throw std::invalid_argument("claim1_spreads: bounds");
+    thread_local std::vector<i128> w;
+    Integer best = 0;
+    if (!prod.w_of(t, w)) {  // not the route the bounds came from; stay exact regardless
+      const ScaledVector a = prod.big(t);
+      for (std::size_t i = 0; i < n; ++i) best = std::max(best, Integer(a.num[i] - a.num[js]));
+      out[ix] = Rational(best, a.den);
+      out[ix]->canonicalize();
+      return;
+    }
+    double top = b->lo[0];
+    for (std::size_t i = 1; i < n; ++i) top = std::max(top, b->lo[i]);
+    // max_i a_i is attained at a row with hi_i >= max_k lo_k (any other row lies below that lo's row).
+    const Integer aj = prod.row(t, w, js);
+    for (std::size_t i = 0; i < n; ++i)
+      if (b->hi[i] >= top && i != js) best = std::max(best, Integer(prod.row(t, w, i) - aj));
+    out[ix] = Rational(best, prod.den(t));
+    out[ix]->canonicalize();
   });
   return out;
 }

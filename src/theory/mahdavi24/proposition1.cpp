@@ -98,27 +98,31 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
   st.tr.targets = fit->targets;
   st.tr.sigma_lower = zinf.sigma_lower;
   st.lambda_hint = zinf.lambda_estimate;
-  // Logits of this head for every example: a = E W_fit e, exactly for the step's rows (Lemma 4 and the
-  // targets use them), enclosed for the later examples (only their softmax enclosures enter Z).
+  // Logits of this head for every example: a = E W_fit e, exactly for the group (the targets), enclosed
+  // for every other example (only their softmax enclosures enter Z); Lemma 4's spread of an earlier
+  // example is exact from the few rows its bounds leave as candidates for the maximum (claim1_spread).
   StageTimes::Scope logit_clock(opt.timings, "exact logits (claim 1)");
   if (P) {
-    std::vector<char> is_row(ds.T(), 0);
-    for (std::size_t t : rows) is_row[t] = 1;
-    std::vector<std::size_t> later;
+    std::vector<char> in_group(ds.T(), 0);
+    for (std::size_t t : group) in_group[t] = 1;
+    std::vector<std::size_t> others;
     for (std::size_t t = 0; t < ds.T(); ++t)
-      if (!is_row[t]) later.push_back(t);
+      if (!in_group[t]) others.push_back(t);
     const ScaledMatrix Us = scaled_from_qmat(fit->U);
-    std::vector<ScaledVector> ex = claim1_logits_dyadic(z, Us, *P, rows);
+    std::vector<ScaledVector> ex = claim1_logits_dyadic(z, Us, *P, group);
     std::vector<ScaledBounds> bd;
     std::vector<ScaledVector> bx;
-    claim1_logit_bounds(z, Us, *P, later, bd, bx);
+    claim1_logit_bounds(z, Us, *P, others, bd, bx);
     st.a.assign(ds.T(), ScaledVector());
     st.ab.assign(ds.T(), ScaledBounds());
-    for (std::size_t i = 0; i < rows.size(); ++i) st.a[rows[i]] = std::move(ex[i]);
-    for (std::size_t i = 0; i < later.size(); ++i) {
-      if (bd[i].lo.empty()) st.a[later[i]] = std::move(bx[i]);
-      else st.ab[later[i]] = std::move(bd[i]);
+    for (std::size_t i = 0; i < group.size(); ++i) st.a[group[i]] = std::move(ex[i]);
+    for (std::size_t i = 0; i < others.size(); ++i) {
+      if (bd[i].lo.empty()) st.a[others[i]] = std::move(bx[i]);
+      else st.ab[others[i]] = std::move(bd[i]);
     }
+    std::vector<const ScaledBounds*> ob(old.size());
+    for (std::size_t i = 0; i < old.size(); ++i) ob[i] = &st.ab[old[i]];
+    st.old_spread = claim1_spreads(z, Us, *P, old, ob, jstar);
   } else {
     st.a = claim1_logits_all(z, *fit, group);
   }
@@ -271,7 +275,8 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   Rational c = 0;
   bool first = true;
   for (std::size_t i = 0; i < m; ++i) {
-    SaturationData sd = scaled_saturation(st.a[old[i]], st.s[old[i]]);
+    SaturationData sd = scaled_saturation(st.a[old[i]], st.s[old[i]]);  // a empty: spread 0, set below
+    if (i < st.old_spread.size() && st.old_spread[i]) sd.spread = *st.old_spread[i];
     if (first || sd.gap < tr.gap) tr.gap = sd.gap;
     if (first || sd.spread > tr.spread) tr.spread = sd.spread;
     first = false;

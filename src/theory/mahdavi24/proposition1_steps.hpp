@@ -15,8 +15,9 @@ namespace memcert::mahdavi24 {
 // Lemma 4 or the targets need them, enclosed (ab, sb) for the examples of later groups.
 struct HeadStep {
   HeadTrace tr;
-  std::vector<ScaledVector> a;   // exactly for the step's rows (earlier examples and the group), else empty
-  std::vector<ScaledBounds> ab;  // bounds on a for the later examples, whose exact logits nothing needs
+  std::vector<ScaledVector> a;   // exactly for the group (and where the bounds were too wide), else empty
+  std::vector<ScaledBounds> ab;  // bounds on a for the other examples: only their softmax enters Z
+  std::vector<std::optional<Rational>> old_spread;  // per earlier example with bounded a: Lemma 4's exact spread
   std::vector<ScaledVector> s;   // exactly, every example
   std::vector<AffineLogits> L;     // a + c s as MPFR enclosures, one per example (filled once a, s are final)
   Rational c;                      // the proof's saturation scale (0 for head 1)

@@ -117,7 +117,10 @@ ZExamples z_examples(const AttentionDataset& ds, mpfr_prec_t prec) {
   z.eq.resize(T);
   parallel_for(T, mpfr_threads(), [&](std::size_t t) {
     z.eq[t] = QVector(ds.queries.row(t), ds.queries.row(t) + d);
-    if (ds.typed) {
+    if (ds.typed && !z.sd.context_doubles[t].empty()) {  // shares the scaled numerators (no second copy)
+      const int k = static_cast<int>(mpz_sizeinbase(z.sd.contexts[t].den.get_mpz_t(), 2)) - 1;  // den = 2^k
+      ctx[t].emplace(z.sd.context_doubles[t].data(), k, n, d, prec);
+    } else if (ds.typed) {
       thread_local std::vector<double> v;
       attention_context_doubles(ds, t, v);
       ctx[t].emplace(v.data(), n, d, prec);

@@ -46,6 +46,12 @@ class GramAccumulator {
 // The chosen examples in the forms the induction computes with: softmax-mix enclosures of each context,
 // exact contexts and queries as scaled integers, and the token norm bound B (B2 = B^2 exactly).
 struct ZExamples {
+  // Not copyable: ctx shares sd's context numerators (ContextEnclosure's shared form). Moves keep them.
+  ZExamples() = default;
+  ZExamples(const ZExamples&) = delete;
+  ZExamples& operator=(const ZExamples&) = delete;
+  ZExamples(ZExamples&&) = default;
+  ZExamples& operator=(ZExamples&&) = default;
   std::size_t n = 0, d = 0;
   std::vector<ContextEnclosure> ctx;
   ScaledDataset sd;  // contexts and queries in scaled form
@@ -88,6 +94,13 @@ std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledM
 void claim1_logit_bounds(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P,
                          const std::vector<std::size_t>& examples, std::vector<ScaledBounds>& bounds,
                          std::vector<ScaledVector>& exact);
+// Lemma 4's spread max_i a_i - a_{j*} (>= 0) of each listed example's logits a = E U P e, exactly, from their
+// bounds (claim1_logit_bounds; factor > 0): only the rows that can hold the maximum (hi_i >= max_k lo_k)
+// and row j* are computed exactly. std::nullopt where bounds[i] is null or empty.
+std::vector<std::optional<Rational>> claim1_spreads(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P,
+                                                    const std::vector<std::size_t>& examples,
+                                                    const std::vector<const ScaledBounds*>& bounds,
+                                                    const std::vector<std::size_t>& jstar);
 // Lemma 3's scores s^(t) = (w^T e^(t)) E^(t) g for every example, exactly (E g exact in double when the
 // magnitudes allow, else in big integers).
 std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w);

@@ -250,3 +250,37 @@ TEST_CASE("claim1_logit_bounds enclose the exact logits; wide enclosures take th
     if (near == 40) CHECK(bounded < later.size());  // huge logits: some take the exact route
   }
 }
+
+TEST_CASE("claim1_spreads from bounds equal the exact spread (scaled_saturation) for every j*", "[claim1][bounds]") {
+  std::mt19937_64 rng(29);
+  for (int round = 0; round < 3; ++round) {
+    auto ds = generate_attention_dataset(round == 2 ? "general" : "theorem1", 14, 5, 8, std::nullopt, 100 + round);
+    const ZExamples z = z_examples(ds, 64);
+    const std::vector<std::size_t> group{0, 1, 2, 3}, others{4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+    auto P = claim1_dyadic_left_inverse(z, group);
+    REQUIRE(P);
+    std::uniform_int_distribution<int> uu(-2, 2);
+    QMatrix U(8, 4);
+    for (auto& x : U.data()) { x = Rational(uu(rng), 8); x.canonicalize(); }
+    const ScaledMatrix Us = scaled_from_qmat(U);
+    const std::vector<ScaledVector> exact = claim1_logits_dyadic(z, Us, *P, others);
+    std::vector<ScaledBounds> bd;
+    std::vector<ScaledVector> bx;
+    claim1_logit_bounds(z, Us, *P, others, bd, bx);
+    for (std::size_t js = 0; js < 5; ++js) {
+      std::vector<const ScaledBounds*> ptr(others.size());
+      for (std::size_t i = 0; i < others.size(); ++i) ptr[i] = &bd[i];
+      const std::vector<std::size_t> jstar(others.size(), js);
+      const auto sp = claim1_spreads(z, Us, *P, others, ptr, jstar);
+      for (std::size_t i = 0; i < others.size(); ++i) {
+        if (bd[i].lo.empty()) { CHECK(!sp[i]); continue; }
+        REQUIRE(sp[i]);
+        // scaled_saturation's spread with j* = js: s = e_js makes js the unique arg-max.
+        ScaledVector sv;
+        sv.num.assign(5, Integer(0));
+        sv.num[js] = 1;
+        CHECK(*sp[i] == scaled_saturation(exact[i], sv).spread);
+      }
+    }
+  }
+}

@@ -100,3 +100,44 @@ TEST_CASE("ContextEnclosure: double mixing and AffineLogits enclose the 256-bit 
   CHECK_THROWS(ce.mix_affine(AffineLogits(scaled_from_qvec(QVector{Rational(1), Rational(2)}), nullptr, 64), Rational(-1),
                              c.data(), r.data()));
 }
+
+TEST_CASE("ContextEnclosure sharing scaled numerators gives the copying form's enclosures bit for bit", "[model][enclosure]") {
+  std::mt19937_64 rng(77);
+  for (int round = 0; round < 30; ++round) {
+    const std::size_t n = 1 + rng() % 7, d = 1 + rng() % 9;
+    // Values m 2^(e - k) with k up to 1074 - 60 (so some are subnormal): numerators m 2^e below 2^52.
+    const int k = round % 3 == 0 ? 1000 + static_cast<int>(rng() % 60) : static_cast<int>(rng() % 80);
+    std::vector<double> num(n * d), val(n * d);
+    for (std::size_t i = 0; i < n * d; ++i) {
+      const double m = double(static_cast<std::int64_t>(rng() % (std::uint64_t{1} << 40)) - (std::int64_t{1} << 39));
+      num[i] = std::ldexp(m, static_cast<int>(rng() % 12));
+      val[i] = std::ldexp(num[i], -k);  // exact: each value is num 2^-k (subnormal ones keep every bit, k <= 1074 - 52)
+    }
+    INFO("round " << round << " k " << k);
+    const ContextEnclosure shared(num.data(), k, n, d, 64), copied(val.data(), n, d, 64);
+    for (int trial = 0; trial < 4; ++trial) {
+      ScaledVector a, s;
+      a.den = 8;
+      s.den = 3;
+      for (std::size_t j = 0; j < n; ++j) {
+        a.num.push_back(Integer(static_cast<long>(rng() % 200) - 100));
+        s.num.push_back(Integer(static_cast<long>(rng() % 2000) - 1000));
+      }
+      const AffineLogits L(a, &s, 64);
+      for (const Rational& c : {Rational(0), Rational(5, 2), Rational(4000)}) {
+        std::vector<double> c1(d), r1(d), c2(d), r2(d);
+        shared.mix_affine(L, c, c1.data(), r1.data());
+        copied.mix_affine(L, c, c2.data(), r2.data());
+        CHECK(c1 == c2);
+        CHECK(r1 == r2);
+      }
+    }
+    for (std::size_t j = 0; j < n; ++j) {
+      std::vector<double> c1(d), r1(d), c2(d), r2(d);
+      shared.token(j, c1.data(), r1.data());
+      copied.token(j, c2.data(), r2.data());
+      CHECK(c1 == c2);
+      CHECK(r1 == r2);
+    }
+  }
+}
