@@ -13,6 +13,7 @@
 
 #include "memcert/numeric/double_bits.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/fast/rump.hpp"
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/numeric/interval.hpp"
@@ -383,10 +384,21 @@ WeylB2 lemma5_weyl_b2_estimate(const std::vector<double>& Goo, const std::vector
   if (m == 0 || k == 0 || k > d || !(B > 0)) return r;
   Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> go(Goo.data(), m, m),
       gn(Gno.data(), k, m), l(Linf.data(), m, d), dd(D.data(), k, d);
-  // Blocked Cholesky (LDL^T only if it breaks down): the Gram block is m x m with m up to T.
-  MatrixXd Goo_m(go), GnoT = MatrixXd(gn).transpose();
-  Eigen::LLT<MatrixXd> llt(Goo_m);
-  MatrixXd C = (llt.info() == Eigen::Success ? MatrixXd(llt.solve(GnoT)) : MatrixXd(Goo_m.ldlt().solve(GnoT))).transpose();  // k x m
+  // The fast blocked Cholesky on the threads (the Gram block is m x m with m up to T: Eigen's own LLT, one
+  // thread, took as long as every rank certificate of the step together at H = 64); LDL^T only if it
+  // breaks down. An estimate: no error bound is needed here.
+  MatrixXd GnoT = MatrixXd(gn).transpose(), C;
+  std::vector<double> lf(m * m, 0.0);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j <= i; ++j) lf[i * m + j] = Goo[i * m + j];
+  if (fast_detail::cholesky_rn(lf.data(), m, fast_threads())) {
+    Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> L(lf.data(), m, m);
+    L.triangularView<Eigen::Lower>().solveInPlace(GnoT);
+    L.transpose().triangularView<Eigen::Upper>().solveInPlace(GnoT);
+    C = GnoT.transpose();  // k x m
+  } else {
+    C = MatrixXd(MatrixXd(go).ldlt().solve(GnoT)).transpose();
+  }
   MatrixXd S = MatrixXd(dd) - C * MatrixXd(l);
   Eigen::JacobiSVD<MatrixXd> svs(S);
   r.sigma = svs.singularValues().minCoeff();
