@@ -160,6 +160,13 @@ Integer dy_exact_row(const std::vector<double>& E, std::size_t j, std::size_t d,
   return acc;
 }
 bool dy_in(const Integer& v, double lo, double hi) { return cmp(v, lo) >= 0 && cmp(v, hi) <= 0; }
+// Claim 1's U as the construction draws it: entries in {-2, ..., 2} / 8, d x k.
+ScaledMatrix dy_random_U(std::mt19937_64& rng, std::size_t d, std::size_t k) {
+  std::uniform_int_distribution<int> uu(-2, 2);
+  QMatrix U(d, k);
+  for (auto& x : U.data()) { x = Rational(uu(rng), 8); x.canonicalize(); }
+  return scaled_from_qmat(U);
+}
 }  // namespace
 
 TEST_CASE("context_times_bounds encloses E x (exact GMP products), also under cancellation", "[claim1][bounds]") {
@@ -209,10 +216,7 @@ TEST_CASE("claim1_logit_bounds enclose the exact logits; wide enclosures take th
     const std::vector<std::size_t> group{0, 1, 2, 3}, later{4, 5, 6, 7, 8, 9, 10, 11};
     auto P = claim1_dyadic_left_inverse(z, group);
     REQUIRE(P);
-    std::uniform_int_distribution<int> uu(-2, 2);
-    QMatrix U(7, 4);
-    for (auto& x : U.data()) { x = Rational(uu(rng), 8); x.canonicalize(); }
-    const ScaledMatrix Us = scaled_from_qmat(U);
+    const ScaledMatrix Us = dy_random_U(rng, 7, 4);
     const std::vector<ScaledVector> want = claim1_logits_dyadic(z, Us, *P, later);
     std::vector<ScaledBounds> bd;
     std::vector<ScaledVector> ex;
@@ -259,10 +263,7 @@ TEST_CASE("claim1_spreads from bounds equal the exact spread (scaled_saturation)
     const std::vector<std::size_t> group{0, 1, 2, 3}, others{4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
     auto P = claim1_dyadic_left_inverse(z, group);
     REQUIRE(P);
-    std::uniform_int_distribution<int> uu(-2, 2);
-    QMatrix U(8, 4);
-    for (auto& x : U.data()) { x = Rational(uu(rng), 8); x.canonicalize(); }
-    const ScaledMatrix Us = scaled_from_qmat(U);
+    const ScaledMatrix Us = dy_random_U(rng, 8, 4);
     const std::vector<ScaledVector> exact = claim1_logits_dyadic(z, Us, *P, others);
     std::vector<ScaledBounds> bd;
     std::vector<ScaledVector> bx;
