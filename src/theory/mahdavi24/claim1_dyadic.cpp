@@ -218,7 +218,10 @@ void claim1_logit_bounds(const ZExamples& z, const ScaledMatrix& U, const Scaled
     // A wide enclosure (cancellation, huge logits from a nearly singular Q_R) would widen Z's rows and the
     // label check: such an example takes the exact route. (This only picks the route; both are rigorous.)
     double width = 0;
-    for (std::size_t j = 0; j < n; ++j) width = std::max(width, b.hi[j] - b.lo[j]);
+    for (std::size_t j = 0; j < n; ++j) {
+      const double wj = b.hi[j] - b.lo[j];
+      if (!(wj <= width)) width = wj;  // a NaN (not expected) is kept, and sends the example to the exact route
+    }
     if (!(width * std::fabs(rational_to_double(b.factor)) <= kMaxLogitWidth)) {
       b = ScaledBounds();
       std::lock_guard<std::mutex> lock(wide_mutex);
