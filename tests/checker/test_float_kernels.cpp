@@ -158,6 +158,31 @@ TEST_CASE("float kernels: Gram entries within gamma_m sum |c_a||c_b| + m eta, id
   }
 }
 
+TEST_CASE("float kernels: Gram across several row tiles and column chunks equals the exact integer Gram", "[checker][float]") {
+  // Small integers: every product and sum is exact in double, so each entry must come out exactly --
+  // an entry missed, or a column chunk added twice, by the cache-blocked loops would show.
+  std::mt19937_64 rng(11);
+  for (std::size_t rows : {1u, 63u, 65u, 130u, 151u})
+    for (std::size_t cols : {7u, 512u, 513u, 1100u}) {
+      std::vector<double> c(rows * cols);
+      for (auto& x : c) x = static_cast<double>(static_cast<int>(rng() % 15) - 7);
+      std::vector<double> g1, g2;
+      gram_lower(c, rows, cols, g1, 1);
+      gram_lower(c, rows, cols, g2, 2);
+      REQUIRE(g1 == g2);
+      REQUIRE(g1.size() == rows * rows);
+      std::size_t wrong = 0;
+      for (std::size_t a = 0; a < rows; ++a)
+        for (std::size_t b = 0; b <= a; ++b) {
+          long exact = 0;
+          for (std::size_t j = 0; j < cols; ++j) exact += static_cast<long>(c[a * cols + j]) * static_cast<long>(c[b * cols + j]);
+          if (g1[a * rows + b] != static_cast<double>(exact)) ++wrong;
+        }
+      INFO("rows " << rows << " cols " << cols);
+      CHECK(wrong == 0);
+    }
+}
+
 namespace {
 // Exact positive definiteness of the symmetric matrix with lower triangle `a` (k x k): Gaussian
 // elimination over Q without pivoting; PD iff every pivot is > 0 (test-side, independent of the checker).
