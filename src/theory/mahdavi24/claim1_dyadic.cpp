@@ -95,15 +95,25 @@ class Claim1Product {
     }
     return wb <= 100;
   }
-  // Row i of E w exactly (w from w_of, |w| < 2^100): the same hi/lo split as claim1_logits_dyadic.
-  Integer row(std::size_t t, const std::vector<i128>& w, std::size_t i) const {
+  // w = hi 2^40 + lo with 0 <= lo < 2^40, |hi| < 2^60 (w from w_of, |w| < 2^100): the halves that keep each
+  // partial sum of E w below 2^(52 + 60 + lg d) < 2^126 (|E| < 2^52, d < 2^13, checked by w_of).
+  static void split(const std::vector<i128>& w, std::vector<std::int64_t>& hi, std::vector<std::int64_t>& lo) {
+    hi.resize(w.size());
+    lo.resize(w.size());
+    for (std::size_t c = 0; c < w.size(); ++c) {
+      const i128 h = w[c] >> 40;  // arithmetic shift: floor
+      hi[c] = static_cast<std::int64_t>(h);
+      lo[c] = static_cast<std::int64_t>(w[c] - (h << 40));
+    }
+  }
+  // Row i of E w exactly, from split's halves.
+  Integer row(std::size_t t, const std::vector<std::int64_t>& hi, const std::vector<std::int64_t>& lo, std::size_t i) const {
     const double* er = &z_.sd.context_doubles[t][i * d_];
     i128 ah = 0, al = 0;
     for (std::size_t c = 0; c < d_; ++c) {
-      const i128 h = w[c] >> 40;
       const auto x = static_cast<std::int64_t>(er[c]);  // exact: |x| < 2^52
-      ah += static_cast<i128>(x) * static_cast<std::int64_t>(h);
-      al += static_cast<i128>(x) * static_cast<std::int64_t>(w[c] - (h << 40));
+      ah += static_cast<i128>(x) * hi[c];
+      al += static_cast<i128>(x) * lo[c];
     }
     return (int128::to_integer(ah) << 40) + int128::to_integer(al);
   }
@@ -127,34 +137,18 @@ class Claim1Product {
 
 std::vector<ScaledVector> claim1_logits_dyadic(const ZExamples& z, const ScaledMatrix& U, const ScaledMatrix& P,
                                                const std::vector<std::size_t>& examples) {
-  const std::size_t n = z.n, d = z.d;
+  const std::size_t n = z.n;
   const Claim1Product prod(z, U, P);
   std::vector<ScaledVector> out(examples.size());
   parallel_for(examples.size(), fast_threads(), [&](std::size_t ix) {
     const std::size_t t = examples[ix];
     thread_local std::vector<i128> w;
     if (!prod.w_of(t, w)) { out[ix] = prod.big(t); return; }
-    const std::vector<double>& E = z.sd.context_doubles[t];
-    // a = E w with w = hi 2^40 + lo, 0 <= lo < 2^40, |hi| < 2^60: |E| < 2^52 (context_doubles), so each
-    // partial sum stays below 2^(52 + 60 + lg d) < 2^126 (d < 2^13, checked by w_of).
-    std::vector<std::int64_t> hi(d), lo(d);
-    for (std::size_t c = 0; c < d; ++c) {
-      const i128 h = w[c] >> 40;  // arithmetic shift: floor
-      hi[c] = static_cast<std::int64_t>(h);
-      lo[c] = static_cast<std::int64_t>(w[c] - (h << 40));
-    }
+    thread_local std::vector<std::int64_t> hi, lo;
+    Claim1Product::split(w, hi, lo);
     ScaledVector a;
     a.num.resize(n);
-    for (std::size_t j = 0; j < n; ++j) {
-      i128 ah = 0, al = 0;
-      const double* er = &E[j * d];
-      for (std::size_t c = 0; c < d; ++c) {
-        const std::int64_t x = static_cast<std::int64_t>(er[c]);  // exact: |x| < 2^52
-        ah += static_cast<i128>(x) * hi[c];
-        al += static_cast<i128>(x) * lo[c];
-      }
-      a.num[j] = (int128::to_integer(ah) << 40) + int128::to_integer(al);
-    }
+    for (std::size_t j = 0; j < n; ++j) a.num[j] = prod.row(t, hi, lo, j);
     a.den = prod.den(t);
     out[ix] = std::move(a);
   });
@@ -184,9 +178,11 @@ std::vector<std::optional<Rational>> claim1_spreads(const ZExamples& z, const Sc
     double top = b->lo[0];
     for (std::size_t i = 1; i < n; ++i) top = std::max(top, b->lo[i]);
     // max_i a_i is attained at a row with hi_i >= max_k lo_k (any other row lies below that lo's row).
-    const Integer aj = prod.row(t, w, js);
+    thread_local std::vector<std::int64_t> wh, wl;
+    Claim1Product::split(w, wh, wl);
+    const Integer aj = prod.row(t, wh, wl, js);
     for (std::size_t i = 0; i < n; ++i)
-      if (b->hi[i] >= top && i != js) best = std::max(best, Integer(prod.row(t, w, i) - aj));
+      if (b->hi[i] >= top && i != js) best = std::max(best, Integer(prod.row(t, wh, wl, i) - aj));
     out[ix] = Rational(best, prod.den(t));
     out[ix]->canonicalize();
   });

@@ -55,6 +55,7 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
     if (!P) throw std::runtime_error("Claim 1: the double solve for W_Q gave no finite matrix, head " + std::to_string(h + 1));
   }
   GramRankResult zinf;
+  std::vector<ScaledVector> group_logits;  // dyadic route: the group's exact logits, i.e. the targets
   XC.resize(rows.size(), d);
   XR.resize(rows.size(), d);
   for (std::size_t attempt = 1; attempt <= opt.max_retries; ++attempt) {
@@ -75,8 +76,8 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
       fit->U = QMatrix(d, k, Rational(0));
       for (std::size_t i = 0; i < k; ++i)
         for (std::size_t c = 0; c < d; ++c) fit->U(c, i) = U[i][c];
-      std::vector<ScaledVector> lg = claim1_logits_dyadic(z, scaled_from_qmat(fit->U), *P, group);
-      for (auto& v : lg) L.push_back(scaled_to_qvec(v));  // the targets: the logits W_fit = U P gives
+      group_logits = claim1_logits_dyadic(z, scaled_from_qmat(fit->U), *P, group);
+      for (const auto& v : group_logits) L.push_back(scaled_to_qvec(v));  // the targets: the logits W_fit = U P gives
       fit->targets = L;
     }
     for (std::size_t i = 0; i < old.size(); ++i) z_fill_token(z, XC, XR, i, old[i], jstar[i]);  // limit rows e_j*^T E
@@ -109,13 +110,12 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
     for (std::size_t t = 0; t < ds.T(); ++t)
       if (!in_group[t]) others.push_back(t);
     const ScaledMatrix Us = scaled_from_qmat(fit->U);
-    std::vector<ScaledVector> ex = claim1_logits_dyadic(z, Us, *P, group);
     std::vector<ScaledBounds> bd;
     std::vector<ScaledVector> bx;
     claim1_logit_bounds(z, Us, *P, others, bd, bx);
     st.a.assign(ds.T(), ScaledVector());
     st.ab.assign(ds.T(), ScaledBounds());
-    for (std::size_t i = 0; i < group.size(); ++i) st.a[group[i]] = std::move(ex[i]);
+    for (std::size_t i = 0; i < group.size(); ++i) st.a[group[i]] = std::move(group_logits[i]);  // computed above
     for (std::size_t i = 0; i < others.size(); ++i) {
       if (bd[i].lo.empty()) st.a[others[i]] = std::move(bx[i]);
       else st.ab[others[i]] = std::move(bd[i]);

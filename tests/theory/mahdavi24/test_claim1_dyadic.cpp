@@ -4,6 +4,7 @@
 #include "catch.hpp"
 
 #include <cmath>
+#include <optional>
 #include <random>
 
 #include "memcert/checker/checker.hpp"
@@ -160,12 +161,28 @@ Integer dy_exact_row(const std::vector<double>& E, std::size_t j, std::size_t d,
   return acc;
 }
 bool dy_in(const Integer& v, double lo, double hi) { return cmp(v, lo) >= 0 && cmp(v, hi) <= 0; }
-// Claim 1's U as the construction draws it: entries in {-2, ..., 2} / 8, d x k.
-ScaledMatrix dy_random_U(std::mt19937_64& rng, std::size_t d, std::size_t k) {
+// Claim 1 on the group {0, 1, 2, 3} with U drawn as the construction draws it (entries in {-2..2} / 8):
+// the exact logits and the bounds route's output for the listed examples.
+struct DyBounds {
+  ZExamples z;
+  std::optional<ScaledMatrix> P;
+  ScaledMatrix U;
+  std::vector<ScaledVector> exact, fallback;
+  std::vector<ScaledBounds> bounds;
+};
+DyBounds dy_bounds(const AttentionDataset& ds, std::mt19937_64& rng, const std::vector<std::size_t>& examples) {
+  DyBounds r;
+  r.z = z_examples(ds, 64);
+  r.P = claim1_dyadic_left_inverse(r.z, {0, 1, 2, 3});
+  REQUIRE(r.P);
   std::uniform_int_distribution<int> uu(-2, 2);
-  QMatrix U(d, k);
+  QMatrix U(ds.d(), 4);
   for (auto& x : U.data()) { x = Rational(uu(rng), 8); x.canonicalize(); }
-  return scaled_from_qmat(U);
+  r.U = scaled_from_qmat(U);
+  r.exact = claim1_logits_dyadic(r.z, r.U, *r.P, examples);
+  claim1_logit_bounds(r.z, r.U, *r.P, examples, r.bounds, r.fallback);
+  REQUIRE(r.bounds.size() == examples.size());
+  return r;
 }
 }  // namespace
 
@@ -212,16 +229,11 @@ TEST_CASE("claim1_logit_bounds enclose the exact logits; wide enclosures take th
     auto ds = generate_attention_dataset("theorem1", 12, 4, 7, std::nullopt, 9);
     if (near) dy_near_singular(ds, 0, near);
     INFO("near 2^-" << near);
-    const ZExamples z = z_examples(ds, 64);
-    const std::vector<std::size_t> group{0, 1, 2, 3}, later{4, 5, 6, 7, 8, 9, 10, 11};
-    auto P = claim1_dyadic_left_inverse(z, group);
-    REQUIRE(P);
-    const ScaledMatrix Us = dy_random_U(rng, 7, 4);
-    const std::vector<ScaledVector> want = claim1_logits_dyadic(z, Us, *P, later);
-    std::vector<ScaledBounds> bd;
-    std::vector<ScaledVector> ex;
-    claim1_logit_bounds(z, Us, *P, later, bd, ex);
-    REQUIRE(bd.size() == later.size());
+    const std::vector<std::size_t> later{4, 5, 6, 7, 8, 9, 10, 11};
+    const DyBounds r = dy_bounds(ds, rng, later);
+    const std::vector<ScaledVector>& want = r.exact;
+    const std::vector<ScaledBounds>& bd = r.bounds;
+    const std::vector<ScaledVector>& ex = r.fallback;
     std::size_t bounded = 0;
     for (std::size_t i = 0; i < later.size(); ++i) {
       if (bd[i].lo.empty()) {  // the exact route: the same logits
@@ -259,20 +271,15 @@ TEST_CASE("claim1_spreads from bounds equal the exact spread (scaled_saturation)
   std::mt19937_64 rng(29);
   for (int round = 0; round < 3; ++round) {
     auto ds = generate_attention_dataset(round == 2 ? "general" : "theorem1", 14, 5, 8, std::nullopt, 100 + round);
-    const ZExamples z = z_examples(ds, 64);
-    const std::vector<std::size_t> group{0, 1, 2, 3}, others{4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
-    auto P = claim1_dyadic_left_inverse(z, group);
-    REQUIRE(P);
-    const ScaledMatrix Us = dy_random_U(rng, 8, 4);
-    const std::vector<ScaledVector> exact = claim1_logits_dyadic(z, Us, *P, others);
-    std::vector<ScaledBounds> bd;
-    std::vector<ScaledVector> bx;
-    claim1_logit_bounds(z, Us, *P, others, bd, bx);
+    const std::vector<std::size_t> others{4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+    const DyBounds r = dy_bounds(ds, rng, others);
+    const std::vector<ScaledVector>& exact = r.exact;
+    const std::vector<ScaledBounds>& bd = r.bounds;
     for (std::size_t js = 0; js < 5; ++js) {
       std::vector<const ScaledBounds*> ptr(others.size());
       for (std::size_t i = 0; i < others.size(); ++i) ptr[i] = &bd[i];
       const std::vector<std::size_t> jstar(others.size(), js);
-      const auto sp = claim1_spreads(z, Us, *P, others, ptr, jstar);
+      const auto sp = claim1_spreads(r.z, r.U, *r.P, others, ptr, jstar);
       for (std::size_t i = 0; i < others.size(); ++i) {
         if (bd[i].lo.empty()) { CHECK(!sp[i]); continue; }
         REQUIRE(sp[i]);
