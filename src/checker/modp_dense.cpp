@@ -25,6 +25,7 @@ namespace {
 constexpr std::size_t kPanelCols = 32;   // pivots per panel: 32 rows of U (x 256 columns) stay in L2
 constexpr std::size_t kTileCols = 256;   // columns of the trailing update handled together
 constexpr std::size_t kRowBlock = 16;    // rows of the trailing update per task
+constexpr int kTileRows = 4;             // rows of a register tile (dense_tile)
 
 // x mod p for an integer-valued double |x| <= 2^52, 2 <= p < 2^26, in round-to-nearest (the checker never
 // changes the rounding mode). y = x * pinv is within (x / p) 2.0001 u < 1.0001 / p of x / p, and q =
@@ -85,6 +86,78 @@ void dense_axpy8x2(double* __restrict row0, double* __restrict row1, const doubl
 __attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
 void dense_axpy1(double* __restrict row, const double* __restrict u, double g, std::size_t len) {
   for (std::size_t j = 0; j < len; ++j) row[j] = std::fma(g, u[j], row[j]);
+}
+
+// Rows row[0..R) of the trailing matrix, columns [0, len), take all k pivot updates of a panel:
+// row[r][j] += sum_i g[r * kPanelCols + i] u[i][j], as a register tile of R rows x 8W columns that stays in
+// registers through the k updates (each u[i] segment is loaded once for all R rows; GEMM's micro-kernel,
+// where the row-pair form above streams every row through memory once per eight pivots). Needs
+// k <= lazy_max and reduced entries on entry: every sum stays below (p - 1) + k (p - 1)^2 <= 2^52, so
+// every product and sum is exact. The entries leave reduced (dense_reduce's steps on whole vectors).
+typedef double DenseV8 __attribute__((vector_size(64)));
+// The tile's functions let the compiler fuse a * b + c (GCC: this attribute; clang: the pragma in
+// dense_tile). The sums of products are exact either way, and the reduction's quotient q stays within 1
+// of x / p whether x * pinv + 1.5 2^52 is rounded once or twice, so every value is the same.
+#if defined(__clang__)
+#define DENSE_MAY_FUSE
+#else
+#define DENSE_MAY_FUSE __attribute__((optimize("fp-contract=fast")))
+#endif
+#define DENSE_LOAD8(v, x) __builtin_memcpy(&(v), (x), sizeof(DenseV8))
+template <int R, int W = 2>
+__attribute__((always_inline)) inline void dense_tile(double* const* __restrict row, const double* const* __restrict u,
+                                                      const double* __restrict g, std::size_t k, std::size_t len, double p,
+                                                      double pinv) {
+#if defined(__clang__)
+#pragma clang fp contract(fast)
+#endif
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52, as in dense_reduce
+  std::size_t j = 0;
+  for (; j + 8 * W <= len; j += 8 * W) {
+    DenseV8 a[R][W];
+    for (int r = 0; r < R; ++r)
+      for (int w = 0; w < W; ++w) DENSE_LOAD8(a[r][w], row[r] + j + 8 * w);
+    for (std::size_t i = 0; i < k; ++i) {
+      DenseV8 uv[W];
+      for (int w = 0; w < W; ++w) DENSE_LOAD8(uv[w], u[i] + j + 8 * w);
+      for (int r = 0; r < R; ++r) {
+        const double gi = g[r * kPanelCols + i];
+        for (int w = 0; w < W; ++w) a[r][w] += gi * uv[w];
+      }
+    }
+    // Reduced in registers, lane by lane as dense_reduce does.
+    for (int r = 0; r < R; ++r)
+      for (int w = 0; w < W; ++w) {
+        const DenseV8 q = (a[r][w] * pinv + kRound) - kRound;
+        DenseV8 x = a[r][w] - q * p;
+        x = x < 0 ? x + p : x;
+        __builtin_memcpy(row[r] + j + 8 * w, &x, sizeof(DenseV8));
+      }
+  }
+  // The last len mod 8W columns: the same sums, one row and one pivot at a time along the columns.
+  for (int r = 0; r < R; ++r) {
+    double* x = row[r];
+    for (std::size_t i = 0; i < k; ++i) {
+      const double gi = g[r * kPanelCols + i];
+      const double* ui = u[i];
+      for (std::size_t t = j; t < len; ++t) x[t] = std::fma(gi, ui[t], x[t]);
+    }
+    for (std::size_t t = j; t < len; ++t) x[t] = dense_reduce(x[t], p, pinv);
+  }
+}
+
+DENSE_MAY_FUSE
+__attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
+void dense_tileR(double* const* row, const double* const* u, const double* g, std::size_t k, std::size_t len,
+                 double p, double pinv) {
+  dense_tile<kTileRows>(row, u, g, k, len, p, pinv);
+}
+
+DENSE_MAY_FUSE
+__attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
+void dense_tile1(double* const* row, const double* const* u, const double* g, std::size_t k, std::size_t len,
+                 double p, double pinv) {
+  dense_tile<1>(row, u, g, k, len, p, pinv);
 }
 
 struct DenseField {
@@ -239,6 +312,27 @@ std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t 
     parallel_for(blocks, blocks > 1 ? threads : 1, [&](std::size_t b, unsigned) {
       double g[kPanelCols], h[kPanelCols];
       const std::size_t r0 = rank + b * kRowBlock, r1 = std::min(m, r0 + kRowBlock);
+      if (k <= F.lazy_max) {  // every panel update fits one lazy window: register tiles (dense_tile)
+        double gt[kRowBlock * kPanelCols];
+        for (std::size_t r = r0; r < r1; ++r)
+          for (std::size_t i = 0; i < k; ++i) gt[(r - r0) * kPanelCols + i] = panel[pl[i] * M + (r - first)];
+        const double* u[kPanelCols];
+        double* rows[kTileRows];
+        for (std::size_t j0 = c1; j0 < n; j0 += kTileCols) {
+          const std::size_t j1 = std::min(n, j0 + kTileCols);
+          for (std::size_t i = 0; i < k; ++i) u[i] = wd + urows[i] * n + j0;
+          std::size_t r = r0;
+          for (; r + kTileRows <= r1; r += kTileRows) {
+            for (std::size_t t = 0; t < kTileRows; ++t) rows[t] = wd + (r + t) * n + j0;
+            dense_tileR(rows, u, gt + (r - r0) * kPanelCols, k, j1 - j0, F.p, F.pinv);
+          }
+          for (; r < r1; ++r) {
+            rows[0] = wd + r * n + j0;
+            dense_tile1(rows, u, gt + (r - r0) * kPanelCols, k, j1 - j0, F.p, F.pinv);
+          }
+        }
+        return;
+      }
       for (std::size_t j0 = c1; j0 < n; j0 += kTileCols) {
         const std::size_t j1 = std::min(n, j0 + kTileCols);
         std::size_t r = r0;
