@@ -180,11 +180,9 @@ void iv_project(const MpArray& W, std::size_t base, std::size_t rows, std::size_
   }
 }
 
-// E(t) = x(t,S) + sum_h W_O^h W_V^h A^h(t), the input of W_U (eq. (1)-(2)), enclosed into E[0..d). With
-// `feat`, also the features F(t) = [x(t,S); W_V^1 A^1(t); ...; W_V^H A^H(t)] (d + H d_h entries), so that
-// E(t) = [I, W_O] F(t).
-void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* E, Iv* feat = nullptr) {
-  const std::size_t S = m.S, d = m.d, dh = m.dh;
+// x(t, s) = e(t_s) + pos_s for s < S, enclosed (exact sums rounded outward at the working precision).
+std::vector<std::unique_ptr<Iv[]>> token_inputs(const Model& m, const std::vector<std::size_t>& seq) {
+  const std::size_t S = m.S, d = m.d;
   std::vector<std::unique_ptr<Iv[]>> x(S);
   for (std::size_t s = 0; s < S; ++s) {
     x[s].reset(new Iv[d]);
@@ -193,39 +191,64 @@ void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* 
       mpfr_add(x[s][i].hi, m.e[seq[s] * d + i], m.pos[s * d + i], MPFR_RNDU);
     }
   }
-  std::unique_ptr<Iv[]> A(new Iv[d]), q(new Iv[dh]), k(new Iv[dh]), v(new Iv[dh]), score(new Iv[S]),
-      z(new Iv[S]);
-  Iv sum, a, tmp;
+  return x;
+}
+
+// Head h's attention weights a_s = softmax_s((W_Q^h x(t,S)) . (W_K^h x(t,s))), enclosed into a[0..S), in
+// MPFR: the scores cancel (|W_Q| |x| is a thousand times |q|), so doubles would lose the margin here.
+struct SoftmaxScratch {
+  std::unique_ptr<Iv[]> q, k, score, z;
+  Iv sum;
   mpfr_t t1, t2, c;
-  mpfr_inits2(g_work_prec, t1, t2, c, static_cast<mpfr_ptr>(nullptr));
+  SoftmaxScratch(std::size_t dh, std::size_t S) : q(new Iv[dh]), k(new Iv[dh]), score(new Iv[S]), z(new Iv[S]) {
+    mpfr_inits2(g_work_prec, t1, t2, c, static_cast<mpfr_ptr>(nullptr));
+  }
+  SoftmaxScratch(const SoftmaxScratch&) = delete;
+  SoftmaxScratch& operator=(const SoftmaxScratch&) = delete;
+  ~SoftmaxScratch() { mpfr_clears(t1, t2, c, static_cast<mpfr_ptr>(nullptr)); }
+};
+void head_softmax(const Model& m, std::size_t h, const std::vector<std::unique_ptr<Iv[]>>& x, SoftmaxScratch& w, Iv* a) {
+  const std::size_t S = m.S, d = m.d, dh = m.dh;
+  iv_project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), w.q.get());
+  for (std::size_t s = 0; s < S; ++s) {
+    iv_project(m.WK, h * dh * d, dh, d, x[s].get(), w.k.get());
+    w.score[s].zero();
+    for (std::size_t r = 0; r < dh; ++r) iv_fma(w.score[s], w.q[r], w.k[r], w.t1, w.t2);
+    if (s == 0 || mpfr_greater_p(w.score[s].hi, w.c)) mpfr_set(w.c, w.score[s].hi, MPFR_RNDN);
+  }
+  // z_s = exp(score_s - c), a_s = z_s / sum (all positive).
+  w.sum.zero();
+  for (std::size_t s = 0; s < S; ++s) {
+    mpfr_sub(w.z[s].lo, w.score[s].lo, w.c, MPFR_RNDD);
+    mpfr_exp(w.z[s].lo, w.z[s].lo, MPFR_RNDD);
+    mpfr_sub(w.z[s].hi, w.score[s].hi, w.c, MPFR_RNDU);
+    mpfr_exp(w.z[s].hi, w.z[s].hi, MPFR_RNDU);
+    mpfr_add(w.sum.lo, w.sum.lo, w.z[s].lo, MPFR_RNDD);
+    mpfr_add(w.sum.hi, w.sum.hi, w.z[s].hi, MPFR_RNDU);
+  }
+  for (std::size_t s = 0; s < S; ++s) {
+    mpfr_div(a[s].lo, w.z[s].lo, w.sum.hi, MPFR_RNDD);
+    mpfr_div(a[s].hi, w.z[s].hi, w.sum.lo, MPFR_RNDU);
+  }
+}
+
+// E(t) = x(t,S) + sum_h W_O^h W_V^h A^h(t), the input of W_U (eq. (1)-(2)), enclosed into E[0..d). With
+// `feat`, also the features F(t) = [x(t,S); W_V^1 A^1(t); ...; W_V^H A^H(t)] (d + H d_h entries), so that
+// E(t) = [I, W_O] F(t).
+void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* E, Iv* feat = nullptr) {
+  const std::size_t S = m.S, d = m.d, dh = m.dh;
+  const std::vector<std::unique_ptr<Iv[]>> x = token_inputs(m, seq);
+  std::unique_ptr<Iv[]> A(new Iv[d]), v(new Iv[dh]), a(new Iv[S]);
+  SoftmaxScratch w(dh, S);
   for (std::size_t i = 0; i < d; ++i) mpfr_set(E[i].lo, x[S - 1][i].lo, MPFR_RNDD), mpfr_set(E[i].hi, x[S - 1][i].hi, MPFR_RNDU);
   if (feat)
     for (std::size_t i = 0; i < d; ++i)
       mpfr_set(feat[i].lo, x[S - 1][i].lo, MPFR_RNDD), mpfr_set(feat[i].hi, x[S - 1][i].hi, MPFR_RNDU);
   for (std::size_t h = 0; h < m.H; ++h) {
-    iv_project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), q.get());
-    for (std::size_t s = 0; s < S; ++s) {
-      iv_project(m.WK, h * dh * d, dh, d, x[s].get(), k.get());
-      score[s].zero();
-      for (std::size_t r = 0; r < dh; ++r) iv_fma(score[s], q[r], k[r], t1, t2);
-      if (s == 0 || mpfr_greater_p(score[s].hi, c)) mpfr_set(c, score[s].hi, MPFR_RNDN);
-    }
-    // softmax: z_s = exp(score_s - c), a_s = z_s / sum (all positive).
-    sum.zero();
-    for (std::size_t s = 0; s < S; ++s) {
-      mpfr_sub(z[s].lo, score[s].lo, c, MPFR_RNDD);
-      mpfr_exp(z[s].lo, z[s].lo, MPFR_RNDD);
-      mpfr_sub(z[s].hi, score[s].hi, c, MPFR_RNDU);
-      mpfr_exp(z[s].hi, z[s].hi, MPFR_RNDU);
-      mpfr_add(sum.lo, sum.lo, z[s].lo, MPFR_RNDD);
-      mpfr_add(sum.hi, sum.hi, z[s].hi, MPFR_RNDU);
-    }
+    head_softmax(m, h, x, w, a.get());
     for (std::size_t i = 0; i < d; ++i) A[i].zero();
-    for (std::size_t s = 0; s < S; ++s) {
-      mpfr_div(a.lo, z[s].lo, sum.hi, MPFR_RNDD);
-      mpfr_div(a.hi, z[s].hi, sum.lo, MPFR_RNDU);
-      for (std::size_t i = 0; i < d; ++i) iv_fma_nonneg(A[i], a, x[s][i]);  // a.lo >= 0: a quotient of exps
-    }
+    for (std::size_t s = 0; s < S; ++s)
+      for (std::size_t i = 0; i < d; ++i) iv_fma_nonneg(A[i], a[s], x[s][i]);  // a.lo >= 0: a quotient of exps
     iv_project(m.WV, h * dh * d, dh, d, A.get(), v.get());
     if (feat)
       for (std::size_t r = 0; r < dh; ++r)
@@ -233,7 +256,6 @@ void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* 
     for (std::size_t i = 0; i < d; ++i)
       for (std::size_t r = 0; r < dh; ++r) iv_fma_point(E[i], m.WO[h * d * dh + i * dh + r], v[r]);
   }
-  mpfr_clears(t1, t2, c, static_cast<mpfr_ptr>(nullptr));
 }
 
 // W_U^T (d x N) as double enclosures of its exact entries (each w within [w rounded down, w rounded up]),
@@ -247,19 +269,87 @@ void dana24_wut_f64(const Model& m, std::vector<double>& c, std::vector<double>&
              r[i * m.N + j]);
 }
 
+// ---- The encoder's mixing and projections in double midpoint-radius arithmetic (a filter) --------------
+// The attention weights come from MPFR (head_softmax: the scores cancel); A = sum_s a_s x(t,s),
+// W_V A and W_O (W_V A) are mix_enclosure products (Higham's bound, rigorous for every value of the
+// enclosed weights and inputs), the heads' sum rounded outward with up / dn. Each exact weight w enters
+// as the double interval [w rounded down, w rounded up]. Any enclosure is sound; this one is wider than
+// MPFR's, so a sequence whose margin or deviation it does not show goes to the MPFR route.
+struct ModelF64 {
+  // Transposed so that y = W x is mix_enclosure(W^T, x): WVt (H blocks of d x dh), WOt (H blocks of dh x d).
+  std::vector<double> wvc, wvr, woc, wor;
+};
+
+ModelF64 dana24_model_f64(const Model& m) {
+  ModelF64 f;
+  const std::size_t H = m.H, d = m.d, dh = m.dh;
+  auto transpose = [&](const MpArray& W, std::size_t rows, std::size_t cols, std::vector<double>& c, std::vector<double>& r) {
+    c.assign(H * rows * cols, 0.0);
+    r.assign(H * rows * cols, 0.0);
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) {
+          mpfr_srcptr w = W[h * rows * cols + i * cols + j];
+          const std::size_t at = h * rows * cols + j * rows + i;
+          midrad(mpfr_get_d(w, MPFR_RNDD), mpfr_get_d(w, MPFR_RNDU), c[at], r[at]);
+        }
+  };
+  transpose(m.WV, dh, d, f.wvc, f.wvr);
+  transpose(m.WO, d, dh, f.woc, f.wor);
+  return f;
+}
+
+// [lo, hi] (MPFR) as a double midpoint and radius; false when an end is not finite.
+bool iv_midrad(const Iv& x, double& c, double& r) {
+  if (!mpfr_number_p(x.lo) || !mpfr_number_p(x.hi)) return false;
+  midrad(mpfr_get_d(x.lo, MPFR_RNDD), mpfr_get_d(x.hi, MPFR_RNDU), c, r);
+  return std::isfinite(c) && std::isfinite(r);
+}
+
+// E(t) enclosed as [lo, hi] (d doubles each); false when a value is not finite (the caller then takes
+// the MPFR route). Runs at the working precision g_work_prec (the softmax).
+bool encoder_enclosure_f64(const Model& m, const ModelF64& f, const std::vector<std::size_t>& seq, double* lo,
+                           double* hi) {
+  const std::size_t S = m.S, d = m.d, dh = m.dh;
+  const std::vector<std::unique_ptr<Iv[]>> x = token_inputs(m, seq);
+  std::vector<double> xc(S * d), xr(S * d), ac(S), ar(S), Ac(d), Ar(d), vc(dh), vr(dh), oc(d), orad(d);
+  for (std::size_t s = 0; s < S; ++s)
+    for (std::size_t i = 0; i < d; ++i)
+      if (!iv_midrad(x[s][i], xc[s * d + i], xr[s * d + i])) return false;
+  for (std::size_t i = 0; i < d; ++i) {
+    lo[i] = mpfr_get_d(x[S - 1][i].lo, MPFR_RNDD);
+    hi[i] = mpfr_get_d(x[S - 1][i].hi, MPFR_RNDU);
+  }
+  std::unique_ptr<Iv[]> a(new Iv[S]);
+  SoftmaxScratch w(dh, S);
+  for (std::size_t h = 0; h < m.H; ++h) {
+    head_softmax(m, h, x, w, a.get());
+    for (std::size_t s = 0; s < S; ++s)
+      if (!iv_midrad(a[s], ac[s], ar[s])) return false;
+    const std::size_t wv = h * d * dh;
+    if (!mix_enclosure(xc.data(), xr.data(), ac.data(), ar.data(), S, d, Ac.data(), Ar.data()) ||
+        !mix_enclosure(&f.wvc[wv], &f.wvr[wv], Ac.data(), Ar.data(), d, dh, vc.data(), vr.data()) ||
+        !mix_enclosure(&f.woc[wv], &f.wor[wv], vc.data(), vr.data(), dh, d, oc.data(), orad.data()))
+      return false;
+    for (std::size_t i = 0; i < d; ++i) {
+      lo[i] = dn(lo[i] + dn(oc[i] - orad[i]));
+      hi[i] = up(hi[i] + up(oc[i] + orad[i]));
+    }
+  }
+  for (std::size_t i = 0; i < d; ++i)
+    if (!std::isfinite(lo[i]) || !std::isfinite(hi[i])) return false;
+  return true;
+}
+
 // The logits' filter: T(t) = W_U E(t) for the MPFR enclosure E in double midpoint-radius form (one
 // mix_enclosure, Higham's bound); true with `margin` a rigorous lower bound of min_{j != g} T_g - T_j when
 // that bound is finite and at least `need` (compared exactly). Otherwise the caller takes the MPFR route.
-bool dana24_margin_filter(const Model& m, const std::vector<double>& wc, const std::vector<double>& wr, const Iv* E,
-                          std::size_t g, const mpq_class& need, mpfr_t margin) {
+bool dana24_margin_filter(const Model& m, const std::vector<double>& wc, const std::vector<double>& wr, const double* ec,
+                          const double* er, std::size_t g, const mpq_class& need, mpfr_t margin) {
   const std::size_t d = m.d, N = m.N;
   if (N < 2) return false;
-  std::vector<double> ec(d), er(d), lc(N), lr(N);
-  for (std::size_t i = 0; i < d; ++i) {
-    if (!mpfr_number_p(E[i].lo) || !mpfr_number_p(E[i].hi)) return false;
-    midrad(mpfr_get_d(E[i].lo, MPFR_RNDD), mpfr_get_d(E[i].hi, MPFR_RNDU), ec[i], er[i]);
-  }
-  if (!mix_enclosure(wc.data(), wr.data(), ec.data(), er.data(), d, N, lc.data(), lr.data())) return false;
+  std::vector<double> lc(N), lr(N);
+  if (!mix_enclosure(wc.data(), wr.data(), ec, er, d, N, lc.data(), lr.data())) return false;
   double best = -INFINITY;
   for (std::size_t j = 0; j < N; ++j)
     if (j != g) best = std::max(best, up(lc[j] + lr[j]));
@@ -267,6 +357,45 @@ bool dana24_margin_filter(const Model& m, const std::vector<double>& wc, const s
   if (!std::isfinite(lo) || mpq_class(lo) < need) return false;
   mpfr_set_d(margin, lo, MPFR_RNDD);  // exact at the caller's precision (>= 53 bits)
   return true;
+}
+bool dana24_margin_filter(const Model& m, const std::vector<double>& wc, const std::vector<double>& wr, const Iv* E,
+                          std::size_t g, const mpq_class& need, mpfr_t margin) {
+  const std::size_t d = m.d;
+  std::vector<double> ec(d), er(d);
+  for (std::size_t i = 0; i < d; ++i) {
+    if (!mpfr_number_p(E[i].lo) || !mpfr_number_p(E[i].hi)) return false;
+    midrad(mpfr_get_d(E[i].lo, MPFR_RNDD), mpfr_get_d(E[i].hi, MPFR_RNDU), ec[i], er[i]);
+  }
+  return dana24_margin_filter(m, wc, wr, ec.data(), er.data(), g, need, margin);
+}
+
+// The whole sequence in doubles (encoder_enclosure_f64, then the logits' filter): true with `margin` set
+// when it shows margin >= need and, with estar, max_i |E_i - estar_i| <= deviation. Otherwise nothing is
+// concluded (the MPFR route decides).
+bool dana24_sequence_f64(const Model& m, const ModelF64& f, const std::vector<double>& wc, const std::vector<double>& wr,
+                         const std::vector<std::size_t>& seq, std::size_t g, const mpq_class& need,
+                         const std::vector<mpq_class>* estar, const mpq_class* deviation, mpfr_t margin) {
+  const std::size_t d = m.d;
+  std::vector<double> lo(d), hi(d), ec(d), er(d);
+  if (!encoder_enclosure_f64(m, f, seq, lo.data(), hi.data())) return false;
+  if (estar && deviation) {
+    mpfr_t x;
+    mpfr_init2(x, 64);
+    bool ok = true;
+    for (std::size_t i = 0; i < d && ok; ++i) {
+      mpfr_set_d(x, hi[i], MPFR_RNDU);  // exact: 64 >= 53 bits
+      mpfr_sub_q(x, x, (*estar)[i].get_mpq_t(), MPFR_RNDU);  // >= E_i - estar_i for every E_i <= hi
+      ok = mpfr_cmp_q(x, deviation->get_mpq_t()) <= 0;
+      mpfr_set_d(x, lo[i], MPFR_RNDD);
+      mpfr_sub_q(x, x, (*estar)[i].get_mpq_t(), MPFR_RNDD);  // <= E_i - estar_i for every E_i >= lo
+      mpfr_neg(x, x, MPFR_RNDU);
+      ok = ok && mpfr_cmp_q(x, deviation->get_mpq_t()) <= 0;
+    }
+    mpfr_clear(x);
+    if (!ok) return false;
+  }
+  for (std::size_t i = 0; i < d; ++i) midrad(lo[i], hi[i], ec[i], er[i]);
+  return dana24_margin_filter(m, wc, wr, ec.data(), er.data(), g, need, margin);
 }
 
 // Certified lower bound of min_{j != g} (T(t)_g - T(t)_j) into `margin`. With `estar` (d exact numbers),
@@ -437,17 +566,25 @@ bool check_dana24(const Value& c, std::string& why) {
     sh.N = m.N, sh.S = m.S, sh.d = m.d, sh.dh = m.dh, sh.H = m.H;
     if (!dana24_readout_exact_check(*readout, *w, sh, next, estar, deviation, why)) return false;
   }
-  // The forward pass, every sequence, on the checker's threads: MPFR at 128 bits (256 and 512 when 128 do
-  // not certify the margin, or the deviation from E*); the N logits through the double filter first.
+  // The forward pass, every sequence, on the checker's threads: in double midpoint-radius arithmetic
+  // first (dana24_sequence_f64), then MPFR at 128 bits (256 and 512 when 128 do not certify the margin, or
+  // the deviation from E*), the N logits through the double filter first.
   // The first failing sequence in order is reported, whatever the thread split.
   std::vector<double> wut_c, wut_r;
   dana24_wut_f64(m, wut_c, wut_r);
+  const ModelF64 mf = dana24_model_f64(m);
   const LogitFilter filter{&wut_c, &wut_r, &min_margin};
   std::vector<std::string> failure(T);
   parallel_for(T, checker_threads(), [&](std::size_t t, unsigned) {
     mpfr_t margin, dev;
     mpfr_init2(margin, 512);
     mpfr_init2(dev, 512);
+    // The whole sequence in doubles first; MPFR only when that does not show what is claimed.
+    if (dana24_sequence_f64(m, mf, wut_c, wut_r, seqs[t], next[t], min_margin, readout ? &estar[t] : nullptr,
+                            readout ? &deviation : nullptr, margin)) {
+      mpfr_clears(margin, dev, static_cast<mpfr_ptr>(nullptr));
+      return;
+    }
     auto deviation_ok = [&] { return !readout || (!mpfr_nan_p(dev) && mpfr_cmp_q(dev, deviation.get_mpq_t()) <= 0); };
     for (mpfr_prec_t prec : {128, 256, 512}) {
       g_work_prec = prec;
@@ -511,6 +648,33 @@ bool dana24_logit_enclosures(const Value& weights, const Dana24Shape& sh,
     }
   }
   return true;
+}
+
+bool dana24_encoder_enclosures(const Value& weights, const Dana24Shape& sh, const std::vector<std::size_t>& seq,
+                                bool doubles, long prec, std::vector<mpq_class>& lo, std::vector<mpq_class>& hi,
+                                std::string& why) {
+  Model m;
+  m.N = sh.N, m.S = sh.S, m.d = sh.d, m.dh = sh.dh, m.H = sh.H;
+  if (!read_weights(weights, m, why)) return false;
+  lo.assign(m.d, mpq_class(0));
+  hi.assign(m.d, mpq_class(0));
+  g_work_prec = static_cast<mpfr_prec_t>(prec);
+  bool ok = true;
+  if (doubles) {
+    std::vector<double> l(m.d), h(m.d);
+    ok = encoder_enclosure_f64(m, dana24_model_f64(m), seq, l.data(), h.data());
+    for (std::size_t i = 0; ok && i < m.d; ++i) lo[i] = l[i], hi[i] = h[i];
+  } else {
+    std::unique_ptr<Iv[]> E(new Iv[m.d]);
+    encoder_enclosure(m, seq, E.get());
+    for (std::size_t i = 0; ok && i < m.d; ++i) {
+      ok = mpfr_number_p(E[i].lo) && mpfr_number_p(E[i].hi);
+      if (ok) mpfr_get_q(lo[i].get_mpq_t(), E[i].lo), mpfr_get_q(hi[i].get_mpq_t(), E[i].hi);
+    }
+  }
+  g_work_prec = kDana24Prec;
+  if (!ok) why = "the encoder enclosure is not finite";
+  return ok;
 }
 
 }  // namespace memcert_checker

@@ -37,4 +37,13 @@ bool dana24_readout_exact_check(const json::Value& readout, const json::Value& w
                                 const std::vector<std::size_t>& next, std::vector<std::vector<mpq_class>>& estar,
                                 mpq_class& deviation, std::string& why);
 
+// For tests: the encoder input E(t) = x(t,S) + sum_h W_O^h W_V^h A^h(t) of one sequence enclosed,
+// lo[i] <= E_i <= hi[i], by the checker's double filter (doubles: softmax in MPFR at `prec` bits, the
+// mixing and projections in double midpoint-radius arithmetic) or by its MPFR route at `prec` bits.
+// False when the enclosure is not finite (or a weight is malformed).
+bool dana24_encoder_enclosures(const json::Value& weights, const Dana24Shape& shape, const std::vector<std::size_t>& seq,
+                                bool doubles, long prec, std::vector<mpq_class>& lo, std::vector<mpq_class>& hi,
+                                std::string& why);
+
 }  // namespace memcert_checker
+
