@@ -431,15 +431,39 @@ void ContextEnclosure::mix_scaled(const ScaledVector& a, const ScaledVector* sv,
 namespace {
 // v_k = x_k rounded in direction rnd at prec bits (x_k = num / den with den > 0: a directed rounding of num
 // then of the quotient keeps the direction).
-void enclose_exact(std::vector<__mpfr_struct>& v, const ScaledVector& x, mpfr_rnd_t rnd, mpfr_prec_t prec) {
-  v.resize(x.num.size());
-  for (std::size_t k = 0; k < v.size(); ++k) {
-    mpfr_init2(&v[k], prec);
-    mpfr_set_z(&v[k], x.num[k].get_mpz_t(), rnd);
-    mpfr_div_z(&v[k], &v[k], x.den.get_mpz_t(), rnd);
+void enclose_exact(AffineLogits::Packed& v, const ScaledVector& x, mpfr_rnd_t rnd, mpfr_prec_t prec) {
+  mpfr_t t;
+  mpfr_init2(t, prec);
+  for (std::size_t k = 0; k < x.num.size(); ++k) {
+    mpfr_set_z(t, x.num[k].get_mpz_t(), rnd);
+    mpfr_div_z(t, t, x.den.get_mpz_t(), rnd);
+    v.push(t);
   }
+  mpfr_clear(t);
 }
 }  // namespace
+
+void AffineLogits::Packed::push(mpfr_srcptr x) {
+  const mpfr_prec_t p = mpfr_get_prec(x);
+  if (kind_.empty()) {
+    prec_ = p;
+    limbs_per_ = mpfr_custom_get_size(p) / sizeof(mp_limb_t);
+  } else if (p != prec_) {
+    throw std::logic_error("AffineLogits::Packed: mixed precisions");
+  }
+  const int kind = mpfr_custom_get_kind(x);
+  kind_.push_back(static_cast<signed char>(kind));
+  const bool regular = kind == MPFR_REGULAR_KIND || kind == -MPFR_REGULAR_KIND;
+  exp_.push_back(regular ? mpfr_custom_get_exp(x) : 0);
+  const auto* sig = static_cast<const mp_limb_t*>(mpfr_custom_get_significand(x));
+  if (regular) limbs_.insert(limbs_.end(), sig, sig + limbs_per_);
+  else limbs_.insert(limbs_.end(), limbs_per_, mp_limb_t(0));
+}
+
+void AffineLogits::Packed::view(std::size_t i, __mpfr_struct& out) const {
+  // MPFR reads the significand only (the view is never written), so the const storage is safe to lend.
+  mpfr_custom_init_set(&out, kind_[i], exp_[i], prec_, const_cast<mp_limb_t*>(&limbs_[i * limbs_per_]));
+}
 
 AffineLogits::AffineLogits(const ScaledVector& a, const ScaledVector* s, mpfr_prec_t prec) {
   if (s && s->num.size() != a.num.size()) throw std::invalid_argument("AffineLogits: a and s differ in length");
@@ -459,52 +483,41 @@ AffineLogits::AffineLogits(const ScaledBounds& a, const ScaledVector* s, mpfr_pr
       throw std::invalid_argument("AffineLogits: bounds must be finite and ordered");
   // [lo, hi] * q: with q >= 0 the lower end is lo q rounded down; with q < 0 it is hi q (the ends swap).
   const bool neg = sgn(a.factor) < 0;
-  alo_.resize(n);
-  ahi_.resize(n);
+  mpfr_t lo, hi;
+  mpfr_init2(lo, prec);
+  mpfr_init2(hi, prec);
   for (std::size_t k = 0; k < n; ++k) {
-    mpfr_init2(&alo_[k], prec);
-    mpfr_init2(&ahi_[k], prec);
     // Outward (exact from 53 bits on): the end that becomes the lower one after * q moves down.
-    mpfr_set_d(&alo_[k], neg ? a.hi[k] : a.lo[k], neg ? MPFR_RNDU : MPFR_RNDD);
-    mpfr_set_d(&ahi_[k], neg ? a.lo[k] : a.hi[k], neg ? MPFR_RNDD : MPFR_RNDU);
-    mpfr_mul_q(&alo_[k], &alo_[k], a.factor.get_mpq_t(), MPFR_RNDD);
-    mpfr_mul_q(&ahi_[k], &ahi_[k], a.factor.get_mpq_t(), MPFR_RNDU);
+    mpfr_set_d(lo, neg ? a.hi[k] : a.lo[k], neg ? MPFR_RNDU : MPFR_RNDD);
+    mpfr_set_d(hi, neg ? a.lo[k] : a.hi[k], neg ? MPFR_RNDD : MPFR_RNDU);
+    mpfr_mul_q(lo, lo, a.factor.get_mpq_t(), MPFR_RNDD);
+    mpfr_mul_q(hi, hi, a.factor.get_mpq_t(), MPFR_RNDU);
+    alo_.push(lo);
+    ahi_.push(hi);
   }
+  mpfr_clears(lo, hi, static_cast<mpfr_ptr>(nullptr));
   if (s) {
     enclose_exact(slo_, *s, MPFR_RNDD, prec);
     enclose_exact(shi_, *s, MPFR_RNDU, prec);
   }
 }
-AffineLogits::AffineLogits(AffineLogits&& o) noexcept
-    : alo_(std::move(o.alo_)), ahi_(std::move(o.ahi_)), slo_(std::move(o.slo_)), shi_(std::move(o.shi_)) {
-  o.alo_.clear(); o.ahi_.clear(); o.slo_.clear(); o.shi_.clear();
-}
-AffineLogits& AffineLogits::operator=(AffineLogits&& o) noexcept {
-  if (this != &o) {
-    clear();
-    alo_ = std::move(o.alo_); ahi_ = std::move(o.ahi_); slo_ = std::move(o.slo_); shi_ = std::move(o.shi_);
-    o.alo_.clear(); o.ahi_.clear(); o.slo_.clear(); o.shi_.clear();
-  }
-  return *this;
-}
-void AffineLogits::clear() {
-  for (auto* v : {&alo_, &ahi_, &slo_, &shi_}) {
-    for (auto& x : *v) mpfr_clear(&x);
-    v->clear();
-  }
-}
-AffineLogits::~AffineLogits() { clear(); }
 
 void AffineLogits::bounds(const Rational& c, mpfr_ptr lo, mpfr_ptr hi, std::size_t k, mpfr_ptr c_lo, mpfr_ptr c_hi,
                           mpfr_ptr tmp) const {
-  mpfr_set(lo, &alo_[k], MPFR_RNDD);
-  mpfr_set(hi, &ahi_[k], MPFR_RNDU);
-  if (slo_.empty() || c == 0) return;
+  __mpfr_struct al, ah;
+  alo_.view(k, al);
+  ahi_.view(k, ah);
+  mpfr_set(lo, &al, MPFR_RNDD);
+  mpfr_set(hi, &ah, MPFR_RNDU);
+  if (slo_.size() == 0 || c == 0) return;
+  __mpfr_struct sl, sh;
+  slo_.view(k, sl);
+  shi_.view(k, sh);
   // c in [c_lo, c_hi] with c_lo >= 0 (set by the caller); s in [s_lo, s_hi]. For c >= 0:
   // min(c s) = s_lo * (s_lo >= 0 ? c_lo : c_hi), max(c s) = s_hi * (s_hi >= 0 ? c_hi : c_lo).
-  mpfr_mul(tmp, &slo_[k], mpfr_sgn(&slo_[k]) >= 0 ? c_lo : c_hi, MPFR_RNDD);
+  mpfr_mul(tmp, &sl, mpfr_sgn(&sl) >= 0 ? c_lo : c_hi, MPFR_RNDD);
   mpfr_add(lo, lo, tmp, MPFR_RNDD);
-  mpfr_mul(tmp, &shi_[k], mpfr_sgn(&shi_[k]) >= 0 ? c_hi : c_lo, MPFR_RNDU);
+  mpfr_mul(tmp, &sh, mpfr_sgn(&sh) >= 0 ? c_hi : c_lo, MPFR_RNDU);
   mpfr_add(hi, hi, tmp, MPFR_RNDU);
 }
 

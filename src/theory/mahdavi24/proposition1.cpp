@@ -304,11 +304,13 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
   const ZExamples z = z_examples(ds, opt.precision);
   setup_clock.reset();
   Proposition1Result out;
-  GramAccumulator gram(T);    // the proof chain: every head at Lemma 4's c
-  GramAccumulator gram_w(T);  // the Weyl chain: every head at its c_weyl
+  GramAccumulator gram(T);  // the proof chain: every head at Lemma 4's c
   bool weyl_ok = opt.saturation || opt.scale == "weyl";
-  std::vector<std::vector<AffineLogits>> logits;  // per head, a + c s for every example (scale-free)
-  std::vector<MatrixXd> weylC, weylR;              // the Weyl chain's blocks
+  GramAccumulator gram_w(weyl_ok ? T : 0);  // the Weyl chain: every head at its c_weyl (only when wanted)
+  // Per head, a + c s for every example (scale-free), kept only for what re-evaluates the heads at
+  // another c (the c_network grid, a scale other than the proof's): H T of them.
+  const bool keep_logits = opt.saturation || opt.scale != "proof";
+  std::vector<std::vector<AffineLogits>> logits;
   std::vector<std::size_t> old;  // R_1 u ... u R_{h-1}
   // Step h certifies rank Z_c >= k_h = |R_1 u ... u R_h| for rows R_1..R_h and heads 1..h.
   for (std::size_t h = 0; h < opt.H; ++h) {
@@ -357,19 +359,16 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       if (!st.sat) {
         st.tr.c_weyl = Rational(0);
         gram_w.add(HC, HR);
-        weylC.push_back(HC);
-        weylR.push_back(HR);
       } else if (weyl_step(z, gram_w, old, rows, opt, st)) {
         MatrixXd WC, WR;
         head_block(z, st.L, *st.tr.c_weyl, WC, WR);
         gram_w.add(WC, WR);
-        weylC.push_back(std::move(WC));
-        weylR.push_back(std::move(WR));
         say(opt, "   c_weyl = " + fmtq(*st.tr.c_weyl) + " (proof's c = " + fmtq(st.c) + "): the direct Weyl criterion with the actual eps <= " +
             fmt(st.tr.eps_weyl) + " and the Weyl chain's sigma >= " + fmt(st.tr.sigma_weyl) + " (heads 1.." + std::to_string(h) +
             " at their c_weyl).");
       } else {
         weyl_ok = false;
+        gram_w = GramAccumulator(0);  // the Weyl chain stops here: its T x T Gram matrix is not needed
         say(opt, "   c_weyl: the Weyl chain's Z_inf or criterion could not be certified at head " + std::to_string(h + 1) + ".");
       }
     }
@@ -377,11 +376,12 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     out.blockR.push_back(std::move(HR));
     out.heads.push_back(std::move(head));
     out.trace.push_back(std::move(st.tr));
-    logits.push_back(std::move(st.L));
+    if (keep_logits) logits.push_back(std::move(st.L));
     old.insert(old.end(), group.begin(), group.end());
     if (opt.progress) opt.progress(h + 1, opt.H);
   }
   out.weyl_chain = weyl_ok;
+  gram_w = GramAccumulator(0);  // not needed past the heads
   std::vector<std::size_t> all(T);
   for (std::size_t t = 0; t < T; ++t) all[t] = t;
   // Every head at one common scale cc: Z's blocks and the final rank certificate there.
@@ -395,11 +395,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     }
     return g.certify(all, nullptr, nullptr, /*want_sigma=*/true);
   };
-  auto copy_gram = [&](const GramAccumulator& g) {
-    out.gram.resize(T, T);
-    for (std::size_t i = 0; i < T; ++i)
-      for (std::size_t j = 0; j < T; ++j) out.gram(i, j) = g.G()(i, j);
-  };
+  auto copy_gram = [&](GramAccumulator& g) { out.gram = g.release(); };  // moved, not copied (T^2 doubles)
   if (opt.saturation || opt.scale == "network") {
     StageTimes::Scope clock(opt.timings, "c_network grid");
     Rational c_max = 0;

@@ -9,6 +9,7 @@
 #include <optional>
 #include <sstream>
 
+#include "memcert/linalg/fast/rump.hpp"
 #include "memcert/linalg/qmat.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
@@ -56,17 +57,35 @@ std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t
 // ---- Step 2 (docs/THEORY.md section 3-4): the read-out ---------------------------------------------------
 Step2Readout step2_readout(const std::vector<double>& Zc_in, const std::vector<double>& Zr_in, std::size_t T,
                            std::size_t Hd, const QMatrix& Yt, const std::vector<long>* cls,
-                           const std::vector<QVector>& shift, const MatrixXd* gram) {
+                           const std::vector<QVector>& shift, std::vector<double>* gram) {
   const std::size_t dout = Yt.cols();
   Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> Zc(Zc_in.data(), T, Hd),
       Zr(Zr_in.data(), T, Hd);
-  MatrixXd G = gram ? *gram : MatrixXd(Zc * Zc.transpose());
   Step2Readout out;
   MatrixXd Yd(T, dout);
   for (std::size_t t = 0; t < T; ++t)
     for (std::size_t c = 0; c < dout; ++c) Yd(t, c) = rational_to_double(Yt(t, c));
-  Eigen::LLT<MatrixXd> llt(G);
-  MatrixXd M = Zc.transpose() * llt.solve(Yd);
+  // G = fl(Zc Zc^T): the accumulated Gram matrix when given (factored in place: it is not needed after),
+  // by the threads' blocked Cholesky; Eigen's LDL^T of a fresh product only if that breaks down. An
+  // estimate of the read-out (the label check below is rigorous whatever M is).
+  std::vector<double> own;
+  std::vector<double>& g = gram && gram->size() == T * T ? *gram : own;
+  if (&g == &own) {
+    own.resize(T * T);
+    Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(own.data(), T, T) = Zc * Zc.transpose();
+  }
+  using RowMap = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
+  const bool factored = fast_detail::cholesky_rn(g.data(), T, fast_threads());
+  std::optional<Eigen::LDLT<MatrixXd>> ldlt;
+  if (!factored) ldlt.emplace(MatrixXd(Zc * Zc.transpose()));
+  auto gsolve = [&](const MatrixXd& y) -> MatrixXd {
+    if (ldlt) return ldlt->solve(y);
+    RowMap L(g.data(), T, T);
+    MatrixXd x = L.triangularView<Eigen::Lower>().solve(y);
+    return L.transpose().triangularView<Eigen::Upper>().solve(x);
+  };
+
+  MatrixXd M = Zc.transpose() * gsolve(Yd);
   for (int it = 0; it < 3; ++it) {  // iterative refinement with long-double residuals
     MatrixXd res_d(T, dout);
     for (std::size_t t = 0; t < T; ++t)
@@ -75,7 +94,7 @@ Step2Readout step2_readout(const std::vector<double>& Zc_in, const std::vector<d
         for (std::size_t i = 0; i < Hd; ++i) s += (long double)Zc(t, i) * (long double)M(i, c);
         res_d(t, c) = double((long double)Yd(t, c) - s);
       }
-    M += Zc.transpose() * llt.solve(res_d);
+    M += Zc.transpose() * gsolve(res_d);
   }
   out.M = M;
   // Rigorous label check: y_hat_c = sum_i M_ic p_i (+ e_c), p_i in [centre +- radius]. One example per

@@ -29,6 +29,12 @@ class GramAccumulator {
   void add(const Eigen::MatrixXd& C, const Eigen::MatrixXd& R);
   std::size_t cols() const { return cols_; }
   const DMatrix& G() const { return G_; }  // fl(C C^T), T x T
+  // Hands G's storage (row-major T x T) to the caller; the accumulator is empty afterwards.
+  std::vector<double> release() {
+    std::vector<double> g = std::move(G_.data());
+    G_ = DMatrix();
+    return g;
+  }
   // Certifies rank >= |rows| for the enclosure restricted to `rows`, with the accumulated blocks plus
   // an optional extra block (|rows| x cols, centre/radius). want_sigma: also aim for a good lower bound
   // on the |rows|-th singular value (mu near the estimated lambda_min); otherwise mu just above

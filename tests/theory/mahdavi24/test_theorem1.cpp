@@ -796,3 +796,58 @@ TEST_CASE("Theorem 1 by reference: the checker takes float32 arrays as their val
   nan.contexts_f32[0] = std::numeric_limits<float>::quiet_NaN();
   CHECK(!verdict(nan).valid);
 }
+
+// AffineLogits keeps its interval ends packed (limbs, exponent and kind in arrays, read back through MPFR's
+// custom interface). Second method: the exact rational a_k + c s_k, which every bounds() must enclose,
+// and the ends themselves must be the directed roundings of a_k and s_k at the precision asked for --
+// with zeros, both signs, magnitudes from 2^-300 to 2^300 and precisions of one to three limbs.
+TEST_CASE("AffineLogits: packed ends enclose a + c s exactly at every precision", "[model][affine]") {
+  std::mt19937_64 rng(424242);
+  for (mpfr_prec_t prec : {53, 64, 65, 128, 150}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const std::size_t n = 1 + rng() % 9;
+      ScaledVector a, s;
+      a.den = Integer(1) << static_cast<unsigned>(rng() % 300);
+      s.den = Integer(3 + rng() % 1000);
+      for (std::size_t k = 0; k < n; ++k) {
+        Integer x = (Integer(1) << static_cast<unsigned>(rng() % 600)) + Integer(static_cast<long>(rng() % 1000003));
+        if (rng() % 5 == 0) x = 0;
+        if (rng() % 2) x = -x;
+        a.num.push_back(x);
+        Integer y(static_cast<long>(rng() % 2000001) - 1000000);
+        if (rng() % 7 == 0) y = 0;
+        s.num.push_back(y);
+      }
+      const bool with_s = trial % 3 != 0;
+      AffineLogits L(a, with_s ? &s : nullptr, prec);
+      REQUIRE(L.n() == n);
+      CHECK(L.has_s() == with_s);
+      mpfr_t lo, hi, cl, ch, t;
+      mpfr_inits2(prec + 64, lo, hi, cl, ch, t, static_cast<mpfr_ptr>(nullptr));
+      for (const Rational& c : {Rational(0), Rational(1, 3), Rational(1000001, 7)}) {
+        mpfr_set_q(cl, c.get_mpq_t(), MPFR_RNDD);
+        mpfr_set_q(ch, c.get_mpq_t(), MPFR_RNDU);
+        for (std::size_t k = 0; k < n; ++k) {
+          L.bounds(c, lo, hi, k, cl, ch, t);
+          Rational exact = Rational(a.num[k], a.den);
+          if (with_s) exact += c * Rational(s.num[k], s.den);
+          mpq_class qlo, qhi;
+          mpfr_get_q(qlo.get_mpq_t(), lo);
+          mpfr_get_q(qhi.get_mpq_t(), hi);
+          INFO("prec " << prec << " trial " << trial << " k " << k);
+          CHECK(qlo <= exact);
+          CHECK(exact <= qhi);
+          if (c == 0 || !with_s) {  // the ends are a_k rounded down and up at `prec` bits
+            mpfr_set_q(t, Rational(a.num[k], a.den).get_mpq_t(), MPFR_RNDD);
+            mpfr_prec_round(t, prec, MPFR_RNDD);
+            CHECK(mpfr_equal_p(t, lo));
+            mpfr_set_q(t, Rational(a.num[k], a.den).get_mpq_t(), MPFR_RNDU);
+            mpfr_prec_round(t, prec, MPFR_RNDU);
+            CHECK(mpfr_equal_p(t, hi));
+          }
+        }
+      }
+      mpfr_clears(lo, hi, cl, ch, t, static_cast<mpfr_ptr>(nullptr));
+    }
+  }
+}

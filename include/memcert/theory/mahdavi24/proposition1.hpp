@@ -20,7 +20,7 @@ struct Proposition1Result {
   std::vector<HeadTrace> trace;                  // one entry per head, in order
   std::vector<Eigen::MatrixXd> blockC, blockR;  // head h's block of Z (T x d): centre / radius, Z in C +- R
   GramRankResult final;                          // the conclusion: rank(Z) >= T certified (final.ok is true)
-  Eigen::MatrixXd gram;                          // fl(C C^T) of the centres C of Z (T x T), as accumulated
+  std::vector<double> gram;                      // fl(C C^T) of the centres C of Z (T x T, row-major), as accumulated
   bool weyl_chain = false;                       // every head's c_weyl certified (trace[h].c_weyl set)
   std::optional<Rational> c_network;             // opt.saturation: smallest common c with final rank >= T
   double network_sigma_lower = 0;                // the final certificate's sigma at c_network

@@ -151,11 +151,11 @@ struct Step2Readout {
   Eigen::MatrixXd M;  // Hd x d_out
   double max_error = 0, min_margin = 0;
 };
-// `gram`: fl(Zc Zc^T) when the caller has it (T x T; only used to compute M, which is then checked
-// rigorously either way), else computed here.
+// `gram`: fl(Zc Zc^T) when the caller has it (T x T row-major; only used to compute M, which is then
+// checked rigorously either way; factored in place, so its contents are gone afterwards), else computed here.
 Step2Readout step2_readout(const std::vector<double>& Zc, const std::vector<double>& Zr, std::size_t T, std::size_t Hd,
                            const QMatrix& Ytarget, const std::vector<long>* cls, const std::vector<QVector>& shift,
-                           const Eigen::MatrixXd* gram = nullptr);
+                           std::vector<double>* gram = nullptr);
 
 // ---- the whole construction -----------------------------------------------------------------------
 struct Theorem1Options {
