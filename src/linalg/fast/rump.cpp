@@ -243,8 +243,13 @@ std::optional<double> lambda_min_estimate(const DMatrix& g, int threads, int ite
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j <= i; ++j) l[i * n + j] = g(i, j);
   if (!fast_detail::cholesky_rn(l.data(), n, threads_or_default(threads))) return std::nullopt;
+  return lambda_min_from_factor(l.data(), n, iterations);
+}
+
+std::optional<double> lambda_min_from_factor(const double* l, std::size_t n, int iterations) {
+  if (n == 0) return std::nullopt;
   // The solves are estimates only: Eigen's blocked triangular solves on the factor (row-major, lower).
-  Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> L(l.data(), n, n);
+  Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> L(l, n, n);
   Eigen::VectorXd x = Eigen::VectorXd::Ones(n), y(n);
   double lam = 0;
   for (int it = 0; it < iterations; ++it) {

@@ -42,7 +42,8 @@ Rational short_down(double x) {  // a short dyadic <= x (x > 0)
 GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
                                     const std::vector<std::size_t>& old, const std::vector<std::size_t>& jstar,
                                     const std::vector<std::size_t>& group, std::size_t h, const Theorem1Options& opt,
-                                    std::mt19937_64& rng, HeadStep& st, MatrixXd& XC, MatrixXd& XR) {
+                                    std::mt19937_64& rng, HeadStep& st, MatrixXd& XC, MatrixXd& XR,
+                                    double hint = 0) {
   const std::size_t d = z.d, k = group.size();
   std::vector<std::size_t> rows = old;
   rows.insert(rows.end(), group.begin(), group.end());
@@ -83,7 +84,7 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
     for (std::size_t i = 0; i < old.size(); ++i) z_fill_token(z, XC, XR, i, old[i], jstar[i]);  // limit rows e_j*^T E
     for (std::size_t i = 0; i < group.size(); ++i) z_fill_rows(z, XC, XR, old.size() + i, L[i], group[i]);
     StageTimes::Scope zinf_clock(opt.timings, "Z_inf rank certificates");
-    zinf = gram.certify(rows, &XC, &XR, /*want_sigma=*/true);
+    zinf = gram.certify(rows, &XC, &XR, /*want_sigma=*/true, attempt == 1 ? hint : 0.0);
     st.tr.target_attempts = attempt;
     if (zinf.ok) break;
   }
@@ -156,6 +157,7 @@ void certify_step(const ZExamples& z, const GramAccumulator& gram, const std::ve
   if (!stepc.ok)
     throw std::runtime_error("step " + std::to_string(h + 1) + ": rank certificate of Z_c failed at the proof's c");
   st.tr.step_sigma_lower = stepc.sigma_lower;
+  if (stepc.lambda_estimate > 0) st.step_lambda = stepc.lambda_estimate;
 }
 
 // Head h's block of Z (all T examples) at scale cc, into (C, R).
@@ -208,7 +210,7 @@ HeadStep claim1_first_head(const AttentionDataset& ds, const ZExamples& z, const
 // ---- Claim 2 for head h >= 2 (docs/THEORY.md section 4, "Claim 2", with Lemmas 3, 4, 5) --------------------
 HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
                               const std::vector<std::size_t>& old, const std::vector<std::size_t>& group, std::size_t h,
-                              const Theorem1Options& opt, std::mt19937_64& rng) {
+                              const Theorem1Options& opt, std::mt19937_64& rng, double zinf_hint) {
   const std::size_t n = z.n, d = z.d, m = old.size();
   HeadStep st;
   // Lemma 3: W' = g w^T with W' e = 0 on R_h and a unique maximum of E W' e on the old examples.
@@ -236,7 +238,7 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
       (sat.attempts > 1 ? "s" : "") + ").");
   // Claim 1 on R_h, with Z_inf's limit rows for the old examples.
   MatrixXd XC, XR;
-  GramRankResult zinf = claim1_certified_fit(ds, z, gram, old, jstar, group, h, opt, rng, st, XC, XR);
+  GramRankResult zinf = claim1_certified_fit(ds, z, gram, old, jstar, group, h, opt, rng, st, XC, XR, zinf_hint);
   HeadTrace& tr = st.tr;
   st.jstar = jstar;
   st.zinfC = XC;
@@ -312,6 +314,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
   const bool keep_logits = opt.saturation || opt.scale != "proof";
   std::vector<std::vector<AffineLogits>> logits;
   std::vector<std::size_t> old;  // R_1 u ... u R_{h-1}
+  double step_lambda = 0;        // the last step certificate's estimate of lambda_min (Z_inf's hint)
   // Step h certifies rank Z_c >= k_h = |R_1 u ... u R_h| for rows R_1..R_h and heads 1..h.
   for (std::size_t h = 0; h < opt.H; ++h) {
     const auto& group = groups[h];
@@ -319,7 +322,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     rows.insert(rows.end(), group.begin(), group.end());
     HeadStep st = group.empty() ? empty_head(T, n, h, opt)
                   : h == 0      ? claim1_first_head(ds, z, gram, group, opt, rng)
-                                : claim2_saturate_head(ds, z, gram, old, group, h, opt, rng);
+                                : claim2_saturate_head(ds, z, gram, old, group, h, opt, rng, step_lambda);
     st.tr.head = h + 1;
     st.tr.group = group;
     st.tr.old_examples = old.size();
@@ -340,6 +343,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     }
     if (!group.empty()) {
       certify_step(z, gram, rows, h, opt, st);
+      step_lambda = st.step_lambda;
       // Exact factorization W^h = W_K W_Q^T: W_K = [U, c g], W_Q = [Q_R^+T, w] (padded to d_h).
       const std::size_t kk = group.size();
       for (std::size_t i = 0; i < kk; ++i)

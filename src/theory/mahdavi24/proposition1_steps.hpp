@@ -22,6 +22,7 @@ struct HeadStep {
   std::vector<AffineLogits> L;     // a + c s as MPFR enclosures, one per example (filled once a, s are final)
   Rational c;                      // the proof's saturation scale (0 for head 1)
   double lambda_hint = 0;          // lambda_min estimate of this step's Z_inf Gram (hint for Z_c's certificate)
+  double step_lambda = 0;          // lambda_min estimate of this step's Z_c Gram (hint for the next head's Z_inf)
   FitHead fit;                     // W_fit = U Q_R^+ of Claim 1
   std::optional<Saturator> sat;    // W' = g w^T of Lemma 3 (none for head 1)
   std::vector<std::size_t> jstar;  // Lemma 4's unique maximum of s for each earlier example (h >= 2)
@@ -40,8 +41,10 @@ HeadStep claim1_first_head(const AttentionDataset& ds, const ZExamples& z, const
 // rank k_h; eps from Lemma 5 (the larger of the direct and B.2 criteria); c from Lemma 4's bound, the
 // maximum over `old`. `gram` holds heads 1..h-1 (all T rows). h is 0-based (h >= 1). Draws Lemma 3's
 // candidates, then the targets, from rng. Throws std::runtime_error when a step cannot be certified.
+// zinf_hint: an estimate of lambda_min of Z_inf's Gram matrix (the previous step's; 0: none), which
+// spares Z_inf's certificate its own estimate when 0.81 of it certifies.
 HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
                               const std::vector<std::size_t>& old, const std::vector<std::size_t>& group, std::size_t h,
-                              const Theorem1Options& opt, std::mt19937_64& rng);
+                              const Theorem1Options& opt, std::mt19937_64& rng, double zinf_hint = 0);
 
 }  // namespace memcert::mahdavi24

@@ -80,23 +80,38 @@ GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, co
   // Candidate mu: near the estimated lambda_min when a good sigma bound is wanted, else just above
   // ||R_S||_F^2 (all the rank claim needs). Each candidate costs one blocked Cholesky.
   // Rump's test of G_S - mu I with the Gram error as radius: success certifies sigma_k >= sqrt(mu) - ||R_S||_F.
+  // A certified attempt also refreshes the estimate of lambda_min for the next certificate's hint, by
+  // inverse iteration on the factor Rump's test leaves (of G_S - (mu + c) I): no second factorization.
+  std::vector<double> buf;
   auto attempt = [&](double mu) {
     if (!(mu > radF * radF)) return false;
-    DMatrix a = GS;
-    for (std::size_t i = 0; i < k; ++i) a(i, i) = std::nextafter(GS(i, i) - mu, -INFINITY);
-    if (!rump_isspd(a, errF).certified) return false;
+    buf.assign(k * k, 0.0);
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t j = 0; j < i; ++j) buf[i * k + j] = GS(i, j);
+      buf[i * k + i] = std::nextafter(GS(i, i) - mu, -INFINITY);
+    }
+    const RumpOutcome o = rump_isspd_lower_inplace(buf.data(), k, errF);
+    if (!o.certified) return false;
     const double sq = std::nextafter(std::sqrt(mu), -INFINITY);
     const double sl = std::nextafter(sq - radF, -INFINITY);
     if (!(sl > 0)) return false;
     res.ok = true;
     res.mu = mu;
     res.sigma_lower = sl;
+    if (const auto lam = lambda_min_from_factor(buf.data(), k); lam && *lam > 0) res.lambda_estimate = mu + o.shift + *lam;
     return true;
   };
   // Candidates, one blocked Cholesky each: near lambda_min when a good sigma bound is wanted (a hint
   // from a nearby matrix first: it saves the estimate's own Cholesky), else just above ||R_S||_F^2.
   if (want_sigma) {
-    if (lambda_hint > 0 && attempt(0.81 * lambda_hint)) return res;
+    // The hint first: one factorization when it certifies (and its refreshed estimate is not far above).
+    if (lambda_hint > 0 && attempt(0.81 * lambda_hint)) {  // one factorization
+      if (!(res.lambda_estimate > 2.0 * lambda_hint)) return res;
+      // Far below lambda_min: one more factorization near the refreshed estimate, for a better sigma.
+      const GramRankResult via_hint = res;
+      if (attempt(0.81 * via_hint.lambda_estimate)) return res;
+      return via_hint;
+    }
     if (auto lam = lambda_min_estimate(GS); lam && *lam > 0) {
       res.lambda_estimate = *lam;
       if (attempt(0.81 * *lam) || attempt(0.25 * *lam)) return res;

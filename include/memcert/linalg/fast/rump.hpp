@@ -69,6 +69,9 @@ void gram_accumulate(DMatrix& g, const DMatrix& c, int threads = 0);
 // Cholesky, then `iterations` steps of inverse iteration; nullopt when the Cholesky breaks down. The
 // Rayleigh quotient of g^{-1} tends to overestimate lambda_min: callers certify a fraction of it.
 std::optional<double> lambda_min_estimate(const DMatrix& g, int threads = 0, int iterations = 12);
+// The same estimate from a Cholesky factor L of g (row-major n x n, lower triangle): inverse iteration
+// only, no factorization.
+std::optional<double> lambda_min_from_factor(const double* l, std::size_t n, int iterations = 12);
 
 // Certified mu with C C^T - mu I positive definite (so sigma_min(C) >= sqrt(mu)) for a k x n matrix C,
 // k <= n, trying the largest mu first; `floor`: only mu > floor are of interest. `tier` names the tier that
