@@ -341,7 +341,8 @@ bool encoder_enclosure_f64(const Model& m, const ModelF64& f, const std::vector<
   return true;
 }
 
-// The logits' filter: T(t) = W_U E(t) for the MPFR enclosure E in double midpoint-radius form (one
+// The logits' filter: T(t) = W_U E(t) for an enclosure E in double midpoint-radius form (ec, er: from the
+// double route, or the overload below: from the MPFR enclosure) (one
 // mix_enclosure, Higham's bound); true with `margin` a rigorous lower bound of min_{j != g} T_g - T_j when
 // that bound is finite and at least `need` (compared exactly). Otherwise the caller takes the MPFR route.
 bool dana24_margin_filter(const Model& m, const std::vector<double>& wc, const std::vector<double>& wr, const double* ec,

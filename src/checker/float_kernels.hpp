@@ -1,7 +1,9 @@
 #pragma once
 // IEEE-double kernels with rigorous error bounds, and the small thread pool they (and check_theorem1)
-// run on. Trusted: IEEE 754 binary64 round-to-nearest +, -, *, /, sqrt (x86-64 SSE2; the build has
-// -ffp-contract=off -fno-fast-math, so nothing is fused or reassociated behind our back). Notation:
+// run on. Trusted: IEEE 754 binary64 round-to-nearest +, -, *, /, sqrt and fused multiply-add (x86-64
+// SSE2 / AVX-512; the build has -ffp-contract=off -fno-fast-math, so nothing is fused or reassociated
+// behind our back; the dot-product kernel's AVX-512 form fuses explicitly, one rounding where a product
+// and a sum take two, which every gamma bound below allows). Notation:
 // u = 2^-53, eta = 2^-1074 (smallest subnormal), gamma_k = k u / (1 - k u). A bound is rounded upward
 // by taking the next double after its round-to-nearest value (up(x) >= x for every result x of one
 // operation, subnormal or not); the FPU rounding mode is never changed.

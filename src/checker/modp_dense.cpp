@@ -6,8 +6,8 @@
 //
 // Exactness: every value is an integer held exactly in a double. Residues lie in [0, p); an entry that
 // receives t updates x += g u (g, u in [0, p)) without reduction stays below (p - 1) + t (p - 1)^2, which
-// is at most 2^52 while t <= lazy_max, so every product and sum is exact (the build has -ffp-contract=off,
-// and exact operations need no fusing). Before an entry could pass that bound, or before it is read as a
+// is at most 2^52 while t <= lazy_max, so every product and sum is exact (the build has -ffp-contract=off;
+// the register tile may fuse, which changes no exact value: see DENSE_MAY_FUSE). Before an entry could pass that bound, or before it is read as a
 // residue (pivot search, multiplier, pivot row), it is reduced exactly by dense_reduce. Each pivot step
 // therefore computes exactly the residues of the textbook elimination (same pivots: the first non-zero
 // entry of the column at or below the current row), so rank and determinant are the textbook's.

@@ -246,8 +246,8 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   // Lemma 5: eps from the Weyl bound (direct criterion, certified) and the paper's B.2 criterion.
   Rational sigma_q = rational_from_double(zinf.sigma_lower);
   tr.eps_direct = lemma5_weyl_eps(sigma_q, m, z.B2);
-  // B.2 (estimate): C = X Z_{h-1}^+ via the accumulated Gram, S = D - C L_inf.
-  {
+  // B.2 (estimate): C = X Z_{h-1}^+ via the accumulated Gram, S = D - C L_inf (not for m > b2_max_old).
+  if (m <= opt.b2_max_old) {
     StageTimes::Scope clock(opt.timings, "lemma5 B.2 estimate");
     const std::size_t k = group.size();
     std::vector<double> Goo(m * m), Gno(k * m), Linf(m * d), Dm(k * d);
@@ -293,7 +293,7 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
       " rows) has sigma_min >= " + fmt(zinf.sigma_lower) + " (certified). Weyl (Lemma 5): eps = " + fmtq(*tr.eps) +
       " (" + (tr.eps_criterion == "b2" ? "paper's B.2 criterion, larger" : "direct criterion sqrt(m) eps B < sigma") +
       "; direct " + (tr.eps_direct ? fmtq(*tr.eps_direct) : std::string("n/a")) + ", B.2 " +
-      (tr.eps_b2 ? fmt(*tr.eps_b2) : std::string("n/a")) + "). Lemma 4: gap >= " + fmtq(tr.gap) + ", spread <= " +
+      (tr.eps_b2 ? fmt(*tr.eps_b2) : m > opt.b2_max_old ? std::string("not estimated, m > ") + std::to_string(opt.b2_max_old) : std::string("n/a")) + "). Lemma 4: gap >= " + fmtq(tr.gap) + ", spread <= " +
       fmtq(tr.spread) + " give c = " + fmtq(c) + ".");
   return st;
 }

@@ -173,6 +173,10 @@ struct Theorem1Options {
   Rational c_value = 0;
   Rational tolerance = Rational(1, 1000000);
   std::size_t max_retries = 40;
+  // Lemma 5's B.2 criterion is estimated only for heads with at most this many earlier examples: its
+  // m x m factorization then costs as much as a rank certificate (a quarter of the construction at
+  // H = 128), and at H = 64 the direct criterion's eps was the larger at every head with m > 2048.
+  std::size_t b2_max_old = 2048;
   mpfr_prec_t precision = 64;
   // Claim 1's W_Q (docs/THEORY.md section 4): false = a short dyadic matrix near Q_R^+ with the targets
   // defined as the logits it gives (the default: exact and small); true = the exact left inverse Q_R^+.
