@@ -258,16 +258,24 @@ void encoder_enclosure(const Model& m, const std::vector<std::size_t>& seq, Iv* 
   }
 }
 
-// W_U^T (d x N) as double enclosures of its exact entries (each w within [w rounded down, w rounded up]),
-// for the logits' double filter.
-void dana24_wut_f64(const Model& m, std::vector<double>& c, std::vector<double>& r) {
-  c.assign(m.d * m.N, 0.0);
-  r.assign(m.d * m.N, 0.0);
-  for (std::size_t j = 0; j < m.N; ++j)
-    for (std::size_t i = 0; i < m.d; ++i)
-      midrad(mpfr_get_d(m.WU[j * m.d + i], MPFR_RNDD), mpfr_get_d(m.WU[j * m.d + i], MPFR_RNDU), c[i * m.N + j],
-             r[i * m.N + j]);
+// The transposes of `count` consecutive rows x cols blocks of exact weights (from W[0]) as double
+// enclosures, each w within [w rounded down, w rounded up] in midpoint-radius form: block b's entry (i, j)
+// lands at c[b rows cols + j rows + i], so that y = W x is mix_enclosure(W^T, x).
+void transposed_f64(const MpArray& W, std::size_t count, std::size_t rows, std::size_t cols, std::vector<double>& c,
+                    std::vector<double>& r) {
+  c.assign(count * rows * cols, 0.0);
+  r.assign(count * rows * cols, 0.0);
+  for (std::size_t b = 0; b < count; ++b)
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) {
+        mpfr_srcptr w = W[b * rows * cols + i * cols + j];
+        const std::size_t at = b * rows * cols + j * rows + i;
+        midrad(mpfr_get_d(w, MPFR_RNDD), mpfr_get_d(w, MPFR_RNDU), c[at], r[at]);
+      }
 }
+
+// W_U^T (d x N) as double enclosures, for the logits' double filter.
+void dana24_wut_f64(const Model& m, std::vector<double>& c, std::vector<double>& r) { transposed_f64(m.WU, 1, m.N, m.d, c, r); }
 
 // ---- The encoder's mixing and projections in double midpoint-radius arithmetic (a filter) --------------
 // The attention weights come from MPFR (head_softmax: the scores cancel); A = sum_s a_s x(t,s),
@@ -282,20 +290,8 @@ struct ModelF64 {
 
 ModelF64 dana24_model_f64(const Model& m) {
   ModelF64 f;
-  const std::size_t H = m.H, d = m.d, dh = m.dh;
-  auto transpose = [&](const MpArray& W, std::size_t rows, std::size_t cols, std::vector<double>& c, std::vector<double>& r) {
-    c.assign(H * rows * cols, 0.0);
-    r.assign(H * rows * cols, 0.0);
-    for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t i = 0; i < rows; ++i)
-        for (std::size_t j = 0; j < cols; ++j) {
-          mpfr_srcptr w = W[h * rows * cols + i * cols + j];
-          const std::size_t at = h * rows * cols + j * rows + i;
-          midrad(mpfr_get_d(w, MPFR_RNDD), mpfr_get_d(w, MPFR_RNDU), c[at], r[at]);
-        }
-  };
-  transpose(m.WV, dh, d, f.wvc, f.wvr);
-  transpose(m.WO, d, dh, f.woc, f.wor);
+  transposed_f64(m.WV, m.H, m.dh, m.d, f.wvc, f.wvr);
+  transposed_f64(m.WO, m.H, m.d, m.dh, f.woc, f.wor);
   return f;
 }
 
@@ -363,10 +359,8 @@ bool dana24_margin_filter(const Model& m, const std::vector<double>& wc, const s
                           std::size_t g, const mpq_class& need, mpfr_t margin) {
   const std::size_t d = m.d;
   std::vector<double> ec(d), er(d);
-  for (std::size_t i = 0; i < d; ++i) {
-    if (!mpfr_number_p(E[i].lo) || !mpfr_number_p(E[i].hi)) return false;
-    midrad(mpfr_get_d(E[i].lo, MPFR_RNDD), mpfr_get_d(E[i].hi, MPFR_RNDU), ec[i], er[i]);
-  }
+  for (std::size_t i = 0; i < d; ++i)
+    if (!iv_midrad(E[i], ec[i], er[i])) return false;
   return dana24_margin_filter(m, wc, wr, ec.data(), er.data(), g, need, margin);
 }
 
