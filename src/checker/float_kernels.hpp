@@ -55,8 +55,14 @@ void gram_lower(const std::vector<double>& c, std::size_t rows, std::size_t cols
 // distance `rad_norm` of the k x k matrix whose lower triangle is in `a` (row-major; the upper triangle
 // is ignored and overwritten) is positive definite. Shift c >= 2 sum_j (j+2) u a_jj + rad_norm +
 // 6 k (k + max a_jj) eta (the first term doubled as a margin), A - cI formed rounding downward, then a
-// right-looking blocked Cholesky in round-to-nearest must complete with positive pivots. Rump's theorem
+// right-looking blocked Cholesky in round-to-nearest (rump_cholesky.cpp) must complete with positive pivots. Rump's theorem
 // holds for any evaluation order of the inner products (Higham, Lemma 8.4), so blocking changes nothing.
 bool rump_pd(std::vector<double>& a, std::size_t k, double rad_norm, unsigned threads);
+
+// Cholesky A = L L^T in round-to-nearest, L overwriting the lower triangle of `a` (k x k, row-major; the
+// upper triangle is left as it was). False when a pivot is not positive. Every l_ij is (a_ij - sum_t l_it
+// l_jt) / l_jj (or a square root) with the sum in one fixed order whatever `threads`, so |A - L L^T| <=
+// gamma_{k+1} |L| |L^T| entrywise (Higham, Lemma 8.4). Rump's test behind rump_pd.
+bool cholesky_lower(std::vector<double>& a, std::size_t k, unsigned threads);
 
 }  // namespace memcert_checker

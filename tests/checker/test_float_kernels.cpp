@@ -214,6 +214,36 @@ std::vector<double> gram_plus(std::mt19937_64& rng, std::size_t k, std::size_t r
 }
 }  // namespace
 
+TEST_CASE("float kernels: the blocked Cholesky meets Lemma 8.4's bound entrywise (exact rational residual)", "[checker][float]") {
+  // |A - L L^T|_ij <= gamma_{k+1} (|L| |L^T|)_ij, checked in exact rationals: the property Rump's test rests
+  // on, whatever the tiling (sizes across the block width 64, the 8 x 16 tiles and the 64-row panels).
+  std::mt19937_64 rng(7);
+  for (std::size_t k : {1, 2, 9, 17, 64, 65, 130, 203}) {
+    const std::vector<double> a = gram_plus(rng, k, k + 3, 0.25);
+    std::vector<double> l1 = a, l2 = a;
+    REQUIRE(cholesky_lower(l1, k, 1));
+    REQUIRE(cholesky_lower(l2, k, 2));
+    CHECK(l1 == l2);
+    const mpq_class g = mpq_class(static_cast<long>(k + 1), 1) / mpq_class(mpz_class(1) << 53) /
+                        (1 - mpq_class(static_cast<long>(k + 1), 1) / mpq_class(mpz_class(1) << 53));
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        mpq_class r(a[i * k + j]), bound(0);
+        for (std::size_t t = 0; t <= j; ++t) {
+          const mpq_class p = mpq_class(l1[i * k + t]) * mpq_class(l1[j * k + t]);
+          r -= p;
+          bound += abs(p);
+        }
+        if (abs(r) > g * bound) ++bad;
+      }
+    CHECK(bad == 0);
+  }
+  // A pivot that is not positive is reported, not passed over.
+  std::vector<double> s = gram_plus(rng, 100, 99, 0.0);
+  CHECK(!cholesky_lower(s, 100, 2));
+}
+
 TEST_CASE("float kernels: Rump's test accepts well-conditioned PD matrices, never a matrix that is not PD", "[checker][float]") {
   std::mt19937_64 rng(99);
   // Well-conditioned, across the block size (64): accepted, with the same factor on 1 and 2 threads.

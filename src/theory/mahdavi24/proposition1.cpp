@@ -1,6 +1,8 @@
 // Proposition 1 of mahdavi24 by induction over heads (docs/THEORY.md section 4): head 1 by Claim 1, each
-// later head by Claim 2, each step closed by a certified rank k_h of Z_c; then rank(Z) >= T.
+// later head by Claim 2, each step closed by rank k_h of Z_c (Lemma 5, or certified directly); then rank(Z) >= T.
 #include "memcert/theory/mahdavi24/proposition1.hpp"
+
+#include <mpfr.h>
 
 #include <algorithm>
 #include <cmath>
@@ -146,9 +148,39 @@ HeadStep empty_head(std::size_t T, std::size_t n, std::size_t h, const Theorem1O
   return st;
 }
 
-// The step's own certificate at the proof's c: rank Z_c >= k_h (rows R_1..R_h, heads 1..h).
-void certify_step(const ZExamples& z, const GramAccumulator& gram, const std::vector<std::size_t>& rows, std::size_t h,
-                  const Theorem1Options& opt, HeadStep& st) {
+// sigma - sqrt(m eps^2 B^2), rounded down: Lemma 5's conclusion sigma_k(Z_c) >= sigma_k(Z_inf) - ||Z_c - Z_inf||_2
+// with ||Z_c - Z_inf||_2 <= sqrt(m) eps B (each of the m earlier rows moves by at most eps B).
+double weyl_step_sigma(double sigma, std::size_t m, const Rational& eps, const Rational& B2) {
+  const Rational q = Rational(static_cast<long>(m)) * eps * eps * B2;
+  mpfr_t t, s;
+  mpfr_inits2(64, t, s, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_q(t, q.get_mpq_t(), MPFR_RNDU);
+  mpfr_sqrt(t, t, MPFR_RNDU);
+  mpfr_set_d(s, sigma, MPFR_RNDN);  // exact: a double
+  mpfr_sub(s, s, t, MPFR_RNDD);
+  const double r = mpfr_get_d(s, MPFR_RNDD);
+  mpfr_clears(t, s, static_cast<mpfr_ptr>(nullptr));
+  return r;
+}
+
+// The step's conclusion at the proof's c: rank Z_c >= k_h (rows R_1..R_h, heads 1..h). Where Lemma 5's
+// direct criterion chose eps, that rank is already proved (sigma_k(Z_c) >= sigma - sqrt(m) eps B > 0, and
+// the checker re-certifies sigma), so no factorization is spent on it; head 1's Z_c is its Z_inf. Only a
+// head whose eps came from the B.2 estimate (not a proof) gets Z_c certified here by Rump's test.
+void certify_step(const ZExamples& z, const GramAccumulator& gram, const std::vector<std::size_t>& rows,
+                  std::size_t old, std::size_t h, const Theorem1Options& opt, HeadStep& st) {
+  if (!st.sat) {
+    st.tr.step_sigma_lower = st.tr.sigma_lower;
+    st.step_lambda = st.lambda_hint;
+    return;
+  }
+  if (st.tr.eps_criterion == "direct") {
+    st.tr.step_sigma_lower = weyl_step_sigma(st.tr.sigma_lower, old, *st.tr.eps, z.B2);
+    if (!(st.tr.step_sigma_lower > 0))
+      throw std::logic_error("step " + std::to_string(h + 1) + ": Lemma 5's bound on sigma(Z_c) is not positive (impossible)");
+    st.step_lambda = st.lambda_hint;  // Z_inf's estimate: the next head's hint
+    return;
+  }
   const std::size_t d = z.d;
   StageTimes::Scope step_clock(opt.timings, "step rank certificates");
   MatrixXd BC(rows.size(), d), BR(rows.size(), d);
@@ -157,7 +189,7 @@ void certify_step(const ZExamples& z, const GramAccumulator& gram, const std::ve
   if (!stepc.ok)
     throw std::runtime_error("step " + std::to_string(h + 1) + ": rank certificate of Z_c failed at the proof's c");
   st.tr.step_sigma_lower = stepc.sigma_lower;
-  if (stepc.lambda_estimate > 0) st.step_lambda = stepc.lambda_estimate;
+  st.step_lambda = stepc.lambda_estimate > 0 ? stepc.lambda_estimate : st.lambda_hint;
 }
 
 // Head h's block of Z (all T examples) at scale cc, into (C, R).
@@ -342,7 +374,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       for (auto& x : tmp) st.L.push_back(std::move(*x));
     }
     if (!group.empty()) {
-      certify_step(z, gram, rows, h, opt, st);
+      certify_step(z, gram, rows, old.size(), h, opt, st);
       step_lambda = st.step_lambda;
       // Exact factorization W^h = W_K W_Q^T: W_K = [U, c g], W_Q = [Q_R^+T, w] (padded to d_h).
       const std::size_t kk = group.size();
