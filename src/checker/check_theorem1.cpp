@@ -728,6 +728,7 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
     SmallInts gd;       // gs as doubles when small
     Interval log_term;  // ln(2(n-1)/eps), enclosed
     std::size_t old = 0, rank_target = 0;
+    std::size_t reference = 0;  // sigma_reference_heads: which heads' Gram matrix to try first (a hint)
   };
   std::vector<HeadTrace> ht(H);
   std::vector<std::size_t> grp(T, H);
@@ -806,6 +807,10 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
       x.chain = crit != "none";
       const Value* sv2 = e.find("sigma_lower");
       if (!sv2 || !read_rational(*sv2, w + ".sigma_lower", x.sigma, why)) { if (why.empty()) why = w + ".sigma_lower: missing"; return false; }
+      // Optional: heads 1..r whose Gram matrix alone is to be tried first for sigma_lower (r <= h: heads
+      // before this one). Only a choice of what to factor; the proof is checked either way.
+      if (const Value* rv3 = e.find("sigma_reference_heads"); rv3 && rv3->type != json::Type::Null)
+        if (!read_size(*rv3, w + ".sigma_reference_heads", h, x.reference, why)) return false;
     }
     // The descriptive fields: the verdict rests on none of them (they are neither evidence nor trusted).
     // The theorem's hypotheses are not needed either: memorization is checked directly on the weights.
@@ -1203,17 +1208,68 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
   // mu just above ||R_S||_F^2).
   {
     const double eta5 = std::ldexp(1.0, -1074);
-    std::vector<double> acc(T * T, 0.0), gh, gx, Ch(T * d), X;  // acc: sum over heads < h of fl(C_g C_g^T)
+    std::vector<double> acc(T * T, 0.0), gx, Ch(T * d), X;  // acc: sum over heads < h of fl(C_g C_g^T)
     std::vector<double> rowsq(T, 0.0), rad2(T, 0.0);             // same heads: squared row norms (RN sums)
     std::size_t last = 0;  // the last head whose sigma is used
     for (std::size_t h = 0; h < H; ++h)
       if (ht[h].sat) last = h + 1;
     mpfr_t sq;
     mpfr_init2(sq, 64);
+    // Error bounds of a Gram matrix accumulated over `blocks` head blocks (mk = blocks d products per
+    // entry, one blocked dot product per block and one addition each) on k rows whose squared norms and
+    // radii (summed in round-to-nearest) are norm2 and xr2: gerr >= ||fl(G) - G||_2, radF >= ||R||_F.
+    auto gram_bounds = [&](std::size_t k, std::size_t blocks, double norm2, double xr2, double& gerr, double& radF) {
+      // Entry (a, b) is a sum of mk products through `blocks` blocked dot products and as many additions:
+      // |err| <= gamma_N sum_l |z_al z_bl| + mk eta with N = 2 (mk + blocks) + 4 (a margin); so ||err||_2 <=
+      // ||err||_F <= gamma_N sum_a ||z_a||^2 + k mk eta. The squared norms and radii were summed in
+      // round-to-nearest over at most k mk non-negative terms: inflated by 1 + 2 gamma_{k mk}.
+      const std::size_t mk = blocks * d;
+      const double gN = gamma_up(2 * (mk + blocks) + 4), gS = gamma_up(k * mk + 2);
+      if (!std::isfinite(gN) || !std::isfinite(gS)) return false;
+      const double infl = up(1.0 + up(2.0 * gS));
+      gerr = up(up(gN * up(up(norm2 * infl) + up(double(k * mk) * eta5))) + up(double(k * mk) * eta5));
+      radF = up(std::sqrt(up(up(xr2 * infl) + up(double(k * mk) * eta5))));  // + underflow of the squares
+      return std::isfinite(gerr) && std::isfinite(radF);
+    };
+    // Heads whose sigma_lower is proved through a reference: sigma_K(Z restricted to heads 1..r, rows
+    // 0..K-1) >= sigma_lower, with r <= h and K >= k_h. Z_inf of head h has all those columns (heads 1..r,
+    // as computed; r <= h) and a subset of those rows (the first k_h), so its Gram matrix lies above a
+    // principal submatrix of the reference's in the positive semidefinite order, whose lambda_min is at
+    // least the reference's (Cauchy interlacing): sigma_{k_h}(Z_inf) >= sigma_K(reference). One Rump test
+    // per reference serves all its heads; a reference that fails leaves its heads to their own test.
+    std::vector<char> by_reference(H, 0);
     for (std::size_t h = 0; h < last; ++h) {
+      // (a) the references made of heads 1..h, while acc holds exactly those heads
+      std::size_t K = 0;
+      mpq_class smax = 0;
+      for (std::size_t j = h; j < last; ++j)
+        if (ht[j].sat && ht[j].chain && ht[j].direct && ht[j].reference == h && h > 0) {
+          K = std::max(K, ht[j].old + ht[j].group.size());
+          if (ht[j].sigma > smax) smax = ht[j].sigma;
+        }
+      if (K > 0) {
+        double norm2 = 0, xr2 = 0, gerr = 0, radF = 0;
+        for (std::size_t i = 0; i < K; ++i) {
+          norm2 += rowsq[i];
+          xr2 += rad2[i];
+        }
+        bool ok = gram_bounds(K, h, norm2, xr2, gerr, radF);
+        mpfr_set_q(sq, smax.get_mpq_t(), MPFR_RNDU);
+        const double root = up(std::max(mpfr_get_d(sq, MPFR_RNDU), 0.0) + radF);
+        const double mu = up(root * root);  // (sigma + ||R||_F)^2: sigma_K(centre) >= sqrt(mu), then Weyl
+        if (ok && std::isfinite(mu)) {
+          gx.resize(K * K);
+          for (std::size_t a = 0; a < K; ++a) std::copy(&acc[a * T], &acc[a * T] + a + 1, &gx[a * K]);
+          for (std::size_t j = 0; j < K; ++j) gx[j * K + j] = dn(gx[j * K + j] - mu);
+          ok = rump_pd(gx, K, gerr, threads);
+        }
+        if (ok)
+          for (std::size_t j = h; j < last; ++j)
+            if (ht[j].sat && ht[j].chain && ht[j].direct && ht[j].reference == h) by_reference[j] = 1;
+      }
       const HeadTrace& x = ht[h];
       const std::size_t k = x.old + x.group.size();
-      if (x.sat && x.chain && k > 0) {
+      if (x.sat && x.chain && k > 0 && !by_reference[h]) {
         // X: head h's block (k x d) with its radii: the limit rows (direct) or the computed rows (B.2).
         X.assign(k * d, 0.0);
         double xr2 = 0, norm2 = 0;
@@ -1231,19 +1287,11 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
           norm2 += nr;
           xr2 += rad2[i];
         }
-        gram_lower(X, k, d, gx, threads);
-        for (std::size_t a = 0; a < k; ++a)
-          for (std::size_t b = 0; b <= a; ++b) gx[a * k + b] += acc[a * T + b];
-        // Entry (a, b) is a sum of (h+1) d products through h+1 blocked dot products and h + 1 additions:
-        // |err| <= gamma_N sum_l |z_al z_bl| + mk eta with N = 2 (mk + h + 1) + 4 (a margin), mk = (h+1) d;
-        // so ||err||_2 <= ||err||_F <= gamma_N sum_a ||z_a||^2 + k mk eta. The squared norms and radii were
-        // summed in round-to-nearest over at most k mk non-negative terms: inflated by 1 + 2 gamma_{k mk}.
-        const std::size_t mk = (h + 1) * d;
-        const double gN = gamma_up(2 * (mk + h + 1) + 4), gS = gamma_up(k * mk + 2);
-        if (!std::isfinite(gN) || !std::isfinite(gS)) { why = "trace: dimension too large"; mpfr_clear(sq); return false; }
-        const double infl = up(1.0 + up(2.0 * gS));
-        const double gerr = up(up(gN * up(up(norm2 * infl) + up(double(k * mk) * eta5))) + up(double(k * mk) * eta5));
-        const double radF = up(std::sqrt(up(up(xr2 * infl) + up(double(k * mk) * eta5))));  // + underflow of the squares
+        gx.resize(k * k);
+        for (std::size_t a = 0; a < k; ++a) std::copy(&acc[a * T], &acc[a * T] + a + 1, &gx[a * k]);
+        syrk_lower(X.data(), d, k, d, gx.data(), k, /*subtract=*/false, threads);
+        double gerr = 0, radF = 0;  // heads 1..h+1: h + 1 blocks
+        if (!gram_bounds(k, h + 1, norm2, xr2, gerr, radF)) { why = "trace: dimension too large"; mpfr_clear(sq); return false; }
         mpfr_set_q(sq, x.sigma.get_mpq_t(), MPFR_RNDU);
         const double sig = x.direct ? mpfr_get_d(sq, MPFR_RNDU) : 0.0;
         const double root = up(std::max(sig, 0.0) + radF);
@@ -1268,9 +1316,7 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
             rowsq[i] += z * z;
             rad2[i] += r * r;
           }
-        gram_lower(Ch, T, d, gh, threads);
-        for (std::size_t a = 0; a < T; ++a)
-          for (std::size_t b = 0; b <= a; ++b) acc[a * T + b] += gh[a * T + b];
+        syrk_lower(Ch.data(), d, T, d, acc.data(), T, /*subtract=*/false, threads);
       }
     }
     mpfr_clear(sq);

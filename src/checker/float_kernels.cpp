@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <immintrin.h>
 
 #include <cmath>
 #include <cstring>
@@ -143,106 +142,6 @@ bool mix_enclosure(const double* em, const double* er, const double* am, const d
     if (!std::isfinite(centre[c]) || !std::isfinite(radius[c])) return false;
   }
   return true;
-}
-
-namespace {
-
-// out[p][q] = sum_{j < len} x[p][j] y[q][j] for p, q < 4 in round-to-nearest: each entry summed in four
-// lanes (j mod 4, in j order within a lane), the lanes added as (l0 + l1) + (l2 + l3), then the tail. A
-// fixed order whatever the threads; the error bounds used with these sums (gamma_len for the Gram,
-// Higham's Lemma 8.4 for Cholesky) hold for any order of evaluation. Vectorised via target_clones.
-__attribute__((target_clones("avx2", "default"))) void dot4x4_v4(const double* const x[4], const double* const y[4],
-                                                                 std::size_t len, double out[4][4]) {
-  typedef double v4 __attribute__((vector_size(32)));
-  v4 acc[4][4];
-  for (int p = 0; p < 4; ++p)
-    for (int q = 0; q < 4; ++q) acc[p][q] = v4{0, 0, 0, 0};
-  std::size_t j = 0;
-  for (; j + 4 <= len; j += 4) {
-    v4 xv[4], yv[4];
-    for (int p = 0; p < 4; ++p) {
-      std::memcpy(&xv[p], x[p] + j, sizeof(v4));
-      std::memcpy(&yv[p], y[p] + j, sizeof(v4));
-    }
-    for (int p = 0; p < 4; ++p)
-      for (int q = 0; q < 4; ++q) acc[p][q] += xv[p] * yv[q];
-  }
-  for (int p = 0; p < 4; ++p)
-    for (int q = 0; q < 4; ++q) {
-      const v4& a = acc[p][q];
-      double sum = (a[0] + a[1]) + (a[2] + a[3]);
-      for (std::size_t t = j; t < len; ++t) sum += x[p][t] * y[q][t];
-      out[p][q] = sum;
-    }
-}
-
-// The same sums on AVX-512: eight lanes (j mod 8, in j order within a lane) accumulated with fused
-// multiply-adds, the lanes added pairwise ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)), then the tail
-// (fused too). A fused multiply-add rounds once where a product and a sum round twice, so each term still
-// meets at most as many roundings as its position in the sum: the gamma bounds hold unchanged.
-__attribute__((target("avx512f"))) void dot4x4_v8(const double* const x[4], const double* const y[4], std::size_t len,
-                                                  double out[4][4]) {
-  __m512d acc[4][4];
-  for (int p = 0; p < 4; ++p)
-    for (int q = 0; q < 4; ++q) acc[p][q] = _mm512_setzero_pd();
-  std::size_t j = 0;
-  for (; j + 8 <= len; j += 8) {
-    __m512d xv[4], yv[4];
-    for (int p = 0; p < 4; ++p) {
-      xv[p] = _mm512_loadu_pd(x[p] + j);
-      yv[p] = _mm512_loadu_pd(y[p] + j);
-    }
-    for (int p = 0; p < 4; ++p)
-      for (int q = 0; q < 4; ++q) acc[p][q] = _mm512_fmadd_pd(xv[p], yv[q], acc[p][q]);
-  }
-  for (int p = 0; p < 4; ++p)
-    for (int q = 0; q < 4; ++q) {
-      alignas(64) double a[8];
-      _mm512_store_pd(a, acc[p][q]);
-      double sum = ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7]));
-      for (std::size_t t = j; t < len; ++t) sum = std::fma(x[p][t], y[q][t], sum);
-      out[p][q] = sum;
-    }
-}
-
-const bool kHaveAvx512 = __builtin_cpu_supports("avx512f");
-
-void dot4x4(const double* const x[4], const double* const y[4], std::size_t len, double out[4][4]) {
-  if (kHaveAvx512) dot4x4_v8(x, y, len, out);
-  else dot4x4_v4(x, y, len, out);
-}
-
-}  // namespace
-
-void gram_lower(const std::vector<double>& c, std::size_t rows, std::size_t cols, std::vector<double>& g,
-                unsigned threads) {
-  g.assign(rows * rows, 0.0);
-  const std::vector<double> zero(cols, 0.0);  // stands in for the rows past the end of a 4-block
-  auto row = [&](std::size_t a) { return a < rows ? &c[a * cols] : zero.data(); };
-  // Cache blocking: columns in chunks of kChunk (4 KB of a row), rows in tiles of kTile 4-blocks, so the
-  // two tiles a task multiplies stay in cache (one pass over whole rows per 4-block streamed the matrix
-  // from memory once per block). Each entry is then the sum of its chunks' partial sums, in chunk order:
-  // a fixed order whatever the threads, with fewer roundings per term than cols (the gamma_cols bound).
-  constexpr std::size_t kChunk = 512, kTile = 16;
-  const std::size_t blocks = (rows + 3) / 4, tiles = (blocks + kTile - 1) / kTile;
-  for (std::size_t c0 = 0; c0 < cols; c0 += kChunk) {
-    const std::size_t len = std::min(kChunk, cols - c0);
-    parallel_for(tiles, threads, [&](std::size_t ti, unsigned) {
-      double out[4][4];
-      for (std::size_t tj = 0; tj <= ti; ++tj)
-        for (std::size_t ib = ti * kTile; ib < std::min(blocks, (ti + 1) * kTile); ++ib) {
-          const std::size_t a0 = 4 * ib;
-          const double* x[4] = {row(a0) + c0, row(a0 + 1) + c0, row(a0 + 2) + c0, row(a0 + 3) + c0};
-          for (std::size_t jb = tj * kTile; jb < std::min(ib + 1, (tj + 1) * kTile); ++jb) {
-            const std::size_t b0 = 4 * jb;
-            const double* y[4] = {row(b0) + c0, row(b0 + 1) + c0, row(b0 + 2) + c0, row(b0 + 3) + c0};
-            dot4x4(x, y, len, out);
-            for (std::size_t p = 0; p < 4 && a0 + p < rows; ++p)
-              for (std::size_t q = 0; q < 4 && b0 + q <= a0 + p; ++q) g[(a0 + p) * rows + b0 + q] += out[p][q];
-          }
-        }
-    });
-  }
 }
 
 }  // namespace memcert_checker

@@ -44,6 +44,13 @@ bool mix_enclosure(const double* em, const double* er, const double* am, const d
 // out[c] >= sum_j |em_jc| + er_jc (n x d), rounded upward (false if a value is not finite).
 bool column_abs_bounds(const double* em, const double* er, std::size_t n, std::size_t d, std::vector<double>& out);
 
+// g[i * ldg + j] += (or -=, `subtract`) sum_{t < w} x[i * ldx + t] x[j * ldx + t] for j <= i < m: the lower
+// triangle of X X^T added to G. Each entry's sum is accumulated from 0 in one fixed order whatever
+// `threads` (in passes of at most 256 terms, each pass added to the entry), so it is one evaluation of
+// g_ij +- (X X^T)_ij in round-to-nearest: |error| <= gamma_{w+1} (|g_ij| + sum_t |x_it x_jt|) + w eta.
+void syrk_lower(const double* x, std::size_t ldx, std::size_t m, std::size_t w, double* g, std::size_t ldg,
+                bool subtract, unsigned threads);
+
 // The lower triangle of G = fl(C C^T) for C (rows x cols, row-major): g[a * rows + b] for b <= a.
 // Each entry is a dot product of length cols evaluated in round-to-nearest in some fixed order, so
 // |g_ab - (C C^T)_ab| <= gamma_cols sum_j |c_aj c_bj| + cols eta (any summation order: Higham (3.5),

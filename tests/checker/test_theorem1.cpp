@@ -87,6 +87,37 @@ std::string plus(const json& x, const mpq_class& delta) {
   return mpq_class(q + delta).get_str();
 }
 
+// trace_checksum recomputed after an edit of a descriptive field (FNV-1a over "key=value;", check_theorem1.cpp):
+// the checksum guards against accidents only, so a forgery simply rewrites it.
+void rechecksum(json& c) {
+  auto text = [](const json* v) -> std::string {
+    if (!v) return "missing";
+    if (v->is_string()) return v->get<std::string>();
+    if (v->is_null()) return "null";
+    if (v->is_boolean()) return v->get<bool>() ? "true" : "false";
+    if (v->is_array()) {
+      std::string s;
+      for (std::size_t i = 0; i < v->size(); ++i) {
+        if (i) s += ',';
+        s += (*v)[i].dump();
+      }
+      return s;
+    }
+    return v->dump();
+  };
+  std::string all;
+  for (const auto& e : c["trace"])
+    for (const char* k : {"lemma3_attempts", "target_attempts", "eps_b2_estimate", "sigma_lower", "c_weyl", "step_sigma_lower"})
+      all += std::string(k) + "=" + text(e.contains(k) ? &e[k] : nullptr) + ";";
+  for (const char* k : {"hypotheses", "notes", "labels_generated", "examples"})
+    all += std::string(k) + "=" + text(c.contains(k) ? &c[k] : nullptr) + ";";
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : all) { h ^= ch; h *= 1099511628211ull; }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  c["trace_checksum"] = buf;
+}
+
 }  // namespace
 
 TEST_CASE("theorem1: constructed certificates are accepted, identically on 1 and 2 threads", "[checker][theorem1]") {
@@ -130,7 +161,10 @@ TEST_CASE("theorem1: tampered certificates are rejected, identically on 1 and 2 
   rejected("W_D entry", [](json& c) { c["weights"]["WD"][0][0] = "-1"; }, "labels");
   rejected("target logit", [](json& c) { c["trace"][9]["target_logits"][2][4] = plus(c["trace"][9]["target_logits"][2][4], mpq_class(1, 1 << 30)); }, "target logits");
   rejected("c", [](json& c) { c["trace"][5]["c"] = "1/1024"; }, "trace[5]");
-  rejected("eps", [](json& c) { c["trace"][5]["eps"] = "1000"; }, "trace[5]");
+  std::size_t direct = 0;  // a head whose eps is Lemma 5's direct criterion (B.2 heads re-certify rank(Z_c) instead)
+  while (direct < base["trace"].size() && base["trace"][direct]["eps_criterion"] != "direct") ++direct;
+  REQUIRE(direct < base["trace"].size());
+  rejected("eps", [&](json& c) { c["trace"][direct]["eps"] = "1000"; }, ("trace[" + std::to_string(direct) + "]").c_str());
   rejected("gap", [](json& c) { c["trace"][8]["gap"] = plus(c["trace"][8]["gap"], mpq_class(1, 1 << 20)); }, "gap / spread");
   rejected("spread", [](json& c) { c["trace"][8]["spread"] = plus(c["trace"][8]["spread"], mpq_class(-1, 1 << 20)); }, "gap / spread");
   rejected("label beyond tolerance", [](json& c) { c["data"]["labels"][77][0] = plus(c["data"]["labels"][77][0], mpq_class(3, 1000000)); }, "labels: example 77");
@@ -149,6 +183,24 @@ TEST_CASE("theorem1: tampered certificates are rejected, identically on 1 and 2 
     for (auto& e : c["trace"])  // keep the target logits consistent: only the rank can fail
       if (!e["group"].empty() && e["group"].back() == T - 1) e["target_logits"].back() = e["target_logits"][e["group"].size() - 2];
   }, "proved positive definite");  // Z_inf of the last head or Z itself: both lose rank
+  // Lemma 5's sigma through a reference (heads 1..r alone, one Rump test for several heads): the engine
+  // used it here, the hint only chooses what the checker factors first, and a claim no route proves fails.
+  std::size_t by_ref = 0, ref_head = 0;
+  for (std::size_t h = 0; h < base["trace"].size(); ++h)
+    if (base["trace"][h].value("sigma_reference_heads", 0) > 0) ++by_ref, ref_head = h;
+  REQUIRE(by_ref > 0);
+  for (const int hint : {0, 1}) {  // none (Z_inf's own test) or a reference of too few columns: still valid
+    json c = base;
+    c["trace"][ref_head]["sigma_reference_heads"] = hint;
+    auto v = verdict(c);
+    INFO("hint " << hint << ": " << v.reason);
+    CHECK(v.valid);
+  }
+  rejected("sigma_lower beyond every route", [&](json& c) {
+    c["trace"][ref_head]["sigma_lower"] = "1000";
+    rechecksum(c);
+  }, "sigma_lower is not certified");
+  rejected("reference not before its head", [&](json& c) { c["trace"][ref_head]["sigma_reference_heads"] = ref_head + 1; }, "sigma_reference_heads");
   // Class labels: another class for one example.
   const json cls = build("tamper_classes", "general --T 30 --n 4 --d 7 --C 3 --seed 3", "--heads 5 --dh 4");
   json c = cls;

@@ -45,7 +45,7 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
                                     const std::vector<std::size_t>& old, const std::vector<std::size_t>& jstar,
                                     const std::vector<std::size_t>& group, std::size_t h, const Theorem1Options& opt,
                                     std::mt19937_64& rng, HeadStep& st, MatrixXd& XC, MatrixXd& XR,
-                                    double hint = 0) {
+                                    double hint = 0, const SigmaReference* ref = nullptr) {
   const std::size_t d = z.d, k = group.size();
   std::vector<std::size_t> rows = old;
   rows.insert(rows.end(), group.begin(), group.end());
@@ -85,9 +85,15 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
     }
     for (std::size_t i = 0; i < old.size(); ++i) z_fill_token(z, XC, XR, i, old[i], jstar[i]);  // limit rows e_j*^T E
     for (std::size_t i = 0; i < group.size(); ++i) z_fill_rows(z, XC, XR, old.size() + i, L[i], group[i]);
+    st.tr.target_attempts = attempt;
+    if (ref && ref->heads <= h && ref->rows >= rows.size() && ref->sigma > 0) {  // the reference's sigma holds
+      zinf.ok = true;
+      zinf.sigma_lower = ref->sigma;
+      st.tr.sigma_reference_heads = ref->heads;
+      break;
+    }
     StageTimes::Scope zinf_clock(opt.timings, "Z_inf rank certificates");
     zinf = gram.certify(rows, &XC, &XR, /*want_sigma=*/true, attempt == 1 ? hint : 0.0);
-    st.tr.target_attempts = attempt;
     if (zinf.ok) break;
   }
   if (!zinf.ok)
@@ -220,6 +226,33 @@ bool weyl_step(const ZExamples& z, const GramAccumulator& gram_w, const std::vec
   return true;
 }
 
+// A reference for heads h, h+1, ... (docs/THEORY.md section 4, "sigma from a reference"): heads 1..h as
+// they are in `gram`, on the rows of every later group that fits in ratio h d of its columns (there Z's
+// rows are in general position with room to spare). Two factorizations (estimate, Rump's test at 0.81 of
+// it) of the largest Gram matrix serve all those heads; none when even head h's rows do not fit or the
+// test fails (then each head certifies its own Z_inf).
+std::optional<SigmaReference> sigma_reference(const GramAccumulator& gram, const std::vector<std::vector<std::size_t>>& groups,
+                                              std::size_t h, std::size_t d, const Theorem1Options& opt) {
+  const double cap = opt.sigma_reference_ratio * double(h * d);
+  std::size_t rows = 0;
+  for (std::size_t j = 0; j < groups.size(); ++j) {
+    if (double(rows + groups[j].size()) > cap) break;
+    rows += groups[j].size();
+    if (j + 1 == groups.size()) break;
+  }
+  std::size_t need = 0;
+  for (std::size_t j = 0; j <= h; ++j) need += groups[j].size();
+  if (rows < need) return std::nullopt;
+  StageTimes::Scope clock(opt.timings, "sigma references");
+  std::vector<std::size_t> idx;
+  for (std::size_t j = 0; j < groups.size() && idx.size() < rows; ++j) idx.insert(idx.end(), groups[j].begin(), groups[j].end());
+  const GramRankResult r = gram.certify(idx, nullptr, nullptr, /*want_sigma=*/true);
+  if (!r.ok || !(r.sigma_lower > 0)) return std::nullopt;
+  say(opt, "   sigma reference: heads 1.." + std::to_string(h) + " alone on the first " + std::to_string(rows) +
+      " rows have sigma >= " + fmt(r.sigma_lower) + " (certified), a lower bound for the Z_inf of every head whose rows they cover.");
+  return SigmaReference{h, rows, r.sigma_lower};
+}
+
 }  // namespace
 
 // ---- Claim 1 for head 1 (docs/THEORY.md section 4, "Claim 1 (head 1 fits r examples)") --------------------
@@ -242,7 +275,8 @@ HeadStep claim1_first_head(const AttentionDataset& ds, const ZExamples& z, const
 // ---- Claim 2 for head h >= 2 (docs/THEORY.md section 4, "Claim 2", with Lemmas 3, 4, 5) --------------------
 HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
                               const std::vector<std::size_t>& old, const std::vector<std::size_t>& group, std::size_t h,
-                              const Theorem1Options& opt, std::mt19937_64& rng, double zinf_hint) {
+                              const Theorem1Options& opt, std::mt19937_64& rng, double zinf_hint,
+                              const SigmaReference* ref) {
   const std::size_t n = z.n, d = z.d, m = old.size();
   HeadStep st;
   // Lemma 3: W' = g w^T with W' e = 0 on R_h and a unique maximum of E W' e on the old examples.
@@ -270,7 +304,7 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
       (sat.attempts > 1 ? "s" : "") + ").");
   // Claim 1 on R_h, with Z_inf's limit rows for the old examples.
   MatrixXd XC, XR;
-  GramRankResult zinf = claim1_certified_fit(ds, z, gram, old, jstar, group, h, opt, rng, st, XC, XR, zinf_hint);
+  GramRankResult zinf = claim1_certified_fit(ds, z, gram, old, jstar, group, h, opt, rng, st, XC, XR, zinf_hint, ref);
   HeadTrace& tr = st.tr;
   st.jstar = jstar;
   st.zinfC = XC;
@@ -347,14 +381,21 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
   std::vector<std::vector<AffineLogits>> logits;
   std::vector<std::size_t> old;  // R_1 u ... u R_{h-1}
   double step_lambda = 0;        // the last step certificate's estimate of lambda_min (Z_inf's hint)
+  std::optional<SigmaReference> ref;  // Lemma 5's sigma for the heads whose rows it covers
+  std::size_t ref_retry = 1;          // no new reference before this head (after one that failed)
   // Step h certifies rank Z_c >= k_h = |R_1 u ... u R_h| for rows R_1..R_h and heads 1..h.
   for (std::size_t h = 0; h < opt.H; ++h) {
     const auto& group = groups[h];
     std::vector<std::size_t> rows = old;
     rows.insert(rows.end(), group.begin(), group.end());
+    if (h > 0 && !group.empty() && (!ref || ref->rows < rows.size()) && h >= ref_retry) {
+      ref = sigma_reference(gram, groups, h, d, opt);
+      if (!ref) ref_retry = h + (h + 1) / 2;
+    }
     HeadStep st = group.empty() ? empty_head(T, n, h, opt)
                   : h == 0      ? claim1_first_head(ds, z, gram, group, opt, rng)
-                                : claim2_saturate_head(ds, z, gram, old, group, h, opt, rng, step_lambda);
+                                : claim2_saturate_head(ds, z, gram, old, group, h, opt, rng, step_lambda,
+                                                       ref ? &*ref : nullptr);
     st.tr.head = h + 1;
     st.tr.group = group;
     st.tr.old_examples = old.size();

@@ -29,6 +29,15 @@ struct HeadStep {
   Eigen::MatrixXd zinfC, zinfR;    // head h's block of Z_inf (rows: earlier examples, then the group)
 };
 
+// Lemma 5's sigma from a reference (docs/THEORY.md section 4): sigma_K of Z restricted to heads 1..heads
+// (as computed) and rows 0..rows-1 (the first groups, in order), certified once. Z_inf of a later head h
+// (heads > this count, rows <= rows) has at least these columns and at most these rows, so its Gram matrix
+// is above a principal submatrix of the reference's: sigma_{k_h}(Z_inf) >= sigma.
+struct SigmaReference {
+  std::size_t heads = 0, rows = 0;
+  double sigma = 0;
+};
+
 // Claim 1 for head 1 (docs/THEORY.md section 4, "Claim 1"): random rational targets for R_1 = `group`, fitted
 // exactly by claim1_fit_head and redrawn (at most opt.max_retries times) until the rows
 // softmax(l^(t))^T E^(t) have certified rank |R_1|. s = 0, c = 0. Throws std::runtime_error on failure.
@@ -42,9 +51,11 @@ HeadStep claim1_first_head(const AttentionDataset& ds, const ZExamples& z, const
 // maximum over `old`. `gram` holds heads 1..h-1 (all T rows). h is 0-based (h >= 1). Draws Lemma 3's
 // candidates, then the targets, from rng. Throws std::runtime_error when a step cannot be certified.
 // zinf_hint: an estimate of lambda_min of Z_inf's Gram matrix (the previous step's; 0: none), which
-// spares Z_inf's certificate its own estimate when 0.81 of it certifies.
+// spares Z_inf's certificate its own estimate when 0.81 of it certifies. ref: a certified reference whose
+// heads come before h and whose rows cover R_1..R_h, taken as Z_inf's sigma (no factorization of its own).
 HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, const GramAccumulator& gram,
                               const std::vector<std::size_t>& old, const std::vector<std::size_t>& group, std::size_t h,
-                              const Theorem1Options& opt, std::mt19937_64& rng, double zinf_hint = 0);
+                              const Theorem1Options& opt, std::mt19937_64& rng, double zinf_hint = 0,
+                              const SigmaReference* ref = nullptr);
 
 }  // namespace memcert::mahdavi24

@@ -86,6 +86,7 @@ json theorem1_write_certificate(const Theorem1Result& res, const AttentionDatase
     auto dq = [](double x) { return json(rational_to_string(rational_from_double(x))); };
     j["eps_b2_estimate"] = tr.eps_b2 ? dq(*tr.eps_b2) : json(nullptr);
     j["sigma_lower"] = dq(tr.sigma_lower);
+    j["sigma_reference_heads"] = tr.sigma_reference_heads;
     j["c"] = rational_to_string(tr.c);
     j["c_proof"] = rational_to_string(tr.c_proof);
     j["c_weyl"] = tr.c_weyl ? json(rational_to_string(*tr.c_weyl)) : json(nullptr);

@@ -177,6 +177,10 @@ struct Theorem1Options {
   // m x m factorization then costs as much as a rank certificate (a quarter of the construction at
   // H = 128), and at H = 64 the direct criterion's eps was the larger at every head with m > 2048.
   std::size_t b2_max_old = 2048;
+  // Lemma 5's sigma from a reference Gram matrix (docs/THEORY.md section 4, "sigma from a reference"): heads
+  // 1..h0 alone on the rows of the next heads, certified once for all heads whose rows fit in this fraction
+  // of the reference's h0 d columns. 0: every head certifies its own Z_inf (a k_h^3 factorization each).
+  double sigma_reference_ratio = 0.75;
   mpfr_prec_t precision = 64;
   // Claim 1's W_Q (docs/THEORY.md section 4): false = a short dyadic matrix near Q_R^+ with the targets
   // defined as the logits it gives (the default: exact and small); true = the exact left inverse Q_R^+.
@@ -204,6 +208,8 @@ struct HeadTrace {
   std::optional<Rational> eps_direct;
   std::optional<double> eps_b2;
   double sigma_lower = 0;                   // certified lower bound on sigma_{k_h}(Z_inf)
+  std::size_t sigma_reference_heads = 0;    // > 0: sigma_lower certified for heads 1..this alone on rows
+                                            // R_1 u ... (a superset of Z_inf's); 0: Z_inf's own Gram matrix
   Rational c;                               // the c the weights use (0 for head 1)
   Rational c_proof;                         // Lemma 4's c from the admissible eps (the proof's c)
   std::optional<Rational> c_weyl;           // smallest c of the direct Weyl criterion, heads 1..h-1 at
