@@ -205,27 +205,6 @@ void head_block(const ZExamples& z, const std::vector<AffineLogits>& L, const Ra
   parallel_for(L.size(), mpfr_threads(), [&](std::size_t t) { z_fill_affine(z, C, R, t, L[t], cc, t); });
 }
 
-// c_weyl of head h (THEORY.md section 4): the Weyl chain's Z_inf (heads 1..h-1 at their c_weyl in
-// `gram_w`, head h's limit rows as in the proof chain: they do not depend on c) gets its own certified
-// sigma, then weyl_scale_bisect finds the smallest c meeting the direct criterion with the actual eps.
-// Returns false when that sigma or scale cannot be certified (the Weyl chain stops there).
-bool weyl_step(const ZExamples& z, const GramAccumulator& gram_w, const std::vector<std::size_t>& old,
-               const std::vector<std::size_t>& rows, const Theorem1Options& opt, HeadStep& st) {
-  StageTimes::Scope clock(opt.timings, "c_weyl (Weyl chain)");
-  GramRankResult zw = gram_w.certify(rows, &st.zinfC, &st.zinfR, /*want_sigma=*/true, st.lambda_hint);
-  if (!zw.ok || !(zw.sigma_lower > 0)) return false;
-  std::vector<const AffineLogits*> logits;
-  for (std::size_t t : old) logits.push_back(&st.L[t]);
-  Rational sigma = short_down(zw.sigma_lower);
-  auto ws = weyl_scale_bisect(logits, st.jstar, sigma, z.B2, st.c);
-  if (!ws) return false;
-  st.tr.sigma_weyl = rational_to_double(sigma);
-  st.tr.c_weyl = ws->c;
-  st.tr.c_weyl_lower = ws->c_lower;
-  st.tr.eps_weyl = ws->eps_upper;
-  return true;
-}
-
 // A reference for heads h, h+1, ... (docs/THEORY.md section 4, "sigma from a reference"): heads 1..h as
 // they are in `gram`, on the rows of every later group that fits in ratio h d of its columns (there Z's
 // rows are in general position with room to spare). Two factorizations (estimate, Rump's test at 0.81 of
@@ -251,6 +230,34 @@ std::optional<SigmaReference> sigma_reference(const GramAccumulator& gram, const
   say(opt, "   sigma reference: heads 1.." + std::to_string(h) + " alone on the first " + std::to_string(rows) +
       " rows have sigma >= " + fmt(r.sigma_lower) + " (certified), a lower bound for the Z_inf of every head whose rows they cover.");
   return SigmaReference{h, rows, r.sigma_lower};
+}
+
+// c_weyl of head h (THEORY.md section 4): the Weyl chain's Z_inf (heads 1..h-1 at their c_weyl in
+// `gram_w`, head h's limit rows as in the proof chain: they do not depend on c) gets its own certified
+// sigma, then weyl_scale_bisect finds the smallest c meeting the direct criterion with the actual eps.
+// Returns false when that sigma or scale cannot be certified (the Weyl chain stops there).
+bool weyl_step(const ZExamples& z, const GramAccumulator& gram_w, const std::vector<std::size_t>& old,
+               const std::vector<std::size_t>& rows, const Theorem1Options& opt, HeadStep& st,
+               const SigmaReference* ref) {
+  StageTimes::Scope clock(opt.timings, "c_weyl (Weyl chain)");
+  GramRankResult zw;
+  if (ref && ref->rows >= rows.size() && ref->sigma > 0) {  // the Weyl chain's own reference (heads before h)
+    zw.ok = true;
+    zw.sigma_lower = ref->sigma;
+  } else {
+    zw = gram_w.certify(rows, &st.zinfC, &st.zinfR, /*want_sigma=*/true, st.lambda_hint);
+  }
+  if (!zw.ok || !(zw.sigma_lower > 0)) return false;
+  std::vector<const AffineLogits*> logits;
+  for (std::size_t t : old) logits.push_back(&st.L[t]);
+  Rational sigma = short_down(zw.sigma_lower);
+  auto ws = weyl_scale_bisect(logits, st.jstar, sigma, z.B2, st.c);
+  if (!ws) return false;
+  st.tr.sigma_weyl = rational_to_double(sigma);
+  st.tr.c_weyl = ws->c;
+  st.tr.c_weyl_lower = ws->c_lower;
+  st.tr.eps_weyl = ws->eps_upper;
+  return true;
 }
 
 }  // namespace
@@ -383,6 +390,8 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
   double step_lambda = 0;        // the last step certificate's estimate of lambda_min (Z_inf's hint)
   std::optional<SigmaReference> ref;  // Lemma 5's sigma for the heads whose rows it covers
   std::size_t ref_retry = 1;          // no new reference before this head (after one that failed)
+  std::optional<SigmaReference> ref_w;  // the same for the Weyl chain
+  std::size_t ref_w_retry = 1;
   // Step h certifies rank Z_c >= k_h = |R_1 u ... u R_h| for rows R_1..R_h and heads 1..h.
   for (std::size_t h = 0; h < opt.H; ++h) {
     const auto& group = groups[h];
@@ -391,6 +400,10 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     if (h > 0 && !group.empty() && (!ref || ref->rows < rows.size()) && h >= ref_retry) {
       ref = sigma_reference(gram, groups, h, d, opt);
       if (!ref) ref_retry = h + (h + 1) / 2;
+    }
+    if (weyl_ok && h > 0 && !group.empty() && (!ref_w || ref_w->rows < rows.size()) && h >= ref_w_retry) {
+      ref_w = sigma_reference(gram_w, groups, h, d, opt);  // the same for the Weyl chain (heads at c_weyl)
+      if (!ref_w) ref_w_retry = h + (h + 1) / 2;
     }
     HeadStep st = group.empty() ? empty_head(T, n, h, opt)
                   : h == 0      ? claim1_first_head(ds, z, gram, group, opt, rng)
@@ -436,7 +449,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       if (!st.sat) {
         st.tr.c_weyl = Rational(0);
         gram_w.add(HC, HR);
-      } else if (weyl_step(z, gram_w, old, rows, opt, st)) {
+      } else if (weyl_step(z, gram_w, old, rows, opt, st, ref_w ? &*ref_w : nullptr)) {
         MatrixXd WC, WR;
         head_block(z, st.L, *st.tr.c_weyl, WC, WR);
         gram_w.add(WC, WR);
