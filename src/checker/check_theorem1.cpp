@@ -809,6 +809,10 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
       if (!sv2 || !read_rational(*sv2, w + ".sigma_lower", x.sigma, why)) { if (why.empty()) why = w + ".sigma_lower: missing"; return false; }
       // Optional: heads 1..r whose Gram matrix alone is to be tried first for sigma_lower (r <= h: heads
       // before this one). Only a choice of what to factor; the proof is checked either way.
+      // A direct head's sigma_lower must be positive: m eps^2 B^2 < sigma^2 stands for sqrt(m) eps B <
+      // sigma_k(Z_inf), and with sigma <= 0 the squared form says nothing (while Rump's test would only be
+      // asked for sigma_k > 0).
+      if (x.direct && sgn(x.sigma) <= 0) { why = w + ".sigma_lower: must be > 0 (direct criterion)"; return false; }
       if (const Value* rv3 = e.find("sigma_reference_heads"); rv3 && rv3->type != json::Type::Null)
         if (!read_size(*rv3, w + ".sigma_reference_heads", h, x.reference, why)) return false;
     }
@@ -1320,6 +1324,16 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
       }
     }
     mpfr_clear(sq);
+    std::size_t proved = 0, refs = 0;
+    for (std::size_t h = 0; h < H; ++h) proved += by_reference[h];
+    for (std::size_t h = 0; h < H; ++h) {
+      bool named = false;
+      for (std::size_t j = 0; j < H && !named; ++j) named = by_reference[j] && ht[j].reference == h;
+      refs += named;
+    }
+    if (proved > 0)
+      note_applied("Lemma 5's sigma: " + std::to_string(proved) + " head(s) proved through " + std::to_string(refs) +
+                   " reference Gram matrix(es) (heads 1..r alone; docs/THEORY.md section 4), the others by their own Z_inf");
   }
 
   // ---- rank(Z) >= T: Gram of the centres + Rump ----

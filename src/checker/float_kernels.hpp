@@ -62,7 +62,7 @@ void gram_lower(const std::vector<double>& c, std::size_t rows, std::size_t cols
 // distance `rad_norm` of the k x k matrix whose lower triangle is in `a` (row-major; the upper triangle
 // is ignored and overwritten) is positive definite. Shift c >= 2 sum_j (j+2) u a_jj + rad_norm +
 // 6 k (k + max a_jj) eta (the first term doubled as a margin), A - cI formed rounding downward, then a
-// right-looking blocked Cholesky in round-to-nearest (rump_cholesky.cpp) must complete with positive pivots. Rump's theorem
+// right-looking blocked Cholesky in round-to-nearest (gram_cholesky.cpp) must complete with positive pivots. Rump's theorem
 // holds for any evaluation order of the inner products (Higham, Lemma 8.4), so blocking changes nothing.
 bool rump_pd(std::vector<double>& a, std::size_t k, double rad_norm, unsigned threads);
 

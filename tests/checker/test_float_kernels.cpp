@@ -239,8 +239,9 @@ TEST_CASE("float kernels: the blocked Cholesky meets Lemma 8.4's bound entrywise
       }
     CHECK(bad == 0);
   }
-  // A pivot that is not positive is reported, not passed over.
-  std::vector<double> s = gram_plus(rng, 100, 99, 0.0);
+  // A pivot that is not positive is reported, not passed over (B B^T - I/2 with B of rank 99: its smallest
+  // eigenvalue -1/2 is far beyond rounding, so every evaluation order meets a pivot <= 0).
+  std::vector<double> s = gram_plus(rng, 100, 99, -0.5);
   CHECK(!cholesky_lower(s, 100, 2));
 }
 

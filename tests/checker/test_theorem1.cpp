@@ -187,8 +187,19 @@ TEST_CASE("theorem1: tampered certificates are rejected, identically on 1 and 2 
   // used it here, the hint only chooses what the checker factors first, and a claim no route proves fails.
   std::size_t by_ref = 0, ref_head = 0;
   for (std::size_t h = 0; h < base["trace"].size(); ++h)
-    if (base["trace"][h].value("sigma_reference_heads", 0) > 0) ++by_ref, ref_head = h;
+    if (base["trace"][h].value("sigma_reference_heads", 0) > 0 && base["trace"][h]["eps_criterion"] == "direct") ++by_ref, ref_head = h;
   REQUIRE(by_ref > 0);
+  {  // the route is taken (not merely survived by the fallback): verify says how many heads it proved
+    auto v = verdict(base);
+    bool said = false;
+    for (const auto& a : v.applied) said = said || a.find("proved through") != std::string::npos;
+    CHECK(said);
+  }
+  rejected("negative sigma_lower with a huge eps", [&](json& c) {
+    c["trace"][ref_head]["sigma_lower"] = "-1000000000";
+    c["trace"][ref_head]["eps"] = "1000";
+    rechecksum(c);
+  }, "sigma_lower: must be > 0");
   for (const int hint : {0, 1}) {  // none (Z_inf's own test) or a reference of too few columns: still valid
     json c = base;
     c["trace"][ref_head]["sigma_reference_heads"] = hint;
