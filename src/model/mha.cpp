@@ -502,8 +502,74 @@ AffineLogits::AffineLogits(const ScaledBounds& a, const ScaledVector* s, mpfr_pr
   }
 }
 
+bool AffineLogits::compact(const ScaledVector* s, const Integer* factor) {
+  if (!dbl_.empty()) return true;
+  const std::size_t n = alo_.size();
+  const bool with_s = s && factor && sgn(*factor) != 0;
+  if (slo_.size() > 0 && !with_s) {  // s must be zero: every numerator
+    if (!s || s->num.size() != n) return false;
+    for (const auto& x : s->num)
+      if (sgn(x) != 0) return false;
+  }
+  if (with_s && s->num.size() != n) return false;
+  std::vector<double> d(3 * n, 0.0);
+  __mpfr_struct v;
+  Integer q;
+  for (std::size_t k = 0; k < n; ++k) {
+    alo_.view(k, v), d[3 * k] = mpfr_get_d(&v, MPFR_RNDD);
+    ahi_.view(k, v), d[3 * k + 1] = mpfr_get_d(&v, MPFR_RNDU);
+    if (!std::isfinite(d[3 * k]) || !std::isfinite(d[3 * k + 1])) return false;
+    if (with_s) {
+      if (!mpz_divisible_p(s->num[k].get_mpz_t(), factor->get_mpz_t())) return false;
+      mpz_divexact(q.get_mpz_t(), s->num[k].get_mpz_t(), factor->get_mpz_t());
+      if (mpz_sizeinbase(q.get_mpz_t(), 2) > 53) return false;
+      d[3 * k + 2] = q.get_d();  // exact: below 2^53
+    }
+  }
+  Packed flo, fhi;
+  if (with_s) {  // f = factor / s.den, enclosed at this object's precision
+    mpfr_t t;
+    mpfr_init2(t, std::max<mpfr_prec_t>(alo_.precision(), 53));
+    const Rational f(*factor, s->den);
+    mpfr_set_q(t, f.get_mpq_t(), MPFR_RNDD);
+    flo.push(t);
+    mpfr_set_q(t, f.get_mpq_t(), MPFR_RNDU);
+    fhi.push(t);
+    mpfr_clear(t);
+  }
+  dbl_ = std::move(d);
+  dbl_s_ = with_s;
+  alo_ = Packed();
+  ahi_ = Packed();
+  slo_ = std::move(flo);
+  shi_ = std::move(fhi);
+  return true;
+}
+
 void AffineLogits::bounds(const Rational& c, mpfr_ptr lo, mpfr_ptr hi, std::size_t k, mpfr_ptr c_lo, mpfr_ptr c_hi,
                           mpfr_ptr tmp) const {
+  if (!dbl_.empty()) {  // compact: a from outward-rounded doubles; c s = (c f) v with v_k an exact double
+    mpfr_set_d(lo, dbl_[3 * k], MPFR_RNDD);  // exact (precision >= 53)
+    mpfr_set_d(hi, dbl_[3 * k + 1], MPFR_RNDU);
+    const double v = dbl_[3 * k + 2];
+    if (!dbl_s_ || c == 0 || v == 0) return;
+    __mpfr_struct fl, fh;
+    slo_.view(0, fl);
+    shi_.view(0, fh);
+    // c f in [cf_lo, cf_hi] (c in [c_lo, c_hi], c_lo >= 0): cf_lo = f_lo (f_lo >= 0 ? c_lo : c_hi) rounded
+    // down, cf_hi = f_hi (f_hi >= 0 ? c_hi : c_lo) rounded up. Times v > 0 the ends keep their roles; times
+    // v < 0 they swap (the upper end of c f gives the lower end of the product).
+    const bool pos = v > 0;
+    if (pos) mpfr_mul(tmp, &fl, mpfr_sgn(&fl) >= 0 ? c_lo : c_hi, MPFR_RNDD);
+    else mpfr_mul(tmp, &fh, mpfr_sgn(&fh) >= 0 ? c_hi : c_lo, MPFR_RNDU);
+    mpfr_mul_d(tmp, tmp, v, MPFR_RNDD);
+    mpfr_add(lo, lo, tmp, MPFR_RNDD);
+    if (pos) mpfr_mul(tmp, &fh, mpfr_sgn(&fh) >= 0 ? c_hi : c_lo, MPFR_RNDU);
+    else mpfr_mul(tmp, &fl, mpfr_sgn(&fl) >= 0 ? c_lo : c_hi, MPFR_RNDD);
+    mpfr_mul_d(tmp, tmp, v, MPFR_RNDU);
+    mpfr_add(hi, hi, tmp, MPFR_RNDU);
+    return;
+  }
   __mpfr_struct al, ah;
   alo_.view(k, al);
   ahi_.view(k, ah);

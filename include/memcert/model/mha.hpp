@@ -93,8 +93,14 @@ class AffineLogits {
   AffineLogits& operator=(const AffineLogits&) = delete;
   AffineLogits(AffineLogits&&) noexcept = default;
   AffineLogits& operator=(AffineLogits&&) noexcept = default;
-  std::size_t n() const { return alo_.size(); }
-  bool has_s() const { return slo_.size() > 0; }
+  std::size_t n() const { return dbl_.empty() ? alo_.size() : dbl_.size() / 3; }
+  bool has_s() const { return dbl_.empty() ? slo_.size() > 0 : dbl_s_; }
+  // Compacts for storage (Theorem 1 keeps H T of these for its c_network grid): a's ends as doubles rounded
+  // outward; s, given again exactly with an integer `factor` that divides every numerator (s = f v with
+  // f = factor / s.den enclosed in MPFR once and v_k = s.num_k / factor integers below 2^53, held as
+  // doubles), so c s keeps MPFR precision: about 24 bytes per logit instead of 68. s null or factor 0: s = 0
+  // (only when the logits have no s or s is zero). Returns false, unchanged, when a value does not fit.
+  bool compact(const ScaledVector* s, const Integer* factor);
   // Encloses the logits at scale c (c >= 0, exact): lo[k] <= a_k + c s_k <= hi[k], at the precision of lo/hi.
   void bounds(const Rational& c, mpfr_ptr lo, mpfr_ptr hi, std::size_t k, mpfr_ptr c_lo, mpfr_ptr c_hi,
               mpfr_ptr tmp) const;
@@ -107,6 +113,7 @@ class AffineLogits {
    public:
     void push(mpfr_srcptr x);
     std::size_t size() const { return kind_.size(); }
+    mpfr_prec_t precision() const { return prec_; }
     // A read-only view of number i (its significand is this object's storage: do not modify the view).
     void view(std::size_t i, __mpfr_struct& out) const;
 
@@ -119,7 +126,9 @@ class AffineLogits {
   };
 
  private:
-  Packed alo_, ahi_, slo_, shi_;
+  Packed alo_, ahi_, slo_, shi_;  // after compact(): slo_, shi_ hold f's two ends (when s != 0)
+  std::vector<double> dbl_;        // after compact(): a_lo, a_hi, v per logit
+  bool dbl_s_ = false;
 };
 
 

@@ -302,7 +302,7 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
   // double product would widen the logits by 10^-4.)
   {
     StageTimes::Scope clock(opt.timings, "exact logits (lemma 3)");
-    st.s = lemma3_scores_all(z, sat.g, sat.w);
+    st.s = lemma3_scores_all(z, sat.g, sat.w, &st.s_factor);
   }
   std::vector<std::size_t> jstar(m);
   for (std::size_t i = 0; i < m; ++i) jstar[i] = scaled_saturation(st.s[old[i]], st.s[old[i]]).jstar;
@@ -467,7 +467,13 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     out.blockR.push_back(std::move(HR));
     out.heads.push_back(std::move(head));
     out.trace.push_back(std::move(st.tr));
-    if (keep_logits) logits.push_back(std::move(st.L));
+    if (keep_logits) {  // kept compact (about 24 bytes per logit, c s at full precision); the proof's blocks are built
+      const bool fs = st.sat && st.s_factor.size() == st.L.size();
+      parallel_for(st.L.size(), mpfr_threads(), [&](std::size_t t) {
+        st.L[t].compact(fs ? &st.s[t] : nullptr, fs ? &st.s_factor[t] : nullptr);
+      });
+      logits.push_back(std::move(st.L));
+    }
     old.insert(old.end(), group.begin(), group.end());
     if (opt.progress) opt.progress(h + 1, opt.H);
   }

@@ -19,6 +19,7 @@ struct HeadStep {
   std::vector<ScaledBounds> ab;  // bounds on a for the other examples: only their softmax enters Z
   std::vector<std::optional<Rational>> old_spread;  // per earlier example with bounded a: Lemma 4's exact spread
   std::vector<ScaledVector> s;   // exactly, every example
+  std::vector<Integer> s_factor; // w^T e's numerator per example: divides every s[t].num (AffineLogits::compact)
   std::vector<AffineLogits> L;     // a + c s as MPFR enclosures, one per example (filled once a, s are final)
   Rational c;                      // the proof's saturation scale (0 for head 1)
   double lambda_hint = 0;          // lambda_min estimate of this step's Z_inf Gram (hint for Z_c's certificate)

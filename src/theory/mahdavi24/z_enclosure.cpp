@@ -375,7 +375,8 @@ bool context_times_int64(const std::vector<double>& E, double max_abs, std::size
   return true;
 }
 
-std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w) {
+std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w,
+                                            std::vector<Integer>* factors) {
   const std::size_t T = z.sd.contexts.size(), n = z.n, d = z.d;
   const ScaledVector gs = scaled_from_qvec(g), ws = scaled_from_qvec(w);
   bool gsmall = true;
@@ -386,6 +387,7 @@ std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g
   std::vector<std::int64_t> gi(d);
   for (std::size_t c = 0; c < d && g64; ++c) gi[c] = int128::small_int64(gs.num[c], g64);
   std::vector<ScaledVector> s(T);
+  if (factors) factors->assign(T, Integer(0));
   parallel_for(T, fast_threads(), [&](std::size_t t) {
     // w^T e as an integer over ws.den * e.den.
     Integer we = 0;
@@ -413,6 +415,7 @@ std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g
     for (auto& x : v.num) x *= we;
     v.den *= ws.den * z.sd.queries[t].den;
     s[t] = std::move(v);
+    if (factors) (*factors)[t] = we;
   });
   return s;
 }

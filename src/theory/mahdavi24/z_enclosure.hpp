@@ -109,7 +109,10 @@ std::vector<std::optional<Rational>> claim1_spreads(const ZExamples& z, const Sc
                                                     const std::vector<std::size_t>& jstar);
 // Lemma 3's scores s^(t) = (w^T e^(t)) E^(t) g for every example, exactly (E g exact in double when the
 // magnitudes allow, else in big integers).
-std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w);
+// factors (optional): w^T e's numerator per example, the integer every s^(t).num is a multiple of (s^(t) =
+// factor (E g) / den), for AffineLogits::compact.
+std::vector<ScaledVector> lemma3_scores_all(const ZExamples& z, const QVector& g, const QVector& w,
+                                            std::vector<Integer>* factors = nullptr);
 
 // Bounds lo_j <= (E x)_j <= hi_j for a context's numerators E (n x d row-major, integer-valued doubles, as
 // ScaledDataset::context_doubles) and an integer vector x given as doubles xd within 2u |xd_c| of x_c (round

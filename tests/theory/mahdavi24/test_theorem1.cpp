@@ -851,3 +851,63 @@ TEST_CASE("AffineLogits: packed ends enclose a + c s exactly at every precision"
     }
   }
 }
+
+TEST_CASE("AffineLogits: compact ends enclose a + c s, with c s as tight as before", "[model][affine]") {
+  // compact() keeps a as doubles rounded outward and s = f v (f = factor / den in MPFR, v exact doubles):
+  // checked against exact rationals, for factors of either sign, v of either sign, and c = 0 .. 10^6; and
+  // c s must stay as tight as the MPFR route (within a few ulps at the precision), which naive doubles
+  // for s would not be (c s reaches 10^8).
+  std::mt19937_64 rng(777);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::size_t n = 1 + rng() % 9;
+    ScaledVector a, s;
+    a.den = Integer(1) << static_cast<unsigned>(rng() % 80);
+    s.den = Integer(3 + rng() % 100000);
+    Integer factor = (Integer(1) << static_cast<unsigned>(rng() % 400)) + Integer(static_cast<long>(rng() % 99991));
+    if (rng() % 2) factor = -factor;
+    const bool zero_s = trial % 10 == 0;  // s = 0 (the group of the head)
+    for (std::size_t k = 0; k < n; ++k) {
+      Integer x(static_cast<long>(rng() % 20000001) - 10000000);
+      a.num.push_back(x * Integer(static_cast<long>(1 + rng() % 1000)));
+      Integer v(static_cast<long>(rng() % (1ull << 40)) - (1l << 39));
+      if (rng() % 7 == 0) v = 0;
+      s.num.push_back(zero_s ? Integer(0) : Integer(v * factor));
+    }
+    AffineLogits L(a, &s, 64), M(a, &s, 64);
+    const Integer zero(0);
+    REQUIRE(M.compact(&s, zero_s ? &zero : &factor));
+    CHECK(M.n() == n);
+    mpfr_t lo, hi, mlo, mhi, cl, ch, t;
+    mpfr_inits2(128, lo, hi, mlo, mhi, cl, ch, t, static_cast<mpfr_ptr>(nullptr));
+    for (const Rational& c : {Rational(0), Rational(1, 3), Rational(1000001, 7), Rational(123456789, 128)}) {
+      mpfr_set_q(cl, c.get_mpq_t(), MPFR_RNDD);
+      mpfr_set_q(ch, c.get_mpq_t(), MPFR_RNDU);
+      for (std::size_t k = 0; k < n; ++k) {
+        L.bounds(c, lo, hi, k, cl, ch, t);
+        M.bounds(c, mlo, mhi, k, cl, ch, t);
+        const Rational exact = Rational(a.num[k], a.den) + c * Rational(s.num[k], s.den);
+        mpq_class qlo, qhi, plo, phi;
+        mpfr_get_q(qlo.get_mpq_t(), mlo);
+        mpfr_get_q(qhi.get_mpq_t(), mhi);
+        mpfr_get_q(plo.get_mpq_t(), lo);
+        mpfr_get_q(phi.get_mpq_t(), hi);
+        INFO("trial " << trial << " k " << k << " c " << c.get_str());
+        CHECK(qlo <= exact);
+        CHECK(exact <= qhi);
+        // Width: the MPFR route's plus a's two double roundings (2 ulps of |a|) plus a few 64-bit ulps of c s.
+        const mpq_class aa = abs(Rational(a.num[k], a.den)), cs = abs(c * Rational(s.num[k], s.den));
+        const mpq_class slack = aa * mpq_class(1, mpz_class(1) << 51) + cs * mpq_class(1, mpz_class(1) << 60) + mpq_class(1, mpz_class(1) << 200);
+        CHECK(qhi - qlo <= (phi - plo) + slack);
+      }
+    }
+    mpfr_clears(lo, hi, mlo, mhi, cl, ch, t, static_cast<mpfr_ptr>(nullptr));
+  }
+  // A multiple that is not one (factor does not divide the numerators) is refused, the object unchanged.
+  ScaledVector a, s;
+  a.num = {Integer(1)};
+  s.num = {Integer(7)};
+  AffineLogits L(a, &s, 64);
+  const Integer two(2);
+  CHECK(!L.compact(&s, &two));
+  CHECK(L.n() == 1);
+}
