@@ -86,7 +86,7 @@ GramRankResult claim1_certified_fit(const AttentionDataset& ds, const ZExamples&
     for (std::size_t i = 0; i < old.size(); ++i) z_fill_token(z, XC, XR, i, old[i], jstar[i]);  // limit rows e_j*^T E
     for (std::size_t i = 0; i < group.size(); ++i) z_fill_rows(z, XC, XR, old.size() + i, L[i], group[i]);
     st.tr.target_attempts = attempt;
-    if (ref && ref->heads <= h && ref->rows >= rows.size() && ref->sigma > 0) {  // the reference's sigma holds
+    if (ref && ref->heads <= h && ref->covers(rows.size())) {  // the reference's sigma holds
       zinf.ok = true;
       zinf.sigma_lower = ref->sigma;
       st.tr.sigma_reference_heads = ref->heads;
@@ -218,7 +218,6 @@ std::optional<SigmaReference> sigma_reference(const GramAccumulator& gram, const
   for (std::size_t j = 0; j < groups.size(); ++j) {
     if (double(rows + groups[j].size()) > cap) break;
     rows += groups[j].size();
-    if (j + 1 == groups.size()) break;
   }
   std::size_t need = 0;
   for (std::size_t j = 0; j <= h; ++j) need += groups[j].size();
@@ -242,7 +241,7 @@ bool weyl_step(const ZExamples& z, const GramAccumulator& gram_w, const std::vec
                const SigmaReference* ref) {
   StageTimes::Scope clock(opt.timings, "c_weyl (Weyl chain)");
   GramRankResult zw;
-  if (ref && ref->rows >= rows.size() && ref->sigma > 0) {  // the Weyl chain's own reference (heads before h)
+  if (ref && ref->covers(rows.size())) {  // the Weyl chain's own reference (heads before h)
     zw.ok = true;
     zw.sigma_lower = ref->sigma;
   } else {
@@ -389,27 +388,31 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
   std::vector<std::vector<AffineLogits>> logits;
   std::vector<std::size_t> old;  // R_1 u ... u R_{h-1}
   double step_lambda = 0;        // the last step certificate's estimate of lambda_min (Z_inf's hint)
-  std::optional<SigmaReference> ref;  // Lemma 5's sigma for the heads whose rows it covers
-  std::size_t ref_retry = 1;          // no new reference before this head (after one that failed)
-  std::optional<SigmaReference> ref_w;  // the same for the Weyl chain
-  std::size_t ref_w_retry = 1;
+  // Lemma 5's sigma for the heads whose rows it covers, one per chain: a new reference when the rows outgrow
+  // the last one, and none tried again before 1.5 times the head at which one failed.
+  struct ReferenceChain {
+    std::optional<SigmaReference> ref;
+    std::size_t retry = 1;
+    void refresh(const GramAccumulator& g, const std::vector<std::vector<std::size_t>>& groups, std::size_t h,
+                 std::size_t d, std::size_t k, const Theorem1Options& opt) {
+      if (h == 0 || h < retry || (ref && ref->covers(k))) return;
+      ref = sigma_reference(g, groups, h, d, opt);
+      if (!ref) retry = h + (h + 1) / 2;
+    }
+    const SigmaReference* get() const { return ref ? &*ref : nullptr; }
+  } ref, ref_w;  // the proof chain's and the Weyl chain's (heads at c_weyl)
   // Step h certifies rank Z_c >= k_h = |R_1 u ... u R_h| for rows R_1..R_h and heads 1..h.
   for (std::size_t h = 0; h < opt.H; ++h) {
     const auto& group = groups[h];
     std::vector<std::size_t> rows = old;
     rows.insert(rows.end(), group.begin(), group.end());
-    if (h > 0 && !group.empty() && (!ref || ref->rows < rows.size()) && h >= ref_retry) {
-      ref = sigma_reference(gram, groups, h, d, opt);
-      if (!ref) ref_retry = h + (h + 1) / 2;
-    }
-    if (weyl_ok && h > 0 && !group.empty() && (!ref_w || ref_w->rows < rows.size()) && h >= ref_w_retry) {
-      ref_w = sigma_reference(gram_w, groups, h, d, opt);  // the same for the Weyl chain (heads at c_weyl)
-      if (!ref_w) ref_w_retry = h + (h + 1) / 2;
+    if (!group.empty()) {
+      ref.refresh(gram, groups, h, d, rows.size(), opt);
+      if (weyl_ok) ref_w.refresh(gram_w, groups, h, d, rows.size(), opt);
     }
     HeadStep st = group.empty() ? empty_head(T, n, h, opt)
                   : h == 0      ? claim1_first_head(ds, z, gram, group, opt, rng)
-                                : claim2_saturate_head(ds, z, gram, old, group, h, opt, rng, step_lambda,
-                                                       ref ? &*ref : nullptr);
+                                : claim2_saturate_head(ds, z, gram, old, group, h, opt, rng, step_lambda, ref.get());
     st.tr.head = h + 1;
     st.tr.group = group;
     st.tr.old_examples = old.size();
@@ -450,7 +453,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       if (!st.sat) {
         st.tr.c_weyl = Rational(0);
         gram_w.add(HC, HR);
-      } else if (weyl_step(z, gram_w, old, rows, opt, st, ref_w ? &*ref_w : nullptr)) {
+      } else if (weyl_step(z, gram_w, old, rows, opt, st, ref_w.get())) {
         MatrixXd WC, WR;
         head_block(z, st.L, *st.tr.c_weyl, WC, WR);
         gram_w.add(WC, WR);
@@ -467,7 +470,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     out.blockR.push_back(std::move(HR));
     out.heads.push_back(std::move(head));
     out.trace.push_back(std::move(st.tr));
-    if (keep_logits) {  // kept compact (about 24 bytes per logit, c s at full precision); the proof's blocks are built
+    if (keep_logits) {  // kept compact (about 24 bytes per logit, c s at full precision): the blocks above used them full
       const bool fs = st.sat && st.s_factor.size() == st.L.size();
       parallel_for(st.L.size(), mpfr_threads(), [&](std::size_t t) {
         st.L[t].compact(fs ? &st.s[t] : nullptr, fs ? &st.s_factor[t] : nullptr);

@@ -37,6 +37,8 @@ struct HeadStep {
 struct SigmaReference {
   std::size_t heads = 0, rows = 0;
   double sigma = 0;
+  // Whether it bounds Z_inf of a head with `k` rows (built after the reference's heads).
+  bool covers(std::size_t k) const { return rows >= k && sigma > 0; }
 };
 
 // Claim 1 for head 1 (docs/THEORY.md section 4, "Claim 1"): random rational targets for R_1 = `group`, fitted
