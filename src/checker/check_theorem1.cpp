@@ -1210,9 +1210,23 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
   // A head whose eps came from the B.2 estimate (an estimate, not checked) instead gets the step's own
   // claim re-certified: rank Z_c >= k_h for rows R_1..R_h and heads 1..h as computed (the same test with
   // mu just above ||R_S||_F^2).
+  // acc: the lower triangle of sum over heads g < acc_heads of fl(C_g C_g^T) (C_g: head g's T x d block of
+  // the centres), accumulated for Lemma 5 and completed below for rank(Z).
+  std::vector<double> acc(T * T, 0.0), Ch(T * d);
+  std::size_t acc_heads = 0;
+  auto acc_add_head = [&](std::size_t h, std::vector<double>* rowsq, std::vector<double>* rad2) {
+    for (std::size_t i = 0; i < T; ++i)
+      for (std::size_t c = 0; c < d; ++c) {
+        const double z = C[i * m + h * d + c], r = R[i * m + h * d + c];
+        Ch[i * d + c] = z;
+        if (rowsq) (*rowsq)[i] += z * z, (*rad2)[i] += r * r;
+      }
+    syrk_lower(Ch.data(), d, T, d, acc.data(), T, /*subtract=*/false, threads);
+    acc_heads = h + 1;
+  };
   {
     const double eta5 = std::ldexp(1.0, -1074);
-    std::vector<double> acc(T * T, 0.0), gx, Ch(T * d), X;  // acc: sum over heads < h of fl(C_g C_g^T)
+    std::vector<double> gx, X;
     std::vector<double> rowsq(T, 0.0), rad2(T, 0.0);             // same heads: squared row norms (RN sums)
     std::size_t last = 0;  // the last head whose sigma is used
     for (std::size_t h = 0; h < H; ++h)
@@ -1312,16 +1326,7 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
         }
       }
       // Head h as computed joins the accumulated blocks (for the later heads).
-      if (h + 1 < last) {
-        for (std::size_t i = 0; i < T; ++i)
-          for (std::size_t c = 0; c < d; ++c) {
-            const double z = C[i * m + h * d + c], r = R[i * m + h * d + c];
-            Ch[i * d + c] = z;
-            rowsq[i] += z * z;
-            rad2[i] += r * r;
-          }
-        syrk_lower(Ch.data(), d, T, d, acc.data(), T, /*subtract=*/false, threads);
-      }
+      if (h + 1 < last) acc_add_head(h, &rowsq, &rad2);
     }
     mpfr_clear(sq);
     std::size_t proved = 0, refs = 0;
@@ -1337,8 +1342,11 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
   }
 
   // ---- rank(Z) >= T: Gram of the centres + Rump ----
+  // G = the heads Lemma 5 accumulated plus the rest, one syrk per head: each entry is still the m products
+  // summed from 0 in one order (a product, then additions: at most m + H roundings on any term's path),
+  // so Higham's bound holds with gamma_{m + H}; gamma_{2 (m + H) + 4} is taken as a margin.
   const double u = std::ldexp(1.0, -53), eta = std::ldexp(1.0, -1074);
-  const double gam = gamma_up(m);
+  const double gam = gamma_up(2 * (m + H) + 4);
   if (!std::isfinite(gam)) { why = "rank: dimension too large"; return false; }
   double sumsq = 0, radF2 = 0;
   for (std::size_t a = 0; a < T; ++a) {
@@ -1355,8 +1363,8 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
   const double gerr = up(up(gam * sumsq) + up(double(T) * double(m) * eta));
   // (The + 1e-300 also covers what underflow may lose in the T m squares, at most T m eta / 2.)
   const double mu = up(up(2.0 * radF2) + 1e-300);
-  std::vector<double> g;
-  gram_lower(C, T, m, g, threads);
+  for (std::size_t h = acc_heads; h < H; ++h) acc_add_head(h, nullptr, nullptr);
+  std::vector<double> g = std::move(acc);
   for (std::size_t j = 0; j < T; ++j) g[j * T + j] = dn(g[j * T + j] - mu);
   if (!std::isfinite(gerr) || !rump_pd(g, T, gerr, threads)) {
     why = "rank: could not certify rank(Z) >= " + std::to_string(T) +

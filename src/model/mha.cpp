@@ -546,6 +546,44 @@ bool AffineLogits::compact(const ScaledVector* s, const Integer* factor) {
   return true;
 }
 
+bool AffineLogits::outward_doubles(double* alo, double* ahi, double* slo, double* shi) const {
+  const std::size_t n = this->n();
+  __mpfr_struct v;
+  if (!dbl_.empty()) {  // compact: a's ends are stored; s_k = f v_k with f in [f_lo, f_hi] and v_k exact
+    __mpfr_struct fl, fh;
+    if (dbl_s_) slo_.view(0, fl), shi_.view(0, fh);
+    mpfr_t t;
+    mpfr_init2(t, 64);
+    for (std::size_t k = 0; k < n; ++k) {
+      alo[k] = dbl_[3 * k];
+      ahi[k] = dbl_[3 * k + 1];
+      const double x = dbl_[3 * k + 2];
+      if (!dbl_s_ || x == 0) { slo[k] = shi[k] = 0; continue; }
+      // x > 0: [f_lo x, f_hi x]; x < 0: [f_hi x, f_lo x] (each product rounded outward)
+      mpfr_mul_d(t, x > 0 ? &fl : &fh, x, MPFR_RNDD);
+      slo[k] = mpfr_get_d(t, MPFR_RNDD);
+      mpfr_mul_d(t, x > 0 ? &fh : &fl, x, MPFR_RNDU);
+      shi[k] = mpfr_get_d(t, MPFR_RNDU);
+    }
+    mpfr_clear(t);
+  } else {
+    const bool with_s = slo_.size() > 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      alo_.view(k, v), alo[k] = mpfr_get_d(&v, MPFR_RNDD);
+      ahi_.view(k, v), ahi[k] = mpfr_get_d(&v, MPFR_RNDU);
+      if (with_s) {
+        slo_.view(k, v), slo[k] = mpfr_get_d(&v, MPFR_RNDD);
+        shi_.view(k, v), shi[k] = mpfr_get_d(&v, MPFR_RNDU);
+      } else {
+        slo[k] = shi[k] = 0;
+      }
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k)
+    if (!std::isfinite(alo[k]) || !std::isfinite(ahi[k]) || !std::isfinite(slo[k]) || !std::isfinite(shi[k])) return false;
+  return true;
+}
+
 void AffineLogits::bounds(const Rational& c, mpfr_ptr lo, mpfr_ptr hi, std::size_t k, mpfr_ptr c_lo, mpfr_ptr c_hi,
                           mpfr_ptr tmp) const {
   if (!dbl_.empty()) {  // compact: a from outward-rounded doubles; c s = (c f) v with v_k an exact double

@@ -183,6 +183,21 @@ TEST_CASE("theorem1: tampered certificates are rejected, identically on 1 and 2 
     for (auto& e : c["trace"])  // keep the target logits consistent: only the rank can fail
       if (!e["group"].empty() && e["group"].back() == T - 1) e["target_logits"].back() = e["target_logits"][e["group"].size() - 2];
   }, "proved positive definite");  // Z_inf of the last head or Z itself: both lose rank
+  // The same forgery where no Lemma 5 chain is claimed (every head at c_network, eps_criterion "none"):
+  // only the final Gram matrix of Z (the heads Lemma 5 accumulated plus the rest) can catch it.
+  {
+    const json net = build("tamper_network", "theorem1 --T 150 --n 6 --d 10 --seed 3", "--heads 30 --dh 6 --c network");
+    REQUIRE(verdict(net).valid);
+    json c = net;
+    const std::size_t T = c["T"];
+    for (const char* k : {"contexts", "queries", "labels"}) c["data"][k][T - 1] = c["data"][k][T - 2];
+    for (auto& e : c["trace"])
+      if (!e["group"].empty() && e["group"].back() == T - 1) e["target_logits"].back() = e["target_logits"][e["group"].size() - 2];
+    auto v = verdict(c);
+    INFO(v.reason);
+    CHECK(!v.valid);
+    CHECK(v.reason.find("rank: could not certify rank(Z)") != std::string::npos);
+  }
   // Lemma 5's sigma through a reference (heads 1..r alone, one Rump test for several heads): the engine
   // used it here, the hint only chooses what the checker factors first, and a claim no route proves fails.
   std::size_t by_ref = 0, ref_head = 0;

@@ -227,6 +227,43 @@ TEST_CASE("gram_lower_double: lower triangle within err2 of the exact Gram matri
   CHECK(c1 == c2);
 }
 
+TEST_CASE("gram_accumulate: the lower triangle of a sum of blocks' Gram matrices, within gamma of exact", "[linalg][fast]") {
+  // Integer-valued blocks: every product and partial sum is exact in double, so the accumulated lower
+  // triangle must equal the exact rational Gram matrix entry for entry (across 256-row block boundaries).
+  std::mt19937_64 rng(12);
+  std::uniform_int_distribution<int> u(-40, 40);
+  for (std::size_t k : {1u, 255u, 257u, 600u}) {
+    DMatrix g(k, k, 0.0);
+    QMatrix exact(k, k, Rational(0));
+    for (std::size_t n : {3u, 17u}) {
+      DMatrix c(k, n);
+      for (double& x : c.data()) x = u(rng);
+      gram_accumulate(g, c, 2);
+      const QMatrix p = mat_mul(to_q(c), mat_transpose(to_q(c)));
+      for (std::size_t i = 0; i < k; ++i)
+        for (std::size_t j = 0; j < k; ++j) exact(i, j) += p(i, j);
+    }
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) REQUIRE(rational_from_double(g(i, j)) == exact(i, j));
+  }
+  // Non-integer entries: within gamma_{n+1} ||c_i|| ||c_j|| per call of the exact entry.
+  std::normal_distribution<double> gd(0, 1);
+  const std::size_t k = 300, n = 40;
+  DMatrix c(k, n), g(k, k, 0.0);
+  for (double& x : c.data()) x = gd(rng);
+  gram_accumulate(g, c, 1);
+  const QMatrix cq = to_q(c);
+  for (std::size_t i = 0; i < k; i += 7)
+    for (std::size_t j = 0; j <= i; j += 3) {
+      Rational e = 0, ni = 0, nj = 0;
+      for (std::size_t l = 0; l < n; ++l) { e += cq(i, l) * cq(j, l); ni += cq(i, l) * cq(i, l); nj += cq(j, l) * cq(j, l); }
+      Rational diff = rational_from_double(g(i, j)) - e;
+      if (sgn(diff) < 0) diff = -diff;
+      // gamma_{n+1} < 2 (n + 1) u; ||c_i|| ||c_j|| <= (ni + nj) / 2.
+      REQUIRE(diff <= Rational(n + 1) * rational_from_double(std::ldexp(1.0, -52)) * (ni + nj) / 2);
+    }
+}
+
 TEST_CASE("blocked Cholesky: factor agrees with Eigen's LLT across block and panel boundaries", "[linalg][fast]") {
   std::mt19937_64 g(73);
   std::normal_distribution<double> nd;

@@ -101,6 +101,10 @@ class AffineLogits {
   // doubles), so c s keeps MPFR precision: about 24 bytes per logit instead of 68. s null or factor 0: s = 0
   // (only when the logits have no s or s is zero). Returns false, unchanged, when a value does not fit.
   bool compact(const ScaledVector* s, const Integer* factor);
+  // a and s as doubles rounded outward: alo[k] <= a_k <= ahi[k], slo[k] <= s_k <= shi[k] (s = 0 when the
+  // logits have none), n values each. For a filter that tries many scales c in double arithmetic (a few
+  // ulps of c s wider than bounds()). False when a bound is not finite.
+  bool outward_doubles(double* alo, double* ahi, double* slo, double* shi) const;
   // Encloses the logits at scale c (c >= 0, exact): lo[k] <= a_k + c s_k <= hi[k], at the precision of lo/hi.
   void bounds(const Rational& c, mpfr_ptr lo, mpfr_ptr hi, std::size_t k, mpfr_ptr c_lo, mpfr_ptr c_hi,
               mpfr_ptr tmp) const;

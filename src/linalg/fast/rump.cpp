@@ -225,15 +225,19 @@ void gram_accumulate(DMatrix& g, const DMatrix& c, int threads) {
   const std::size_t k = c.rows(), n = c.cols();
   if (g.rows() != k || g.cols() != k) throw std::invalid_argument("gram_accumulate: g must be rows(c) x rows(c)");
   if (k == 0 || n == 0) return;
-  DMatrix neg(k, n), ct(n, k);
+  // The lower triangle by block rows, as gram_lower_double: rows [i0, i1) against columns [0, i1), about
+  // half the full product (a Gram matrix is symmetric; its readers take the lower triangle).
+  DMatrix neg(k, n);
   for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t l = 0; l < n; ++l) {
-      neg(i, l) = -c(i, l);  // exact
-      ct(l, i) = c(i, l);
-    }
-  // g := g - (-C) C^T = g + C C^T.
-  fast_detail::gemm_plain_sub(k, k, n, neg.data().data(), n, ct.data().data(), k, g.data().data(), k,
-                              threads_or_default(threads));
+    for (std::size_t l = 0; l < n; ++l) neg(i, l) = -c(i, l);  // exact
+  constexpr std::size_t rb = 256;
+  const int t = threads_or_default(threads);
+  for (std::size_t i0 = 0; i0 < k; i0 += rb) {
+    const std::size_t i1 = std::min(k, i0 + rb);
+    // g := g - (-C) C^T = g + C C^T on the block.
+    fast_detail::gemm_plain_sub_bt(i1 - i0, i1, n, neg.data().data() + i0 * n, n, c.data().data(), n,
+                                   g.data().data() + i0 * k, k, t);
+  }
 }
 
 std::optional<double> lambda_min_estimate(const DMatrix& g, int threads, int iterations) {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/util/memory.hpp"
 #include "memcert/util/parallel.hpp"
 #include "proposition1_steps.hpp"
 #include "z_enclosure.hpp"
@@ -239,14 +240,15 @@ std::optional<SigmaReference> sigma_reference(const GramAccumulator& gram, const
 bool weyl_step(const ZExamples& z, const GramAccumulator& gram_w, const std::vector<std::size_t>& old,
                const std::vector<std::size_t>& rows, const Theorem1Options& opt, HeadStep& st,
                const SigmaReference* ref) {
-  StageTimes::Scope clock(opt.timings, "c_weyl (Weyl chain)");
   GramRankResult zw;
   if (ref && ref->covers(rows.size())) {  // the Weyl chain's own reference (heads before h)
     zw.ok = true;
     zw.sigma_lower = ref->sigma;
   } else {
+    StageTimes::Scope clock(opt.timings, "c_weyl: Z_inf certificates");
     zw = gram_w.certify(rows, &st.zinfC, &st.zinfR, /*want_sigma=*/true, st.lambda_hint);
   }
+  StageTimes::Scope clock(opt.timings, "c_weyl: bisection");
   if (!zw.ok || !(zw.sigma_lower > 0)) return false;
   std::vector<const AffineLogits*> logits;
   for (std::size_t t : old) logits.push_back(&st.L[t]);
@@ -325,9 +327,9 @@ HeadStep claim2_saturate_head(const AttentionDataset& ds, const ZExamples& z, co
     const std::size_t k = group.size();
     std::vector<double> Goo(m * m), Gno(k * m), Linf(m * d), Dm(k * d);
     for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < m; ++j) Goo[i * m + j] = gram.G()(old[i], old[j]);
+      for (std::size_t j = 0; j < m; ++j) Goo[i * m + j] = gram.at(old[i], old[j]);
     for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < m; ++j) Gno[i * m + j] = gram.G()(group[i], old[j]);
+      for (std::size_t j = 0; j < m; ++j) Gno[i * m + j] = gram.at(group[i], old[j]);
     for (std::size_t i = 0; i < m; ++i)
       for (std::size_t c2 = 0; c2 < d; ++c2) Linf[i * d + c2] = XC(i, c2);
     for (std::size_t i = 0; i < k; ++i)
@@ -454,6 +456,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
         st.tr.c_weyl = Rational(0);
         gram_w.add(HC, HR);
       } else if (weyl_step(z, gram_w, old, rows, opt, st, ref_w.get())) {
+        StageTimes::Scope clock(opt.timings, "c_weyl: Z block + Gram");
         MatrixXd WC, WR;
         head_block(z, st.L, *st.tr.c_weyl, WC, WR);
         gram_w.add(WC, WR);
@@ -547,6 +550,8 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       out.blockC.push_back(std::move(BC));
       out.blockR.push_back(std::move(BR));
     }
+    std::vector<std::vector<AffineLogits>>().swap(logits);
+    release_free_memory();
     StageTimes::Scope clock(opt.timings, "final rank certificate");
     out.final = g.certify(all, nullptr, nullptr, true);
     copy_gram(g);
@@ -556,6 +561,9 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     return out;
   }
   // ---- Proposition 1's conclusion: rank(Z) >= T (the fact "memorizes" rests on) ----
+  // The kept logits served the grid only: freed (and their pages returned) before the certificate's copies.
+  std::vector<std::vector<AffineLogits>>().swap(logits);
+  release_free_memory();
   {
     StageTimes::Scope clock(opt.timings, "final rank certificate");
     out.final = gram.certify(all, nullptr, nullptr, true);

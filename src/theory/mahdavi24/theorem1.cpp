@@ -16,6 +16,7 @@
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 #include "memcert/theory/mahdavi24/proposition1.hpp"
 #include "memcert/util/error.hpp"
+#include "memcert/util/memory.hpp"
 #include "format.hpp"
 #include "memcert/util/parallel.hpp"
 #include "z_enclosure.hpp"
@@ -293,6 +294,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
 
   // ---- Proposition 1: induction over heads, then rank(Z) >= T* (the fact "memorizes" rests on) ----
   Proposition1Result p1 = proposition1_induction(ds, groups, opt, rng);
+  release_free_memory();  // the induction's kept logits (many small objects) are gone: hand their pages back
   res.weights.heads = std::move(p1.heads);
   res.trace = std::move(p1.trace);
   res.scale = opt.scale;
@@ -321,7 +323,9 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
       }
     p1.blockC[h] = MatrixXd();
     p1.blockR[h] = MatrixXd();
+    if (h % 16 == 15) release_free_memory();  // the blocks came from the heap: Z's copy reuses their pages
   }
+  release_free_memory();
   std::vector<QVector> shift;
   if (opt.skip && res.class_labels)
     for (std::size_t t = 0; t < Tstar; ++t) shift.push_back(QVector(ds.queries.row(t), ds.queries.row(t) + dout));

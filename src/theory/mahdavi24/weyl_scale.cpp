@@ -4,10 +4,14 @@
 #include <mpfr.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
+#include "memcert/linalg/fast/batch.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
+#include "../../linalg/fast/dmod_internal.hpp"
 #include "memcert/util/parallel.hpp"
 
 #include "memcert/theory/mahdavi24/theorem1.hpp"
@@ -63,6 +67,41 @@ void eps_enclosure(const AffineLogits& L, std::size_t jstar, const Rational& c, 
   mpfr_div(e_hi, e_hi, s.x, MPFR_RNDU);
 }
 
+// The double filter of eps_enclosure (CGAL's way: decide in floating point when the bound allows, else
+// fall back to MPFR). One example's a and s as outward doubles, read once; at each c every step rounds
+// outward (next_up / next_down after round-to-nearest) and exp is exp_nonpositive_bounded with its proven
+// error (kExpRelErr, kExpAbsErr), so the result is an upper bound on eps_t(c) -- a few ulps of c s wider
+// than MPFR's, which only matters at the bisection's last steps, where MPFR decides.
+struct DoubleLogits {
+  std::vector<double> alo, ahi, slo, shi;
+  bool ok = false;
+};
+// An upper bound on eps_t(c) for c in [clo, chi] (0 <= clo), or +inf when the filter cannot give one.
+double eps_upper_double(const DoubleLogits& L, std::size_t jstar, double clo, double chi) {
+  const std::size_t n = L.alo.size();
+  auto up = [](double x) { return fast_detail::next_up(x); };
+  auto dn = [](double x) { return fast_detail::next_down(x); };
+  auto lower = [&](std::size_t k) {  // a_k + c s_k >= this
+    const double cs = L.slo[k] >= 0 ? dn(clo * L.slo[k]) : dn(chi * L.slo[k]);
+    return dn(L.alo[k] + cs);
+  };
+  auto upper = [&](std::size_t k) {
+    const double cs = L.shi[k] >= 0 ? up(chi * L.shi[k]) : up(clo * L.shi[k]);
+    return up(L.ahi[k] + cs);
+  };
+  const double ljs = lower(jstar);
+  double u = 0;  // >= sum_{j != j*} exp(l_j - l_j*)
+  for (std::size_t j = 0; j < n; ++j) {
+    if (j == jstar) continue;
+    const double x = up(upper(j) - ljs);
+    if (!(x <= 0)) return std::numeric_limits<double>::infinity();  // no longer a small eps: MPFR decides
+    const double e = up(up(exp_nonpositive_bounded(x) + kExpAbsErr) * up(1.0 + 2.0 * kExpRelErr));
+    u = up(u + e);
+  }
+  if (!std::isfinite(u)) return std::numeric_limits<double>::infinity();
+  return up(up(2.0 * u) / dn(1.0 + u));  // 2u / (1 + u), increasing in u
+}
+
 }  // namespace
 
 std::optional<WeylScale> weyl_scale_bisect(const std::vector<const AffineLogits*>& logits,
@@ -83,7 +122,35 @@ std::optional<WeylScale> weyl_scale_bisect(const std::vector<const AffineLogits*
   mpfr_div(tau_lo, tau_lo, t, MPFR_RNDD);
   // holds: certified eps_t(c) < tau (otherwise not certified, treated as failing); e_hi_out: eps_t's
   // upper bound there. Each thread has its own MPFR scratch.
+  // The filter's data, read once per example (in parallel), and tau_lo as a double rounded down.
+  const int threads = mpfr_buildopt_tls_p() ? fast_threads() : 1;
+  std::vector<DoubleLogits> dl(m);
+  parallel_for(m, threads, [&](std::size_t i) {
+    DoubleLogits& x = dl[i];
+    for (auto* v : {&x.alo, &x.ahi, &x.slo, &x.shi}) v->resize(n);
+    x.ok = logits[i]->outward_doubles(x.alo.data(), x.ahi.data(), x.slo.data(), x.shi.data());
+  });
+  const double tau_d = mpfr_get_d(tau_lo, MPFR_RNDD);
   auto holds = [&](std::size_t i, const Rational& c, double* e_hi_out = nullptr) {
+    if (dl[i].ok) {
+      thread_local Rational c_last = -1;  // c as doubles rounded outward, kept while c repeats
+      thread_local double c_lo = 0, c_hi = 0;
+      if (c != c_last) {
+        mpfr_t q;
+        mpfr_init2(q, 64);
+        mpfr_set_q(q, c.get_mpq_t(), MPFR_RNDD);
+        c_lo = std::max(0.0, mpfr_get_d(q, MPFR_RNDD));
+        mpfr_set_q(q, c.get_mpq_t(), MPFR_RNDU);
+        c_hi = mpfr_get_d(q, MPFR_RNDU);
+        mpfr_clear(q);
+        c_last = c;
+      }
+      const double e = std::isfinite(c_hi) ? eps_upper_double(dl[i], jstar[i], c_lo, c_hi) : INFINITY;
+      if (e < tau_d) {
+        if (e_hi_out) *e_hi_out = e;
+        return true;
+      }
+    }
     thread_local std::unique_ptr<EpsScratch> sp;
     thread_local std::size_t sp_n = 0;
     if (!sp || sp_n != n) sp = std::make_unique<EpsScratch>(n), sp_n = n;
@@ -101,7 +168,6 @@ std::optional<WeylScale> weyl_scale_bisect(const std::vector<const AffineLogits*
   bool ok = true;
   Rational best = 0, best_lo = 0;
   bool best_lo_set = false;
-  const int threads = mpfr_buildopt_tls_p() ? fast_threads() : 1;
   constexpr std::size_t kBlock = 64;
   std::vector<char> pre(kBlock);
   for (std::size_t b0 = 0; b0 < m && ok; b0 += kBlock) {

@@ -50,16 +50,25 @@ GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, co
   const std::size_t k = rows.size();
   GramRankResult res;
   if (k == 0) { res.ok = true; return res; }
-  DMatrix GS(k, k);
+  // G_S: G_ itself when S is every row in order and nothing is added (the final certificate: no T x T
+  // copy), else the selected lower triangle (all that is read).
+  bool whole = !XC && k == G_.rows();
+  for (std::size_t i = 0; i < k && whole; ++i) whole = rows[i] == i;
+  DMatrix sel;
+  if (!whole) {
+    sel = DMatrix(k, k);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j <= i; ++j) sel(i, j) = at(rows[i], rows[j]);
+  }
+  const DMatrix& GS = whole ? G_ : sel;
   double radF2 = 0, norm2 = 0;
   for (std::size_t i = 0; i < k; ++i) {
     radF2 += rad2_[rows[i]];
     norm2 += norm2_[rows[i]];
-    for (std::size_t j = 0; j < k; ++j) GS(i, j) = G_(rows[i], rows[j]);
   }
   std::size_t m = cols_, depth = blocks_;
   if (XC) {
-    gram_accumulate(GS, to_dmatrix(*XC));
+    gram_accumulate(sel, to_dmatrix(*XC));
     norm2 += XC->squaredNorm();
     radF2 += XR->squaredNorm();
     m += XC->cols();

@@ -28,8 +28,9 @@ class GramAccumulator {
   // Adds the column block (centre C, radius R), T x cols.
   void add(const Eigen::MatrixXd& C, const Eigen::MatrixXd& R);
   std::size_t cols() const { return cols_; }
-  const DMatrix& G() const { return G_; }  // fl(C C^T), T x T
-  // Hands G's storage (row-major T x T) to the caller; the accumulator is empty afterwards.
+  // fl(C C^T)_ij, T x T; only the lower triangle is accumulated (gram_accumulate), so read through this.
+  double at(std::size_t i, std::size_t j) const { return i >= j ? G_(i, j) : G_(j, i); }
+  // Hands G's storage (row-major T x T, lower triangle valid) to the caller; the accumulator is empty afterwards.
   std::vector<double> release() {
     std::vector<double> g = std::move(G_.data());
     G_ = DMatrix();

@@ -611,6 +611,22 @@ TEST_CASE("c_weyl bisection against the closed form", "[cweyl]") {
   CHECK(!zero->c_lower);
   // sigma = 0: nothing is certified.
   CHECK(!weyl_scale_bisect({&L}, {0}, Rational(0), Rational(1), Rational(4)));
+  // The saturated regime the double filter decides: n = 3, a = 0, s = (S, 0, 0) with S = 10^6 + 1/3, so
+  // eps(c) = 2u / (1 + u), u = 2 e^{-c S}; with m = 1, B = 1, sigma = 10^-6 the threshold eps < 10^-6 is
+  // u < 10^-6 / (2 - 10^-6), i.e. c > ln(2 (2 - 10^-6) 10^6) / S (the closed form).
+  ScaledVector a3, s3;
+  a3.num = {Integer(0), Integer(0), Integer(0)};
+  s3.num = {Integer(3000001), Integer(0), Integer(0)};
+  s3.den = Integer(3);
+  AffineLogits L3(a3, &s3, 64);
+  auto sat = weyl_scale_bisect({&L3}, {0}, Rational(1, 1000000), Rational(1), Rational(0));
+  REQUIRE(sat);
+  const double S = 1e6 + 1.0 / 3, cstar = std::log(2.0 * (2.0 - 1e-6) * 1e6) / S;
+  CHECK(rational_to_double(sat->c) > cstar);
+  CHECK(rational_to_double(sat->c) < cstar * (1 + 1.0 / 1024));
+  REQUIRE(sat->c_lower);
+  CHECK(rational_to_double(*sat->c_lower) <= cstar);
+  CHECK(sat->eps_upper < 1e-6);
 }
 
 TEST_CASE("every reported saturation scale rebuilds certified weights", "[cweyl][cnet]") {
@@ -877,6 +893,21 @@ TEST_CASE("AffineLogits: compact ends enclose a + c s, with c s as tight as befo
     const Integer zero(0);
     REQUIRE(M.compact(&s, zero_s ? &zero : &factor));
     CHECK(M.n() == n);
+    // outward_doubles (c_weyl's double filter): a and s enclosed exactly, within a few ulps, in both forms.
+    for (const AffineLogits* X : {&L, &M}) {
+      std::vector<double> alo(n), ahi(n), slo(n), shi(n);
+      REQUIRE(X->outward_doubles(alo.data(), ahi.data(), slo.data(), shi.data()));
+      for (std::size_t k = 0; k < n; ++k) {
+        const mpq_class ea(a.num[k], a.den), es(s.num[k], s.den);
+        INFO("trial " << trial << " k " << k << (X == &M ? " compact" : " full"));
+        CHECK(mpq_class(alo[k]) <= ea);
+        CHECK(ea <= mpq_class(ahi[k]));
+        CHECK(mpq_class(slo[k]) <= es);
+        CHECK(es <= mpq_class(shi[k]));
+        CHECK(mpq_class(ahi[k]) - mpq_class(alo[k]) <= abs(ea) * mpq_class(1, mpz_class(1) << 50) + mpq_class(1, mpz_class(1) << 1000));
+        CHECK(mpq_class(shi[k]) - mpq_class(slo[k]) <= abs(es) * mpq_class(1, mpz_class(1) << 50) + mpq_class(1, mpz_class(1) << 1000));
+      }
+    }
     mpfr_t lo, hi, mlo, mhi, cl, ch, t;
     mpfr_inits2(128, lo, hi, mlo, mhi, cl, ch, t, static_cast<mpfr_ptr>(nullptr));
     for (const Rational& c : {Rational(0), Rational(1, 3), Rational(1000001, 7), Rational(123456789, 128)}) {

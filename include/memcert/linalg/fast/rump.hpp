@@ -59,7 +59,8 @@ double gram_lower_double(const double* c, std::size_t k, std::size_t n, double* 
 // fast_threads(). w must not alias v.
 void symmetric_lower_mul_vec(const double* g, std::size_t k, const double* v, double* w, int threads = 0);
 
-// g += fl(C C^T) for the k x n matrix C (g is k x k, both triangles written): one blocked product, so
+// g += fl(C C^T) for the k x n matrix C, on g's lower triangle (g is k x k; entries above the diagonal
+// are left unspecified, as gram_lower_double's, so readers take the lower triangle): one blocked product, so
 // every entry gains one dot product of length n in some order and |computed - exact| <= gamma_{n+1}
 // sum_l |c_il||c_jl| (+ underflow) per call. For accumulating a Gram matrix over column blocks; the
 // caller owns the error bound (gamma over the total length plus one per block).
