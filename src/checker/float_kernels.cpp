@@ -56,9 +56,6 @@ void parallel_for(std::size_t count, unsigned threads, const std::function<void(
   if (error) std::rethrow_exception(error);
 }
 
-double up(double x) { return std::nextafter(x, kInf); }
-double dn(double x) { return std::nextafter(x, -kInf); }
-
 double gamma_up(std::size_t k) {
   const double nu = up(static_cast<double>(k) * kU);  // >= k u
   if (!(nu < 0.5)) return kInf;

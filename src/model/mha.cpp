@@ -1,6 +1,7 @@
 // The MHA forward pass of docs/THEORY.md section 1 (eqs. (1)-(6)): exact logits, MPFR enclosures for softmax
 // and everything after it, and a double pass for estimates.
 #include "memcert/model/mha.hpp"
+#include "memcert/numeric/double_bits.hpp"
 
 #include "memcert/linalg/fast/batch.hpp"
 
@@ -279,8 +280,7 @@ const double* ContextEnclosure::row(std::size_t j, double* buf) const {
 // colabs_[c] >= sum_j |em_jc| + er_jc: summed in round-to-nearest (n + 1 roundings per chain) and inflated
 // by 1 + 2 gamma_{n+3} >= 1 / (1 - gamma_{n+1}), rounded upward.
 void ContextEnclosure::column_bounds() {
-  const double inf = std::numeric_limits<double>::infinity();
-  auto up = [inf](double x) { return std::nextafter(x, inf); };
+  auto up = [](double x) { return next_up(x); };
   colabs_.assign(d_, 0.0);
   std::vector<double> buf(d_);
   for (std::size_t j = 0; j < n_; ++j) {
@@ -355,9 +355,8 @@ thread_local std::vector<double> g_alo, g_ahi;
 // The sums of the n non-negative bounds are computed in round-to-nearest: S >= s (1 - gamma_n),
 // S <= s (1 + 2 gamma_n). Every step rounds in the safe direction (nextafter after round-to-nearest).
 void alpha_from_logit_bounds(MixScratch& s, std::size_t n) {
-  const double inf = std::numeric_limits<double>::infinity();
-  auto up = [inf](double x) { return std::nextafter(x, inf); };
-  auto dn = [inf](double x) { return std::nextafter(x, -inf); };
+  auto up = [](double x) { return next_up(x); };
+  auto dn = [](double x) { return next_down(x); };
   const double rho = kExpRelErr, tau = kExpAbsErr;
   mpfr_srcptr M = &s.lh[0];
   for (std::size_t k = 1; k < n; ++k) if (mpfr_greater_p(&s.lh[k], M)) M = &s.lh[k];
@@ -483,19 +482,22 @@ AffineLogits::AffineLogits(const ScaledBounds& a, const ScaledVector* s, mpfr_pr
       throw std::invalid_argument("AffineLogits: bounds must be finite and ordered");
   // [lo, hi] * q: with q >= 0 the lower end is lo q rounded down; with q < 0 it is hi q (the ends swap).
   const bool neg = sgn(a.factor) < 0;
-  mpfr_t lo, hi;
-  mpfr_init2(lo, prec);
-  mpfr_init2(hi, prec);
+  // q in [q_lo, q_hi], enclosed once (a product by a rational is a division per value: the slow part).
+  // x q for an exact x lies in [x (x >= 0 ? q_lo : q_hi), x (x >= 0 ? q_hi : q_lo)], each rounded outward.
+  mpfr_t lo, hi, qlo, qhi;
+  mpfr_inits2(prec, lo, hi, qlo, qhi, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_q(qlo, a.factor.get_mpq_t(), MPFR_RNDD);
+  mpfr_set_q(qhi, a.factor.get_mpq_t(), MPFR_RNDU);
   for (std::size_t k = 0; k < n; ++k) {
     // Outward (exact from 53 bits on): the end that becomes the lower one after * q moves down.
     mpfr_set_d(lo, neg ? a.hi[k] : a.lo[k], neg ? MPFR_RNDU : MPFR_RNDD);
     mpfr_set_d(hi, neg ? a.lo[k] : a.hi[k], neg ? MPFR_RNDD : MPFR_RNDU);
-    mpfr_mul_q(lo, lo, a.factor.get_mpq_t(), MPFR_RNDD);
-    mpfr_mul_q(hi, hi, a.factor.get_mpq_t(), MPFR_RNDU);
+    mpfr_mul(lo, lo, mpfr_sgn(lo) >= 0 ? qlo : qhi, MPFR_RNDD);
+    mpfr_mul(hi, hi, mpfr_sgn(hi) >= 0 ? qhi : qlo, MPFR_RNDU);
     alo_.push(lo);
     ahi_.push(hi);
   }
-  mpfr_clears(lo, hi, static_cast<mpfr_ptr>(nullptr));
+  mpfr_clears(lo, hi, qlo, qhi, static_cast<mpfr_ptr>(nullptr));
   if (s) {
     enclose_exact(slo_, *s, MPFR_RNDD, prec);
     enclose_exact(shi_, *s, MPFR_RNDU, prec);
@@ -645,8 +647,7 @@ void ContextEnclosure::mix_affine(const AffineLogits& L, const Rational& c, doub
 // non-negative sums are themselves computed in round-to-nearest (at most n + 3 roundings per term chain)
 // and inflated by 1/(1 - gamma_{n+3}) <= 1 + 2 gamma_{n+3}. Every bound step rounds upward (nextafter).
 void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
-  const double inf = std::numeric_limits<double>::infinity();
-  auto up = [inf](double x) { return std::nextafter(x, inf); };
+  auto up = [](double x) { return next_up(x); };
   thread_local std::vector<double> am, ar, sa, sr, rowbuf;
   am.resize(n_);
   ar.resize(n_);

@@ -1,4 +1,5 @@
 #pragma once
+#include "memcert/numeric/double_bits.hpp"
 // Internal helpers shared by the fast-path sources (not installed).
 #include <cstddef>
 #include <cstdint>
@@ -10,14 +11,8 @@ namespace memcert::fast_detail {
 
 // nextafter(x, +inf) / nextafter(x, -inf) without the libm call (IEEE binary64 bit patterns): the next
 // representable double above / below x; used to round bounds upward after a round-to-nearest operation.
-inline double next_up(double x) {
-  if (x != x || x == std::numeric_limits<double>::infinity()) return x;
-  if (x == 0) return 0x1p-1074;
-  std::uint64_t b = std::bit_cast<std::uint64_t>(x);
-  b = x > 0 ? b + 1 : b - 1;
-  return std::bit_cast<double>(b);
-}
-inline double next_down(double x) { return -next_up(-x); }
+using memcert::next_down;  // numeric/double_bits.hpp
+using memcert::next_up;
 
 struct ModCtx {
   ModCtx() = default;

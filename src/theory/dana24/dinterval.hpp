@@ -1,4 +1,5 @@
 #pragma once
+#include "memcert/numeric/double_bits.hpp"
 // Double intervals [lo, hi] with outward rounding, for the dana24 engine's rigorous fast evaluations
 // (steps 3-4 and 8 of docs/DANA24.md section 5). Every operation runs in round-to-nearest and steps the
 // result one double outward: a round-to-nearest result r of an exact x has |x - r| <= ulp(r)/2, so
@@ -13,8 +14,8 @@
 
 namespace memcert::dana24 {
 
-inline double dn(double r) { return std::nextafter(r, -std::numeric_limits<double>::infinity()); }
-inline double up(double r) { return std::nextafter(r, std::numeric_limits<double>::infinity()); }
+inline double dn(double r) { return next_down(r); }
+inline double up(double r) { return next_up(r); }
 
 struct DI {
   double lo = 0, hi = 0;

@@ -1,6 +1,7 @@
 // The enclosure of Z as the induction builds it (docs/THEORY.md section 4) and its certified rank test:
 // the Gram matrix of the interval centres plus Rump's positive-definiteness test (docs/THEORY.md section 7).
 #include "z_enclosure.hpp"
+#include "memcert/numeric/double_bits.hpp"
 #include "int128.hpp"
 
 #include <algorithm>
@@ -326,15 +327,14 @@ void context_times_bounds(const double* E, std::size_t n, std::size_t d, const d
   // (any summation order, products included; |x - xd| <= ulp(xd) <= 2u |xd|), so gamma_{d+3} S. S itself
   // is summed in round-to-nearest: S <= fl(S) / ((1 - gamma_d)(1 - u)) <= fl(S) (1 + 2 gamma_{d+1}). The
   // entries are integers (no underflow); every bound step rounds upward (nextafter after the operation).
-  const double inf = std::numeric_limits<double>::infinity();
   auto gam = [](double m) { return std::nextafter(m * kU / (1.0 - m * kU), INFINITY); };
   const double g = gam(double(d + 3)), infl = std::nextafter(1.0 + 2.0 * gam(double(d + 1)), INFINITY);
   row_sums_abs(E, n, d, xd, lo, hi);  // lo: the sums, hi: the sums of absolute values (overwritten below)
   for (std::size_t j = 0; j < n; ++j) {
     const double sum = lo[j];
-    const double err = std::nextafter(std::nextafter(g * hi[j], inf) * infl, inf);
-    lo[j] = std::nextafter(sum - err, -inf);
-    hi[j] = std::nextafter(sum + err, inf);
+    const double err = next_up(next_up(g * hi[j]) * infl);
+    lo[j] = next_down(sum - err);
+    hi[j] = next_up(sum + err);
   }
 }
 

@@ -248,22 +248,55 @@ TEST_CASE("claim1_logit_bounds enclose the exact logits; wide enclosures take th
         CHECK(a[j] <= hi);
         CHECK(rational_to_double(hi - lo) <= std::ldexp(1.0, -36));
       }
-      // The MPFR enclosure built from the bounds contains the logits too (negated factor: the ends swap).
-      ScaledBounds neg = bd[i];
-      neg.factor = -neg.factor;
-      AffineLogits L(neg, nullptr, 64);
-      mpfr_t l, h, cl, ch, tmp;
-      mpfr_inits2(64, l, h, cl, ch, tmp, (mpfr_ptr)0);
-      for (std::size_t j = 0; j < a.size(); ++j) {
-        L.bounds(Rational(0), l, h, j, cl, ch, tmp);
-        const Rational na = -a[j];
-        CHECK(mpfr_cmp_q(l, na.get_mpq_t()) <= 0);
-        CHECK(mpfr_cmp_q(h, na.get_mpq_t()) >= 0);
-      }
-      mpfr_clears(l, h, cl, ch, tmp, (mpfr_ptr)0);
+      // The MPFR enclosure built from the bounds contains the logits too, for the factor and its negation
+      // (the ends swap), at 64 bits and at 20 (where rounding the factor and the products shows).
+      for (const int sign : {1, -1})
+        for (const mpfr_prec_t prec : {64, 20}) {
+          ScaledBounds sb = bd[i];
+          if (sign < 0) sb.factor = -sb.factor;
+          AffineLogits L(sb, nullptr, prec);
+          mpfr_t l, h, cl, ch, tmp;
+          mpfr_inits2(prec, l, h, cl, ch, tmp, (mpfr_ptr)0);
+          for (std::size_t j = 0; j < a.size(); ++j) {
+            L.bounds(Rational(0), l, h, j, cl, ch, tmp);
+            const Rational sa = sign < 0 ? Rational(-a[j]) : a[j];
+            CHECK(mpfr_cmp_q(l, sa.get_mpq_t()) <= 0);
+            CHECK(mpfr_cmp_q(h, sa.get_mpq_t()) >= 0);
+          }
+          mpfr_clears(l, h, cl, ch, tmp, (mpfr_ptr)0);
+        }
     }
     if (near == 0) CHECK(bounded == later.size());  // well-conditioned: every later example bounded
     if (near == 40) CHECK(bounded < later.size());  // huge logits: some take the exact route
+  }
+}
+
+TEST_CASE("AffineLogits from bounds: point bounds times a rational factor enclosed at every precision", "[claim1][bounds]") {
+  // lo = hi = x: the enclosure of x q is as tight as its two roundings allow, so any end rounded the wrong
+  // way (or the factor's wrong end taken) excludes x q for some x and q.
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> u(-1000, 1000);
+  for (int trial = 0; trial < 400; ++trial) {
+    ScaledBounds sb;
+    for (int k = 0; k < 8; ++k) {
+      const double x = k == 0 ? 0.0 : u(rng);
+      sb.lo.push_back(x);
+      sb.hi.push_back(x);
+    }
+    sb.factor = Rational(Integer(static_cast<long>(rng() % 2000001) - 1000000), Integer(static_cast<long>(1 + rng() % 999983)));
+    for (const mpfr_prec_t prec : {64, 24, 12}) {
+      AffineLogits L(sb, nullptr, prec);
+      mpfr_t l, h, cl, ch, tmp;
+      mpfr_inits2(prec, l, h, cl, ch, tmp, (mpfr_ptr)0);
+      for (std::size_t j = 0; j < sb.lo.size(); ++j) {
+        L.bounds(Rational(0), l, h, j, cl, ch, tmp);
+        const Rational exact = Rational(sb.lo[j]) * sb.factor;
+        INFO("trial " << trial << " prec " << prec << " x " << sb.lo[j] << " q " << sb.factor.get_str());
+        CHECK(mpfr_cmp_q(l, exact.get_mpq_t()) <= 0);
+        CHECK(mpfr_cmp_q(h, exact.get_mpq_t()) >= 0);
+      }
+      mpfr_clears(l, h, cl, ch, tmp, (mpfr_ptr)0);
+    }
   }
 }
 

@@ -38,7 +38,7 @@ KruskalSample dmod_kruskal_sample(const DModMatrix& all, std::size_t size, std::
 namespace memcert {
 
 // exp(x) for x <= 0 with a rigorous bound (own range reduction + Taylor polynomial, no libm):
-// |result - exp(x)| <= kExpRelErr * exp(x) + kExpAbsErr. See batch.cpp for the error analysis.
+// |result - exp(x)| <= kExpRelErr * exp(x) + kExpAbsErr. See mha_batch.cpp for the error analysis.
 inline constexpr double kExpRelErr = 0x1p-44;
 inline constexpr double kExpAbsErr = 0x1p-1020;
 double exp_nonpositive_bounded(double x);
