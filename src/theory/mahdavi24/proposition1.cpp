@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <stdexcept>
@@ -198,6 +199,18 @@ void certify_step(const ZExamples& z, const GramAccumulator& gram, const std::ve
     throw std::runtime_error("step " + std::to_string(h + 1) + ": rank certificate of Z_c failed at the proof's c");
   st.tr.step_sigma_lower = stepc.sigma_lower;
   st.step_lambda = stepc.lambda_estimate > 0 ? stepc.lambda_estimate : st.lambda_hint;
+}
+
+// Radii r >= 0 as floats rounded up (f >= r; conversion rounds to nearest, so one step up when below).
+Eigen::MatrixXf radius_up_float(const MatrixXd& R) {
+  Eigen::MatrixXf f(R.rows(), R.cols());
+  for (Eigen::Index j = 0; j < R.cols(); ++j)
+    for (Eigen::Index i = 0; i < R.rows(); ++i) {
+      float x = static_cast<float>(R(i, j));
+      if (static_cast<double>(x) < R(i, j)) x = std::nextafter(x, std::numeric_limits<float>::infinity());
+      f(i, j) = x;
+    }
+  return f;
 }
 
 // Head h's block of Z (all T examples) at scale cc, into (C, R).
@@ -470,7 +483,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       }
     }
     out.blockC.push_back(std::move(HC));
-    out.blockR.push_back(std::move(HR));
+    out.blockR.push_back(radius_up_float(HR));
     out.heads.push_back(std::move(head));
     out.trace.push_back(std::move(st.tr));
     if (keep_logits) {  // kept compact (about 24 bytes per logit, c s at full precision): the blocks above used them full
@@ -548,7 +561,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       head_block(z, logits[h], tr.c, BC, BR);
       g.add(BC, BR);
       out.blockC.push_back(std::move(BC));
-      out.blockR.push_back(std::move(BR));
+      out.blockR.push_back(radius_up_float(BR));
     }
     std::vector<std::vector<AffineLogits>>().swap(logits);
     release_free_memory();

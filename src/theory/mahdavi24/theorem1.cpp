@@ -315,14 +315,14 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   std::vector<double> Zcv(Tstar * Hd), Zrv(Tstar * Hd);
   for (std::size_t h = 0; h < opt.H; ++h) {
     const MatrixXd& BC = p1.blockC[h];
-    const MatrixXd& BR = p1.blockR[h];
+    const Eigen::MatrixXf& BR = p1.blockR[h];  // floats: widened exactly
     for (std::size_t t = 0; t < Tstar; ++t)
       for (std::size_t c = 0; c < d; ++c) {
         Zcv[t * Hd + h * d + c] = BC(t, c);
         Zrv[t * Hd + h * d + c] = BR(t, c);
       }
     p1.blockC[h] = MatrixXd();
-    p1.blockR[h] = MatrixXd();
+    p1.blockR[h] = Eigen::MatrixXf();
     if (h % 16 == 15) release_free_memory();  // the blocks came from the heap: Z's copy reuses their pages
   }
   release_free_memory();

@@ -18,7 +18,10 @@ struct Proposition1Result {
   // (Step 2 sets it).
   std::vector<MhaHead> heads;
   std::vector<HeadTrace> trace;                  // one entry per head, in order
-  std::vector<Eigen::MatrixXd> blockC, blockR;  // head h's block of Z (T x d): centre / radius, Z in C +- R
+  // Head h's block of Z (T x d): centre / radius, Z in C +- R. The radii (tiny, non-negative) are kept
+  // rounded UP to floats, still an upper bound, in half the memory (0.5 GB at H = 128).
+  std::vector<Eigen::MatrixXd> blockC;
+  std::vector<Eigen::MatrixXf> blockR;
   GramRankResult final;                          // the conclusion: rank(Z) >= T certified (final.ok is true)
   std::vector<double> gram;                      // fl(C C^T) of the centres C of Z (T x T, row-major), as accumulated
   bool weyl_chain = false;                       // every head's c_weyl certified (trace[h].c_weyl set)
