@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "../../src/checker/float_kernels.hpp"
+#include "support/next_double_check.hpp"
 
 using namespace memcert_checker;
 
@@ -58,24 +59,7 @@ struct MixCase {
 }  // namespace
 
 TEST_CASE("float kernels: up / dn equal std::nextafter on every kind of double", "[checker][float]") {
-  std::mt19937_64 rng(41);
-  const double inf = std::numeric_limits<double>::infinity();
-  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); };
-  auto check = [&](double x) {
-    INFO(x);
-    CHECK(same(up(x), std::nextafter(x, inf)));
-    CHECK(same(dn(x), std::nextafter(x, -inf)));
-  };
-  for (int i = 0; i < 200000; ++i) {  // every bit pattern is a double
-    const std::uint64_t b = rng();
-    double x;
-    std::memcpy(&x, &b, sizeof x);
-    check(x);
-  }
-  for (double x : {0.0, -0.0, inf, -inf, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::max(),
-                   -std::numeric_limits<double>::max(), std::numeric_limits<double>::denorm_min(),
-                   -std::numeric_limits<double>::denorm_min(), 1.0, -1.0})
-    check(x);
+  memcert_test::check_next_double_pair([](double x) { return up(x); }, [](double x) { return dn(x); }, 41);
 }
 
 TEST_CASE("float kernels: midrad covers [lo, hi]", "[checker][float]") {

@@ -71,6 +71,7 @@ TEST_CASE("directed double conversions bracket the rational", "[numeric]") {
 #include <random>
 
 #include "memcert/numeric/double_bits.hpp"
+#include "support/next_double_check.hpp"
 
 TEST_CASE("double_exponents agrees with frexp and the exact lowest set bit (normals and subnormals)", "[numeric]") {
   std::mt19937_64 rng(31);
@@ -103,22 +104,6 @@ TEST_CASE("double_exponents agrees with frexp and the exact lowest set bit (norm
 }
 
 TEST_CASE("next_up / next_down equal std::nextafter on every kind of double", "[numeric]") {
-  std::mt19937_64 rng(37);
-  const double inf = std::numeric_limits<double>::infinity();
-  auto same = [](double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (a != a && b != b); };
-  auto check = [&](double x) {
-    INFO(x);
-    CHECK(same(memcert::next_up(x), std::nextafter(x, inf)));
-    CHECK(same(memcert::next_down(x), std::nextafter(x, -inf)));
-  };
-  for (int i = 0; i < 200000; ++i) {  // every bit pattern is a double: all exponents, both signs
-    const std::uint64_t b = rng();
-    double x;
-    std::memcpy(&x, &b, sizeof x);
-    check(x);
-  }
-  for (double x : {0.0, -0.0, inf, -inf, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::max(),
-                   -std::numeric_limits<double>::max(), std::numeric_limits<double>::denorm_min(),
-                   -std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::min(), 1.0, -1.0})
-    check(x);
+  memcert_test::check_next_double_pair([](double x) { return memcert::next_up(x); },
+                                       [](double x) { return memcert::next_down(x); }, 37);
 }
