@@ -51,8 +51,8 @@ GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, co
   const std::size_t k = rows.size();
   GramRankResult res;
   if (k == 0) { res.ok = true; return res; }
-  // G_S: G_ itself when S is every row in order and nothing is added (the final certificate: no T x T
-  // copy), else the selected lower triangle (all that is read).
+  // G_S: G_ itself when S is every row in order and nothing is added (the final certificate: no selection
+  // copy beside the factorization's own buffer), else the selected lower triangle (all that is read).
   bool whole = !XC && k == G_.rows();
   for (std::size_t i = 0; i < k && whole; ++i) whole = rows[i] == i;
   DMatrix sel;
