@@ -11,7 +11,8 @@
 
 #include "memcert/linalg/fast/batch.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
-#include "../../linalg/fast/dmod_internal.hpp"
+#include "memcert/numeric/double_bits.hpp"
+#include "memcert/numeric/rational.hpp"
 #include "memcert/util/parallel.hpp"
 
 #include "memcert/theory/mahdavi24/theorem1.hpp"
@@ -79,8 +80,8 @@ struct DoubleLogits {
 // An upper bound on eps_t(c) for c in [clo, chi] (0 <= clo), or +inf when the filter cannot give one.
 double eps_upper_double(const DoubleLogits& L, std::size_t jstar, double clo, double chi) {
   const std::size_t n = L.alo.size();
-  auto up = [](double x) { return fast_detail::next_up(x); };
-  auto dn = [](double x) { return fast_detail::next_down(x); };
+  auto up = [](double x) { return next_up(x); };
+  auto dn = [](double x) { return next_down(x); };
   auto lower = [&](std::size_t k) {  // a_k + c s_k >= this
     const double cs = L.slo[k] >= 0 ? dn(clo * L.slo[k]) : dn(chi * L.slo[k]);
     return dn(L.alo[k] + cs);
@@ -136,13 +137,8 @@ std::optional<WeylScale> weyl_scale_bisect(const std::vector<const AffineLogits*
       thread_local Rational c_last = -1;  // c as doubles rounded outward, kept while c repeats
       thread_local double c_lo = 0, c_hi = 0;
       if (c != c_last) {
-        mpfr_t q;
-        mpfr_init2(q, 64);
-        mpfr_set_q(q, c.get_mpq_t(), MPFR_RNDD);
-        c_lo = std::max(0.0, mpfr_get_d(q, MPFR_RNDD));
-        mpfr_set_q(q, c.get_mpq_t(), MPFR_RNDU);
-        c_hi = mpfr_get_d(q, MPFR_RNDU);
-        mpfr_clear(q);
+        c_lo = std::max(0.0, rational_to_double_down(c));
+        c_hi = rational_to_double_up(c);
         c_last = c;
       }
       const double e = std::isfinite(c_hi) ? eps_upper_double(dl[i], jstar[i], c_lo, c_hi) : INFINITY;

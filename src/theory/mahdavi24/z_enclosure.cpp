@@ -22,7 +22,7 @@ namespace {
 const double kU = std::ldexp(1.0, -53), kEta = std::ldexp(1.0, -1074);
 // Upper bound on a non-negative double sum of `terms` non-negative terms computed in round-to-nearest.
 double up(double x, std::size_t terms = 1) {
-  return std::nextafter(x * (1.0 + double(terms + 2) * kU), INFINITY);
+  return next_up(x * (1.0 + double(terms + 2) * kU));
 }
 DMatrix to_dmatrix(const MatrixXd& a) {
   DMatrix d(a.rows(), a.cols());
@@ -98,12 +98,12 @@ GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, co
     buf.assign(k * k, 0.0);
     for (std::size_t i = 0; i < k; ++i) {
       for (std::size_t j = 0; j < i; ++j) buf[i * k + j] = GS(i, j);
-      buf[i * k + i] = std::nextafter(GS(i, i) - mu, -INFINITY);
+      buf[i * k + i] = next_down(GS(i, i) - mu);
     }
     const RumpOutcome o = rump_isspd_lower_inplace(buf.data(), k, errF);
     if (!o.certified) return false;
-    const double sq = std::nextafter(std::sqrt(mu), -INFINITY);
-    const double sl = std::nextafter(sq - radF, -INFINITY);
+    const double sq = next_down(std::sqrt(mu));
+    const double sl = next_down(sq - radF);
     if (!(sl > 0)) return false;
     res.ok = true;
     res.mu = mu;
@@ -127,7 +127,7 @@ GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, co
       if (attempt(0.81 * *lam) || attempt(0.25 * *lam)) return res;
     }
   }
-  attempt(std::nextafter(2.0 * radF * radF + 1e-300, INFINITY));
+  attempt(next_up(2.0 * radF * radF + 1e-300));
   return res;
 }
 
@@ -327,8 +327,8 @@ void context_times_bounds(const double* E, std::size_t n, std::size_t d, const d
   // (any summation order, products included; |x - xd| <= ulp(xd) <= 2u |xd|), so gamma_{d+3} S. S itself
   // is summed in round-to-nearest: S <= fl(S) / ((1 - gamma_d)(1 - u)) <= fl(S) (1 + 2 gamma_{d+1}). The
   // entries are integers (no underflow); every bound step rounds upward (nextafter after the operation).
-  auto gam = [](double m) { return std::nextafter(m * kU / (1.0 - m * kU), INFINITY); };
-  const double g = gam(double(d + 3)), infl = std::nextafter(1.0 + 2.0 * gam(double(d + 1)), INFINITY);
+  auto gam = [](double m) { return next_up(m * kU / (1.0 - m * kU)); };
+  const double g = gam(double(d + 3)), infl = next_up(1.0 + 2.0 * gam(double(d + 1)));
   row_sums_abs(E, n, d, xd, lo, hi);  // lo: the sums, hi: the sums of absolute values (overwritten below)
   for (std::size_t j = 0; j < n; ++j) {
     const double sum = lo[j];
