@@ -71,7 +71,12 @@ std::function<std::string()> attention_digest_job(const AttentionDataset& ds, st
     memcert_checker::AttentionDigest g(count, ds.n(), ds.d());
     const TypedAttentionDataset& ty = *ds.typed;
     if (!ty.contexts_f32.empty()) {
-      g.add(ty.contexts_f32.data(), count * ty.n * ty.d);
+      std::vector<float> part;  // the stored values in pieces (they may lie misaligned in a mapped file)
+      constexpr std::size_t kPiece = std::size_t(1) << 20;
+      for (std::size_t at = 0, total = count * ty.n * ty.d; at < total; at += kPiece) {
+        part.assign(ty.contexts_f32.begin() + at, ty.contexts_f32.begin() + std::min(total, at + kPiece));
+        g.add(part.data(), part.size());
+      }
     } else {
       std::vector<double> v;
       for (std::size_t t = 0; t < count; ++t) {
@@ -90,7 +95,7 @@ memcert_checker::AttentionArrays attention_arrays_read(const std::string& path) 
   a.T = ds.T;
   a.n = ds.n;
   a.d = ds.d;
-  if (!ds.contexts_f32.empty()) a.contexts_f32 = std::move(ds.contexts_f32);  // kept as stored
+  if (!ds.contexts_f32.empty()) a.contexts_f32.assign(ds.contexts_f32.begin(), ds.contexts_f32.end());  // kept as stored
   else a.contexts = exact_doubles(ds.contexts, path, "contexts");
   ds.contexts = TypedMatrix{};
   ds.contexts_f32 = {};

@@ -6,14 +6,9 @@
 //    undecided; "delta2" is null when the all-pairs minimum was not computed: --separation auto|on|off)
 // Exit: 0 when Assumptions 1 and 2 hold, 1 when one fails (witness in the output) or is undecided,
 // 2 bad input.
-#include <atomic>
 
 #include "command.hpp"
 #include "memcert/data/dataset.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/numerical_rank.hpp"
-#include "memcert/util/parallel.hpp"
-#include "memcert/util/progress.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 
@@ -36,7 +31,9 @@ int run(const Args& a) {
   // Typed storage: float/int data go through the engine's certified kernels, never a rational per entry;
   // float32 contexts stay float32 (the kernels widen one context at a time).
   TypedAttentionDataset ds = attention_dataset_read_typed(a.dataset, true);
-  nlohmann::json j = mahdavi24::assumptions_report_typed(ds, a.budget, threads_option(), sep);
+  // numpy's ranks come with the report (the contexts read once for them and Assumption 2).
+  const mahdavi24::NumericalRanksOption numerical{numerical_tol_option(a.tol)};
+  nlohmann::json j = mahdavi24::assumptions_report_typed(ds, a.budget, threads_option(), sep, &numerical);
   const auto& a1 = j["assumption1"];
   const auto& a2 = j["assumption2"];
   std::string h = "T=" + std::to_string(ds.T) + " n=" + std::to_string(ds.n) + " d=" + std::to_string(ds.d) + "\n";
@@ -56,21 +53,11 @@ int run(const Args& a) {
          (a.separation == "off" ? std::string(", --separation off") : std::string(" exceed the automatic budget")) +
          "; --separation on computes it)";
   // Numerically (numpy's rank at --tol): contexts whose exact rank n rests on rounding-level directions.
-  // Contexts in parallel (each rank is the same on any thread count; the list is collected in order).
-  nlohmann::json below = nlohmann::json::array();
-  std::optional<double> tol = numerical_tol_option(a.tol);
-  std::vector<char> is_below(ds.T, 0);
-  std::atomic<std::size_t> finished{0};
-  parallel_for(ds.T, threads_option() <= 0 ? fast_threads() : threads_option(), [&](std::size_t t) {
-    is_below[t] = numerical_rank(typed_dataset_context(ds, t), tol).rank < ds.n;
-    progress_tick("numerical ranks of the contexts", ++finished, ds.T);
-  });
-  for (std::size_t t = 0; t < ds.T; ++t)
-    if (is_below[t]) below.push_back(t);
-  NumericalRank nq = numerical_rank(ds.queries, tol);
-  j["numerical"] = {{"queries_rank", nq.rank}, {"contexts_rank_below_n", below}, {"tol", a.tol.empty() ? "default" : a.tol}};
+  const nlohmann::json below = j["numerical"]["contexts_rank_below_n"];
+  const std::size_t nq_rank = j["numerical"]["queries_rank"].get<std::size_t>();
+  j["numerical"]["tol"] = a.tol.empty() ? "default" : a.tol;
   h += "\nNumerically (numpy's matrix_rank" + (a.tol.empty() ? std::string() : ", tol " + a.tol) + "): queries rank " +
-       std::to_string(nq.rank) + ", " + std::to_string(below.size()) + " context(s) of rank < n";
+       std::to_string(nq_rank) + ", " + std::to_string(below.size()) + " context(s) of rank < n";
   if (a2["holds"].get<bool>() && !below.empty())
     h += "\nwarning: Assumption 2 holds exactly, but contexts " + below.dump() +
          " are numerically rank deficient: the exact verdict rests on rounding-level directions of the stored values";

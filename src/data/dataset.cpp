@@ -352,7 +352,7 @@ TypedAttentionDataset attention_dataset_read_typed(const std::string& path, bool
 TypedMatrix typed_dataset_context(const TypedAttentionDataset& ds, std::size_t t) {
   if (t >= ds.T) throw std::out_of_range("typed_dataset_context: example index past T");
   if (ds.contexts_f32.empty()) return typed_matrix_rows(ds.contexts, t * ds.n, ds.n);
-  const float* e = ds.contexts_f32.data() + t * ds.n * ds.d;
+  const Float32Le* e = ds.contexts_f32.data() + t * ds.n * ds.d;
   return typed_matrix_from_f64(ds.n, ds.d, std::vector<double>(e, e + ds.n * ds.d));
 }
 

@@ -17,6 +17,8 @@
 #include <limits>
 
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/util/parallel.hpp"
 #include "printable.hpp"
 
 namespace memcert {
@@ -24,6 +26,8 @@ namespace memcert {
 namespace {
 
 const char kMagic[] = "\x93NUMPY";
+// float32 arrays from this size on are read in place when the source can map them (NpyByteMapper).
+constexpr std::size_t kMapMinBytes = std::size_t(1) << 24;
 constexpr std::size_t kMagicLen = 6;
 
 struct NpyHeader {
@@ -267,16 +271,42 @@ void npy_decode_general(const unsigned char* base, const NpyHeader& h, std::size
 template <class F>
 void check_finite(const F* v, std::size_t n, const std::string& name, const std::vector<std::size_t>& shape) {
   for (std::size_t c = 0; c < n; ++c)
-    if (!std::isfinite(v[c])) {
+    if (!std::isfinite(static_cast<double>(v[c]))) {
       if constexpr (sizeof(F) == 8) float_element(std::bit_cast<std::uint64_t>(v[c]), 8, name, shape, c);
       else float_element(std::bit_cast<std::uint32_t>(v[c]), 4, name, shape, c);
     }
 }
 
+// The CRC-32 (continuing `crc`) of the `n` bytes at p, and the index of the first non-finite of the n / 4
+// float32 values there (n / 4 when all are finite), in parallel chunks joined by crc32_combine: one pass
+// over an array read in place.
+std::pair<uLong, std::size_t> crc_and_first_nonfinite_f32(uLong crc, const unsigned char* p, std::size_t n) {
+  constexpr std::size_t kChunk = std::size_t(1) << 24;  // bytes, a multiple of 4
+  const std::size_t chunks = (n + kChunk - 1) / kChunk, count = n / 4;
+  std::vector<uLong> crcs(chunks);
+  std::vector<std::size_t> first(chunks, count);
+  parallel_for(chunks, fast_threads(), [&](std::size_t c) {
+    const std::size_t at = c * kChunk, len = std::min(kChunk, n - at);
+    crcs[c] = crc32(0L, p + at, static_cast<uInt>(len));
+    const Float32Le* v = reinterpret_cast<const Float32Le*>(p + at);
+    for (std::size_t k = 0; k < len / 4; ++k)
+      if (!std::isfinite(v[k].value())) {
+        first[c] = at / 4 + k;
+        break;
+      }
+  });
+  std::size_t bad = count;
+  for (std::size_t c = 0; c < chunks; ++c) {
+    crc = crc32_combine(crc, crcs[c], static_cast<z_off_t>(std::min(kChunk, n - c * kChunk)));
+    bad = std::min(bad, first[c]);
+  }
+  return {crc, bad};
+}
+
 }  // namespace
 
 TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std::string& name, bool keep_float32,
-                          const std::function<void(std::uint32_t)>& crc_check) {
+                          const std::function<void(std::uint32_t)>& crc_check, const NpyByteMapper& map) {
   // CRC-32 of every byte read so far, in order (the reads below go front to back).
   uLong crc = crc32(0L, Z_NULL, 0);
   std::size_t crc_done = 0;
@@ -366,10 +396,22 @@ TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std
     return out;
   }
   if (native && h.kind == 'f' && h.size == 4 && keep_float32) {
-    out.f32.resize(count);
-    read_crc(data_at, count * 4, reinterpret_cast<char*>(out.f32.data()));
+    // In place when the source can map its bytes (a large stored member of a regular file), else read.
+    std::shared_ptr<const unsigned char> in_place;
+    if (map && count * 4 >= kMapMinBytes && (!crc_check || crc_done == data_at)) in_place = map(data_at, count * 4);
+    if (!in_place) {
+      std::vector<float> v(count);
+      read_crc(data_at, count * 4, reinterpret_cast<char*>(v.data()));
+      finish_crc();
+      out.f32 = std::move(v);
+      check_finite(out.f32.data(), count, name, out.shape);
+      return out;
+    }
+    const auto [whole, bad] = crc_and_first_nonfinite_f32(crc, in_place.get(), count * 4);
+    crc = whole, crc_done = data_at + count * 4;
     finish_crc();
-    check_finite(out.f32.data(), count, name, out.shape);
+    out.f32 = Float32Array(in_place, in_place.get(), count);
+    if (bad < count) float_element(std::bit_cast<std::uint32_t>(out.f32.data()[bad]), 4, name, out.shape, bad);  // throws
     return out;
   }
   std::string data(count * h.size, '\0');

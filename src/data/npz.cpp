@@ -2,6 +2,7 @@
 // directory (zip64 records included), accepts stored (method 0) and deflated (method 8, zlib raw inflate)
 // members and checks each member's CRC-32. The writer emits stored members only.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "memcert/data/matrix_io.hpp"
 #include "printable.hpp"
@@ -28,6 +30,18 @@ class ByteSource {
   explicit ByteSource(const std::string& bytes) : bytes_(&bytes), size_(bytes.size()) {}
   ByteSource(int fd, std::size_t size, const std::string& name) : fd_(fd), size_(size), name_(&name) {}
   std::size_t size() const { return size_; }
+  // Bytes [at, at + n) of a file mapped read-only (private, so nothing writes through it), or nullptr for
+  // a source in memory or when mmap fails. The file must not shrink while the mapping is in use (the
+  // pages past its new end would fault), as with numpy.load(mmap_mode="r").
+  std::shared_ptr<const unsigned char> map(std::uint64_t at, std::size_t n) const {
+    if (bytes_ || n == 0) return nullptr;
+    const std::uint64_t page = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+    const std::uint64_t base_at = at / page * page, len = at - base_at + n;
+    void* base = ::mmap(nullptr, len, PROT_READ, MAP_PRIVATE, fd_, static_cast<off_t>(base_at));
+    if (base == MAP_FAILED) return nullptr;
+    std::shared_ptr<void> mapping(base, [len](void* b) { ::munmap(b, len); });
+    return std::shared_ptr<const unsigned char>(mapping, static_cast<const unsigned char*>(base) + (at - base_at));
+  }
   // Bytes [at, at + n) into dst; the caller has checked at + n <= size().
   void read(std::uint64_t at, std::size_t n, char* dst) const {
     if (bytes_) {
@@ -212,8 +226,10 @@ std::map<std::string, TypedArray> npz_members_typed(const ByteReader& r, const s
         r.fail(at, "member '" + shown + "': expected equal sizes for a stored member");
       }
       const ByteSource& src = r.source();
-      out.emplace(key, npy_read_typed(csize, [&](std::size_t off, std::size_t n, char* dst) { src.read(data_at + off, n, dst); },
-                                      npy_name, keep_float32, crc_check));
+      out.emplace(key, npy_read_typed(
+                           csize, [&](std::size_t off, std::size_t n, char* dst) { src.read(data_at + off, n, dst); },
+                           npy_name, keep_float32, crc_check,
+                           [&](std::size_t off, std::size_t n) { return src.map(data_at + off, n); }));
     } else {
       std::string content = inflate_raw(r.str(data_at, csize), usize, r, data_at, shown);
       crc_check(static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size()))));

@@ -31,6 +31,20 @@ double numerical_rank_eps(const QMatrix& a) {
   return fractional ? static_cast<double>(std::numeric_limits<float>::epsilon()) : std::numeric_limits<double>::epsilon();
 }
 
+double numerical_rank_eps(const double* v, std::size_t count) {
+  bool all_float32 = true, fractional = false;  // as numerical_rank_eps(QMatrix), on the doubles directly
+  for (std::size_t i = 0; i < count; ++i) {
+    if (static_cast<double>(static_cast<float>(v[i])) != v[i]) all_float32 = false;
+    if (v[i] != std::floor(v[i])) fractional = true;
+  }
+  return all_float32 && fractional ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+}
+double numerical_rank_eps(const Float32Le* v, std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i)
+    if (const float x = v[i].value(); x != std::floor(x)) return std::numeric_limits<float>::epsilon();
+  return std::numeric_limits<double>::epsilon();
+}
+
 namespace {
 
 // Below this many rows and columns the SVD is cheap: numpy's computation is then done as numpy does it.
@@ -81,6 +95,28 @@ double lambda_max_lanczos_lower(const double* g, std::size_t k, std::size_t step
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(t, Eigen::EigenvaluesOnly);
   return es.eigenvalues().maxCoeff();
 }
+// Rump's test that every singular value of the k x n row-major doubles `c` (k <= n) exceeds t: the Gram
+// matrix C C^T - t^2 I (one triangle, with its rounding error bound) certified positive definite. The
+// buffer `g` (k x k) is overwritten. `lambda_out`, when given, receives a Lanczos estimate from below of
+// lambda_max(C C^T), taken before the factorization consumes g.
+bool gram_rump_singular_values_above(const double* c, std::size_t k, std::size_t n, double t, double* g, int threads,
+                                     double* lambda_out = nullptr) {
+  const double err2 = gram_lower_double(c, k, n, g, threads);
+  if (!std::isfinite(err2)) return false;
+  if (lambda_out) *lambda_out = lambda_max_lanczos_lower(g, k);
+  const double mu = t * t * (1 + 1e-6);
+  double diag_max = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    double& gii = g[i * k + i];
+    gii -= mu;
+    diag_max = std::max(diag_max, std::abs(gii) + mu);
+  }
+  // The subtraction's rounding moves each diagonal entry by at most one ulp: a perturbation of 2-norm
+  // <= diag_max 2^-52, added to the Gram's own bound.
+  const double rad = (err2 + diag_max * 0x1p-52) * (1 + 1e-6);
+  return rump_isspd_lower_inplace(g, k, rad, threads).certified;
+}
+
 // Full numerical rank without an SVD, when the matrix is well conditioned (the common case, and the one
 // where an SVD of a large matrix costs many times the certified exact rank). numpy's default threshold is
 // sigma_max max(m,n) eps <= ||M||_F max(m,n) eps =: t. Rump's test certifies C C^T - t^2 I positive
@@ -105,21 +141,8 @@ std::optional<NumericalRank> numerical_rank_full_by_gram(std::size_t rows, std::
   const double t = tol ? *tol : sigma_hi * maxdim * eps;
   if (!std::isfinite(t)) return std::nullopt;
   auto g = std::make_unique_for_overwrite<double[]>(k * k);
-  const double err2 = gram_lower_double(c, k, n, g.get());
-  if (!std::isfinite(err2)) return std::nullopt;
-  // sigma_max's estimate, taken before the factorization below consumes g.
-  const double lambda = tol ? 0.0 : lambda_max_lanczos_lower(g.get(), k);
-  const double mu = t * t * (1 + 1e-6);
-  double diag_max = 0;
-  for (std::size_t i = 0; i < k; ++i) {
-    double& gii = g[i * k + i];
-    gii -= mu;
-    diag_max = std::max(diag_max, std::abs(gii) + mu);
-  }
-  // The subtraction's rounding moves each diagonal entry by at most one ulp: a perturbation of 2-norm
-  // <= diag_max 2^-52, added to the Gram's own bound.
-  const double rad = (err2 + diag_max * 0x1p-52) * (1 + 1e-6);
-  if (!rump_isspd_lower_inplace(g.get(), k, rad).certified) return std::nullopt;
+  double lambda = 0;
+  if (!gram_rump_singular_values_above(c, k, n, t, g.get(), 0, tol ? nullptr : &lambda)) return std::nullopt;
   NumericalRank out;
   out.eps = eps;
   out.rank = k;
@@ -131,6 +154,43 @@ std::optional<NumericalRank> numerical_rank_full_by_gram(std::size_t rows, std::
     out.tol = std::min(numerical_rank_default_tol(out.sigma_max, rows, cols, eps), t);
   }
   return out;
+}
+
+// numerical_rank_full_proved for float or double values (Float32Le: float32 at any alignment).
+template <class F>
+bool numerical_rank_full_proved_of(const F* v, std::size_t rows, std::size_t cols, double eps, std::optional<double> tol) {
+  const std::size_t k = std::min(rows, cols), n = std::max(rows, cols);
+  if (k == 0) return true;
+  // ||M||_F^2 of the whole matrix (numpy's threshold is the whole matrix's), in eight partial sums so the
+  // additions do not wait on each other (any order: the margin below covers its rounding).
+  double part[8] = {};
+  const std::size_t total = rows * cols;
+  std::size_t i8 = 0;
+  for (; i8 + 8 <= total; i8 += 8)
+    for (std::size_t l = 0; l < 8; ++l) part[l] += static_cast<double>(v[i8 + l]) * static_cast<double>(v[i8 + l]);
+  for (; i8 < total; ++i8) part[0] += static_cast<double>(v[i8]) * static_cast<double>(v[i8]);
+  const double fro2 = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+  if (!std::isfinite(fro2) || fro2 == 0) return false;
+  const double t = tol ? *tol : std::sqrt(fro2) * (1 + 1e-6) * static_cast<double>(n) * eps;
+  if (!std::isfinite(t)) return false;
+  // The short side against 2k of the n long-side lines, spread evenly (a random-like k x 2k matrix is far
+  // from singular: sigma_min ~ sqrt(2k) - sqrt(k) times the entries' scale, while t is about 10^-4 of
+  // sigma_max for float32 data): half the Gram's work at k / n = 1/4.
+  const std::size_t m = std::min(n, 2 * k);
+  thread_local std::vector<double> c, g;
+  thread_local std::vector<std::size_t> lines;
+  c.resize(k * m);
+  g.resize(k * k);
+  lines.resize(m);
+  for (std::size_t j = 0; j < m; ++j) lines[j] = j * n / m;
+  if (rows <= cols) {  // columns of the matrix
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < m; ++j) c[i * m + j] = static_cast<double>(v[i * cols + lines[j]]);
+  } else {  // rows of the matrix, as columns of its transpose
+    for (std::size_t j = 0; j < m; ++j)
+      for (std::size_t i = 0; i < k; ++i) c[i * m + j] = static_cast<double>(v[lines[j] * cols + i]);
+  }
+  return gram_rump_singular_values_above(c.data(), k, m, t, g.data(), 1);
 }
 
 // The rows x cols matrix read through `at(i, j)` as k x n row-major doubles (k = min(rows, cols)): the
@@ -205,15 +265,8 @@ NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol) {
 
 NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol) {
   if (a.storage == Storage::rational) return numerical_rank(a.q, tol);
-  double eps = std::numeric_limits<double>::epsilon();
-  if (a.storage == Storage::float64) {
-    bool all_float32 = true, fractional = false;  // as numerical_rank_eps, on the doubles directly
-    for (double x : a.f64) {
-      if (static_cast<double>(static_cast<float>(x)) != x) all_float32 = false;
-      if (x != std::floor(x)) fractional = true;
-    }
-    if (all_float32 && fractional) eps = std::numeric_limits<float>::epsilon();
-  }
+  const double eps = a.storage == Storage::float64 ? numerical_rank_eps(a.f64.data(), a.f64.size())
+                                                   : std::numeric_limits<double>::epsilon();
   auto at = [&a](std::size_t i, std::size_t j) {
     return a.storage == Storage::int64 ? static_cast<double>(a.i64[i * a.cols + j]) : a.f64[i * a.cols + j];
   };
@@ -227,6 +280,13 @@ NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol) {
   for (std::size_t i = 0; i < a.rows; ++i)
     for (std::size_t j = 0; j < a.cols; ++j) m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = at(i, j);
   return numerical_rank_of_doubles(m, eps, tol, /*try_gram=*/false);
+}
+
+bool numerical_rank_full_proved(const Float32Le* m, std::size_t rows, std::size_t cols, double eps, std::optional<double> tol) {
+  return numerical_rank_full_proved_of(m, rows, cols, eps, tol);
+}
+bool numerical_rank_full_proved(const double* m, std::size_t rows, std::size_t cols, double eps, std::optional<double> tol) {
+  return numerical_rank_full_proved_of(m, rows, cols, eps, tol);
 }
 
 }  // namespace memcert

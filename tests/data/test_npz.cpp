@@ -102,3 +102,40 @@ TEST_CASE("npz deflated member with a wrong uncompressed size", "[npz][errors]")
     CHECK(m.find("member 'a.npy': expected ") != std::string::npos);
   }
 }
+
+// A large float32 member of a stored .npz is read in place from the file (mapped, at a misaligned byte
+// offset as numpy.savez leaves it); checked against the same archive parsed from memory (read, not
+// mapped) value by value, and its corruption found as on the read route: a changed byte by the CRC, a
+// NaN past the first 16 MiB chunk by its element index.
+TEST_CASE("npz float32 members read in place", "[npz]") {
+  const std::size_t count = (std::size_t(1) << 22) + 777;  // > 16 MiB: mapped; not a whole number of chunks
+  std::vector<float> v(count);
+  for (std::size_t i = 0; i < count; ++i) v[i] = static_cast<float>(static_cast<double>(i % 1013) / 64.0 - 7.5);
+  std::string raw(reinterpret_cast<const char*>(v.data()), count * 4);
+  const std::string member = npy("<f4", {count}, raw);
+  const std::string archive = zip({{"c.npy", member}});
+  const std::string path = write_file("f32.npz", archive);
+  auto mapped = npz_read_typed(path, true);
+  auto read = npz_parse_typed(archive, "f32.npz");
+  const TypedArray& a = mapped.at("c");
+  REQUIRE(a.f32.mapped());
+  REQUIRE(a.f32.size() == count);
+  REQUIRE(reinterpret_cast<std::uintptr_t>(a.f32.data()) % 4 != 0);  // really misaligned: the case that needs Float32Le
+  REQUIRE(read.at("c").f64.size() == count);  // the in-memory route widens (keep_float32 is off there)
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < count; ++i) differ += static_cast<double>(a.f32[i]) != read.at("c").f64[i];
+  REQUIRE(differ == 0);
+  // A flipped bit in the data: the CRC of the mapped bytes disagrees.
+  std::string corrupt = archive;
+  const std::size_t data_at = archive.find(member) + member.size() - 4 * 1000;
+  corrupt[data_at] = static_cast<char>(corrupt[data_at] ^ 0x10);
+  std::string m = input_error_of([&] { npz_read_typed(write_file("f32_crc.npz", corrupt), true); });
+  CHECK(m.find("member 'c.npy': expected CRC-32") != std::string::npos);
+  // A NaN at element count - 5 (in the last chunk), with a matching CRC: named by its index.
+  std::vector<float> w = v;
+  w[count - 5] = std::numeric_limits<float>::quiet_NaN();
+  const std::string nan_archive = zip({{"c.npy", npy("<f4", {count}, std::string(reinterpret_cast<const char*>(w.data()), count * 4))}});
+  m = input_error_of([&] { npz_read_typed(write_file("f32_nan.npz", nan_archive), true); });
+  INFO(m);
+  CHECK(m.find(ndindex_to_string({count}, count - 5) + ": expected a finite number, got nan") != std::string::npos);
+}

@@ -2,6 +2,7 @@
 // and against the exact rank's disagreement on a low-rank matrix with rounding-level noise.
 #include "catch.hpp"
 
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -122,5 +123,61 @@ TEST_CASE("gram-rump shortcut from int64, float64 and rational storage, wide and
       CHECK(nr.sigma_max <= s(0) * (1 + 1e-12));
       CHECK(nr.sigma_max >= s(0) * (1 - 1e-6));
     }
+  }
+}
+
+// numerical_rank_full_proved (a column subset's Gram matrix, Rump's test; no SVD) against the SVD of the
+// whole matrix: on well-conditioned Gaussian matrices (wide, tall, k / n from 1/4 to 1, float32 read at
+// a misaligned address and float64) it proves full rank and the SVD agrees; on matrices whose numerical
+// rank is short of full (an exactly dependent row, a row differing from another by rounding-level noise,
+// a singular value just below numpy's threshold) it never claims a proof.
+TEST_CASE("numerical_rank_full_proved: proves only what the SVD confirms", "[numerical_rank]") {
+  std::mt19937_64 rng(20261127);
+  std::normal_distribution<float> g(0, 1);
+  auto svd_rank = [](const std::vector<double>& v, std::size_t rows, std::size_t cols, double eps) {
+    Eigen::MatrixXd e(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) e(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = v[i * cols + j];
+    Eigen::BDCSVD<Eigen::MatrixXd> svd(e);
+    const Eigen::VectorXd& s = svd.singularValues();
+    const double tol = numerical_rank_default_tol(s(0), rows, cols, eps);
+    return std::pair<std::size_t, Eigen::VectorXd>(static_cast<std::size_t>((s.array() > tol).count()), s);
+  };
+  const double eps32 = std::numeric_limits<float>::epsilon(), eps64 = std::numeric_limits<double>::epsilon();
+  for (auto [rows, cols] : {std::pair<std::size_t, std::size_t>{20, 80}, {50, 60}, {90, 30}, {33, 33}, {1, 7}}) {
+    std::vector<double> v(rows * cols);
+    for (double& x : v) x = g(rng);  // float32 values
+    // The same values as float32 bytes one byte past an aligned address (as in a mapped .npz).
+    std::vector<unsigned char> bytes(rows * cols * 4 + 1);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const float f = static_cast<float>(v[i]);
+      std::memcpy(bytes.data() + 1 + 4 * i, &f, 4);
+    }
+    const auto* le = reinterpret_cast<const Float32Le*>(bytes.data() + 1);
+    REQUIRE(numerical_rank_eps(le, v.size()) == eps32);
+    REQUIRE(numerical_rank_eps(v.data(), v.size()) == eps32);
+    const std::size_t full = std::min(rows, cols);
+    CHECK(svd_rank(v, rows, cols, eps32).first == full);
+    CHECK(numerical_rank_full_proved(le, rows, cols, eps32));
+    CHECK(numerical_rank_full_proved(v.data(), rows, cols, eps32));
+    CHECK(numerical_rank_full_proved(v.data(), rows, cols, eps64, 0.0));  // tol 0: exact full rank
+    // An explicit tol above sigma_min: the SVD counts fewer, and no proof may be claimed.
+    const Eigen::VectorXd s = svd_rank(v, rows, cols, eps32).second;
+    CHECK_FALSE(numerical_rank_full_proved(v.data(), rows, cols, eps32, s(s.size() - 1) * 1.001));
+    CHECK(numerical_rank_full_proved(v.data(), rows, cols, eps32, s(s.size() - 1) * 0.01));  // the subset's are lower
+    if (full < 2) continue;
+    // The last line of the short side a copy of the first, plus noise below numpy's threshold.
+    std::vector<double> w = v;
+    for (std::size_t j = 0; j < std::max(rows, cols); ++j) {
+      double& last = rows <= cols ? w[(rows - 1) * cols + j] : w[j * cols + cols - 1];
+      const double first = rows <= cols ? w[j] : w[j * cols];
+      last = first + (j % 3 == 0 ? 0x1p-40 : 0.0);
+    }
+    CHECK(svd_rank(w, rows, cols, eps32).first < full);
+    CHECK_FALSE(numerical_rank_full_proved(w.data(), rows, cols, eps32));
+    // (Exactly of full rank, but by 2^-40: below what a Gram matrix in double can resolve; no proof.)
+    for (std::size_t j = 0; j < std::max(rows, cols); ++j)  // exactly dependent
+      (rows <= cols ? w[(rows - 1) * cols + j] : w[j * cols + cols - 1]) = rows <= cols ? w[j] : w[j * cols];
+    CHECK_FALSE(numerical_rank_full_proved(w.data(), rows, cols, eps64, 0.0));
   }
 }

@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "memcert/data/float32_array.hpp"
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/linalg/typed_matrix.hpp"
 #include "memcert/util/error.hpp"
@@ -32,7 +34,7 @@ struct TypedArray {
   std::vector<double> f64;
   // float32 data kept as float32 (half the memory of f64) when the reader was asked to (keep_float32);
   // storage is float64 then, with f64 empty.
-  std::vector<float> f32;
+  Float32Array f32;
   std::vector<Rational> q;
   std::size_t count() const;
 };
@@ -49,8 +51,13 @@ using NpyByteReader = std::function<void(std::size_t at, std::size_t n, char* ds
 // in the common layout (little-endian, C order) stay float32 (TypedArray::f32). crc_check, when given,
 // receives the CRC-32 of all `size` bytes before any error about the values or the header is raised, so
 // a corrupt member is reported as such (crc_check throws) rather than by what its corrupt bytes say.
+// The `n` bytes at offset `at` of a member, read-only and in place (a file mapping kept alive by the
+// pointer), or nullptr when they cannot be mapped (the reader then reads them).
+using NpyByteMapper = std::function<std::shared_ptr<const unsigned char>(std::size_t at, std::size_t n)>;
+// map, when given, lets a large float32 array kept as float32 be read in place (TypedArray::f32 then
+// refers to the mapping; its CRC and values are checked in one parallel pass).
 TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std::string& name, bool keep_float32,
-                          const std::function<void(std::uint32_t)>& crc_check);
+                          const std::function<void(std::uint32_t)>& crc_check, const NpyByteMapper& map = {});
 // npy_parse_typed(file_read_all(path), path), with the same results and errors; a large regular file is
 // read piecewise straight into the typed vector instead of through a copy of the whole file.
 TypedArray npy_read_typed(const std::string& path);

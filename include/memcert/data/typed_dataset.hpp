@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "memcert/data/dataset.hpp"
+#include "memcert/data/float32_array.hpp"
 #include "memcert/linalg/typed_matrix.hpp"
 
 namespace memcert {
@@ -17,7 +18,8 @@ struct TypedAttentionDataset {
   TypedMatrix contexts;  // 0 x 0 when contexts_f32 holds the contexts
   // float32 contexts kept as stored ((T n) x d, row-major; half the memory of double): only from
   // attention_dataset_read_typed(path, true) on a .npz whose contexts are float32.
-  std::vector<float> contexts_f32;
+  // Read in place from the file when it is a large stored .npz member (Float32Array::mapped).
+  Float32Array contexts_f32;
   TypedMatrix queries;
 };
 // Same files, checks and error messages as attention_dataset_read (labels are checked, not kept); JSON

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memcert/linalg/matrix.hpp"
+#include "memcert/numeric/float32_le.hpp"
 #include "memcert/linalg/typed_matrix.hpp"
 
 namespace memcert {
@@ -31,12 +32,26 @@ double numerical_rank_default_tol(double sigma_max, std::size_t m, std::size_t n
 // The eps numpy would use for the array the file held: float32's (2^-23) when some entry is not an
 // integer and every entry is a float32 value (data saved from float32 arrays), else float64's (2^-52).
 double numerical_rank_eps(const QMatrix& a);
+// The same rule for `count` values in memory (float values: float32's eps unless every one is an integer).
+double numerical_rank_eps(const double* v, std::size_t count);
+double numerical_rank_eps(const Float32Le* v, std::size_t count);
 
 // Singular values of the entrywise nearest-double rounding of `a` (Eigen's divide-and-conquer SVD),
 // counted above `tol`, or above numerical_rank_default_tol(..., numerical_rank_eps(a)) when `tol` is
 // nullopt. A matrix of at least 48 rows and columns first tries the "gram-rump" shortcut (full rank
 // without an SVD). A 0 x n or m x 0 matrix has numerical rank 0.
 NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol = std::nullopt);
+// A proof, without an SVD, that numpy's rank of the rows x cols row-major matrix `m` (exact values) is
+// min(rows, cols) at `tol`, or at numpy's default threshold with `eps` (numerical_rank_eps): true when
+// Rump's test certifies every singular value of the short side against 2 min(rows, cols) evenly spread
+// lines of the long side above ||M||_F max(rows, cols) eps (>= numpy's threshold; or above tol) -- M M^T
+// dominates that sub-matrix's Gram, so its singular values are no smaller. false means NOT PROVED (ill
+// conditioned, or unlucky lines), not "deficient": the caller then computes numerical_rank. Single-threaded
+// (for callers that run many matrices in parallel); sigma_max is not estimated.
+bool numerical_rank_full_proved(const Float32Le* m, std::size_t rows, std::size_t cols, double eps,
+                                std::optional<double> tol = std::nullopt);
+bool numerical_rank_full_proved(const double* m, std::size_t rows, std::size_t cols, double eps,
+                                std::optional<double> tol = std::nullopt);
 // The same for a matrix in the engine's typed storage (int64 / float64 / rational), without a rational detour.
 NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol = std::nullopt);
 

@@ -77,6 +77,22 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void cholesky_panel
   }
 }
 
+// sum_{k0 <= l < k1} x[l]^2 with the same four-wide partial sums (the diagonal entries' sums).
+__attribute__((target_clones("avx512f", "avx2", "default"))) double cholesky_sum_squares(const double* x, std::size_t k0,
+                                                                                          std::size_t k1) {
+  CholV4 acc0 = {0, 0, 0, 0}, acc1 = {0, 0, 0, 0};
+  std::size_t l = k0;
+  for (; l + 8 <= k1; l += 8) {
+    CholV4 x0, x1;
+    std::memcpy(&x0, x + l, sizeof x0), std::memcpy(&x1, x + l + 4, sizeof x1);
+    acc0 += x0 * x0, acc1 += x1 * x1;
+  }
+  const CholV4 acc = acc0 + acc1;
+  double s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  for (; l < k1; ++l) s += x[l] * x[l];
+  return s;
+}
+
 }  // namespace
 
 bool cholesky_rn(double* a, std::size_t n, int threads) {
@@ -86,19 +102,15 @@ bool cholesky_rn(double* a, std::size_t n, int threads) {
   constexpr std::size_t nb = 128;
   for (std::size_t k0 = 0; k0 < n; k0 += nb) {
     const std::size_t k1 = std::min(n, k0 + nb);
-    // Diagonal block (previous blocks already applied by trailing updates).
-    for (std::size_t j = k0; j < k1; ++j) {
-      double* rj = a + j * n;
-      double s = rj[j];
-      for (std::size_t l = k0; l < j; ++l) s -= rj[l] * rj[l];
+    // Diagonal block (previous blocks already applied by trailing updates), row by row: row i's entries
+    // left of the diagonal from the finished rows above it (as the panel rows below), then its diagonal.
+    // The sums are vectorised (a chain of dependent subtractions would wait on each one's latency).
+    for (std::size_t i = k0; i < k1; ++i) {
+      double* ri = a + i * n;
+      cholesky_panel_row(ri, a, n, k0, i);
+      const double s = ri[i] - cholesky_sum_squares(ri, k0, i);
       if (!(s > 0) || !std::isfinite(s)) return false;
-      rj[j] = std::sqrt(s);
-      for (std::size_t i = j + 1; i < k1; ++i) {
-        double* ri = a + i * n;
-        double t = ri[j];
-        for (std::size_t l = k0; l < j; ++l) t -= ri[l] * rj[l];
-        ri[j] = t / rj[j];
-      }
+      ri[i] = std::sqrt(s);
     }
     if (k1 >= n) break;
     // The panel below it, L21 = A21 L11^-T, row by row: each row's block stays in cache and rows are

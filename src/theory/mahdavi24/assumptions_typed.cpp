@@ -12,6 +12,7 @@
 #include "memcert/linalg/dispatch.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/fast/kruskal_basis.hpp"
+#include "memcert/linalg/numerical_rank.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
@@ -123,13 +124,14 @@ std::vector<std::size_t> assumption2_minor_columns(std::size_t n, std::size_t d)
 }
 
 // Assumption 2 per context, contexts in parallel, each from its exact values (float32 read as stored,
-// widened per context, never the whole data): first the n x n minor on assumption2_minor_columns, row-
+// widened per context, never the whole data). A context in `proved_full` (numerical_rank_full_proved held
+// for it: a proof of rank n) needs nothing more; otherwise first the n x n minor on assumption2_minor_columns, row-
 // scaled to integers and eliminated mod p (a non-zero minor mod p is non-zero over Q: rank n certified, at
 // n^3 instead of n^2 d work); when it is zero mod p, the whole n x d context mod p (dmat_batch_rank's
 // filter); a context short of rank n mod p escalates to rank_certified (exact, two-sided). The first
 // failing context's dependency comes from the exact route.
 Assumption2Result assumption2_typed_result(const TypedAttentionDataset& ds, std::size_t T, const double* c64,
-                                           const float* c32, int threads) {
+                                           const Float32Le* c32, int threads, const std::vector<char>* proved_full = nullptr) {
   const std::size_t n = ds.n, d = ds.d, block = n * d;
   const std::uint64_t p = prime_fast(0);
   const std::vector<std::size_t> mcols = assumption2_minor_columns(n, d);
@@ -141,7 +143,7 @@ Assumption2Result assumption2_typed_result(const TypedAttentionDataset& ds, std:
     auto value = [&](std::size_t i, std::size_t c) {
       return c32 ? static_cast<double>(c32[t * block + i * d + c]) : c64[t * block + i * d + c];
     };
-    if (n == 0) full[t] = 1;
+    if (n == 0 || (proved_full && (*proved_full)[t] && n <= d)) full[t] = 1;
     else if (n <= d) {
       minor.resize(n * n);
       for (std::size_t i = 0; i < n; ++i)
@@ -169,8 +171,9 @@ Assumption2Result assumption2_typed_result(const TypedAttentionDataset& ds, std:
   return r;
 }
 
-json assumption2_typed(const TypedAttentionDataset& ds, const double* c64, const float* c32, int threads) {
-  const Assumption2Result r = assumption2_typed_result(ds, ds.T, c64, c32, threads);
+json assumption2_typed(const TypedAttentionDataset& ds, const double* c64, const Float32Le* c32, int threads,
+                       const std::vector<char>* proved_full) {
+  const Assumption2Result r = assumption2_typed_result(ds, ds.T, c64, c32, threads, proved_full);
   json j{{"holds", r.holds}, {"failing", r.failing}};
   if (!r.holds) j["witness"] = qvec_to_json(r.witness);
   return j;
@@ -219,9 +222,13 @@ void assumption3_rows_twosum(const F* ctx, const double* qry, std::size_t T, std
   });
 }
 
+// `scaled`: the rows may come back multiplied by one common power of two 2^E (int64 storage, when the
+// sums are not all doubles but all fit): the same Kruskal rank and the same dependency coefficients as
+// the rows themselves, without a GMP rational per value (the report's route; assumption3_rows_typed's
+// contract is the rows as they are).
 template <class F>
 TypedMatrix assumption3_rows_of(const F* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
-                                int threads) {
+                                int threads, bool scaled = false) {
   const int th = threads <= 0 ? fast_threads() : threads;
   std::vector<double> fast;
   std::vector<char> exact;
@@ -248,10 +255,11 @@ TypedMatrix assumption3_rows_of(const F* ctx, const double* qry, std::size_t T, 
   std::vector<char> finites(S, 1);
   auto scan = [&](const auto* v, std::size_t count, std::size_t i) {
     for (std::size_t k = 0; k < count; ++k) {
-      if (!std::isfinite(v[k])) finites[i] = 0;
-      else if (v[k] != 0) {
-        highs[i] = std::max(highs[i], high_exponent(v[k]));
-        lows[i] = std::min(lows[i], low_bit_exponent(v[k]));
+      const double x = static_cast<double>(v[k]);
+      if (!std::isfinite(x)) finites[i] = 0;
+      else if (x != 0) {
+        highs[i] = std::max(highs[i], high_exponent(x));
+        lows[i] = std::min(lows[i], low_bit_exponent(x));
       }
     }
   };
@@ -295,6 +303,32 @@ TypedMatrix assumption3_rows_of(const F* ctx, const double* qry, std::size_t T, 
       for (std::size_t i = 0; i < S; ++i) std::copy(out.begin() + i * d, out.begin() + (i + 1) * d, fast.begin() + slow[i] * d);
       return typed_matrix_from_f64(T, d, std::move(fast));
     }
+    if (scaled) {
+      // One scale 2^E2 for all rows: E for the slow sums, and at least every fast value's lowest set bit.
+      int E2 = E;
+      for (std::size_t t = 0; t < T; ++t)
+        if (exact[t])
+          for (std::size_t c = 0; c < d; ++c)
+            if (const double x = fast[t * d + c]; x != 0) E2 = std::max(E2, -low_bit_exponent(x));
+      constexpr i128 kLimit = i128(1) << 62;
+      std::vector<std::int64_t> ints(T * d);
+      bool fits = E2 - E < 62;
+      for (std::size_t t = 0; t < T && fits; ++t) {
+        if (!exact[t]) continue;
+        for (std::size_t c = 0; c < d && fits; ++c) {
+          const double x = fast[t * d + c];
+          fits = x == 0 || high_exponent(x) + E2 < 62;
+          if (fits) ints[t * d + c] = static_cast<std::int64_t>(scaled_to_i128(x, E2));
+        }
+      }
+      for (std::size_t i = 0; i < S && fits; ++i)
+        for (std::size_t c = 0; c < d && fits; ++c) {
+          const i128 v = sums[i * d + c];
+          fits = (v < 0 ? -v : v) < (kLimit >> (E2 - E));
+          if (fits) ints[slow[i] * d + c] = static_cast<std::int64_t>(v * (i128(1) << (E2 - E)));
+        }
+      if (fits) return typed_matrix_from_i64(T, d, std::move(ints));
+    }
     return rational_rows([&](std::size_t i, std::size_t c) { return rational_from_i128(sums[i * d + c], E); });
   }
   return rational_rows([&](std::size_t i, std::size_t c) {
@@ -318,6 +352,16 @@ KruskalSample kruskal_sample_shared(const TypedMatrix& vectors, std::size_t size
           return mat_map<Rational>(mat_select_rows(dv, sub), [](double x) { return rational_from_double(x); });
         },
         threads);
+  if (vectors.storage == Storage::int64)  // beyond 2^53: residues of the integers themselves
+    return dmod_kruskal_sample_basis(
+        dmod_from_i64(vectors.i64.data(), vectors.rows, vectors.cols, p), size, trials, seed,
+        [&](const std::vector<std::size_t>& sub) {
+          QMatrix q(sub.size(), vectors.cols);
+          for (std::size_t i = 0; i < sub.size(); ++i)
+            for (std::size_t c = 0; c < vectors.cols; ++c) q(i, c) = Rational(static_cast<long>(vectors.i64[sub[i] * vectors.cols + c]));
+          return q;
+        },
+        threads);
   const QMatrix q = typed_matrix_to_qmat(vectors);
   return dmod_kruskal_sample_basis(dmod_from_qmat(q, p), size, trials, seed,
                                    [&](const std::vector<std::size_t>& sub) { return mat_select_rows(q, sub); }, threads);
@@ -329,7 +373,7 @@ TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::si
                                    int threads) {
   return assumption3_rows_of(ctx, qry, T, n, d, threads);
 }
-TypedMatrix assumption3_rows_typed(const float* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
+TypedMatrix assumption3_rows_typed(const Float32Le* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
                                    int threads) {
   return assumption3_rows_of(ctx, qry, T, n, d, threads);
 }
@@ -453,7 +497,7 @@ Separation token_separation_doubles(const std::vector<const double*>& points, st
 Assumption2Result assumption2_check_typed(const TypedAttentionDataset& ds, std::size_t count, int threads) {
   if (count > ds.T) throw std::out_of_range("assumption2_check_typed: count past T");
   Matrix<double> cbuf;
-  const float* c32 = ds.contexts_f32.empty() ? nullptr : ds.contexts_f32.data();
+  const Float32Le* c32 = ds.contexts_f32.empty() ? nullptr : ds.contexts_f32.data();
   const double* ctx = c32 ? nullptr : typed_doubles(ds.contexts, cbuf);
   if (!c32 && !ctx) {  // values that are not doubles: the rational check on the first `count` contexts
     AttentionDataset q;
@@ -464,15 +508,46 @@ Assumption2Result assumption2_check_typed(const TypedAttentionDataset& ds, std::
   return assumption2_typed_result(ds, count, ctx, c32, threads);
 }
 
+namespace {
+
+// numpy's numerical rank of every context (below n or not, contexts in parallel): first the SVD-free proof
+// of full rank on the stored values (proved[t] = 1: also a proof of exact rank min(n, d)), else
+// numerical_rank itself.
+void contexts_numerical_ranks(const TypedAttentionDataset& ds, const double* c64, const Float32Le* c32,
+                              std::optional<double> tol, int threads, std::vector<char>& proved,
+                              std::vector<char>& below) {
+  const std::size_t T = ds.T, n = ds.n, d = ds.d, block = n * d;
+  proved.assign(T, 0);
+  below.assign(T, 0);
+  std::atomic<std::size_t> finished{0};
+  parallel_for(T, threads <= 0 ? fast_threads() : threads, [&](std::size_t t) {
+    if (c32) proved[t] = numerical_rank_full_proved(c32 + t * block, n, d, numerical_rank_eps(c32 + t * block, block), tol);
+    else proved[t] = numerical_rank_full_proved(c64 + t * block, n, d, numerical_rank_eps(c64 + t * block, block), tol);
+    below[t] = proved[t] ? std::min(n, d) < n : numerical_rank(typed_dataset_context(ds, t), tol).rank < n;
+    progress_tick("numerical ranks of the contexts", ++finished, T);
+  });
+}
+
+}  // namespace
+
 json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t budget, int threads,
-                              SeparationMode separation) {
+                              SeparationMode separation, const NumericalRanksOption* numerical) {
   // The contexts' exact values, without a copy of the whole data: float32 kept as stored (c32), float64
   // storage itself, int64 up to 2^53 converted once; anything else takes the rational report.
   Matrix<double> cbuf, qbuf;
-  const float* c32 = ds.contexts_f32.empty() ? nullptr : ds.contexts_f32.data();
+  const Float32Le* c32 = ds.contexts_f32.empty() ? nullptr : ds.contexts_f32.data();
   const double* ctx = c32 ? nullptr : typed_doubles(ds.contexts, cbuf);
   const double* qry = c32 || ctx ? typed_doubles(ds.queries, qbuf) : nullptr;
-  if ((!c32 && !ctx) || !qry) return assumptions_report(attention_dataset_from_typed(ds), budget, separation);
+  if ((!c32 && !ctx) || !qry) {
+    json out = assumptions_report(attention_dataset_from_typed(ds), budget, separation);
+    if (numerical) {  // rational values: numpy's ranks of their double roundings
+      json below = json::array();
+      for (std::size_t t = 0; t < ds.T; ++t)
+        if (numerical_rank(typed_dataset_context(ds, t), numerical->tol).rank < ds.n) below.push_back(t);
+      out["numerical"] = {{"queries_rank", numerical_rank(ds.queries, numerical->tol).rank}, {"contexts_rank_below_n", below}};
+    }
+    return out;
+  }
   const std::size_t T = ds.T, n = ds.n, d = ds.d;
   json out;
   out["T"] = T;
@@ -484,10 +559,19 @@ json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t bud
   json j1 = kjson(a1, k1);
   j1["remark1"] = "capacity >= H(min(k, d_h) - 1) + 1 with k = kruskal_lower = " + std::to_string(a1.lower);
   out["assumption1"] = j1;
-  out["assumption2"] = assumption2_typed(ds, ctx, c32, threads);
+  std::vector<char> proved, below;
+  if (numerical) {
+    contexts_numerical_ranks(ds, ctx, c32, numerical->tol, threads, proved, below);
+    json list = json::array();
+    for (std::size_t t = 0; t < T; ++t)
+      if (below[t]) list.push_back(t);
+    out["numerical"] = {{"queries_rank", numerical_rank(ds.queries, numerical->tol).rank}, {"contexts_rank_below_n", list}};
+  }
+  out["assumption2"] = assumption2_typed(ds, ctx, c32, threads, numerical ? &proved : nullptr);
   {
-    TypedMatrix rows3 =
-        c32 ? assumption3_rows_typed(c32, qry, T, n, d, threads) : assumption3_rows_typed(ctx, qry, T, n, d, threads);
+    // Scaled by a common power of two where that avoids rationals: Assumption 3 asks only for the rank.
+    TypedMatrix rows3 = c32 ? assumption3_rows_of(c32, qry, T, n, d, threads, true)
+                            : assumption3_rows_of(ctx, qry, T, n, d, threads, true);
     out["assumption3"] = kjson(kruskal_at_least_typed(rows3, k1, budget, threads), k1);
   }
   const std::size_t kg = std::min(T, d);

@@ -6,6 +6,7 @@
 
 #include <random>
 
+#include "memcert/linalg/numerical_rank.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 
 using namespace memcert;
@@ -83,6 +84,25 @@ TEST_CASE("assumptions_report_typed equals the rational report", "[mahdavi24][as
     ds.contexts[2](1, 3) = rational_from_double(-0x1p-90);  // 128-bit fixed point, negative, not a double
     ds.queries(4, 2) = rational_from_double(0x1p20);
     require_same(ds, 20'000'000, Storage::float64);
+  }
+  SECTION("Assumption 3 sums of 54 to 61 bits: the report's scaled integer rows, enumerated and sampled") {
+    AttentionDataset ds = float_data(g, 9, 4, 6);
+    ds.contexts[1](0, 0) = rational_from_double(0x1p-55);  // sums need ~60 bits: int64 after one scale 2^E
+    ds.contexts[6](3, 2) = rational_from_double(-0x1p-50);
+    require_same(ds, 20'000'000, Storage::float64);
+    require_same(ds, 10, Storage::float64);
+    ds.contexts[8] = ds.contexts[1];  // rows 1 and 8 of Assumption 3 equal: a dependency with coefficients
+    for (std::size_t c = 0; c < 6; ++c) ds.queries(8, c) = ds.queries(1, c);
+    require_same(ds, 20'000'000, Storage::float64);
+    require_same(ds, 10, Storage::float64);
+    // Row 7 = row 1 (a wide sum) + row 2 (a double sum): a dependency only if both kinds share one scale.
+    ds.contexts[8] = float_data(g, 1, 4, 6).contexts[0];
+    ds.contexts[2](0, 0) = 0;
+    for (std::size_t i = 0; i < 4; ++i)
+      for (std::size_t c = 0; c < 6; ++c) ds.contexts[7](i, c) = ds.contexts[1](i, c) + ds.contexts[2](i, c);
+    for (std::size_t c = 0; c < 6; ++c) ds.queries(7, c) = ds.queries(1, c) + ds.queries(2, c);
+    require_same(ds, 20'000'000, Storage::float64);
+    require_same(ds, 10, Storage::float64);
   }
   SECTION("int64 data and rational data") {
     std::uniform_int_distribution<int> v(-3, 3);
@@ -217,6 +237,21 @@ TEST_CASE("float32 contexts kept as float32 give the rational report", "[mahdavi
     INFO(a.dump() << "\n" << b.dump());
     REQUIRE(a == b);
     REQUIRE(b["assumption2"]["failing"] == nlohmann::json::array({37}));
+  }
+  // With numpy's numerical ranks: the same exact verdicts (Assumption 2 reuses the proofs of full rank),
+  // and the ranks those of numerical_rank (the SVD at this size) on every context and the queries.
+  for (std::optional<double> tol : {std::optional<double>{}, std::optional<double>{1e-3}, std::optional<double>{0.0}}) {
+    const NumericalRanksOption opt{tol};
+    nlohmann::json with = assumptions_report_typed(t, 20'000'000, 2, SeparationMode::off, &opt);
+    nlohmann::json without = assumptions_report_typed(t, 20'000'000, 2, SeparationMode::off);
+    nlohmann::json below = nlohmann::json::array();
+    for (std::size_t i = 0; i < T; ++i)
+      if (numerical_rank(typed_dataset_context(t, i), tol).rank < n) below.push_back(i);
+    REQUIRE(with["numerical"]["contexts_rank_below_n"] == below);
+    REQUIRE(with["numerical"]["queries_rank"] == numerical_rank(t.queries, tol).rank);
+    with.erase("numerical");
+    REQUIRE(with == without);
+    if (!tol) REQUIRE(below.size() >= 1);  // context 37 at least
   }
   // The typed dataset's context accessor widens exactly.
   const TypedMatrix e = typed_dataset_context(t, 12);

@@ -2,6 +2,7 @@
 // mahdavi24's hypotheses (assumptions.hpp) decided on typed storage through the engine's kernels.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,8 +18,18 @@ namespace memcert::mahdavi24 {
 // token separation through a sweep with a proved double enclosure (exact rationals only for the pairs
 // and norms it cannot decide), with no GMP rational per entry. Other data take assumptions_report.
 // `threads` <= 0: fast_threads().
+// With `numerical` (numpy's matrix_rank threshold: nullopt for its default), the report also holds
+// "numerical": {"queries_rank", "contexts_rank_below_n": [t...]}, numpy's rank of the queries and the
+// contexts whose numerical rank is below n (numerical_rank.hpp), next to the exact verdicts. The contexts
+// are then read once for both: a context whose full numerical rank is proved (numerical_rank_full_proved:
+// every singular value above a threshold >= 0, so also exactly of full rank) needs no exact elimination
+// for Assumption 2.
+struct NumericalRanksOption {
+  std::optional<double> tol;
+};
 nlohmann::json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t budget, int threads = 0,
-                                        SeparationMode separation = SeparationMode::on);
+                                        SeparationMode separation = SeparationMode::on,
+                                        const NumericalRanksOption* numerical = nullptr);
 // assumption2_check's contract for the first `count` contexts of a typed data set (examples 0 .. count-1),
 // through the same filtered route as assumptions_report_typed (a minor mod p, then the whole context mod
 // p, escalating to rank_certified); the witness comes from the exact rational route.
@@ -32,7 +43,7 @@ KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, s
 // does not depend on it.
 TypedMatrix assumption3_rows_typed(const double* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
                                    int threads = 0);
-TypedMatrix assumption3_rows_typed(const float* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
+TypedMatrix assumption3_rows_typed(const Float32Le* ctx, const double* qry, std::size_t T, std::size_t n, std::size_t d,
                                    int threads = 0);
 // token_separation over points given as exact doubles (d values each); repeated points are ignored.
 // Without `min_distance` only r2 is computed (delta2 left 0).
