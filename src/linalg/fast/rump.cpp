@@ -195,7 +195,10 @@ double gram_lower_double(const double* c, std::size_t k, std::size_t n, double* 
   // Lower triangle by block rows: rows [i0, i1) against columns [0, i1) (about half of the full product;
   // the diagonal blocks also fill a few entries above the diagonal, which the contract leaves unspecified).
   // Each entry is one dot product of length n, so the error bound below is the full product's.
-  constexpr std::size_t rb = 256;
+  // Smaller block rows for small k: a single 256-row block would compute the whole square (a 197-row
+  // context's Gram matrix is one block), while 64-row blocks skip most of the upper triangle (20% faster
+  // at 197 x 394; the packing a block row repeats stays small next to its products).
+  const std::size_t rb = k < 1024 ? 64 : 256;
   const int t = threads_or_default(threads);
   for (std::size_t i0 = 0; i0 < k; i0 += rb) {
     const std::size_t i1 = std::min(k, i0 + rb);
