@@ -1,6 +1,7 @@
 // memcert command-line entry point: builds the CLI11 app from the registered commands, runs the chosen
 // one, and maps errors to docs/CLI.md's exit codes.
 #include <gmp.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -201,6 +202,18 @@ void progress(const std::string& label, std::size_t done, std::size_t total) {
   }
 }
 
+// An input read in place from its file (a mapped .npz member) faults on access (SIGBUS) when the file
+// shrinks or cannot be read while in use: bad input, reported in one line with exit 2 rather than a crash.
+// Only async-signal-safe calls here.
+extern "C" void on_bus_error(int) {
+  static const char msg[] =
+      "memcert: bad input: a file read in place (a mapped .npz member) shrank or could not be read while in use "
+      "(expected a file that does not change while memcert runs)\n";
+  const ::ssize_t written = ::write(2, msg, sizeof msg - 1);
+  (void)written;
+  ::_exit(kExitBadInput);
+}
+
 }  // namespace memcert::cli
 
 int main(int argc, char** argv) {
@@ -271,6 +284,9 @@ int main(int argc, char** argv) {
   memcert::fast_set_threads(g_threads);  // 0: all hardware threads
   memcert_checker::verify_set_threads(static_cast<unsigned>(g_threads));
   memcert::progress_set_sink([](const std::string& stage, std::size_t done, std::size_t total) { progress(stage, done, total); });
+  struct sigaction bus {};
+  bus.sa_handler = on_bus_error;
+  ::sigaction(SIGBUS, &bus, nullptr);
   try {
     start_budget();
     return chosen();

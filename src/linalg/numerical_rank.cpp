@@ -177,8 +177,14 @@ bool numerical_rank_full_proved_of(const F* v, std::size_t rows, std::size_t col
   // from singular: sigma_min ~ sqrt(2k) - sqrt(k) times the entries' scale, while t is about 10^-4 of
   // sigma_max for float32 data): half the Gram's work at k / n = 1/4.
   const std::size_t m = std::min(n, 2 * k);
-  thread_local std::vector<double> c, g;
-  thread_local std::vector<std::size_t> lines;
+  // Buffers of up to 4 MB stay with the thread for its next matrix (many contexts in a row); larger ones
+  // are freed on return.
+  thread_local std::vector<double> c_kept, g_kept;
+  std::vector<double> c_own, g_own;
+  const bool keep = k * (m + k) <= (std::size_t(1) << 19);
+  std::vector<double>& c = keep ? c_kept : c_own;
+  std::vector<double>& g = keep ? g_kept : g_own;
+  std::vector<std::size_t> lines;
   c.resize(k * m);
   g.resize(k * k);
   lines.resize(m);

@@ -1,5 +1,8 @@
 // .npz reading (stored and deflated members, zip archives built by the test's own encoder) and the
 // float64 .npz writer.
+#include <cstring>
+#include <limits>
+
 #include "memcert/data/matrix_io.hpp"
 #include "npy_fixtures.hpp"
 
@@ -125,10 +128,12 @@ TEST_CASE("npz float32 members read in place", "[npz]") {
   std::size_t differ = 0;
   for (std::size_t i = 0; i < count; ++i) differ += static_cast<double>(a.f32[i]) != read.at("c").f64[i];
   REQUIRE(differ == 0);
-  // A flipped bit in the data: the CRC of the mapped bytes disagrees.
+  // A value overwritten by a NaN without updating the CRC: reported as the member's corruption (the CRC
+  // is checked before the values).
   std::string corrupt = archive;
   const std::size_t data_at = archive.find(member) + member.size() - 4 * 1000;
-  corrupt[data_at] = static_cast<char>(corrupt[data_at] ^ 0x10);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(corrupt.data() + data_at, &nan, 4);
   std::string m = input_error_of([&] { npz_read_typed(write_file("f32_crc.npz", corrupt), true); });
   CHECK(m.find("member 'c.npy': expected CRC-32") != std::string::npos);
   // A NaN at element count - 5 (in the last chunk), with a matching CRC: named by its index.

@@ -4,6 +4,7 @@
 // copies share the storage.
 #include <cstddef>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "memcert/numeric/float32_le.hpp"
@@ -16,6 +17,17 @@ class Float32Array {
   Float32Array(std::vector<float> owned);  // NOLINT: a vector is the owned form
   // `count` values at `bytes` (any alignment), kept alive by `owner` (e.g. the file mapping).
   Float32Array(std::shared_ptr<const void> owner, const unsigned char* bytes, std::size_t count);
+  Float32Array(const Float32Array&) = default;
+  Float32Array& operator=(const Float32Array&) = default;
+  // A moved-from array is empty (as a moved-from vector), never a view of storage it no longer owns.
+  Float32Array(Float32Array&& o) noexcept { *this = std::move(o); }
+  Float32Array& operator=(Float32Array&& o) noexcept {
+    owner_ = std::move(o.owner_);
+    data_ = std::exchange(o.data_, nullptr);
+    size_ = std::exchange(o.size_, 0);
+    mapped_ = std::exchange(o.mapped_, false);
+    return *this;
+  }
   template <class It>
   void assign(It first, It last) {
     *this = Float32Array(std::vector<float>(first, last));
