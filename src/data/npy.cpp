@@ -17,7 +17,7 @@
 #include <limits>
 
 #include "memcert/data/matrix_io.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/util/threads.hpp"
 #include "memcert/util/parallel.hpp"
 #include "printable.hpp"
 

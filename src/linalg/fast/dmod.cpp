@@ -23,18 +23,6 @@ namespace memcert {
 using fast_detail::ModCtx;
 using fast_detail::reduce_one;
 
-namespace {
-std::atomic<int> g_threads{0};
-}
-
-void fast_set_threads(int n) { g_threads = n < 0 ? 0 : n; }
-int fast_threads() {
-  int t = g_threads.load();
-  if (t > 0) return t;
-  unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : static_cast<int>(hw);
-}
-
 std::uint64_t prime_fast(std::size_t i) {
   static std::mutex mu;
   static std::vector<std::uint64_t> cache;

@@ -13,13 +13,11 @@
 
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/linalg/qmat.hpp"
+#include "memcert/util/threads.hpp"
 
 namespace memcert {
 
-// Threads used by the fast kernels (default: all hardware threads). Results never depend on it.
-// n >= 1 fixes the number; 0 restores the default.
-void fast_set_threads(int n);
-int fast_threads();
+// fast_set_threads / fast_threads: memcert/util/threads.hpp (the kernels' thread count).
 
 // The i-th prime below 2^23 counting down from 2^23 (deterministic). Primes this size let the
 // product kernel accumulate ~500 products between reductions; any prime < 2^26 is accepted.
