@@ -11,9 +11,11 @@
 Prints "N passed, M failed" last; exits 1 on failure."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -299,6 +301,40 @@ check("assumptions float32: delta^2 the same when computed (auto, on), null when
       [outs[("f32", m)][1].get("separation") for m in ("auto", "on", "off")])
 rc, _, e = run("assumptions", path("f32.npz"), "--separation", "sometimes")
 check("assumptions --separation sometimes is bad usage", rc == 2 and len(e.strip().splitlines()) == 1, (rc, e))
+
+# ---- float32 contexts large enough to be read in place (a mapped stored member, 17 MB at byte 190 of the
+# archive) give the report of the same values read as float64 and from a compressed archive -------------------
+rngm = np.random.default_rng(33)
+ctxm = rngm.standard_normal((700, 8, 768)).astype(np.float32)
+ctxm[5, 7] = ctxm[5, 0]  # a context of exact rank 7: Assumption 2 fails there, numerically too
+qrym = rngm.standard_normal((700, 768)).astype(np.float32)
+np.savez(path("m32.npz"), contexts=ctxm, queries=qrym)
+np.savez(path("m64.npz"), contexts=ctxm.astype(np.float64), queries=qrym.astype(np.float64))
+np.savez_compressed(path("m32z.npz"), contexts=ctxm, queries=qrym)
+outm = {}
+for name in ("m32", "m64", "m32z"):
+    rc, out, e = run("--quiet", "assumptions", path(name + ".npz"), "--separation", "off", "--json")
+    j = json.loads(out) if out.strip() else {}
+    j.pop("seconds", None)
+    outm[name] = (rc, j)
+check("assumptions: float32 read in place = float64 = compressed float32", outm["m32"] == outm["m64"] == outm["m32z"],
+      (outm["m32"], outm["m64"]))
+check("assumptions read in place: the deficient context found exactly and numerically",
+      outm["m32"][0] == 1 and outm["m32"][1].get("assumption2", {}).get("failing") == [5] and
+      outm["m32"][1].get("numerical", {}).get("contexts_rank_below_n") == [5], outm["m32"][1].get("numerical"))
+
+# A bus error (what reading a mapped file that shrank raises) is reported as bad input, not a crash: memcert
+# is held reading a FIFO whose writer (this script) sends nothing, and sent SIGBUS.
+fifo = path("held.npz")
+os.mkfifo(fifo)
+writer = os.open(fifo, os.O_RDWR)  # a connected writer: memcert's read waits for data
+proc = subprocess.Popen([BIN, "assumptions", fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+time.sleep(1.0)
+proc.send_signal(signal.SIGBUS)
+out, e = proc.communicate(timeout=30)
+os.close(writer)
+check("SIGBUS while reading: exit 2 with one line", proc.returncode == 2 and len(e.strip().splitlines()) == 1 and
+      "shrank" in e, (proc.returncode, e))
 
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
