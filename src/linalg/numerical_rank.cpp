@@ -171,7 +171,10 @@ bool numerical_rank_full_proved_of(const F* v, std::size_t rows, std::size_t col
   for (; i8 < total; ++i8) part[0] += static_cast<double>(v[i8]) * static_cast<double>(v[i8]);
   const double fro2 = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
   if (!std::isfinite(fro2) || fro2 == 0) return false;
-  const double t = tol ? *tol : std::sqrt(fro2) * (1 + 1e-6) * static_cast<double>(n) * eps;
+  // Upward margin: the sum's relative rounding error is below total 2^-53 (any order), so 1e-6 covers it
+  // up to 10^9 entries and the second term beyond.
+  const double margin = 1 + 1e-6 + static_cast<double>(total) * 0x1p-50;
+  const double t = tol ? *tol : std::sqrt(fro2) * margin * static_cast<double>(n) * eps;
   if (!std::isfinite(t)) return false;
   // The short side against 2k of the n long-side lines, spread evenly (a random-like k x 2k matrix is far
   // from singular: sigma_min ~ sqrt(2k) - sqrt(k) times the entries' scale, while t is about 10^-4 of
