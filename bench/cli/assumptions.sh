@@ -3,7 +3,7 @@
 # numpy_assumptions.py (matrix_rank of every context + one Kruskal sample of the queries), one run each,
 # as whole processes. Wall time and peak RSS from /usr/bin/time; the ratio is memcert / numpy.
 #
-#   bash bench/cli/assumptions.sh BUILD_DIR [T]      (T = 2000 by default: a 1.2 GB input; memcert ~1.5 GB of RAM)
+#   bash bench/cli/assumptions.sh BUILD_DIR [T]      (T = 2000 by default: a 1.2 GB input; memcert ~1.3 GB of RAM, mostly the file mapped)
 set -euo pipefail
 BUILD=${1:?usage: assumptions.sh BUILD_DIR [T]}
 T=${2:-2000}
