@@ -95,6 +95,28 @@ double lambda_max_lanczos_lower(const double* g, std::size_t k, std::size_t step
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(t, Eigen::EigenvaluesOnly);
   return es.eigenvalues().maxCoeff();
 }
+// t = ||M||_F max(rows, cols) eps for the `count` values of M (any order; float or double), rounded up
+// far past the sum's rounding, so t >= numpy's default threshold sigma_max max(rows, cols) eps; or `tol`.
+// nullopt when M is zero or t is not finite (no proof is attempted then).
+template <class F>
+std::optional<double> full_rank_threshold(const F* v, std::size_t count, std::size_t maxdim, double eps,
+                                          std::optional<double> tol) {
+  // Eight partial sums, so the additions do not wait on each other.
+  double part[8] = {};
+  std::size_t i8 = 0;
+  for (; i8 + 8 <= count; i8 += 8)
+    for (std::size_t l = 0; l < 8; ++l) part[l] += static_cast<double>(v[i8 + l]) * static_cast<double>(v[i8 + l]);
+  for (; i8 < count; ++i8) part[0] += static_cast<double>(v[i8]) * static_cast<double>(v[i8]);
+  const double fro2 = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
+  if (!std::isfinite(fro2) || fro2 == 0) return std::nullopt;
+  // The sum's relative rounding error is below count 2^-53: 1e-6 covers it up to 10^9 entries, the
+  // second term beyond.
+  const double margin = 1 + 1e-6 + static_cast<double>(count) * 0x1p-50;
+  const double t = tol ? *tol : std::sqrt(fro2) * margin * static_cast<double>(maxdim) * eps;
+  if (!std::isfinite(t)) return std::nullopt;
+  return t;
+}
+
 // Rump's test that every singular value of the k x n row-major doubles `c` (k <= n) exceeds t: the Gram
 // matrix C C^T - t^2 I (one triangle, with its rounding error bound) certified positive definite. The
 // buffer `g` (k x k) is overwritten. `lambda_out`, when given, receives a Lanczos estimate from below of
@@ -132,14 +154,9 @@ std::optional<NumericalRank> numerical_rank_full_by_gram(std::size_t rows, std::
                                                          double eps, std::optional<double> tol) {
   if (std::min(rows, cols) < static_cast<std::size_t>(kGramShortcutMin)) return std::nullopt;
   const std::size_t k = std::min(rows, cols), n = std::max(rows, cols);
-  double fro2 = 0;
-  for (std::size_t i = 0; i < k * n; ++i) fro2 += c[i] * c[i];
-  if (!std::isfinite(fro2) || fro2 == 0) return std::nullopt;
-  const double maxdim = static_cast<double>(std::max(rows, cols));
-  // Upward margins far above the rounding of fro2 (relative k n 2^-53) and of the products below.
-  const double sigma_hi = std::sqrt(fro2) * (1 + 1e-6);
-  const double t = tol ? *tol : sigma_hi * maxdim * eps;
-  if (!std::isfinite(t)) return std::nullopt;
+  const std::optional<double> threshold = full_rank_threshold(c, k * n, n, eps, tol);
+  if (!threshold) return std::nullopt;
+  const double t = *threshold;
   auto g = std::make_unique_for_overwrite<double[]>(k * k);
   double lambda = 0;
   if (!gram_rump_singular_values_above(c, k, n, t, g.get(), 0, tol ? nullptr : &lambda)) return std::nullopt;
@@ -161,21 +178,10 @@ template <class F>
 bool numerical_rank_full_proved_of(const F* v, std::size_t rows, std::size_t cols, double eps, std::optional<double> tol) {
   const std::size_t k = std::min(rows, cols), n = std::max(rows, cols);
   if (k == 0) return true;
-  // ||M||_F^2 of the whole matrix (numpy's threshold is the whole matrix's), in eight partial sums so the
-  // additions do not wait on each other (any order: the margin below covers its rounding).
-  double part[8] = {};
-  const std::size_t total = rows * cols;
-  std::size_t i8 = 0;
-  for (; i8 + 8 <= total; i8 += 8)
-    for (std::size_t l = 0; l < 8; ++l) part[l] += static_cast<double>(v[i8 + l]) * static_cast<double>(v[i8 + l]);
-  for (; i8 < total; ++i8) part[0] += static_cast<double>(v[i8]) * static_cast<double>(v[i8]);
-  const double fro2 = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
-  if (!std::isfinite(fro2) || fro2 == 0) return false;
-  // Upward margin: the sum's relative rounding error is below total 2^-53 (any order), so 1e-6 covers it
-  // up to 10^9 entries and the second term beyond.
-  const double margin = 1 + 1e-6 + static_cast<double>(total) * 0x1p-50;
-  const double t = tol ? *tol : std::sqrt(fro2) * margin * static_cast<double>(n) * eps;
-  if (!std::isfinite(t)) return false;
+  // numpy's threshold is the whole matrix's.
+  const std::optional<double> threshold = full_rank_threshold(v, rows * cols, n, eps, tol);
+  if (!threshold) return false;
+  const double t = *threshold;
   // The short side against 2k of the n long-side lines, spread evenly (a random-like k x 2k matrix is far
   // from singular: sigma_min ~ sqrt(2k) - sqrt(k) times the entries' scale, while t is about 10^-4 of
   // sigma_max for float32 data): half the Gram's work at k / n = 1/4.

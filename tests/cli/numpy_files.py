@@ -43,6 +43,14 @@ def path(name):
     return os.path.join(WORK, name)
 
 
+def assumptions_json(name, *opts):
+    """`memcert --quiet assumptions NAME.npz OPTS --json`: (exit code, JSON without "seconds")."""
+    rc, out, _ = run("--quiet", "assumptions", path(name + ".npz"), *opts, "--json")
+    j = json.loads(out) if out.strip() else {}
+    j.pop("seconds", None)
+    return rc, j
+
+
 def exact(x):
     return Fraction(x) if isinstance(x, str) else Fraction(x)
 
@@ -282,13 +290,8 @@ qry32 = rng32.standard_normal((12, 6)).astype(np.float32)
 np.savez(path("f32.npz"), contexts=ctx32, queries=qry32)
 np.savez(path("f64.npz"), contexts=ctx32.astype(np.float64), queries=qry32.astype(np.float64))
 np.savez_compressed(path("f32z.npz"), contexts=ctx32, queries=qry32)
-outs = {}
-for name in ("f32", "f64", "f32z"):
-    for mode in ("auto", "on", "off"):
-        rc, out, e = run("--quiet", "assumptions", path(name + ".npz"), "--separation", mode, "--json")
-        j = json.loads(out) if out.strip() else {}
-        j.pop("seconds", None)
-        outs[(name, mode)] = (rc, j)
+outs = {(name, mode): assumptions_json(name, "--separation", mode)
+        for name in ("f32", "f64", "f32z") for mode in ("auto", "on", "off")}
 for mode in ("auto", "on", "off"):
     check("assumptions float32 = float64 (--separation %s)" % mode, outs[("f32", mode)] == outs[("f64", mode)] == outs[("f32z", mode)],
           (outs[("f32", mode)], outs[("f64", mode)]))
@@ -311,12 +314,7 @@ qrym = rngm.standard_normal((700, 768)).astype(np.float32)
 np.savez(path("m32.npz"), contexts=ctxm, queries=qrym)
 np.savez(path("m64.npz"), contexts=ctxm.astype(np.float64), queries=qrym.astype(np.float64))
 np.savez_compressed(path("m32z.npz"), contexts=ctxm, queries=qrym)
-outm = {}
-for name in ("m32", "m64", "m32z"):
-    rc, out, e = run("--quiet", "assumptions", path(name + ".npz"), "--separation", "off", "--json")
-    j = json.loads(out) if out.strip() else {}
-    j.pop("seconds", None)
-    outm[name] = (rc, j)
+outm = {name: assumptions_json(name, "--separation", "off") for name in ("m32", "m64", "m32z")}
 check("assumptions: float32 read in place = float64 = compressed float32", outm["m32"] == outm["m64"] == outm["m32z"],
       (outm["m32"], outm["m64"]))
 check("assumptions read in place: the deficient context found exactly and numerically",
