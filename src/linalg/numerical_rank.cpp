@@ -3,6 +3,7 @@
 #include "memcert/linalg/numerical_rank.hpp"
 
 #include "memcert/linalg/eigen_svd.hpp"
+#include "memcert/linalg/fast/gram_int16.hpp"
 #include "memcert/linalg/fast/rump.hpp"
 
 #include <Eigen/Eigenvalues>
@@ -95,9 +96,20 @@ double lambda_max_lanczos_lower(const double* g, std::size_t k, std::size_t step
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(t, Eigen::EigenvaluesOnly);
   return es.eigenvalues().maxCoeff();
 }
-// t = ||M||_F max(rows, cols) eps for the `count` values of M (any order; float or double), rounded up
-// far past the sum's rounding, so t >= numpy's default threshold sigma_max max(rows, cols) eps; or `tol`.
-// nullopt when M is zero or t is not finite (no proof is attempted then).
+// t = ||M||_F max(rows, cols) eps from fro2 = ||M||_F^2 summed over `count` values (relative error below
+// count 2^-53), rounded up far past that error, so t >= numpy's default threshold sigma_max max(rows, cols)
+// eps; or `tol`. nullopt when M is zero or t is not finite (no proof is attempted then).
+std::optional<double> threshold_from_sum_squares(double fro2, std::size_t count, std::size_t maxdim, double eps,
+                                                 std::optional<double> tol) {
+  if (!std::isfinite(fro2) || fro2 == 0) return std::nullopt;
+  // 1e-6 covers the sum's rounding up to 10^9 entries, the second term beyond.
+  const double margin = 1 + 1e-6 + static_cast<double>(count) * 0x1p-50;
+  const double t = tol ? *tol : std::sqrt(fro2) * margin * static_cast<double>(maxdim) * eps;
+  if (!std::isfinite(t)) return std::nullopt;
+  return t;
+}
+
+// The same threshold for the `count` values of M (any order; float or double).
 template <class F>
 std::optional<double> full_rank_threshold(const F* v, std::size_t count, std::size_t maxdim, double eps,
                                           std::optional<double> tol) {
@@ -108,22 +120,14 @@ std::optional<double> full_rank_threshold(const F* v, std::size_t count, std::si
     for (std::size_t l = 0; l < 8; ++l) part[l] += static_cast<double>(v[i8 + l]) * static_cast<double>(v[i8 + l]);
   for (; i8 < count; ++i8) part[0] += static_cast<double>(v[i8]) * static_cast<double>(v[i8]);
   const double fro2 = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
-  if (!std::isfinite(fro2) || fro2 == 0) return std::nullopt;
-  // The sum's relative rounding error is below count 2^-53: 1e-6 covers it up to 10^9 entries, the
-  // second term beyond.
-  const double margin = 1 + 1e-6 + static_cast<double>(count) * 0x1p-50;
-  const double t = tol ? *tol : std::sqrt(fro2) * margin * static_cast<double>(maxdim) * eps;
-  if (!std::isfinite(t)) return std::nullopt;
-  return t;
+  return threshold_from_sum_squares(fro2, count, maxdim, eps, tol);
 }
 
-// Rump's test that every singular value of the k x n row-major doubles `c` (k <= n) exceeds t: the Gram
-// matrix C C^T - t^2 I (one triangle, with its rounding error bound) certified positive definite. The
-// buffer `g` (k x k) is overwritten. `lambda_out`, when given, receives a Lanczos estimate from below of
-// lambda_max(C C^T), taken before the factorization consumes g.
-bool gram_rump_singular_values_above(const double* c, std::size_t k, std::size_t n, double t, double* g, int threads,
-                                     double* lambda_out = nullptr) {
-  const double err2 = gram_lower_double(c, k, n, g, threads);
+// Rump's test that every eigenvalue of C C^T exceeds t^2, given G within 2-norm err2 of C C^T as the lower
+// triangle of the k x k row-major buffer g: G - t^2 I, enlarged by err2, certified positive definite. The
+// buffer is overwritten. `lambda_out`, when given, receives a Lanczos estimate from below of
+// lambda_max(G), taken before the factorization consumes g.
+bool gram_eigenvalues_above(double* g, std::size_t k, double err2, double t, int threads, double* lambda_out) {
   if (!std::isfinite(err2)) return false;
   if (lambda_out) *lambda_out = lambda_max_lanczos_lower(g, k);
   const double mu = t * t * (1 + 1e-6);
@@ -137,6 +141,31 @@ bool gram_rump_singular_values_above(const double* c, std::size_t k, std::size_t
   // <= diag_max 2^-52, added to the Gram's own bound.
   const double rad = (err2 + diag_max * 0x1p-52) * (1 + 1e-6);
   return rump_isspd_lower_inplace(g, k, rad, threads).certified;
+}
+
+// Rump's test that every singular value of the k x n row-major doubles `c` (k <= n) exceeds t: the Gram
+// matrix C C^T - t^2 I (one triangle, with its rounding error bound) certified positive definite. The
+// buffer `g` (k x k) is overwritten.
+bool gram_rump_singular_values_above(const double* c, std::size_t k, std::size_t n, double t, double* g, int threads,
+                                     double* lambda_out = nullptr) {
+  return gram_eigenvalues_above(g, k, gram_lower_double(c, k, n, g, threads), t, threads, lambda_out);
+}
+
+// The reported (rank, tol) of a rows x cols matrix whose k = min(rows, cols) singular values were all
+// certified above t (see numerical_rank_full_by_gram), with lambda a Lanczos estimate of sigma_max^2.
+NumericalRank full_numerical_rank(std::size_t rows, std::size_t cols, double t, double lambda, double eps,
+                                  std::optional<double> tol) {
+  NumericalRank out;
+  out.eps = eps;
+  out.rank = std::min(rows, cols);
+  out.method = "gram-rump";
+  if (tol) {
+    out.tol = *tol;
+  } else {
+    out.sigma_max = std::sqrt(std::max(lambda, 0.0));
+    out.tol = std::min(numerical_rank_default_tol(out.sigma_max, rows, cols, eps), t);
+  }
+  return out;
 }
 
 // Full numerical rank without an SVD, when the matrix is well conditioned (the common case, and the one
@@ -160,17 +189,29 @@ std::optional<NumericalRank> numerical_rank_full_by_gram(std::size_t rows, std::
   auto g = std::make_unique_for_overwrite<double[]>(k * k);
   double lambda = 0;
   if (!gram_rump_singular_values_above(c, k, n, t, g.get(), 0, tol ? nullptr : &lambda)) return std::nullopt;
-  NumericalRank out;
-  out.eps = eps;
-  out.rank = k;
-  out.method = "gram-rump";
-  if (tol) {
-    out.tol = *tol;
-  } else {
-    out.sigma_max = std::sqrt(std::max(lambda, 0.0));
-    out.tol = std::min(numerical_rank_default_tol(out.sigma_max, rows, cols, eps), t);
-  }
-  return out;
+  return full_numerical_rank(rows, cols, t, lambda, eps, tol);
+}
+
+// numerical_rank_full_by_gram for int64 data of at most 15 bits per entry: the Gram matrix computed
+// exactly by 16-bit integer products (gram_int16.hpp), so Rump's test carries no Gram error bound, and
+// no double copy of the matrix is made. `applicable` is set false when the exact route cannot run (wider
+// entries, no AVX2): the caller then takes the double route; a nullopt with `applicable` true means the
+// test did not certify (the matrix is not well conditioned: an SVD is due).
+std::optional<NumericalRank> numerical_rank_full_by_exact_gram(const TypedMatrix& a, std::optional<double> tol,
+                                                               bool& applicable) {
+  applicable = false;
+  const std::size_t k = std::min(a.rows, a.cols), n = std::max(a.rows, a.cols);
+  if (k < static_cast<std::size_t>(kGramShortcutMin)) return std::nullopt;
+  auto g = std::make_unique_for_overwrite<double[]>(k * k);
+  const std::optional<double> fro2 = gram_lower_exact_i16(a.i64.data(), a.rows, a.cols, a.rows > a.cols, g.get());
+  if (!fro2) return std::nullopt;
+  applicable = true;
+  const double eps = std::numeric_limits<double>::epsilon();
+  const std::optional<double> threshold = threshold_from_sum_squares(*fro2, k * n, n, eps, tol);
+  if (!threshold) return std::nullopt;
+  double lambda = 0;
+  if (!gram_eigenvalues_above(g.get(), k, 0.0, *threshold, 0, tol ? nullptr : &lambda)) return std::nullopt;
+  return full_numerical_rank(a.rows, a.cols, *threshold, lambda, eps, tol);
 }
 
 // numerical_rank_full_proved for float or double values (Float32Le: float32 at any alignment).
@@ -282,10 +323,13 @@ NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol) {
   if (a.storage == Storage::rational) return numerical_rank(a.q, tol);
   const double eps = a.storage == Storage::float64 ? numerical_rank_eps(a.f64.data(), a.f64.size())
                                                    : std::numeric_limits<double>::epsilon();
+  bool exact_route = false;
+  if (a.storage == Storage::int64)
+    if (auto full = numerical_rank_full_by_exact_gram(a, tol, exact_route)) return *full;
   auto at = [&a](std::size_t i, std::size_t j) {
     return a.storage == Storage::int64 ? static_cast<double>(a.i64[i * a.cols + j]) : a.f64[i * a.cols + j];
   };
-  {
+  if (!exact_route) {  // (the exact route's Gram has no rounding: the double one would not certify either)
     // A wide float64 matrix is used where it lies; anything else is converted once.
     std::unique_ptr<double[]> c;
     if (!(a.storage == Storage::float64 && a.rows <= a.cols)) c = short_side_rows(a.rows, a.cols, at);

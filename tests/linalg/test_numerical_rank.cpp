@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "memcert/linalg/numerical_rank.hpp"
 #include "memcert/linalg/qmat.hpp"
@@ -180,4 +181,65 @@ TEST_CASE("numerical_rank_full_proved: proves only what the SVD confirms", "[num
       (rows <= cols ? w[(rows - 1) * cols + j] : w[j * cols + cols - 1]) = rows <= cols ? w[j] : w[j * cols];
     CHECK_FALSE(numerical_rank_full_proved(w.data(), rows, cols, eps64, 0.0));
   }
+}
+
+// int64 storage of small entries takes the exact 16-bit Gram route (gram_int16.hpp; no Gram rounding):
+// against the SVD of the same values, and against the double route (the same values stored as float64).
+// Adversarial: an integer matrix of full exact rank whose numerical rank is not full (1 on the diagonal,
+// -1 everywhere above it: sigma_min ~ 2^-n) must not be certified; it reaches the SVD and gets its count.
+// Entries too wide for the 16-bit route fall back to the double route.
+TEST_CASE("int64 exact Gram route agrees with the SVD and the double route, and declines the ill-conditioned",
+          "[numerical_rank]") {
+  auto svd_values = [](const std::vector<double>& v, std::size_t rows, std::size_t cols) {
+    Eigen::MatrixXd e(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j) e(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = v[i * cols + j];
+    Eigen::BDCSVD<Eigen::MatrixXd> svd(e);
+    return Eigen::VectorXd(svd.singularValues());
+  };
+  const double eps = std::numeric_limits<double>::epsilon();
+  std::mt19937_64 rng(271);
+  for (auto [m, n, bound] : {std::tuple<std::size_t, std::size_t, std::int64_t>{150, 150, 1000}, {97, 300, 2896},
+                             {300, 97, 7}, {80, 80, 1000000}}) {
+    INFO(m << " x " << n << " entries up to " << bound);
+    std::uniform_int_distribution<std::int64_t> u(-bound, bound);
+    std::vector<std::int64_t> v(m * n);
+    for (auto& x : v) x = u(rng);
+    std::vector<double> d(v.begin(), v.end());
+    const Eigen::VectorXd s = svd_values(d, m, n);
+    const NumericalRank ni = numerical_rank(typed_matrix_from_i64(m, n, v));
+    const NumericalRank nd = numerical_rank(typed_matrix_from_f64(m, n, d));
+    CHECK(ni.method == "gram-rump");
+    CHECK(ni.rank == std::min(m, n));
+    CHECK(s(s.size() - 1) > ni.tol);                 // the reported pair holds
+    CHECK(ni.sigma_max <= s(0) * (1 + 1e-12));       // Lanczos from below, close
+    CHECK(ni.sigma_max >= s(0) * (1 - 1e-6));
+    CHECK(nd.rank == ni.rank);
+    CHECK(std::abs(nd.tol - ni.tol) <= 1e-9 * nd.tol);
+  }
+  for (std::size_t n : {60, 130}) {
+    std::vector<std::int64_t> v(n * n, 0);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i; j < n; ++j) v[i * n + j] = i == j ? 1 : -1;
+    std::vector<double> d(v.begin(), v.end());
+    const Eigen::VectorXd s = svd_values(d, n, n);
+    const std::size_t svd_rank =
+        static_cast<std::size_t>((s.array() > numerical_rank_default_tol(s(0), n, n, eps)).count());
+    REQUIRE(svd_rank < n);  // numerically deficient, exactly of full rank (determinant 1)
+    const NumericalRank ni = numerical_rank(typed_matrix_from_i64(n, n, v));
+    CHECK(ni.method == "svd");
+    CHECK(ni.rank == svd_rank);
+  }
+  // An explicit tol just above / below sigma_min of a well-conditioned integer matrix.
+  std::uniform_int_distribution<std::int64_t> u(-1000, 1000);
+  std::vector<std::int64_t> v(100 * 100);
+  for (auto& x : v) x = u(rng);
+  std::vector<double> d(v.begin(), v.end());
+  const Eigen::VectorXd s = svd_values(d, 100, 100);
+  const NumericalRank high = numerical_rank(typed_matrix_from_i64(100, 100, v), s(s.size() - 1) * 1.001);
+  CHECK(high.method == "svd");
+  CHECK(high.rank == 99);
+  const NumericalRank low = numerical_rank(typed_matrix_from_i64(100, 100, v), s(s.size() - 1) * 0.999);
+  CHECK(low.method == "gram-rump");
+  CHECK(low.rank == 100);
 }
