@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "memcert/linalg/fast/batch.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/linalg/fast/exact.hpp"
+#include "memcert/linalg/fast/gram_int16.hpp"
 #include "memcert/linalg/fast/rump.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
@@ -26,6 +28,8 @@ extern "C" void dgesdd_(const char* jobz, const int* m, const int* n, double* a,
                         double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork,
                         int* iwork, int* info);
 extern "C" void openblas_set_num_threads(int);
+extern "C" void dsyrk_(const char* uplo, const char* trans, const int* n, const int* k, const double* alpha,
+                       const double* a, const int* lda, const double* beta, double* c, const int* ldc);
 
 using namespace memcert;
 
@@ -175,6 +179,47 @@ int main(int argc, char** argv) {
                     sl ? sl->tier.c_str() : "declined");
       report("certified sigma_min lower bound", "Rump (Gram+Cholesky)", t5, "LAPACK dgesdd rank (uncert.)", t2, note);
     }
+  }
+
+  // 3b. The Gram matrix C C^T of a 2000 x 2000 integer matrix in [-1000, 1000] (numpy's rank of int64 data
+  // needs it): memcert's exact 16-bit product against OpenBLAS dsyrk in double (what numpy's a @ a.T
+  // reaches, rounded) and FLINT's exact fmpz_mat_mul.
+  if (want(only, "gram")) {
+    const std::size_t n = quick ? 1000 : 2000;
+    std::vector<std::int64_t> a(n * n);
+    for (auto& x : a) x = static_cast<std::int64_t>(g() % 2001) - 1000;
+    std::vector<double> ad(a.begin(), a.end()), g1(n * n), g2(n * n), g3(n * n);
+    std::optional<double> fro2;
+    const double t1 = timed([&] { fro2 = gram_lower_exact_i16(a.data(), n, n, false, g1.data()); });
+    const int ni = static_cast<int>(n);
+    const double one = 1, zero = 0;
+    // Row-major C is column-major C^T: dsyrk('L', 'T') on it forms (C^T)^T C^T = C C^T, column-major.
+    const double t2 = timed([&] { dsyrk_("U", "T", &ni, &ni, &one, ad.data(), &ni, &zero, g2.data(), &ni); });
+    const double t3 = timed([&] { gram_lower_double(ad.data(), n, n, g3.data()); });
+    fmpz_mat_t F, FT, P;
+    fmpz_mat_init(F, n, n);
+    fmpz_mat_init(FT, n, n);
+    fmpz_mat_init(P, n, n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        fmpz_set_si(fmpz_mat_entry(F, i, j), static_cast<slong>(a[i * n + j]));
+        fmpz_set_si(fmpz_mat_entry(FT, j, i), static_cast<slong>(a[i * n + j]));
+      }
+    const double t4 = timed([&] { fmpz_mat_mul(P, F, FT); });
+    // Agreement on the lower triangle: FLINT's exact product = memcert's exact one entry by entry.
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j <= i; ++j)
+        differ += fmpz_get_d(fmpz_mat_entry(P, i, j)) != g1[i * n + j] || g2[i * n + j] != g1[i * n + j];
+    fmpz_mat_clear(F);
+    fmpz_mat_clear(FT);
+    fmpz_mat_clear(P);
+    char note[128];
+    std::snprintf(note, sizeof note, "n=%zu %s, %zu entries differ from FLINT / dsyrk", n,
+                  fro2 ? gram_int16_kernel_name() : "DECLINED", differ);
+    report("Gram C C^T, int in [-1000, 1000]", "gram_lower_exact_i16 (exact)", t1, "OpenBLAS dsyrk (double)", t2, note);
+    report("Gram C C^T, int in [-1000, 1000]", "gram_lower_exact_i16 (exact)", t1, "FLINT fmpz_mat_mul (exact)", t4, note);
+    report("Gram C C^T, int in [-1000, 1000]", "gram_lower_exact_i16 (exact)", t1, "memcert gram_lower_double", t3, note);
   }
 
   // 4. Assumption 2 on contexts of 197 x 768 (ViT sizes) and 5. the 5000-trial Kruskal sample.

@@ -130,7 +130,8 @@ std::optional<double> full_rank_threshold(const F* v, std::size_t count, std::si
 bool gram_eigenvalues_above(double* g, std::size_t k, double err2, double t, int threads, double* lambda_out) {
   if (!std::isfinite(err2)) return false;
   if (lambda_out) *lambda_out = lambda_max_lanczos_lower(g, k);
-  const double mu = t * t * (1 + 1e-6);
+  // mu >= t^2: below t = 2^-500 the square could underflow (rounding down), so mu is then 2^-1000.
+  const double mu = std::max(t * t * (1 + 1e-6), t > 0 ? 0x1p-1000 : 0.0);
   double diag_max = 0;
   for (std::size_t i = 0; i < k; ++i) {
     double& gii = g[i * k + i];
@@ -329,7 +330,9 @@ NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol) {
   auto at = [&a](std::size_t i, std::size_t j) {
     return a.storage == Storage::int64 ? static_cast<double>(a.i64[i * a.cols + j]) : a.f64[i * a.cols + j];
   };
-  if (!exact_route) {  // (the exact route's Gram has no rounding: the double one would not certify either)
+  // When the exact route ran but did not certify, the double route (the same test on a rounded Gram
+  // matrix) is skipped: it would hardly ever certify instead, and the SVD below answers either way.
+  if (!exact_route) {
     // A wide float64 matrix is used where it lies; anything else is converted once.
     std::unique_ptr<double[]> c;
     if (!(a.storage == Storage::float64 && a.rows <= a.cols)) c = short_side_rows(a.rows, a.cols, at);

@@ -56,13 +56,14 @@ TEST_CASE("exact int16 Gram equals the 128-bit integer Gram on every kernel", "[
   // 4500 columns passes kChunkMax (2048 pairs); 32767 fits only an inner length of 2 (one pair).
   const std::vector<Case> cases = {{1, 1, 1000},     {5, 3, 1000},     {6, 7, 1000},    {64, 64, 1000},
                                    {65, 131, 1000},  {131, 65, 1000},  {130, 601, 2896}, {601, 130, 2896},
-                                   {70, 4500, 3, false}, {2, 2, 32767},    {200, 3, 5},     {128, 128, 0}};
+                                   {70, 4500, 3, false}, {2, 2, 32767},    {200, 3, 5},     {128, 128, 0},
+                                   {5, 0, 7}};
   for (const char* kname : kernels())
     for (const Case& cs : cases) {
       std::uniform_int_distribution<std::int64_t> u(-cs.bound, cs.bound);
       std::vector<std::int64_t> a(cs.rows * cs.cols);
       for (auto& x : a) x = u(rng);
-      if (cs.bound > 0) a[0] = -cs.bound, a.back() = cs.bound;  // the extremes are admitted
+      if (cs.bound > 0 && !a.empty()) a[0] = -cs.bound, a.back() = cs.bound;  // the extremes are admitted
       for (bool transposed : {false, true}) {
         if (transposed && !cs.tall_too) continue;
         INFO(kname << " " << cs.rows << " x " << cs.cols << " bound " << cs.bound << (transposed ? " transposed" : ""));

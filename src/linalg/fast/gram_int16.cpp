@@ -39,18 +39,27 @@ struct Packed {
   const std::uint32_t* row(std::size_t i) const { return panel(i / kPanel) + i % kPanel; }
 };
 
+// floor(sqrt(x)).
+std::uint64_t isqrt(std::uint64_t x) {
+  auto r = static_cast<std::uint64_t>(std::sqrt(static_cast<double>(x)));
+  while (r > 0 && r * r > x) --r;
+  while ((r + 1) * (r + 1) <= x) ++r;
+  return r;
+}
+
 std::uint32_t pair_word(std::int64_t lo, std::int64_t hi) {
   return static_cast<std::uint32_t>(static_cast<std::uint16_t>(lo)) |
          (static_cast<std::uint32_t>(static_cast<std::uint16_t>(hi)) << 16);
 }
 
-// Packs C (see the header) and returns max |c_il| (or -1 when some entry is outside [-32767, 32767]) and
-// sum c_il^2 (exact in 128 bits).
+// Packs C (see the header) and returns max |c_il| (or -1, early, when some entry exceeds `bound`, at most
+// 32767) and sum c_il^2 (exact in 128 bits).
 struct PackStats {
   std::int64_t max_abs = 0;  // -1: out of range
   u128 sum_sq = 0;
 };
-PackStats pack(const std::int64_t* a, std::size_t rows, std::size_t cols, bool transposed, Packed& P, int threads) {
+PackStats pack(const std::int64_t* a, std::size_t rows, std::size_t cols, bool transposed, std::uint64_t bound,
+               Packed& P, int threads) {
   const std::size_t k = transposed ? cols : rows, n = transposed ? rows : cols;
   P.k = k;
   P.n2 = (n + 1) / 2;
@@ -81,6 +90,7 @@ PackStats pack(const std::int64_t* a, std::size_t rows, std::size_t cols, bool t
           wq[jj] = pair_word(lo, hi);
         }
         std::fill(wq + live, wq + kPanel, 0u);
+        if (mx > bound) break;
       }
     } else {  // C[j][l] = a[j][l]: one row at a time, scattered into the panel (256 KB at n = 2000)
       for (std::size_t jj = 0; jj < kPanel; ++jj) {
@@ -98,11 +108,11 @@ PackStats pack(const std::int64_t* a, std::size_t rows, std::size_t cols, bool t
           w[q * kPanel + jj] = pair_word(lo, hi);
         }
         ss += row_ss;
-        if (mx > static_cast<std::uint64_t>(kMax16)) break;
+        if (mx > bound) break;
       }
     }
-    if (mx > static_cast<std::uint64_t>(kMax16)) out_of_range.store(true, std::memory_order_relaxed);
-    stats[p] = {static_cast<std::int64_t>(std::min<std::uint64_t>(mx, kMax16)), ss};
+    if (mx > bound) out_of_range.store(true, std::memory_order_relaxed);
+    stats[p] = {static_cast<std::int64_t>(std::min<std::uint64_t>(mx, bound)), ss};
   });
   PackStats total;
   if (out_of_range.load()) {
@@ -258,7 +268,12 @@ std::optional<double> run(const Kernel& K, const std::int64_t* a, std::size_t ro
   if (k == 0) return 0.0;
   const int t = threads <= 0 ? fast_threads() : threads;
   Packed P;
-  const PackStats s = pack(a, rows, cols, transposed, P, t);
+  // The largest magnitude worth packing: 16 bits, a flush length of min(n/2, 128) pairs at least (checked
+  // again below on the actual maximum), and n max^2 <= 2^53. Packing stops at the first entry above it.
+  const std::size_t n2 = (n + 1) / 2, want = std::clamp<std::size_t>(n2, 1, kChunkMin);
+  const std::uint64_t bound = std::min({static_cast<std::uint64_t>(kMax16), isqrt(2147483647u / (2 * want)),
+                                        isqrt((std::uint64_t(1) << 53) / std::max<std::size_t>(n, 1))});
+  const PackStats s = pack(a, rows, cols, transposed, bound, P, t);
   if (s.max_abs < 0) return std::nullopt;
   const double m2 = static_cast<double>(s.max_abs) * static_cast<double>(s.max_abs);  // exact (< 2^30)
   // Every partial sum of a Gram entry is at most n max^2: exact as a double when <= 2^53.

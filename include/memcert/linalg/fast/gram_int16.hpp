@@ -19,7 +19,9 @@ namespace memcert {
 // within 64-column blocks of the diagonal are overwritten, the rest left as they were) and returns
 // ||C||_F^2 rounded to nearest (exact when below 2^53). Otherwise returns nullopt; g may then have been
 // partly written. Every accumulation is exact: 32-bit lane sums are flushed into g (as doubles, exact
-// below 2^53) before they could reach 2^31. `threads` <= 0: fast_threads().
+// below 2^53) before they could reach 2^31. Packing stops at the first entry too wide for these conditions.
+// Memory: a packed copy of ceil(k / 64) 64 n 2 bytes (a quarter of the int64 input when 64 divides k; meant
+// for k of a few dozen and more). `threads` <= 0: fast_threads().
 std::optional<double> gram_lower_exact_i16(const std::int64_t* a, std::size_t rows, std::size_t cols,
                                            bool transposed, double* g, int threads = 0);
 
