@@ -3,7 +3,7 @@
 // Layout: C is packed once into 64-row panels of 32-bit words, word (p, q, jj) holding the pair
 // (C[64p + jj][2q], C[64p + jj][2q + 1]) as two int16. A panel's 64 words at pair index q are one 512-bit
 // (or four 256-bit) vector for the column side; a single word, broadcast, is the row side's pair. So one
-// packed copy (half the bytes of the int64 input's quarter) serves both operands of C C^T, and each
+// packed copy (a quarter of the int64 input's bytes) serves both operands of C C^T, and each
 // vpdpwssd adds C[i][2q] C[j][2q] + C[i][2q+1] C[j][2q+1] into the 32-bit lane of (i, j).
 #include "memcert/linalg/fast/gram_int16.hpp"
 
