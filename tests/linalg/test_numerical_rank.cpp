@@ -27,6 +27,14 @@ QMatrix low_rank(std::size_t m, std::size_t n, std::size_t k, std::mt19937_64& r
       for (std::size_t l = 0; l < k; ++l) A(i, j) += U(i, l) * V(l, j);
   return A;
 }
+// Eigen's singular values of the rows x cols row-major doubles v (the second method of these tests).
+Eigen::VectorXd singular_values_of(const std::vector<double>& v, std::size_t rows, std::size_t cols) {
+  Eigen::MatrixXd e(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) e(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = v[i * cols + j];
+  Eigen::BDCSVD<Eigen::MatrixXd> svd(e);
+  return svd.singularValues();
+}
 }  // namespace
 
 TEST_CASE("numerical rank equals the exact rank on small integer matrices", "[numerical_rank]") {
@@ -136,11 +144,7 @@ TEST_CASE("numerical_rank_full_proved: proves only what the SVD confirms", "[num
   std::mt19937_64 rng(20261127);
   std::normal_distribution<float> g(0, 1);
   auto svd_rank = [](const std::vector<double>& v, std::size_t rows, std::size_t cols, double eps) {
-    Eigen::MatrixXd e(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
-    for (std::size_t i = 0; i < rows; ++i)
-      for (std::size_t j = 0; j < cols; ++j) e(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = v[i * cols + j];
-    Eigen::BDCSVD<Eigen::MatrixXd> svd(e);
-    const Eigen::VectorXd& s = svd.singularValues();
+    const Eigen::VectorXd s = singular_values_of(v, rows, cols);
     const double tol = numerical_rank_default_tol(s(0), rows, cols, eps);
     return std::pair<std::size_t, Eigen::VectorXd>(static_cast<std::size_t>((s.array() > tol).count()), s);
   };
@@ -190,13 +194,6 @@ TEST_CASE("numerical_rank_full_proved: proves only what the SVD confirms", "[num
 // Entries too wide for the 16-bit route fall back to the double route.
 TEST_CASE("int64 exact Gram route agrees with the SVD and the double route, and declines the ill-conditioned",
           "[numerical_rank]") {
-  auto svd_values = [](const std::vector<double>& v, std::size_t rows, std::size_t cols) {
-    Eigen::MatrixXd e(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(cols));
-    for (std::size_t i = 0; i < rows; ++i)
-      for (std::size_t j = 0; j < cols; ++j) e(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = v[i * cols + j];
-    Eigen::BDCSVD<Eigen::MatrixXd> svd(e);
-    return Eigen::VectorXd(svd.singularValues());
-  };
   const double eps = std::numeric_limits<double>::epsilon();
   std::mt19937_64 rng(271);
   for (auto [m, n, bound] : {std::tuple<std::size_t, std::size_t, std::int64_t>{150, 150, 1000}, {97, 300, 2896},
@@ -206,7 +203,7 @@ TEST_CASE("int64 exact Gram route agrees with the SVD and the double route, and 
     std::vector<std::int64_t> v(m * n);
     for (auto& x : v) x = u(rng);
     std::vector<double> d(v.begin(), v.end());
-    const Eigen::VectorXd s = svd_values(d, m, n);
+    const Eigen::VectorXd s = singular_values_of(d, m, n);
     const NumericalRank ni = numerical_rank(typed_matrix_from_i64(m, n, v));
     const NumericalRank nd = numerical_rank(typed_matrix_from_f64(m, n, d));
     CHECK(ni.method == "gram-rump");
@@ -222,7 +219,7 @@ TEST_CASE("int64 exact Gram route agrees with the SVD and the double route, and 
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = i; j < n; ++j) v[i * n + j] = i == j ? 1 : -1;
     std::vector<double> d(v.begin(), v.end());
-    const Eigen::VectorXd s = svd_values(d, n, n);
+    const Eigen::VectorXd s = singular_values_of(d, n, n);
     const std::size_t svd_rank =
         static_cast<std::size_t>((s.array() > numerical_rank_default_tol(s(0), n, n, eps)).count());
     REQUIRE(svd_rank < n);  // numerically deficient, exactly of full rank (determinant 1)
@@ -235,7 +232,7 @@ TEST_CASE("int64 exact Gram route agrees with the SVD and the double route, and 
   std::vector<std::int64_t> v(100 * 100);
   for (auto& x : v) x = u(rng);
   std::vector<double> d(v.begin(), v.end());
-  const Eigen::VectorXd s = svd_values(d, 100, 100);
+  const Eigen::VectorXd s = singular_values_of(d, 100, 100);
   const NumericalRank high = numerical_rank(typed_matrix_from_i64(100, 100, v), s(s.size() - 1) * 1.001);
   CHECK(high.method == "svd");
   CHECK(high.rank == 99);

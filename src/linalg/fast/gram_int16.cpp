@@ -238,29 +238,7 @@ const Kernel& kernel() {
   return k;
 }
 
-std::optional<double> run(const Kernel& K, const std::int64_t* a, std::size_t rows, std::size_t cols,
-                          bool transposed, double* g, int threads);
-
-}  // namespace
-
-const char* gram_int16_kernel_name() { return kernel().name; }
-
-std::optional<double> gram_lower_exact_i16(const std::int64_t* a, std::size_t rows, std::size_t cols,
-                                           bool transposed, double* g, int threads) {
-  return run(kernel(), a, rows, cols, transposed, g, threads);
-}
-
-std::optional<double> gram_lower_exact_i16_kernel(const char* name, const std::int64_t* a, std::size_t rows,
-                                                  std::size_t cols, bool transposed, double* g, int threads) {
-  const Kernel& best = kernel();
-  Kernel k;
-  if (std::string_view(name) == "avx2" && __builtin_cpu_supports("avx2")) k = avx2_kernel();
-  else if (std::string_view(name) == best.name) k = best;
-  return run(k, a, rows, cols, transposed, g, threads);
-}
-
-namespace {
-
+// The exact Gram matrix with kernel K (gram_lower_exact_i16's contract; nullopt when K is "none").
 std::optional<double> run(const Kernel& K, const std::int64_t* a, std::size_t rows, std::size_t cols,
                           bool transposed, double* g, int threads) {
   if (!K.tile[1]) return std::nullopt;
@@ -301,5 +279,21 @@ std::optional<double> run(const Kernel& K, const std::int64_t* a, std::size_t ro
 }
 
 }  // namespace
+
+const char* gram_int16_kernel_name() { return kernel().name; }
+
+std::optional<double> gram_lower_exact_i16(const std::int64_t* a, std::size_t rows, std::size_t cols,
+                                           bool transposed, double* g, int threads) {
+  return run(kernel(), a, rows, cols, transposed, g, threads);
+}
+
+std::optional<double> gram_lower_exact_i16_kernel(const char* name, const std::int64_t* a, std::size_t rows,
+                                                  std::size_t cols, bool transposed, double* g, int threads) {
+  const Kernel& best = kernel();
+  Kernel k;
+  if (std::string_view(name) == "avx2" && __builtin_cpu_supports("avx2")) k = avx2_kernel();
+  else if (std::string_view(name) == best.name) k = best;
+  return run(k, a, rows, cols, transposed, g, threads);
+}
 
 }  // namespace memcert
