@@ -17,6 +17,9 @@ struct CheckContext {
   bool over_budget = false;
   bool malformed = false;  // a field could not be read as its type (set by the readers in read.hpp)
   const ArraysSupplier* arrays = nullptr;  // the supplier of data referenced by file (null: none given)
+  // `verify --data`: the certificate's embedded examples were compared with DATA's rows (match_data.hpp),
+  // which ties its "examples" field.
+  bool data_matched = false;
   // kind "rank": matrix.data read by the parser straight into machine integers (json::parse's capture);
   // null or absent when the tree holds the entries.
   json::IntMatrix* int_matrix = nullptr;

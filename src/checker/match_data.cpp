@@ -3,6 +3,9 @@
 // memorizes THESE examples", not merely "some examples the certificate chose".
 #include "match_data.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "context.hpp"
 #include "read.hpp"
 
@@ -70,16 +73,95 @@ const Value* data_member(const Value& data, const std::string& key, std::string&
   return nullptr;
 }
 
+// The rows of DATA (`data_T` examples) that the certificate's `cert_T` examples are: its "examples"
+// (strictly increasing row indices, as `construct` writes them), or DATA's rows in order when it has
+// none. A row DATA does not have is a difference; an ill-formed field is malformed.
+bool theorem1_rows(const Value& cert, std::size_t cert_T, std::size_t data_T, std::vector<std::size_t>& rows,
+                   std::string& why) {
+  rows.clear();
+  const Value* ev = cert.find("examples");
+  if (!ev) {
+    for (std::size_t i = 0; i < std::min(cert_T, data_T); ++i) rows.push_back(i);
+    return true;
+  }
+  if (ev->type != json::Type::Array || ev->items.size() != cert_T) {
+    check_context().malformed = true;
+    why = "examples: expected " + std::to_string(cert_T) + " row indices (one per example of data.contexts)";
+    return false;
+  }
+  for (std::size_t i = 0; i < cert_T; ++i) {
+    std::size_t row = 0;
+    if (!read_size(ev->items[i], match_at("examples", i), kMaxInteger, row, why)) return false;
+    if (i > 0 && row <= rows.back()) {
+      why = match_at("examples", i) + ": expected strictly increasing row indices";
+      return false;
+    }
+    if (row >= data_T) {
+      why = match_at("examples", i) + ": names row " + std::to_string(row) + ", DATA has " + std::to_string(data_T) + " examples";
+      return false;
+    }
+    rows.push_back(row);
+  }
+  return true;
+}
+
+// "rows a, b, c-d" for the human reason (at most a few runs).
+std::string row_list(const std::vector<std::size_t>& r) {
+  std::string s;
+  std::size_t shown = 0, i = 0;
+  while (i < r.size()) {
+    std::size_t j = i;
+    while (j + 1 < r.size() && r[j + 1] == r[j] + 1) ++j;
+    if (shown == 8) { s += ", ..."; break; }
+    if (!s.empty()) s += ", ";
+    s += std::to_string(r[i]);
+    if (j > i) {
+      s += '-';
+      s += std::to_string(r[j]);
+    }
+    ++shown;
+    i = j + 1;
+  }
+  return s;
+}
+
 // theorem1: data.contexts [T][n][d], data.queries [T][d] exact; data.labels [T][d_out] exact or
-// data.class_labels [T] integers, as `construct theorem1` embeds them.
+// data.class_labels [T] integers, as `construct theorem1` embeds them. The certificate's example i is
+// compared with DATA's row examples[i] (its "examples"; row i when absent), so that field is tied too.
+// Every row of DATA must be covered: a certificate about some of DATA's examples is a difference that
+// says how many it covers.
 bool match_theorem1(const Value& cert, const Value& data, std::string& why) {
   const Value* cd = member(cert, "", "data", json::Type::Object, why);
   if (!cd) return false;
-  for (const char* key : {"contexts", "queries"}) {
-    const Value* dv = data_member(data, key, why);
-    const Value* cv = dv ? member(*cd, "data", key, json::Type::Array, why) : nullptr;
-    if (!cv || !equal_tree(*cv, *dv, std::string("data.") + key, Leaf::Exact, why)) return false;
+  const Value* dctx = data_member(data, "contexts", why);
+  const Value* cctx = dctx ? member(*cd, "data", "contexts", json::Type::Array, why) : nullptr;
+  if (!cctx) return false;
+  const std::size_t cert_T = cctx->items.size(), data_T = dctx->items.size();
+  std::vector<std::size_t> rows;
+  if (!theorem1_rows(cert, cert_T, data_T, rows, why)) return false;
+  if (!cert.find("examples") && cert_T != data_T) {
+    why = "data.contexts: the certificate has " + std::to_string(cert_T) + " entries, DATA has " + std::to_string(data_T);
+    return false;
   }
+  // Compares the certificate's items with DATA's selected rows, position by position.
+  auto equal_rows = [&](const Value& c, const Value& d, const std::string& key, Leaf leaf) {
+    if (c.items.size() != cert_T) {
+      why = "data." + key + ": the certificate has " + std::to_string(c.items.size()) + " entries, its contexts " +
+            std::to_string(cert_T);
+      return false;
+    }
+    if (d.items.size() != data_T) {
+      why = "data." + key + ": DATA has " + std::to_string(d.items.size()) + " entries, its contexts " + std::to_string(data_T);
+      return false;
+    }
+    for (std::size_t i = 0; i < cert_T; ++i)
+      if (!equal_tree(c.items[i], d.items[rows[i]], match_at("data." + key, i), leaf, why)) return false;
+    return true;
+  };
+  if (!equal_rows(*cctx, *dctx, "contexts", Leaf::Exact)) return false;
+  const Value* dq = data_member(data, "queries", why);
+  const Value* cq = dq ? member(*cd, "data", "queries", json::Type::Array, why) : nullptr;
+  if (!cq || !equal_rows(*cq, *dq, "queries", Leaf::Exact)) return false;
   const Value* dcl = data.find("class_labels");
   const Value* dl = data.find("labels");
   if (dcl || dl) {
@@ -90,13 +172,28 @@ bool match_theorem1(const Value& cert, const Value& data, std::string& why) {
             (dcl ? "real" : "class") + " labels";
       return false;
     }
-    if (!equal_tree(*cv, dcl ? *dcl : *dl, std::string("data.") + key, dcl ? Leaf::Integer : Leaf::Exact, why))
+    const Value& dv = dcl ? *dcl : *dl;
+    if (cv->type != json::Type::Array || dv.type != json::Type::Array) {
+      if (!equal_tree(*cv, dv, std::string("data.") + key, dcl ? Leaf::Integer : Leaf::Exact, why)) return false;
+    } else if (!equal_rows(*cv, dv, key, dcl ? Leaf::Integer : Leaf::Exact)) {
       return false;
-    note_applied("data: the certificate's contexts, queries and labels equal DATA's exactly");
+    }
   } else {
-    note_applied("data: the certificate's contexts and queries equal DATA's exactly");
     note_not_checked("labels: DATA has none (the certificate's own labels are the ones memorized)");
   }
+  if (cert_T != data_T) {
+    std::vector<std::size_t> missing;
+    for (std::size_t r = 0, i = 0; r < data_T; ++r) {
+      if (i < rows.size() && rows[i] == r) ++i;
+      else missing.push_back(r);
+    }
+    why = "data: the certificate covers " + std::to_string(cert_T) + " of DATA's " + std::to_string(data_T) +
+          " examples (rows " + row_list(rows) + ", equal DATA's exactly); DATA's rows " + row_list(missing) + " are not covered";
+    return false;
+  }
+  check_context().data_matched = true;
+  note_applied(std::string("data: the certificate's contexts, queries") + (dcl || dl ? " and labels" : "") +
+               " equal DATA's exactly" + (cert.find("examples") ? " (row by row, as its \"examples\" name them)" : ""));
   return true;
 }
 

@@ -143,10 +143,13 @@ std::string Sha256::hex() {
   return s;
 }
 
-AttentionDigest::AttentionDigest(std::size_t T, std::size_t n, std::size_t d) : sha_(std::make_unique<Sha256>()) {
-  const std::string head = "memcert-attention-v1 " + std::to_string(T) + " " + std::to_string(n) + " " + std::to_string(d);
+AttentionDigest::AttentionDigest(std::size_t T, std::size_t n, std::size_t d, int version) : sha_(std::make_unique<Sha256>()) {
+  const std::string head = std::string(version == 1 ? "memcert-attention-v1 " : "memcert-attention-v2 ") + std::to_string(T) +
+                           " " + std::to_string(n) + " " + std::to_string(d);
   sha_->update(head.data(), head.size());
 }
+
+void AttentionDigest::add_text(const std::string& text) { sha_->update(text.data(), text.size()); }
 AttentionDigest::~AttentionDigest() = default;
 
 void AttentionDigest::add(const double* v, std::size_t count) {
@@ -177,12 +180,41 @@ void AttentionDigest::add(const float* v, std::size_t count) {
 
 std::string AttentionDigest::finish() { return "sha256:" + sha_->hex(); }
 
-std::string attention_arrays_digest(const AttentionArrays& a, std::size_t T) {
-  AttentionDigest g(T, a.n, a.d);
+namespace {
+std::string digest_of(const AttentionArrays& a, std::size_t T, int version) {
+  AttentionDigest g(T, a.n, a.d, version);
   if (a.contexts_f32.empty()) g.add(a.contexts.data(), T * a.n * a.d);
   else g.add(a.contexts_f32.data(), T * a.n * a.d);
   g.add(a.queries.data(), T * a.d);
+  if (version >= 2) g.add_text(attention_labels_digest_text(a, T));
   return g.finish();
 }
+}  // namespace
+
+std::string attention_labels_digest_text(const AttentionArrays& a, std::size_t T) {
+  std::string s;
+  switch (a.label_kind) {
+    case AttentionArrays::Labels::none: return "labels none";
+    case AttentionArrays::Labels::classes:
+      s = "labels classes";
+      for (std::size_t t = 0; t < T; ++t) {
+        s += ' ';
+        s += std::to_string(a.classes.at(t));
+      }
+      return s;
+    case AttentionArrays::Labels::real:
+      s = "labels real ";
+      s += std::to_string(a.d_out);
+      for (std::size_t i = 0; i < T * a.d_out; ++i) {
+        s += ' ';
+        s += a.labels.at(i);
+      }
+      return s;
+  }
+  return s;
+}
+
+std::string attention_arrays_digest(const AttentionArrays& a, std::size_t T) { return digest_of(a, T, 2); }
+std::string attention_arrays_digest_v1(const AttentionArrays& a, std::size_t T) { return digest_of(a, T, 1); }
 
 }  // namespace memcert_checker

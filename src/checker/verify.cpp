@@ -106,7 +106,7 @@ bool match_supplied_data(const std::string& kind, const json::Value& cert, const
   // check_theorem1 recomputes from DATA's values (the caller's arrays supplier reads DATA).
   if (kind == "theorem1")
     if (const json::Value* cd = cert.find("data"); cd && cd->type == json::Type::Object && cd->find("file")) {
-      note_applied("data: DATA replaces the file the certificate references; it is tied by the digest of its values, not compared entry by entry");
+      note_applied("data: DATA replaces the file the certificate references; its contexts and queries are tied by the digest of their values, its labels compared exactly");
       return true;
     }
   std::string text, error;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "memcert/data/typed_dataset.hpp"
 #include "memcert/util/error.hpp"
@@ -27,6 +28,29 @@ double exact_double(const Rational& x, const std::string& path, const char* what
     throw input_error(path, what, "expected values that are exactly doubles for data by reference (an integer beyond 2^53 "
                                   "or a non-dyadic rational cannot be referenced)");
   return v;
+}
+
+// The labels of the first `count` examples (every example when count = T) as the checker reads them:
+// real labels as exact rationals in lowest terms, classes as integers (their reader checked them).
+void set_labels(memcert_checker::AttentionArrays& a, const std::optional<QMatrix>& labels, bool class_labels,
+                std::size_t count) {
+  using L = memcert_checker::AttentionArrays::Labels;
+  if (!labels) return;
+  if (class_labels) {
+    a.label_kind = L::classes;
+    a.classes.resize(count);
+    for (std::size_t t = 0; t < count; ++t) a.classes[t] = (*labels)(t, 0).get_num().get_ui();
+    return;
+  }
+  a.label_kind = L::real;
+  a.d_out = labels->cols();
+  a.labels.resize(count * a.d_out);
+  for (std::size_t t = 0; t < count; ++t)
+    for (std::size_t j = 0; j < a.d_out; ++j) {
+      Rational q = (*labels)(t, j);
+      q.canonicalize();
+      a.labels[t * a.d_out + j] = q.get_str();
+    }
 }
 }  // namespace
 
@@ -53,6 +77,7 @@ memcert_checker::AttentionArrays attention_arrays_from_dataset(const AttentionDa
   }
   a.queries.resize(count * a.d);
   for (std::size_t i = 0; i < count * a.d; ++i) a.queries[i] = exact_double(ds.queries.data()[i], path, "queries");
+  set_labels(a, ds.labels, ds.class_labels, count);
   return a;
 }
 
@@ -67,7 +92,9 @@ std::function<std::string()> attention_digest_job(const AttentionDataset& ds, st
   if (count > ds.T()) throw std::out_of_range("attention_digest_job: count past T");
   auto queries = std::make_shared<std::vector<double>>(count * ds.d());
   for (std::size_t i = 0; i < queries->size(); ++i) (*queries)[i] = exact_double(ds.queries.data()[i], path, "queries");
-  return [&ds, count, queries] {
+  auto labelled = std::make_shared<memcert_checker::AttentionArrays>();  // labels only (small)
+  set_labels(*labelled, ds.labels, ds.class_labels, count);
+  return [&ds, count, queries, labelled] {
     memcert_checker::AttentionDigest g(count, ds.n(), ds.d());
     const TypedAttentionDataset& ty = *ds.typed;
     if (!ty.contexts_f32.empty()) {
@@ -85,6 +112,7 @@ std::function<std::string()> attention_digest_job(const AttentionDataset& ds, st
       }
     }
     g.add(queries->data(), queries->size());
+    g.add_text(memcert_checker::attention_labels_digest_text(*labelled, count));
     return g.finish();
   };
 }
@@ -100,6 +128,7 @@ memcert_checker::AttentionArrays attention_arrays_read(const std::string& path) 
   ds.contexts = TypedMatrix{};
   ds.contexts_f32 = {};
   a.queries = exact_doubles(ds.queries, path, "queries");
+  set_labels(a, ds.labels, ds.class_labels, a.T);
   return a;
 }
 

@@ -252,15 +252,18 @@ TypedAttentionDataset attention_typed_from_npz(const std::string& file, bool kee
   ds.T = c.shape[0], ds.n = c.shape[1], ds.d = c.shape[2];
   TypedArray& q = member("queries", "of shape (T, d)");
   check_shape(Shaped{q.shape}, file, "queries", 2, "(T, d)", {ds.T, ds.d});
-  auto it = arrays.find("labels");
-  if (it != arrays.end()) {
-    const NdArray l = ndarray_from_typed(it->second);
-    if (l.shape.size() == 1) {
-      check_shape(l, file, "labels", 1, "(T,)", {ds.T});
-      for (std::size_t t = 0; t < ds.T; ++t) to_label(l.data[t], file, "labels" + ndindex_to_string(l.shape, t), false);
-    } else {
-      check_shape(l, file, "labels", 2, "(T, d_out)", {ds.T, std::nullopt});
+  {
+    std::map<std::string, NdArray> label_arrays;  // the (small) label arrays as rationals, read as construct reads them
+    for (const char* key : {"labels", "class_labels"}) {
+      auto it = arrays.find(key);
+      if (it == arrays.end()) continue;
+      if (!it->second.f32.empty()) it->second.f64.assign(it->second.f32.begin(), it->second.f32.end()), it->second.f32 = {};
+      label_arrays.emplace(key, ndarray_from_typed(it->second));
     }
+    AttentionDataset labelled;
+    attention_labels_from_arrays(label_arrays, file, ds.T, labelled);
+    ds.labels = std::move(labelled.labels);
+    ds.class_labels = labelled.class_labels;
   }
   if (!c.f32.empty()) ds.contexts_f32 = std::move(c.f32);
   else ds.contexts = typed_array_matrix(c, ds.T * ds.n, ds.d);
@@ -346,6 +349,8 @@ TypedAttentionDataset attention_dataset_read_typed(const std::string& path, bool
     std::copy(q.contexts[t].data().begin(), q.contexts[t].data().end(), all.data().begin() + t * ds.n * ds.d);
   ds.contexts = typed_matrix_from_qmat(std::move(all));
   ds.queries = typed_matrix_from_qmat(std::move(q.queries));
+  ds.labels = std::move(q.labels);
+  ds.class_labels = q.class_labels;
   return ds;
 }
 

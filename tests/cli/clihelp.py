@@ -29,9 +29,11 @@ def npy_bytes(descr, shape, values):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
 
 
-def digest(path, T):
-    """sha256 of "memcert-attention-v1 T n d" and the little-endian binary64 values of the first T
-    contexts (row-major) then queries; -0 counts as +0. The values must be exactly doubles."""
+def digest(path, T, version=2):
+    """sha256 of "memcert-attention-v2 T n d", the little-endian binary64 values of the first T
+    contexts (row-major) then queries (-0 counts as +0; the values must be exactly doubles), then the
+    labels' text: "labels none", "labels classes" + " c" per example, or "labels real d_out" + " p/q"
+    per entry in lowest terms. version=1: the older digest, contexts and queries only."""
     data = json.load(open(path))
     ctx, qs = data["contexts"][:T], data["queries"][:T]
     n, d = len(ctx[0]), len(ctx[0][0])
@@ -42,10 +44,44 @@ def digest(path, T):
         assert fractions.Fraction(x) == q, "not a double: %s" % v
         return x + 0.0
 
-    h = hashlib.sha256(("memcert-attention-v1 %d %d %d" % (T, n, d)).encode())
+    h = hashlib.sha256(("memcert-attention-v%d %d %d %d" % (version, T, n, d)).encode())
     h.update(b"".join(struct.pack("<d", exact(v)) for e in ctx for row in e for v in row))
     h.update(b"".join(struct.pack("<d", exact(v)) for q in qs for v in q))
+    if version >= 2:
+        if data.get("class_labels") is not None:
+            text = "labels classes" + "".join(" %d" % int(c) for c in data["class_labels"][:T])
+        elif data.get("labels") is not None:
+            rows = [r if isinstance(r, list) else [r] for r in data["labels"][:T]]
+            text = "labels real %d" % len(rows[0]) + "".join(" " + str(fractions.Fraction(str(v))) for r in rows for v in r)
+        else:
+            text = "labels none"
+        h.update(text.encode())
     return "sha256:" + h.hexdigest()
+
+
+def t1_checksum(j):
+    """A theorem1 certificate's trace_checksum recomputed (FNV-1a 64 over its descriptive fields), so a
+    test can edit a field it covers as an adversary would: the checksum is never evidence."""
+    def text(v):
+        if isinstance(v, str):
+            return v
+        if v is None:
+            return "null"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, list):
+            return ",".join(json.dumps(x, separators=(",", ":")) for x in v)
+        return json.dumps(v, separators=(",", ":"))
+    s = ""
+    for e in j["trace"]:
+        for k in ["lemma3_attempts", "target_attempts", "eps_b2_estimate", "sigma_lower", "c_weyl", "step_sigma_lower"]:
+            s += k + "=" + (text(e[k]) if k in e else "missing") + ";"
+    for k in ["hypotheses", "notes", "labels_generated", "examples"]:
+        s += k + "=" + (text(j[k]) if k in j else "missing") + ";"
+    h = 1469598103934665603
+    for ch in s.encode():
+        h = ((h ^ ch) * 1099511628211) % (1 << 64)
+    return "%016x" % h
 
 
 def op_stdout(path, expr):
@@ -55,12 +91,12 @@ def op_stdout(path, expr):
     j = json.loads(lines[0])
     if not isinstance(j, dict):
         return "expected a JSON object"
-    return None if eval(expr, {"j": j, "digest": digest}) else "false"
+    return None if eval(expr, {"j": j, "digest": digest, "t1_checksum": t1_checksum}) else "false"
 
 
 def op_file(path, expr):
     j = json.load(open(path))
-    return None if eval(expr, {"j": j, "digest": digest}) else "false"
+    return None if eval(expr, {"j": j, "digest": digest, "t1_checksum": t1_checksum}) else "false"
 
 
 def op_npy(path, descr, shape, values):
@@ -79,7 +115,7 @@ def op_npz(path, mode, *specs):
 
 def op_alter(src, dst, statement):
     j = json.load(open(src))
-    exec(statement, {"j": j, "digest": digest})
+    exec(statement, {"j": j, "digest": digest, "t1_checksum": t1_checksum})
     json.dump(j, open(dst, "w"))
 
 

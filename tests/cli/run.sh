@@ -396,6 +396,30 @@ section_theorem1() {
   check "T > H d: the summary states the bound" grep -q "rank(Z) <= min(T, H d) = 12 for any weights" "$OUT"
   run construct theorem1 "$d/data.json" --heads 2 --dh 4 --beyond sideways --out "$d/never.json"
   expect_rc "construct theorem1 --beyond sideways" 2
+  # "examples" says which rows of the data set a certificate's examples are. Without --data the checker
+  # cannot tie it (listed as not checked); with --data every example is compared with the row it names,
+  # and a certificate covering some of DATA's rows says how many instead of passing.
+  file_check "generic certificate: the checksum helper agrees with the engine" "$d/gen12.cert.json" 't1_checksum(j) == j["trace_checksum"] and len(j["examples"]) < 20'
+  run verify "$d/gen.cert.json" --data "$d/data.json" --json
+  expect_rc "verify --data: the generic certificate covering all 20 rows" 0
+  run verify "$d/gen12.cert.json" --json
+  expect_rc "verify the generic certificate on a subset" 0
+  json_check "verify without --data lists examples as not checked" 'any(f.startswith("examples") for f in j["not_checked"])'
+  run verify "$d/gen12.cert.json" --data "$d/data.json" --json
+  expect_rc "verify --data: a certificate covering some of DATA's rows" 1
+  json_check "verify --data: the coverage is stated" '"covers " + str(len(__import__("json").load(open("'"$d"'/gen12.cert.json"))["examples"])) + " of DATA" in j["reason"]'
+  # An adversary renames the rows (checksum recomputed): still VALID on the embedded data alone, rejected
+  # against the data set, naming the first example whose row differs.
+  alter_json "$d/gen12.cert.json" "$d/gen12.rows.json" 'e = j["examples"]; miss = [r for r in range(20) if r not in e]; j["examples"] = sorted(e[:-1] + [miss[-1]]); j["trace_checksum"] = t1_checksum(j)'
+  file_check "renamed rows differ from the engine's" "$d/gen12.rows.json" 'j["examples"] != __import__("json").load(open("'"$d"'/gen12.cert.json"))["examples"]'
+  run verify "$d/gen12.rows.json" --json
+  expect_rc "verify renamed rows without --data (not tied)" 0
+  run verify "$d/gen12.rows.json" --data "$d/data.json" --json
+  expect_rc "verify --data rejects renamed rows" 1
+  json_check "renamed rows: the differing example is named" '"data.contexts[" in j["reason"] or "data.queries[" in j["reason"]'
+  alter_json "$d/gen12.cert.json" "$d/gen12.dup.json" 'j["examples"][1] = j["examples"][0]; j["trace_checksum"] = t1_checksum(j)'
+  run verify "$d/gen12.dup.json" --json
+  expect_rc "verify rejects examples that are not strictly increasing" 1
   # Exactly T* examples: all memorized, exit 0.
   alter_json "$d/data.json" "$d/data13.json" 'j["contexts"] = j["contexts"][:13]; j["queries"] = j["queries"][:13]; j["labels"] = j["labels"][:13]'
   run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --out "$d/cert13.json" --json
@@ -479,6 +503,37 @@ section_theorem1() {
   alter_json "$d/ref13.json" "$d/forged13.json" 'j["data"]["digest"] = digest("'"$d"'/tamper13.json", 13)'
   run verify "$d/forged13.json" --data "$d/tamper13.json" --json
   expect_rc "verify rejects tampered data even with a matching digest" 1
+  # Labels are bound too: the digest covers them, and the checker compares the file's labels with the
+  # certificate's exactly (a DATA whose labels all moved by 5 is not the data the certificate is about).
+  alter_json "$d/data13.json" "$d/lab5.json" 'j["labels"] = [[str(__import__("fractions").Fraction(str(v)) + 5) for v in r] for r in j["labels"]]'
+  run verify "$d/ref13.json" --data "$d/lab5.json" --json
+  expect_rc "verify --data with every label changed (+5), by reference" 1
+  alter_json "$d/ref13.json" "$d/lab5dig.json" 'j["data"]["digest"] = digest("'"$d"'/lab5.json", 13)'
+  run verify "$d/lab5dig.json" --data "$d/lab5.json" --json
+  expect_rc "verify: labels changed with a digest forged to match" 1
+  json_check "forged digest, changed labels: the first label named" '"data.labels[0][0]" in j["reason"]'
+  mkdir -p "$d/refdir"
+  cp "$d/data13.json" "$d/refdir/data.json"
+  local bin_abs
+  bin_abs=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+  (cd "$d/refdir" && "$bin_abs" construct theorem1 data.json --heads 4 --dh 4 --data-ref on --out ref.json >/dev/null 2>&1)
+  run verify "$d/refdir/ref.json" --json
+  expect_rc "verify by reference, the file next to the certificate" 0
+  cp "$d/lab5.json" "$d/refdir/data.json"
+  run verify "$d/refdir/ref.json" --json
+  expect_rc "verify by reference: the referenced file's labels changed" 1
+  # A certificate written before the digest covered labels (v1: contexts and queries only) still verifies,
+  # and its labels are still tied by the comparison with the file's.
+  alter_json "$d/ref13.json" "$d/ref13v1.json" 'j["data"]["digest"] = digest("'"$d"'/data13.json", 13, 1)'
+  run verify "$d/ref13v1.json" --json
+  expect_rc "verify an older (v1 digest) certificate by reference" 0
+  json_check "v1 digest: said so" 'any("older digest" in a for a in j["applied"])'
+  alter_json "$d/ref13.json" "$d/lab5v1.json" 'j["data"]["digest"] = digest("'"$d"'/lab5.json", 13, 1)'
+  run verify "$d/lab5v1.json" --data "$d/lab5.json" --json
+  expect_rc "verify: v1 digest of the changed file, labels still compared" 1
+  alter_json "$d/ref13.json" "$d/refrows.json" 'j["examples"][12] = 14; j["trace_checksum"] = t1_checksum(j)'
+  run verify "$d/refrows.json" --json
+  expect_rc "verify by reference: examples naming rows past the first T" 1
   alter_json "$d/ref13.json" "$d/wrongdig.json" 'j["data"]["digest"] = "sha256:" + "0" * 64'
   run verify "$d/wrongdig.json" --json
   expect_rc "verify rejects a mismatching digest" 1
@@ -522,6 +577,10 @@ section_theorem1() {
   run assumptions "$d/bad.json" --json
   expect_rc "assumptions: Assumption 2 fails" 1
   json_check "assumptions: failing context" 'j["assumption2"]["holds"] is False and j["assumption2"]["failing"] == [2]'
+  # Flat float labels in an .npz are real labels (d_out = 1), as construct reads them.
+  write_npz "$d/flatlab.npz" stored "contexts=<f4:3,2,3:1,0,0,0,1,0,0,0,1,1,1,0,1,0,1,0,1,1" "queries=<f4:3,3:1,2,3,3,1,2,2,3,1" "labels=<f4:3:0.5,-1.25,2"
+  run assumptions "$d/flatlab.npz" --json
+  expect_rc "assumptions: flat float32 labels in an .npz" 0
   expect_bad_input "assumptions: missing file" "" assumptions "$d/none.json"
 }
 

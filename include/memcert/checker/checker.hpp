@@ -4,6 +4,7 @@
 // memcert header and parses certificates with its own small JSON reader. Everything it accepts is
 // re-derived with exact rationals, arithmetic modulo verified primes, and MPFR with directed rounding.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -65,25 +66,42 @@ struct AttentionArrays {
   std::vector<float> contexts_f32;
   std::size_t context_values() const { return contexts_f32.empty() ? contexts.size() : contexts_f32.size(); }
   double context_value(std::size_t i) const { return contexts_f32.empty() ? contexts[i] : double(contexts_f32[i]); }
+  // The labels the file holds, for all T examples: none, real (T x d_out, row-major, each an exact
+  // rational in lowest terms as text, "p" or "p/q") or integer classes. The checker compares them with
+  // the certificate's labels and digests them (a certificate's labels are tied to the file, not trusted).
+  enum class Labels { none, real, classes };
+  Labels label_kind = Labels::none;
+  std::size_t d_out = 0;                 // real labels: columns
+  std::vector<std::string> labels;       // real labels: T d_out exact rationals
+  std::vector<std::uint64_t> classes;    // class labels: T
 };
 // `file`: the certificate's "data.file"; fills `out` or returns false with `error` set (a file that
 // cannot be read is bad input: the verdict is then malformed with that reason).
 using ArraysSupplier = std::function<bool(const std::string& file, AttentionArrays& out, std::string& error)>;
-// "sha256:" + the SHA-256 (hex) of "memcert-attention-v1 T n d" followed by the IEEE-754 binary64 bit
-// patterns (little-endian) of the first T examples' context entries, then of their queries: a digest of
-// the VALUES (a float32 and a float64 file of the same numbers agree). Requires T <= a.T.
+// "sha256:" + the SHA-256 (hex) of "memcert-attention-v2 T n d" followed by the IEEE-754 binary64 bit
+// patterns (little-endian) of the first T examples' context entries, then of their queries, then their
+// labels (attention_labels_digest_text): a digest of the VALUES (a float32 and a float64 file of the same
+// numbers agree) covering everything a theorem1 claim is about. Requires T <= a.T.
 std::string attention_arrays_digest(const AttentionArrays& a, std::size_t T);
+// The digest written before labels were covered ("memcert-attention-v1 T n d", contexts and queries
+// only); the checker still recognizes it, and then ties the labels by comparing them with the file's.
+std::string attention_arrays_digest_v1(const AttentionArrays& a, std::size_t T);
+// The labels part of the v2 digest for the first T examples: "labels none", "labels classes" followed by
+// " c" per example, or "labels real d_out" followed by " p/q" per entry (row-major, lowest terms).
+std::string attention_labels_digest_text(const AttentionArrays& a, std::size_t T);
 // The same digest fed piecewise: the T n d context values in order, then the T d query values, then
-// finish() (once). Lets a caller digest data it holds in another form without copying it.
+// (v2) add_text(attention_labels_digest_text(...)), then finish() (once). Lets a caller digest data it
+// holds in another form without copying it. version: 2 (current) or 1 (contexts and queries only).
 class Sha256;
 class AttentionDigest {
  public:
-  AttentionDigest(std::size_t T, std::size_t n, std::size_t d);
+  AttentionDigest(std::size_t T, std::size_t n, std::size_t d, int version = 2);
   ~AttentionDigest();
   AttentionDigest(const AttentionDigest&) = delete;
   AttentionDigest& operator=(const AttentionDigest&) = delete;
   void add(const double* v, std::size_t count);
   void add(const float* v, std::size_t count);  // widened exactly
+  void add_text(const std::string& text);        // bytes as they are (the labels part)
   std::string finish();
 
  private:

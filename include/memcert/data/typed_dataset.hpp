@@ -1,6 +1,7 @@
 #pragma once
 // Attention data sets in exact typed storage (typed_matrix.hpp) for the engine's fast certified routes.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,12 @@ struct TypedAttentionDataset {
   // Read in place from the file when it is a large stored .npz member (Float32Array::mapped).
   Float32Array contexts_f32;
   TypedMatrix queries;
+  // The labels, exactly as attention_dataset_read gives them: real (T x d_out) or integer classes (T x 1
+  // with class_labels); none when the file has none.
+  std::optional<QMatrix> labels;
+  bool class_labels = false;
 };
-// Same files, checks and error messages as attention_dataset_read (labels are checked, not kept); JSON
+// Same files, checks and error messages as attention_dataset_read (labels read as it reads them); JSON
 // data are read as rationals and then narrowed (typed_matrix_from_qmat). keep_float32: float32 contexts
 // stay float32 (contexts_f32) instead of being widened to double; queries are widened either way (T x d
 // is small next to the T n x d contexts).

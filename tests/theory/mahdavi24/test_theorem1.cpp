@@ -5,6 +5,7 @@
 
 #include "memcert/linalg/fast/dmod.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -811,6 +812,88 @@ TEST_CASE("Theorem 1 by reference: the checker takes float32 arrays as their val
   auto nan = a32;
   nan.contexts_f32[0] = std::numeric_limits<float>::quiet_NaN();
   CHECK(!verdict(nan).valid);
+}
+
+TEST_CASE("Theorem 1 by reference: the file's labels are bound by the digest and by exact comparison", "[theorem1][checker]") {
+  // Real labels and class labels, each: the digest covers them (a changed label changes it, the v1 digest
+  // does not see it), the checker compares the file's labels with the certificate's (a changed label is
+  // rejected even under a digest forged to match, v1 or v2), and label text is canonical ("2/4" = "1/2").
+  using L = memcert_checker::AttentionArrays::Labels;
+  std::mt19937_64 rng(91);
+  const std::size_t T = 9, n = 3, d = 5;
+  for (bool classes : {false, true}) {
+    AttentionDataset q = float32_gaussian(rng, T, n, d);
+    QMatrix y(T, 1);
+    for (std::size_t t = 0; t < T; ++t) y(t, 0) = classes ? Rational(long(t % 3)) : Rational(long(rng() % 17) - 8, 4);
+    for (auto& x : y.data()) x.canonicalize();
+    q.labels = y;
+    q.class_labels = classes;
+    memcert_checker::AttentionArrays a;
+    a.T = T, a.n = n, a.d = d;
+    for (const QMatrix& E : q.contexts)
+      for (const Rational& x : E.data()) a.contexts.push_back(x.get_d());
+    for (const Rational& x : q.queries.data()) a.queries.push_back(x.get_d());
+    if (classes) {
+      a.label_kind = L::classes;
+      for (std::size_t t = 0; t < T; ++t) a.classes.push_back(t % 3);
+    } else {
+      a.label_kind = L::real;
+      a.d_out = 1;
+      for (std::size_t t = 0; t < T; ++t) a.labels.push_back(y(t, 0).get_str());
+    }
+    const std::string dg = memcert_checker::attention_arrays_digest(a, T);
+    memcert_checker::AttentionArrays moved = a;  // one label changed
+    if (classes) moved.classes[4] = (moved.classes[4] + 1) % 3;
+    else moved.labels[4] = Rational(y(4, 0) + 5).get_str();
+    CHECK(memcert_checker::attention_arrays_digest(moved, T) != dg);
+    CHECK(memcert_checker::attention_arrays_digest_v1(moved, T) == memcert_checker::attention_arrays_digest_v1(a, T));
+    Theorem1Options o;
+    o.H = 4;
+    o.dh = 3;
+    o.seed = 5;
+    o.data_file = "data.npz";
+    o.data_digest = dg;
+    const Theorem1Result r = theorem1_construct(q, o);
+    REQUIRE(r.memorized);
+    auto verdict = [&](const nlohmann::json& cert, const memcert_checker::AttentionArrays& arrays) {
+      memcert_checker::ArraysSupplier s = [&arrays](const std::string&, memcert_checker::AttentionArrays& out, std::string&) {
+        out = arrays;
+        return true;
+      };
+      return memcert_checker::verify_certificate_text(cert.dump(), memcert_checker::Budget{}, nullptr, s);
+    };
+    CHECK(verdict(r.certificate, a).valid);
+    CHECK(!verdict(r.certificate, moved).valid);  // digest differs
+    nlohmann::json forged = r.certificate;
+    forged["data"]["digest"] = memcert_checker::attention_arrays_digest(moved, T);
+    const auto v2 = verdict(forged, moved);
+    CHECK(!v2.valid);
+    CHECK(v2.reason.find(classes ? "data.class_labels[4]" : "data.labels[4][0]") != std::string::npos);
+    forged["data"]["digest"] = memcert_checker::attention_arrays_digest_v1(a, T);  // an older certificate
+    const auto old = verdict(forged, a);
+    CHECK(old.valid);
+    CHECK(std::any_of(old.applied.begin(), old.applied.end(), [](const std::string& s) { return s.find("older digest") != std::string::npos; }));
+    CHECK(!verdict(forged, moved).valid);  // v1 matches the moved file, the labels do not
+    memcert_checker::AttentionArrays none = a;  // a file without labels ties none: listed
+    none.label_kind = L::none;
+    none.labels.clear();
+    none.classes.clear();
+    forged["data"]["digest"] = memcert_checker::attention_arrays_digest(none, T);
+    const auto unlabelled = verdict(forged, none);
+    CHECK(unlabelled.valid);
+    CHECK(std::any_of(unlabelled.not_checked.begin(), unlabelled.not_checked.end(),
+                      [](const std::string& s) { return s.find("labels") == 0; }));
+    if (!classes) {
+      memcert_checker::AttentionArrays wide = a;  // the same values in non-canonical text
+      for (std::size_t t = 0; t < T; ++t) wide.labels[t] = Integer(y(t, 0).get_num() * 2).get_str() + "/" + Integer(y(t, 0).get_den() * 2).get_str();
+      CHECK(verdict(r.certificate, wide).valid);
+      memcert_checker::AttentionArrays as_classes = a;
+      as_classes.label_kind = L::classes;
+      as_classes.classes.assign(T, 0);
+      forged["data"]["digest"] = memcert_checker::attention_arrays_digest(as_classes, T);
+      CHECK(!verdict(forged, as_classes).valid);
+    }
+  }
 }
 
 // AffineLogits keeps its interval ends packed (limbs, exponent and kind in arrays, read back through MPFR's
