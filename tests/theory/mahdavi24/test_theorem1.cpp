@@ -768,6 +768,17 @@ TEST_CASE("Theorem 1: typed contexts fail Assumption 2 exactly where the rationa
   CHECK(wa == wb);
 }
 
+namespace {
+// The checker's verdict on a certificate referencing its data, the supplier handing it `arrays`.
+memcert_checker::Verdict verify_by_reference(const std::string& text, const memcert_checker::AttentionArrays& arrays) {
+  memcert_checker::ArraysSupplier s = [&arrays](const std::string&, memcert_checker::AttentionArrays& out, std::string&) {
+    out = arrays;
+    return true;
+  };
+  return memcert_checker::verify_certificate_text(text, memcert_checker::Budget{}, nullptr, s);
+}
+}  // namespace
+
 TEST_CASE("Theorem 1 by reference: the checker takes float32 arrays as their values, rejects bad ones", "[theorem1][typed][checker]") {
   // The same data handed to the checker as float64 and as float32 storage: the same digest and the same
   // verdict; both storages at once, a changed value, or a non-finite one are rejected.
@@ -794,13 +805,7 @@ TEST_CASE("Theorem 1 by reference: the checker takes float32 arrays as their val
   const Theorem1Result r = theorem1_construct(typed_backed(q), o);
   REQUIRE(r.memorized);
   const std::string text = r.certificate.dump();
-  auto verdict = [&](const memcert_checker::AttentionArrays& arrays) {
-    memcert_checker::ArraysSupplier s = [&arrays](const std::string&, memcert_checker::AttentionArrays& out, std::string&) {
-      out = arrays;
-      return true;
-    };
-    return memcert_checker::verify_certificate_text(text, memcert_checker::Budget{}, nullptr, s);
-  };
+  auto verdict = [&](const memcert_checker::AttentionArrays& arrays) { return verify_by_reference(text, arrays); };
   CHECK(verdict(a64).valid);
   CHECK(verdict(a32).valid);
   auto both = a32;
@@ -856,11 +861,7 @@ TEST_CASE("Theorem 1 by reference: the file's labels are bound by the digest and
     const Theorem1Result r = theorem1_construct(q, o);
     REQUIRE(r.memorized);
     auto verdict = [&](const nlohmann::json& cert, const memcert_checker::AttentionArrays& arrays) {
-      memcert_checker::ArraysSupplier s = [&arrays](const std::string&, memcert_checker::AttentionArrays& out, std::string&) {
-        out = arrays;
-        return true;
-      };
-      return memcert_checker::verify_certificate_text(cert.dump(), memcert_checker::Budget{}, nullptr, s);
+      return verify_by_reference(cert.dump(), arrays);
     };
     CHECK(verdict(r.certificate, a).valid);
     CHECK(!verdict(r.certificate, moved).valid);  // digest differs
