@@ -1,5 +1,5 @@
 # The checker's independence as a test: every file under src/checker and include/memcert/checker may
-# include only (a) headers of the checker itself (quoted names resolving inside src/checker, or
+# include only (a) headers of the checker itself (quoted names of its rooms, kernel/... and kinds/..., or
 # memcert/checker/...), (b) gmp.h, gmpxx.h, mpfr.h, (c) C++ standard library headers, and (d) the
 # compiler's own x86 intrinsics header immintrin.h (part of the toolchain, no code of anyone else's: the
 # checker's SHA-256 uses the SHA instructions through it when the CPU has them).
@@ -34,12 +34,12 @@ function(check_include f line out_var)
       set(bad "${f}: <${h}>")
     endif()
   elseif(line MATCHES "#[ \t]*include[ \t]*\"([^\"]+)\"")
-    # A quoted include must name a checker header: memcert/checker/... or a file in src/checker.
+    # A quoted include must name a checker header: memcert/checker/..., or a file of src/checker by its
+    # room ("kernel/json.hpp", "kinds/dana24/dana24_forward.hpp", the checker's own include root).
     set(h "${CMAKE_MATCH_1}")
-    get_filename_component(target "${dir}/${h}" ABSOLUTE)
     get_filename_component(checker_dir "${SRC}/src/checker" ABSOLUTE)
-    get_filename_component(target_dir "${target}" DIRECTORY)
-    if(NOT h MATCHES "^memcert/checker/" AND (NOT target_dir STREQUAL checker_dir OR NOT EXISTS "${target}"))
+    get_filename_component(target "${checker_dir}/${h}" ABSOLUTE)
+    if(NOT h MATCHES "^memcert/checker/" AND (NOT h MATCHES "^(kernel|kinds)/" OR NOT EXISTS "${target}"))
       set(bad "${f}: \"${h}\"")
     endif()
   else()
@@ -51,18 +51,19 @@ function(check_include f line out_var)
 endfunction()
 
 # Self-test of the rules, so a broken regex cannot make this test pass vacuously.
-set(probe "${SRC}/src/checker/verify.cpp")
+set(probe "${SRC}/src/checker/kernel/verify.cpp")
 foreach(bad_line "#include \"memcert/numeric/rational.hpp\"" "#include <nlohmann/json.hpp>"
                  "#include <memcert/linalg/qmat.hpp>" "#include \"../numeric/modp.hpp\""
                  "#include <memcert/checker/../numeric/modp.hpp>" "#include HEADER_MACRO"
-                 "#include <Eigen/Dense>" "#include \"no_such_file.hpp\"")
+                 "#include <Eigen/Dense>" "#include \"no_such_file.hpp\"" "#include \"json.hpp\""
+                 "#include \"kernel/no_such_file.hpp\"" "#include \"util/error.hpp\"")
   set(found "")
   check_include("${probe}" "${bad_line}" found)
   if(NOT found)
     message(FATAL_ERROR "independence.cmake self-test: the rules accepted ${bad_line}")
   endif()
 endforeach()
-foreach(good_line "#include <gmpxx.h>" "#include <mpfr.h>" "#include <vector>" "#include \"json.hpp\""
+foreach(good_line "#include <gmpxx.h>" "#include <mpfr.h>" "#include <vector>" "#include \"kernel/json.hpp\""
                   "#include \"memcert/checker/checker.hpp\"")
   set(found "")
   check_include("${probe}" "${good_line}" found)

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "catch.hpp"
-#include "../../src/checker/dana24_forward.hpp"
-#include "../../src/checker/json.hpp"
+#include "../../src/checker/kinds/dana24/dana24_forward.hpp"
+#include "../../src/checker/kernel/json.hpp"
 
 using namespace memcert_checker;
 

@@ -5,10 +5,10 @@
 #include <chrono>
 #include <random>
 
-#include "../../src/checker/definite.hpp"
-#include "../../src/checker/exact.hpp"
-#include "../../src/checker/sha256.hpp"
-#include "../../src/checker/modp.hpp"
+#include "../../src/checker/kernel/definite.hpp"
+#include "../../src/checker/kernel/exact.hpp"
+#include "../../src/checker/kernel/sha256.hpp"
+#include "../../src/checker/kernel/modp.hpp"
 #include "brute_q.hpp"
 
 using namespace memcert_checker;

@@ -1,4 +1,4 @@
-// The checker's double kernels with rigorous bounds (src/checker/float_kernels.hpp), checked against
+// The checker's double kernels with rigorous bounds (src/checker/kernel/float_kernels.hpp), checked against
 // exact rational arithmetic (mpq_class) on random and adversarial inputs: the mixing enclosure must
 // contain E^T alpha for EVERY E and alpha of its input boxes, the Gram error must stay within its bound,
 // Rump's test must never accept a matrix that is not positive definite, and nothing may depend on the
@@ -13,7 +13,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "../../src/checker/float_kernels.hpp"
+#include "../../src/checker/kernel/float_kernels.hpp"
 #include "support/next_double_check.hpp"
 
 using namespace memcert_checker;

@@ -2,7 +2,7 @@
 // exact rational identities.
 #include "catch.hpp"
 
-#include "../../src/checker/interval.hpp"
+#include "../../src/checker/kernel/interval.hpp"
 
 using memcert_checker::Interval;
 

@@ -3,7 +3,7 @@
 
 #include <gmpxx.h>
 
-#include "../../src/checker/json.hpp"
+#include "../../src/checker/kernel/json.hpp"
 
 using namespace memcert_checker::json;
 

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "../../src/checker/float_kernels.hpp"
+#include "../../src/checker/kernel/float_kernels.hpp"
 #include "memcert/checker/checker.hpp"
 
 #include "support/cli_run.hpp"

@@ -6,7 +6,7 @@
 //    "upper":{"method":"multi-prime","primes":[...]}|{"method":"trivial"}}
 //  enclosure-rank-rump (tier "double-rump"): {"kind":"enclosure-rank-rump","claim":"rank-lower-enclosure",
 //    "centre":{matrix},"radius":{matrix},"rows":[k],"mu":"q","rank_lower":k,"method":"double-rump"}
-//    re-run by src/checker/check_enclosure_rump.cpp in IEEE double with the same rigorous bounds;
+//    re-run by src/checker/kinds/enclosure/check_enclosure_rump.cpp in IEEE double with the same rigorous bounds;
 //  other tiers are written as kind "enclosure-rank" (exact Gram + LDL^T in the checker).
 #include <nlohmann/json.hpp>
 

@@ -1,0 +1,353 @@
+// Recursive-descent JSON reader (RFC 8259). Deliberately strict: anything unusual is an error, since
+// a certificate the checker misreads is worse than one it rejects.
+#include "kernel/json.hpp"
+
+#include <gmpxx.h>
+
+#include <new>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace memcert_checker::json {
+
+const Value* Value::find(const std::string& key) const {
+  if (type != Type::Object) return nullptr;
+  for (const auto& m : members)
+    if (m.first == key) return &m.second;
+  return nullptr;
+}
+
+namespace {
+
+// k when `digits` is the decimal numeral of 2^k, 0 <= k <= kMaxDyadicExponent; -1 otherwise. The numerals
+// are made once with GMP (exact) and looked up by their text.
+int power_of_two_exponent(std::string_view digits) {
+  static const std::vector<std::string> numerals = [] {
+    std::vector<std::string> t;
+    mpz_class x = 1;
+    for (int k = 0; k <= kMaxDyadicExponent; ++k, x *= 2) t.push_back(x.get_str());
+    return t;
+  }();
+  static const std::unordered_map<std::string_view, int> index = [] {
+    std::unordered_map<std::string_view, int> m;
+    for (int k = 0; k <= kMaxDyadicExponent; ++k) m.emplace(numerals[static_cast<std::size_t>(k)], k);
+    return m;
+  }();
+  const auto it = index.find(digits);
+  return it == index.end() ? -1 : it->second;
+}
+
+struct Parser {
+  const std::string& s;
+  std::size_t pos = 0;
+  std::string error;
+  IntMatrix* capture = nullptr;  // see parse()
+  bool in_matrix = false;        // parsing the value of root["matrix"]
+  double tree_bytes = 0, max_tree_bytes = 1e300;  // see parse_within()
+  bool over_budget = false;
+
+  // Every value kept counts its node twice (a vector may hold up to twice its size) plus the heap bytes of
+  // a long text; past the budget the parse stops.
+  bool charge(std::size_t text_bytes) {
+    tree_bytes += 2.0 * sizeof(Value) + (text_bytes > 15 ? double(text_bytes) + 16 : 0.0);
+    if (tree_bytes <= max_tree_bytes) return true;
+    over_budget = true;
+    return fail("over budget: the parsed tree would take more than " + std::to_string(long(max_tree_bytes / 1e6)) + " MB");
+  }
+
+  bool fail(const std::string& what) {
+    if (error.empty()) error = "json: offset " + std::to_string(pos) + ": " + what;
+    return false;
+  }
+  void skip_ws() {
+    while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\n' || s[pos] == '\r')) ++pos;
+  }
+  bool literal(const char* word) {
+    std::size_t n = std::char_traits<char>::length(word);
+    if (s.compare(pos, n, word) != 0) return fail(std::string("expected ") + word);
+    pos += n;
+    return true;
+  }
+  static bool digit(char c) { return c >= '0' && c <= '9'; }
+
+  // Validates the JSON number grammar and keeps the text.
+  bool number(Value& v) {
+    std::size_t start = pos;
+    if (pos < s.size() && s[pos] == '-') ++pos;
+    if (pos >= s.size() || !digit(s[pos])) return fail("expected a digit");
+    if (s[pos] == '0') ++pos;
+    else while (pos < s.size() && digit(s[pos])) ++pos;
+    if (pos < s.size() && s[pos] == '.') {
+      ++pos;
+      if (pos >= s.size() || !digit(s[pos])) return fail("expected a digit after '.'");
+      while (pos < s.size() && digit(s[pos])) ++pos;
+    }
+    if (pos < s.size() && (s[pos] == 'e' || s[pos] == 'E')) {
+      ++pos;
+      if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) ++pos;
+      if (pos >= s.size() || !digit(s[pos])) return fail("expected a digit in the exponent");
+      while (pos < s.size() && digit(s[pos])) ++pos;
+    }
+    v.type = Type::Number;
+    v.text = s.substr(start, pos - start);
+    return charge(v.text.size());
+  }
+
+  bool hex4(unsigned& out) {
+    if (pos + 4 > s.size()) return fail("truncated \\u escape");
+    out = 0;
+    for (int i = 0; i < 4; ++i) {
+      char c = s[pos++];
+      unsigned d;
+      if (c >= '0' && c <= '9') d = c - '0';
+      else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+      else return fail("bad hex digit in \\u escape");
+      out = out * 16 + d;
+    }
+    return true;
+  }
+  static void put_utf8(std::string& o, unsigned cp) {
+    if (cp < 0x80) o += char(cp);
+    else if (cp < 0x800) { o += char(0xC0 | (cp >> 6)); o += char(0x80 | (cp & 0x3F)); }
+    else if (cp < 0x10000) {
+      o += char(0xE0 | (cp >> 12)); o += char(0x80 | ((cp >> 6) & 0x3F)); o += char(0x80 | (cp & 0x3F));
+    } else {
+      o += char(0xF0 | (cp >> 18)); o += char(0x80 | ((cp >> 12) & 0x3F));
+      o += char(0x80 | ((cp >> 6) & 0x3F)); o += char(0x80 | (cp & 0x3F));
+    }
+  }
+
+  // Length of the well-formed UTF-8 sequence starting at s[i] (a byte >= 0x80), or 0: no stray continuation
+  // byte, no overlong form, no surrogate, nothing above U+10FFFF (the table of RFC 3629 section 4).
+  std::size_t utf8_length(std::size_t i) const {
+    const auto b = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u; };
+    const unsigned c0 = b(0);
+    const auto cont = [&](std::size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) { return b(k) >= lo && b(k) <= hi; };
+    if (c0 >= 0xC2 && c0 <= 0xDF) return cont(1) ? 2 : 0;
+    if (c0 == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+    if ((c0 >= 0xE1 && c0 <= 0xEC) || c0 == 0xEE || c0 == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+    if (c0 == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+    if (c0 == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+    if (c0 >= 0xF1 && c0 <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+    if (c0 == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+    return 0;
+  }
+
+  bool string(std::string& out) {
+    if (pos >= s.size() || s[pos] != '"') return fail("expected '\"'");
+    ++pos;
+    out.clear();
+    while (true) {
+      if (pos >= s.size()) return fail("unterminated string");
+      char c = s[pos++];
+      if (c == '"') return true;
+      if (static_cast<unsigned char>(c) < 0x20) return fail("control character in string");
+      if (static_cast<unsigned char>(c) >= 0x80) {  // RFC 8259: text is UTF-8; anything else is malformed
+        const std::size_t n = utf8_length(pos - 1);
+        if (n == 0) { --pos; return fail("invalid UTF-8 in string"); }
+        out.append(s, pos - 1, n);
+        pos += n - 1;
+        continue;
+      }
+      if (c != '\\') { out += c; continue; }
+      if (pos >= s.size()) return fail("unterminated escape");
+      char e = s[pos++];
+      switch (e) {
+        case '"': out += '"'; break;
+        case '\\': out += '\\'; break;
+        case '/': out += '/'; break;
+        case 'b': out += '\b'; break;
+        case 'f': out += '\f'; break;
+        case 'n': out += '\n'; break;
+        case 'r': out += '\r'; break;
+        case 't': out += '\t'; break;
+        case 'u': {
+          unsigned cp = 0;
+          if (!hex4(cp)) return false;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {  // high surrogate: a low one must follow
+            unsigned lo = 0;
+            if (s.compare(pos, 2, "\\u") != 0) return fail("unpaired surrogate");
+            pos += 2;
+            if (!hex4(lo)) return false;
+            if (lo < 0xDC00 || lo > 0xDFFF) return fail("unpaired surrogate");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+            return fail("unpaired surrogate");
+          }
+          put_utf8(out, cp);
+          break;
+        }
+        default: return fail("bad escape");
+      }
+    }
+  }
+
+  // The fast read of a list of lists of plain integer strings into *capture (see parse()). Returns false
+  // with pos unchanged (and *capture cleared) at the first thing that does not fit that shape, so the
+  // caller parses the same text the ordinary way and reports any error from there.
+  bool int_matrix(Value& v) {
+    const std::size_t start = pos;
+    IntMatrix& m = *capture;
+    m = IntMatrix{};
+    bool dyadic = false;  // some entry had a denominator: m.k holds every entry's exponent
+    auto give_up = [&] {
+      pos = start;
+      m = IntMatrix{};
+      return false;
+    };
+    skip_ws();
+    if (pos >= s.size() || s[pos] != '[') return give_up();
+    ++pos;
+    while (true) {  // one row per pass
+      skip_ws();
+      if (pos >= s.size() || s[pos] != '[') return give_up();
+      ++pos;
+      std::size_t cols = 0;
+      while (true) {  // one entry per pass
+        skip_ws();
+        if (pos >= s.size() || s[pos] != '"') return give_up();
+        ++pos;
+        const bool neg = pos < s.size() && s[pos] == '-';
+        if (neg) ++pos;
+        const std::size_t d0 = pos;
+        long x = 0;
+        while (pos < s.size() && digit(s[pos]) && pos - d0 < 19) x = x * 10 + (s[pos++] - '0');
+        const std::size_t digits = pos - d0;
+        if (digits == 0 || digits > 18 || (digits > 1 && s[d0] == '0') || pos >= s.size() ||
+            (s[pos] != '"' && s[pos] != '/'))
+          return give_up();
+        int k = 0;
+        if (s[pos] == '/') {  // a denominator: it must be a power of two 2^k, k >= 1, over an odd numerator
+          const std::size_t q0 = ++pos;
+          while (pos < s.size() && digit(s[pos])) ++pos;
+          if (pos >= s.size() || s[pos] != '"') return give_up();
+          k = power_of_two_exponent(std::string_view(s).substr(q0, pos - q0));
+          if (k < 1 || x % 2 == 0) return give_up();
+          if (!dyadic) m.k.assign(m.v.size(), 0), dyadic = true;
+        }
+        ++pos;
+        m.v.push_back(neg ? -x : x);
+        if (dyadic) m.k.push_back(static_cast<std::int16_t>(k));
+        ++cols;
+        skip_ws();
+        if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
+        if (pos < s.size() && s[pos] == ']') { ++pos; break; }
+        return give_up();
+      }
+      if (m.rows == 0) m.cols = cols;
+      else if (cols != m.cols) return give_up();
+      ++m.rows;
+      skip_ws();
+      if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
+      if (pos < s.size() && s[pos] == ']') { ++pos; break; }
+      return give_up();
+    }
+    v.type = Type::Array;
+    m.present = true;
+    return true;
+  }
+
+  bool value(Value& v, int depth) {
+    if (depth > kMaxDepth) return fail("nesting deeper than " + std::to_string(kMaxDepth));
+    skip_ws();
+    if (pos >= s.size()) return fail("unexpected end of input");
+    char c = s[pos];
+    if (!charge(0)) return false;
+    if (c == '{') return object(v, depth);
+    if (c == '[') return array(v, depth);
+    if (c == '"') { v.type = Type::String; return string(v.text) && charge(v.text.size()); }
+    if (c == 't') { v.type = Type::Bool; v.boolean = true; return literal("true"); }
+    if (c == 'f') { v.type = Type::Bool; v.boolean = false; return literal("false"); }
+    if (c == 'n') { v.type = Type::Null; return literal("null"); }
+    return number(v);
+  }
+
+  bool array(Value& v, int depth) {
+    v.type = Type::Array;
+    ++pos;  // '['
+    skip_ws();
+    if (pos < s.size() && s[pos] == ']') { ++pos; return true; }
+    while (true) {
+      v.items.emplace_back();
+      if (!value(v.items.back(), depth + 1)) return false;
+      skip_ws();
+      if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
+      if (pos < s.size() && s[pos] == ']') { ++pos; return true; }
+      return fail("expected ',' or ']'");
+    }
+  }
+
+  bool object(Value& v, int depth) {
+    v.type = Type::Object;
+    ++pos;  // '{'
+    skip_ws();
+    if (pos < s.size() && s[pos] == '}') { ++pos; return true; }
+    std::unordered_set<std::string> seen;  // a set, so many keys cannot make this quadratic
+    while (true) {
+      skip_ws();
+      std::string key;
+      if (!string(key)) return false;
+      if (!seen.insert(key).second) return fail("duplicate key \"" + key + "\"");
+      skip_ws();
+      if (pos >= s.size() || s[pos] != ':') return fail("expected ':'");
+      ++pos;
+      const bool is_matrix = capture && depth == 1 && key == "matrix";
+      const bool is_data = capture && in_matrix && depth == 2 && key == "data";
+      v.members.push_back(Member{std::move(key), Value{}});
+      if (is_data && int_matrix(v.members.back().second)) {
+        // captured; the member stays an empty array
+      } else {
+        const bool saved = in_matrix;
+        in_matrix = is_matrix;
+        const bool ok = value(v.members.back().second, depth + 1);
+        in_matrix = saved;
+        if (!ok) return false;
+      }
+      skip_ws();
+      if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
+      if (pos < s.size() && s[pos] == '}') { ++pos; return true; }
+      return fail("expected ',' or '}'");
+    }
+  }
+};
+
+}  // namespace
+
+bool parse(const std::string& text, Value& out, std::string& error, IntMatrix* capture) {
+  bool over = false;
+  return parse_within(text, out, error, capture, 1e300, over);
+}
+
+bool parse_within(const std::string& text, Value& out, std::string& error, IntMatrix* capture, double max_tree_bytes,
+                  bool& over_budget) {
+  over_budget = false;
+  try {
+    if (capture) *capture = IntMatrix{};
+    Parser p{text, 0, {}, capture};
+    p.max_tree_bytes = max_tree_bytes;
+    Value v;
+    if (!p.value(v, 1)) {
+      if (capture) *capture = IntMatrix{};
+      over_budget = p.over_budget;
+      error = p.error;
+      return false;
+    }
+    p.skip_ws();
+    if (p.pos != text.size()) {
+      if (capture) *capture = IntMatrix{};
+      p.fail("trailing characters after the JSON value");
+      error = p.error;
+      return false;
+    }
+    out = std::move(v);
+    return true;
+  } catch (const std::bad_alloc&) {
+    if (capture) *capture = IntMatrix{};
+    error = "json: out of memory";
+    return false;
+  }
+}
+
+}  // namespace memcert_checker::json

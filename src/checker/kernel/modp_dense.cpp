@@ -1,0 +1,357 @@
+// Blocked Gaussian elimination over F_p, p < 2^26, on integer-valued doubles (the checker's own; it shares
+// nothing with the engine's kernels). Why blocked: the plain right-looking elimination streams the whole
+// trailing matrix through memory once per pivot; here pivots are found a panel of kPanelCols columns at a
+// time and their updates reach the rest of each row together, so the trailing matrix passes through
+// memory once per panel, and each row update is a short sum of products that vectorizes.
+//
+// Exactness: every value is an integer held exactly in a double. Residues lie in [0, p); an entry that
+// receives t updates x += g u (g, u in [0, p)) without reduction stays below (p - 1) + t (p - 1)^2, which
+// is at most 2^52 while t <= lazy_max, so every product and sum is exact (the build has -ffp-contract=off;
+// the register tile may fuse, which changes no exact value: see DENSE_MAY_FUSE). Before an entry could pass that bound, or before it is read as a
+// residue (pivot search, multiplier, pivot row), it is reduced exactly by dense_reduce. Each pivot step
+// therefore computes exactly the residues of the textbook elimination (same pivots: the first non-zero
+// entry of the column at or below the current row), so rank and determinant are the textbook's.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "kernel/float_kernels.hpp"
+#include "kernel/modp.hpp"
+
+namespace memcert_checker {
+
+namespace {
+
+constexpr std::size_t kPanelCols = 32;   // pivots per panel: 32 rows of U (x 256 columns) stay in L2
+constexpr std::size_t kTileCols = 256;   // columns of the trailing update handled together
+constexpr std::size_t kRowBlock = 16;    // rows of the trailing update per task
+constexpr int kTileRows = 4;             // rows of a register tile (dense_tile)
+
+// x mod p for an integer-valued double |x| <= 2^52, 2 <= p < 2^26, in round-to-nearest (the checker never
+// changes the rounding mode). y = x * pinv is within (x / p) 2.0001 u < 1.0001 / p of x / p, and q =
+// (y + 1.5 2^52) - 1.5 2^52 is y rounded to an integer (|y| <= 2^51), so |q - x / p| < 1 and r = x - q p
+// lies in (-p, p); q p and x - q p are integers below 2^53, hence exact; one correction lands in [0, p).
+inline double dense_reduce(double x, double p, double pinv) {
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
+  const double q = (x * pinv + kRound) - kRound;
+  const double r = x - q * p;
+  return r < 0 ? r + p : r;
+}
+
+// dense_reduce on x[0 .. len), vectorized.
+__attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
+void dense_reduce_span(double* __restrict x, std::size_t len, double p, double pinv) {
+  for (std::size_t j = 0; j < len; ++j) x[j] = dense_reduce(x[j], p, pinv);
+}
+
+// row[j] += sum_i g[i] u[i][j], i < 8, j < len, as eight fused multiply-adds in order of i: each result
+// is an integer below 2^53 under the caller's bound, so each is exact (the same values as separate
+// products and sums; fusing is asked for explicitly, the build never contracts on its own). Eight rows
+// of U per pass: the row segment is loaded and stored once per eight updates.
+__attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
+void dense_axpy8(double* __restrict row, const double* const* __restrict u, const double* __restrict g, std::size_t len) {
+  const double *u0 = u[0], *u1 = u[1], *u2 = u[2], *u3 = u[3], *u4 = u[4], *u5 = u[5], *u6 = u[6], *u7 = u[7];
+  const double g0 = g[0], g1 = g[1], g2 = g[2], g3 = g[3], g4 = g[4], g5 = g[5], g6 = g[6], g7 = g[7];
+  for (std::size_t j = 0; j < len; ++j) {
+    double x = std::fma(g0, u0[j], row[j]);
+    x = std::fma(g1, u1[j], x);
+    x = std::fma(g2, u2[j], x);
+    x = std::fma(g3, u3[j], x);
+    x = std::fma(g4, u4[j], x);
+    x = std::fma(g5, u5[j], x);
+    x = std::fma(g6, u6[j], x);
+    row[j] = std::fma(g7, u7[j], x);
+  }
+}
+
+// dense_axpy8 on two rows at once (multipliers g[0..8) for row0, h[0..8) for row1): each row of U is
+// loaded once for both, which is what bounds the speed of the single-row form.
+__attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
+void dense_axpy8x2(double* __restrict row0, double* __restrict row1, const double* const* __restrict u,
+                   const double* __restrict g, const double* __restrict h, std::size_t len) {
+  const double *u0 = u[0], *u1 = u[1], *u2 = u[2], *u3 = u[3], *u4 = u[4], *u5 = u[5], *u6 = u[6], *u7 = u[7];
+  for (std::size_t j = 0; j < len; ++j) {
+    double x = row0[j], y = row1[j];
+    x = std::fma(g[0], u0[j], x), y = std::fma(h[0], u0[j], y);
+    x = std::fma(g[1], u1[j], x), y = std::fma(h[1], u1[j], y);
+    x = std::fma(g[2], u2[j], x), y = std::fma(h[2], u2[j], y);
+    x = std::fma(g[3], u3[j], x), y = std::fma(h[3], u3[j], y);
+    x = std::fma(g[4], u4[j], x), y = std::fma(h[4], u4[j], y);
+    x = std::fma(g[5], u5[j], x), y = std::fma(h[5], u5[j], y);
+    x = std::fma(g[6], u6[j], x), y = std::fma(h[6], u6[j], y);
+    row0[j] = std::fma(g[7], u7[j], x), row1[j] = std::fma(h[7], u7[j], y);
+  }
+}
+
+__attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
+void dense_axpy1(double* __restrict row, const double* __restrict u, double g, std::size_t len) {
+  for (std::size_t j = 0; j < len; ++j) row[j] = std::fma(g, u[j], row[j]);
+}
+
+// Rows row[0..R) of the trailing matrix, columns [0, len), take all k pivot updates of a panel:
+// row[r][j] += sum_i g[r * kPanelCols + i] u[i][j], as a register tile of R rows x 8W columns that stays in
+// registers through the k updates (each u[i] segment is loaded once for all R rows; GEMM's micro-kernel,
+// where the row-pair form above streams every row through memory once per eight pivots). Needs
+// k <= lazy_max and reduced entries on entry: every sum stays below (p - 1) + k (p - 1)^2 <= 2^52, so
+// every product and sum is exact. The entries leave reduced (dense_reduce's steps on whole vectors).
+typedef double DenseV8 __attribute__((vector_size(64)));
+// The tile's functions let the compiler fuse a * b + c (GCC: this attribute; clang: the pragma in
+// dense_tile). The sums of products are exact either way, and the reduction's quotient q stays within 1
+// of x / p whether x * pinv + 1.5 2^52 is rounded once or twice, so every value is the same.
+#if defined(__clang__)
+#define DENSE_MAY_FUSE
+#else
+#define DENSE_MAY_FUSE __attribute__((optimize("fp-contract=fast")))
+#endif
+#define DENSE_LOAD8(v, x) __builtin_memcpy(&(v), (x), sizeof(DenseV8))
+template <int R, int W = 2>
+__attribute__((always_inline)) inline void dense_tile(double* const* __restrict row, const double* const* __restrict u,
+                                                      const double* __restrict g, std::size_t k, std::size_t len, double p,
+                                                      double pinv) {
+#if defined(__clang__)
+#pragma clang fp contract(fast)
+#endif
+  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52, as in dense_reduce
+  std::size_t j = 0;
+  for (; j + 8 * W <= len; j += 8 * W) {
+    DenseV8 a[R][W];
+    for (int r = 0; r < R; ++r)
+      for (int w = 0; w < W; ++w) DENSE_LOAD8(a[r][w], row[r] + j + 8 * w);
+    for (std::size_t i = 0; i < k; ++i) {
+      DenseV8 uv[W];
+      for (int w = 0; w < W; ++w) DENSE_LOAD8(uv[w], u[i] + j + 8 * w);
+      for (int r = 0; r < R; ++r) {
+        const double gi = g[r * kPanelCols + i];
+        for (int w = 0; w < W; ++w) a[r][w] += gi * uv[w];
+      }
+    }
+    // Reduced in registers, lane by lane as dense_reduce does.
+    for (int r = 0; r < R; ++r)
+      for (int w = 0; w < W; ++w) {
+        const DenseV8 q = (a[r][w] * pinv + kRound) - kRound;
+        DenseV8 x = a[r][w] - q * p;
+        x = x < 0 ? x + p : x;
+        __builtin_memcpy(row[r] + j + 8 * w, &x, sizeof(DenseV8));
+      }
+  }
+  // The last len mod 8W columns: the same sums, one row and one pivot at a time along the columns.
+  for (int r = 0; r < R; ++r) {
+    double* x = row[r];
+    for (std::size_t i = 0; i < k; ++i) {
+      const double gi = g[r * kPanelCols + i];
+      const double* ui = u[i];
+      for (std::size_t t = j; t < len; ++t) x[t] = std::fma(gi, ui[t], x[t]);
+    }
+    for (std::size_t t = j; t < len; ++t) x[t] = dense_reduce(x[t], p, pinv);
+  }
+}
+
+DENSE_MAY_FUSE
+__attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
+void dense_tileR(double* const* row, const double* const* u, const double* g, std::size_t k, std::size_t len,
+                 double p, double pinv) {
+  dense_tile<kTileRows>(row, u, g, k, len, p, pinv);
+}
+
+DENSE_MAY_FUSE
+__attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
+void dense_tile1(double* const* row, const double* const* u, const double* g, std::size_t k, std::size_t len,
+                 double p, double pinv) {
+  dense_tile<1>(row, u, g, k, len, p, pinv);
+}
+
+struct DenseField {
+  double p, pinv;
+  std::uint64_t lazy_max;  // updates an entry in [0, p) can take before it must be reduced
+};
+
+// Columns [j0, j1) of row `r` (row-major, n columns) receive the updates of the pivot rows `urows[i]`
+// with multipliers g[i] (residues), i < k: at most lazy_max between reductions; the segment ends reduced.
+void dense_update_segment(double* w, std::size_t n, std::size_t r, const std::size_t* urows, const double* g,
+                          std::size_t k, std::size_t j0, std::size_t j1, const DenseField& F) {
+  double* row = w + r * n + j0;
+  const std::size_t len = j1 - j0;
+  std::uint64_t pending = 0;
+  const double* u[8];
+  double gs[8];
+  std::size_t have = 0;  // non-zero multipliers gathered for the next pass
+  auto flush8 = [&] {
+    if (pending + 8 > F.lazy_max) { dense_reduce_span(row, len, F.p, F.pinv); pending = 0; }
+    dense_axpy8(row, u, gs, len);
+    pending += 8;
+    have = 0;
+  };
+  for (std::size_t i = 0; i < k; ++i) {
+    if (g[i] == 0) continue;
+    if (F.lazy_max < 8) {  // primes near 2^26: one update at a time, reduced as often as needed
+      if (pending == F.lazy_max) { dense_reduce_span(row, len, F.p, F.pinv); pending = 0; }
+      dense_axpy1(row, w + urows[i] * n + j0, g[i], len);
+      ++pending;
+      continue;
+    }
+    u[have] = w + urows[i] * n + j0;
+    gs[have++] = g[i];
+    if (have == 8) flush8();
+  }
+  for (std::size_t i = 0; i < have; ++i) {
+    if (pending == F.lazy_max) { dense_reduce_span(row, len, F.p, F.pinv); pending = 0; }
+    dense_axpy1(row, u[i], gs[i], len);
+    ++pending;
+  }
+  if (pending) dense_reduce_span(row, len, F.p, F.pinv);
+}
+
+// dense_update_segment for rows r and r + 1 together (multipliers g and h), for lazy_max >= 8: every
+// multiplier is applied, zeros included, so both rows take the same number of updates between reductions.
+void dense_update_pair(double* w, std::size_t n, std::size_t r, const std::size_t* urows, const double* g,
+                       const double* h, std::size_t k, std::size_t j0, std::size_t j1, const DenseField& F) {
+  double* row0 = w + r * n + j0;
+  double* row1 = row0 + n;
+  const std::size_t len = j1 - j0;
+  std::uint64_t pending = 0;
+  auto reduce = [&] {
+    dense_reduce_span(row0, len, F.p, F.pinv);
+    dense_reduce_span(row1, len, F.p, F.pinv);
+    pending = 0;
+  };
+  const double* u[8];
+  std::size_t i = 0;
+  for (; i + 8 <= k; i += 8) {
+    if (pending + 8 > F.lazy_max) reduce();
+    for (std::size_t t = 0; t < 8; ++t) u[t] = w + urows[i + t] * n + j0;
+    dense_axpy8x2(row0, row1, u, g + i, h + i, len);
+    pending += 8;
+  }
+  for (; i < k; ++i) {
+    if (pending == F.lazy_max) reduce();
+    dense_axpy1(row0, w + urows[i] * n + j0, g[i], len);
+    dense_axpy1(row1, w + urows[i] * n + j0, h[i], len);
+    ++pending;
+  }
+  if (pending) reduce();
+}
+
+}  // namespace
+
+void residues_dense(double* x, std::size_t len, std::uint64_t p) {
+  dense_reduce_span(x, len, static_cast<double>(p), 1.0 / static_cast<double>(p));
+}
+
+std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t n, std::uint64_t p,
+                             std::uint64_t* det, unsigned threads) {
+  const ModP f{p};
+  const std::uint64_t pm1 = p - 1;
+  const DenseField F{static_cast<double>(p), 1.0 / static_cast<double>(p),
+                     pm1 == 0 ? ~std::uint64_t{0} : ((std::uint64_t{1} << 52) - pm1) / (pm1 * pm1)};
+  std::size_t rank = 0;
+  std::uint64_t dv = 1 % p;
+  std::vector<std::size_t> urows;  // the current panel's pivot rows
+  std::vector<std::size_t> pl;     // their columns, local to the panel
+  std::vector<double> panel;       // columns [c0, c1) of rows [first, m), column-major
+  std::vector<double> mult;        // scratch multipliers
+  for (std::size_t c0 = 0; c0 < n && rank < m; c0 += kPanelCols) {
+    const std::size_t c1 = std::min(n, c0 + kPanelCols), cw = c1 - c0;
+    const std::size_t first = rank, M = m - first;
+    // Panel: the textbook elimination restricted to columns [c0, c1), on a column-major copy so that the
+    // pivot search and the updates run down contiguous columns. The multiplier of local row i for the
+    // pivot in local column j is stored in panel[j][i], which the elimination no longer needs. Row swaps
+    // exchange the copy's rows and the rows' parts right of the panel (columns left of it are dead).
+    panel.resize(M * cw);
+    for (std::size_t i = 0; i < M; ++i)
+      for (std::size_t j = 0; j < cw; ++j) panel[j * M + i] = w[(first + i) * n + c0 + j];
+    pl.clear();
+    std::uint64_t pending = 0;  // unreduced updates the panel entries below the pivots may hold
+    for (std::size_t j = 0; j < cw && rank < m; ++j) {
+      double* col = &panel[j * M];
+      const std::size_t top = rank - first;  // local index of the next pivot row
+      if (pending) dense_reduce_span(col + top, M - top, F.p, F.pinv);
+      std::size_t piv = top;
+      while (piv < M && col[piv] == 0) ++piv;
+      if (piv == M) { dv = 0; continue; }
+      if (piv != top) {
+        for (std::size_t jj = 0; jj < cw; ++jj) std::swap(panel[jj * M + piv], panel[jj * M + top]);
+        std::swap_ranges(w.begin() + (first + piv) * n + c1, w.begin() + (first + piv + 1) * n,
+                         w.begin() + rank * n + c1);
+        dv = f.sub(0, dv);
+      }
+      if (pending)
+        for (std::size_t jj = j + 1; jj < cw; ++jj) panel[jj * M + top] = dense_reduce(panel[jj * M + top], F.p, F.pinv);
+      const std::uint64_t pivot = static_cast<std::uint64_t>(col[top]);
+      dv = f.mul(dv, pivot);
+      const double invd = static_cast<double>(f.inv(pivot));
+      if (pending == F.lazy_max) {  // one more update could pass 2^52: reduce the panel below first
+        for (std::size_t jj = j + 1; jj < cw; ++jj) dense_reduce_span(&panel[jj * M + top + 1], M - top - 1, F.p, F.pinv);
+        pending = 0;
+      }
+      // row_i += g_i * pivot row with g_i = -x_i / pivot mod p (x_i * inv < 2^52: exact, so is its residue).
+      for (std::size_t i = top + 1; i < M; ++i) col[i] *= invd;
+      dense_reduce_span(col + top + 1, M - top - 1, F.p, F.pinv);
+      for (std::size_t i = top + 1; i < M; ++i) col[i] = col[i] == 0 ? 0.0 : F.p - col[i];
+      for (std::size_t jj = j + 1; jj < cw; ++jj) {
+        const double u = panel[jj * M + top];
+        if (u != 0) dense_axpy1(&panel[jj * M + top + 1], col + top + 1, u, M - top - 1);
+      }
+      ++pending;
+      pl.push_back(j);
+      ++rank;
+    }
+    const std::size_t k = rank - first;
+    if (k == 0 || c1 >= n) continue;
+    urows.resize(k);
+    for (std::size_t i = 0; i < k; ++i) urows[i] = first + i;
+    // The pivot rows' own trailing parts, in order: pivot row j takes the updates of pivots i < j (its
+    // multipliers sit in the panel), which makes it the row U_j the rows below are updated with.
+    mult.resize(k);
+    for (std::size_t j = 1; j < k; ++j) {
+      for (std::size_t i = 0; i < j; ++i) mult[i] = panel[pl[i] * M + j];
+      dense_update_segment(w.data(), n, first + j, urows.data(), mult.data(), j, c1, n, F);
+    }
+    // Every row below: all k updates at once, a block of rows per task, column tiles inside.
+    const std::size_t below = m - rank, blocks = (below + kRowBlock - 1) / kRowBlock;
+    double* wd = w.data();
+    parallel_for(blocks, blocks > 1 ? threads : 1, [&](std::size_t b, unsigned) {
+      double g[kPanelCols], h[kPanelCols];
+      const std::size_t r0 = rank + b * kRowBlock, r1 = std::min(m, r0 + kRowBlock);
+      if (k <= F.lazy_max) {  // every panel update fits one lazy window: register tiles (dense_tile)
+        double gt[kRowBlock * kPanelCols];
+        for (std::size_t r = r0; r < r1; ++r)
+          for (std::size_t i = 0; i < k; ++i) gt[(r - r0) * kPanelCols + i] = panel[pl[i] * M + (r - first)];
+        const double* u[kPanelCols];
+        double* rows[kTileRows];
+        for (std::size_t j0 = c1; j0 < n; j0 += kTileCols) {
+          const std::size_t j1 = std::min(n, j0 + kTileCols);
+          for (std::size_t i = 0; i < k; ++i) u[i] = wd + urows[i] * n + j0;
+          std::size_t r = r0;
+          for (; r + kTileRows <= r1; r += kTileRows) {
+            for (std::size_t t = 0; t < kTileRows; ++t) rows[t] = wd + (r + t) * n + j0;
+            dense_tileR(rows, u, gt + (r - r0) * kPanelCols, k, j1 - j0, F.p, F.pinv);
+          }
+          for (; r < r1; ++r) {
+            rows[0] = wd + r * n + j0;
+            dense_tile1(rows, u, gt + (r - r0) * kPanelCols, k, j1 - j0, F.p, F.pinv);
+          }
+        }
+        return;
+      }
+      for (std::size_t j0 = c1; j0 < n; j0 += kTileCols) {
+        const std::size_t j1 = std::min(n, j0 + kTileCols);
+        std::size_t r = r0;
+        for (; F.lazy_max >= 8 && r + 2 <= r1; r += 2) {
+          for (std::size_t i = 0; i < k; ++i) {
+            g[i] = panel[pl[i] * M + (r - first)];
+            h[i] = panel[pl[i] * M + (r + 1 - first)];
+          }
+          dense_update_pair(wd, n, r, urows.data(), g, h, k, j0, j1, F);
+        }
+        for (; r < r1; ++r) {
+          for (std::size_t i = 0; i < k; ++i) g[i] = panel[pl[i] * M + (r - first)];
+          dense_update_segment(wd, n, r, urows.data(), g, k, j0, j1, F);
+        }
+      }
+    });
+  }
+  if (det) *det = (rank == m && m == n) ? dv : 0;
+  return rank;
+}
+
+}  // namespace memcert_checker

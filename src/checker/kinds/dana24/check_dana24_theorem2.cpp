@@ -1,0 +1,195 @@
+// kind "dana24-claim", claim "dana24/theorem-2" (verdict "confirmed"): Theorem 2's per-sequence bound
+// (docs/DANA24.md "How to read Theorem 2"). The certificate gives B (N x d, exact), "scale" s > 0 (so
+// W W^T = G = s B B^T, W = sqrt(s) B), "C" and "conditionals": [{"pi": [N] exact, "g", "lambda_hi"}].
+// Re-derived here:
+//  * C_W = max |G - I| (exact) <= C < 1/2, and G_gg > G_jg for j != g (so phi below is decreasing);
+//  * pi_t > 0 entrywise, sum exactly 1; negH = -sum pi log pi enclosed [negH_lo, negH_up] (MPFR, directed);
+//  * phi(lambda_hi) = log sum_j exp(lambda_hi (G_jg - G_gg)) <= negH_lo (rounded up): since phi(0) = log N >=
+//    negH and phi decreases, the solution lambda* of phi = negH lies in [0, lambda_hi];
+//  * at lambda* the KL has the closed form lambda* D, D = sum_j pi_j (G_gg - G_jg) (exact), so KL <= lambda_hi D;
+//  * the bound (1 - pi_g)(1 + 2C + C |pi~ - unif|_1)/(1 - 2C) log((N-1)/(e^{negH} - 1)) enclosed from below
+//    (the log term with negH_up); the claim holds iff lambda_hi D <= that lower bound for every conditional.
+//  * optional "C_at_most_theorem_C": true: also C <= sqrt(32 ln(N+1)/d) (MPFR), the theorem's own C, so the
+//    bound certified at C holds at the theorem's C (it increases with C). The Gram matrix of an integer B
+//    (the large-d JL instance, N = 1000, d = 900) is computed in int64, exactly.
+#include <mpfr.h>
+
+#include <cstdint>
+#include <cstdlib>
+
+#include "kernel/context.hpp"
+#include "kernel/read.hpp"
+
+namespace memcert_checker {
+
+bool check_dana24_theorem2(const Value& c, std::string& why) {
+  QMat B;
+  std::size_t N = 0, d = 0;
+  const Value* bv = member(c, "", "B", json::Type::Array, why);
+  if (!bv) return false;
+  N = bv->items.size();
+  if (N < 2 || N > 4096 || bv->items[0].type != json::Type::Array || bv->items[0].items.empty() || bv->items[0].items.size() > 4096) {
+    why = "B: expected 2..4096 rows of 1..4096 entries";
+    return false;
+  }
+  d = bv->items[0].items.size();
+  B.resize(N);
+  for (std::size_t i = 0; i < N; ++i)
+    if (!read_rational_vector(bv->items[i], "B[" + std::to_string(i) + "]", d, B[i], why)) return false;
+  mpq_class s, C;
+  const Value* sv = member(c, "", "scale", json::Type::String, why);
+  const Value* cv = sv ? member(c, "", "C", json::Type::String, why) : nullptr;
+  if (!cv || !read_rational(*sv, "scale", s, why) || !read_rational(*cv, "C", C, why)) return false;
+  if (s <= 0) { why = "scale: expected > 0"; return false; }
+  if (!(C < mpq_class(1, 2)) || C < 0) { why = "C: the bound needs 0 <= C < 1/2"; return false; }
+  // W W^T = s B B^T. Integer B with small entries (the JL instance: 1000 x 900 signs) takes an int64
+  // product (|B_ik| < 2^20 and d <= 4096 keep every sum below 2^52); otherwise exact rationals. Either way
+  // the Gram matrix is exact. C_W = max |s (B B^T)_ij - [i = j]| must be <= C.
+  bool small_int = true;
+  for (const auto& row : B)
+    for (const auto& x : row)
+      if (x.get_den() != 1 || abs(x.get_num()) >= (1 << 20)) small_int = false;
+  std::vector<std::int64_t> gi;
+  QMat Gq;
+  if (small_int) {
+    if (!within_budget(double(N) * double(N) * double(d) / 2 / 20, double(N) * double(N) * 8 + double(N) * d * 8,
+                       "the theorem-2 Gram matrix", why))
+      return false;
+    std::vector<std::int64_t> bi(N * d);
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t k = 0; k < d; ++k) bi[i * d + k] = B[i][k].get_num().get_si();
+    B.clear();
+    gi.assign(N * N, 0);
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        std::int64_t acc = 0;
+        for (std::size_t k = 0; k < d; ++k) acc += bi[i * d + k] * bi[j * d + k];
+        gi[i * N + j] = gi[j * N + i] = acc;
+      }
+  } else {
+    if (!within_budget(double(N) * double(N) * double(d) * 32, double(N) * double(N) * 64, "the theorem-2 Gram matrix", why))
+      return false;
+    Gq.assign(N, QRow(N, 0));
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j <= i; ++j) {
+        mpq_class acc = 0;
+        for (std::size_t k = 0; k < d; ++k) acc += B[i][k] * B[j][k];
+        Gq[i][j] = Gq[j][i] = acc * s;
+      }
+  }
+  auto G = [&](std::size_t i, std::size_t j) { return small_int ? mpq_class(mpq_class(gi[i * N + j]) * s) : Gq[i][j]; };
+  {
+    // Off-diagonal: the largest |entry| (int64 path: one exact comparison); diagonal: each entry.
+    std::size_t bi_ = 0, bj_ = 1;
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t j = 0; j < N; ++j) {
+        if (i == j) continue;
+        if (small_int ? std::llabs(gi[i * N + j]) > std::llabs(gi[bi_ * N + bj_]) : abs(Gq[i][j]) > abs(Gq[bi_][bj_]))
+          bi_ = i, bj_ = j;
+      }
+    if (abs(G(bi_, bj_)) > C) {
+      why = "C: |W W^T - I| exceeds C at (" + std::to_string(bi_) + "," + std::to_string(bj_) + ")";
+      return false;
+    }
+    for (std::size_t i = 0; i < N; ++i)
+      if (abs(G(i, i) - 1) > C) {
+        why = "C: |W W^T - I| exceeds C at (" + std::to_string(i) + "," + std::to_string(i) + ")";
+        return false;
+      }
+  }
+  // Optional: C <= the theorem's own sqrt(32 ln(N+1)/d), i.e. C^2 d / 32 <= ln(N+1). The bound increases
+  // with C, so it then holds at the theorem's C too.
+  if (const Value* tv = c.find("C_at_most_theorem_C")) {
+    bool claimed = false;
+    if (!read_bool(*tv, "C_at_most_theorem_C", claimed, why)) return false;
+    if (claimed) {
+      mpfr_t l, r;
+      mpfr_inits2(160, l, r, static_cast<mpfr_ptr>(nullptr));
+      const mpq_class lhs = C * C * static_cast<unsigned long>(d) / 32;
+      mpfr_set_q(l, lhs.get_mpq_t(), MPFR_RNDU);
+      mpfr_set_ui(r, static_cast<unsigned long>(N + 1), MPFR_RNDD);
+      mpfr_log(r, r, MPFR_RNDD);
+      const bool ok = mpfr_lessequal_p(l, r);
+      mpfr_clears(l, r, static_cast<mpfr_ptr>(nullptr));
+      if (!ok) {
+        why = "C_at_most_theorem_C: C exceeds sqrt(32 ln(N+1)/d)";
+        return false;
+      }
+    }
+  }
+  const Value* lv = member(c, "", "conditionals", json::Type::Array, why);
+  if (!lv) return false;
+  if (lv->items.empty() || lv->items.size() > 100000) { why = "conditionals: expected 1..100000 entries"; return false; }
+  if (!within_budget(double(lv->items.size()) * double(N) * 64, double(N) * double(N) * 64, "the theorem-2 check", why)) return false;
+  const mpfr_prec_t P = 160;
+  mpfr_t negH_lo, negH_up, x, y, phi, bound;
+  mpfr_inits2(P, negH_lo, negH_up, x, y, phi, bound, static_cast<mpfr_ptr>(nullptr));
+  bool ok = true;
+  for (std::size_t t = 0; t < lv->items.size() && ok; ++t) {
+    const Value& e = lv->items[t];
+    const std::string at = "conditionals[" + std::to_string(t) + "]";
+    QRow pi;
+    std::size_t g = 0;
+    mpq_class lam;
+    const Value* pv = member(e, at, "pi", json::Type::Array, why);
+    const Value* gv = pv ? member(e, at, "g", json::Type::Number, why) : nullptr;
+    const Value* hv = gv ? member(e, at, "lambda_hi", json::Type::String, why) : nullptr;
+    if (!hv || !read_rational_vector(*pv, at + ".pi", N, pi, why) || !read_size(*gv, at + ".g", N - 1, g, why) ||
+        !read_rational(*hv, at + ".lambda_hi", lam, why)) { ok = false; break; }
+    mpq_class sum = 0;
+    for (const auto& p : pi) {
+      if (p <= 0) { why = at + ".pi: full support needed (every entry > 0)"; ok = false; break; }
+      sum += p;
+    }
+    if (!ok) break;
+    if (sum != 1) { why = at + ".pi: does not sum to 1"; ok = false; break; }
+    if (lam < 0) { why = at + ".lambda_hi: expected >= 0"; ok = false; break; }
+    for (std::size_t j = 0; j < N; ++j)
+      if (j != g && !(G(j, g) < G(g, g))) { why = at + ": G_jg < G_gg fails (phi not decreasing)"; ok = false; break; }
+    if (!ok) break;
+    // negH = -sum pi log pi, both ends.
+    mpfr_set_zero(negH_lo, 1);
+    mpfr_set_zero(negH_up, 1);
+    for (const auto& p : pi) {
+      mpfr_set_q(x, p.get_mpq_t(), MPFR_RNDD);  // x <= p
+      mpfr_log(x, x, MPFR_RNDD);                // x <= log p (<= 0)
+      mpfr_mul_q(x, x, p.get_mpq_t(), MPFR_RNDD);  // x <= p log p
+      mpfr_sub(negH_up, negH_up, x, MPFR_RNDU);
+      mpfr_set_q(y, p.get_mpq_t(), MPFR_RNDU);
+      mpfr_log(y, y, MPFR_RNDU);
+      mpfr_mul_q(y, y, p.get_mpq_t(), MPFR_RNDU);
+      mpfr_sub(negH_lo, negH_lo, y, MPFR_RNDD);
+    }
+    // phi(lambda_hi), rounded up.
+    mpfr_set_zero(phi, 1);
+    for (std::size_t j = 0; j < N; ++j) {
+      const mpq_class arg = lam * (G(j, g) - G(g, g));
+      mpfr_set_q(x, arg.get_mpq_t(), MPFR_RNDU);
+      mpfr_exp(x, x, MPFR_RNDU);
+      mpfr_add(phi, phi, x, MPFR_RNDU);
+    }
+    mpfr_log(phi, phi, MPFR_RNDU);
+    if (!mpfr_lessequal_p(phi, negH_lo)) { why = at + ".lambda_hi: phi(lambda_hi) <= -H not certified (not an upper end of the bracket)"; ok = false; break; }
+    // KL <= lambda_hi D (exact).
+    mpq_class D = 0;
+    for (std::size_t j = 0; j < N; ++j) D += pi[j] * (G(g, g) - G(j, g));
+    const mpq_class kl_up = lam * D;
+    // The bound from below: factor F exact, log((N-1)/(e^{negH} - 1)) with negH_up.
+    mpq_class l1 = 0;
+    for (std::size_t j = 0; j < N; ++j)
+      if (j != g) l1 += abs(pi[j] / (1 - pi[g]) - mpq_class(1, static_cast<unsigned long>(N - 1)));
+    const mpq_class F = (1 - pi[g]) * (1 + 2 * C + C * l1) / (1 - 2 * C);
+    mpfr_expm1(x, negH_up, MPFR_RNDU);  // e^{negH} - 1, rounded up
+    if (mpfr_sgn(x) <= 0) { why = at + ": e^{-H} - 1 not certified positive (a point mass)"; ok = false; break; }
+    mpfr_ui_div(bound, static_cast<unsigned long>(N - 1), x, MPFR_RNDD);
+    mpfr_log(bound, bound, MPFR_RNDD);
+    mpfr_mul_q(bound, bound, F.get_mpq_t(), MPFR_RNDD);
+    mpfr_set_q(x, kl_up.get_mpq_t(), MPFR_RNDU);
+    if (!mpfr_lessequal_p(x, bound)) { why = at + ": d_KL <= the per-sequence bound not certified"; ok = false; break; }
+  }
+  mpfr_clears(negH_lo, negH_up, x, y, phi, bound, static_cast<mpfr_ptr>(nullptr));
+  if (ok) note_applied("dana24 Theorem 2, per-sequence form: lambda bracketed from above, KL = lambda* D, bound enclosed from below");
+  return ok;
+}
+
+}  // namespace memcert_checker
