@@ -29,7 +29,11 @@ TypedMatrix typed_array_to_matrix(TypedArray&& a, const std::string& name) {
     throw input_error(name, "shape", "expected a 2-d array (a matrix), got shape " + shape_to_string(a.shape));
   const std::size_t rows = a.shape[0], cols = a.shape[1];
   if (a.storage == Storage::int64) return typed_matrix_from_i64(rows, cols, std::move(a.i64));
-  if (a.storage == Storage::float64) return typed_matrix_from_f64(rows, cols, std::move(a.f64));
+  if (a.storage == Storage::float64) {
+    TypedMatrix m = typed_matrix_from_f64(rows, cols, std::move(a.f64));
+    m.stored_float_bytes = a.stored_float_bytes;
+    return m;
+  }
   QMatrix m(rows, cols);
   m.data() = std::move(a.q);
   return typed_matrix_from_qmat(std::move(m));

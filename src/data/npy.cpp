@@ -410,6 +410,7 @@ TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std
   TypedArray out;
   out.shape = h.shape;
   out.storage = h.kind == 'f' ? Storage::float64 : Storage::int64;
+  if (h.kind == 'f') out.stored_float_bytes = static_cast<unsigned>(h.size);
   // The common layouts (little-endian C order, 8-byte int64 / float64, and float32 kept as float32) are
   // read straight into the array's storage; floats are checked finite after the CRC.
   const bool native = std::endian::native == std::endian::little && !h.big_endian && !h.fortran_order;

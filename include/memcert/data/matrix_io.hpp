@@ -36,6 +36,8 @@ struct TypedArray {
   // storage is float64 then, with f64 empty.
   Float32Array f32;
   std::vector<Rational> q;
+  // The stored float dtype's width (2, 4 or 8 bytes; 8 for integer dtypes), as TypedMatrix's.
+  unsigned stored_float_bytes = 8;
   std::size_t count() const;
 };
 NdArray ndarray_from_typed(const TypedArray& a);
