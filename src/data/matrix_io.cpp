@@ -69,11 +69,11 @@ QMatrix txt_parse(const std::string& text, const std::string& path) {
         q = decimal_parse(tok);  // --decimals exact|double (decimals.hpp)
       } catch (const std::overflow_error&) {
         throw input_error(path, "line " + std::to_string(line_no) + ", column " + std::to_string(row.size() + 1),
-                          "expected a number within double range (--decimals double), got \"" + detail::printable_excerpt(tok) + "\"");
+                          "expected a number within double range (--decimals double), got " + detail::token_of(tok) + " beyond it");
       }
       if (!q) {
         throw input_error(path, "line " + std::to_string(line_no) + ", column " + std::to_string(row.size() + 1),
-                          "expected an exact number, got \"" + detail::printable_excerpt(tok) + "\"");
+                          "expected an exact number, got " + detail::token_of(tok) + " that is not one");
       }
       row.push_back(std::move(*q));
     }
