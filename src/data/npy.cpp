@@ -458,12 +458,13 @@ TypedArray npy_parse_typed(const std::string& bytes, const std::string& name) {
 
 TypedArray npy_read_typed(const std::string& path) {
   struct stat st {};
-  constexpr std::uint64_t kDirectMin = std::uint64_t{1} << 20, kMax = std::uint64_t{1} << 31;  // file_read_all's limit
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) < kDirectMin ||
-      static_cast<std::uint64_t>(st.st_size) > kMax)
+  constexpr std::uint64_t kDirectMin = std::uint64_t{1} << 20;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) < kDirectMin)
     return npy_parse_typed(file_read_all(path), path);
-  // A large regular file is read piecewise: the values go straight into the typed vector (no second copy
-  // of the file in memory; fresh pages are costly). A short read (the file changed) is bad input.
+  // A large regular file (of any size: file_read_all's 2 GiB limit does not apply) is read piecewise: the
+  // header first, checked against the file's size before anything is allocated, then the values straight
+  // into the typed vector (no second copy of the file in memory; fresh pages are costly). A short read
+  // (the file changed) is bad input.
   std::ifstream in(path, std::ios::binary);
   if (!in) return npy_parse_typed(file_read_all(path), path);
   auto read = [&](std::size_t at, std::size_t n, char* dst) {
