@@ -154,7 +154,9 @@ std::optional<TypedMatrix> typed_from_numpy(py::handle obj) {
         if (!std::isfinite(x)) return std::nullopt;
         v[i * n + j] = x;
       }
-    return typed_matrix_from_f64(m, n, std::move(v));
+    TypedMatrix t = typed_matrix_from_f64(m, n, std::move(v));
+    t.stored_float_bytes = static_cast<unsigned>(size);  // numpy's eps for a numerical rank is the dtype's
+    return t;
   }
   std::vector<std::int64_t> v(m * n);
   for (std::size_t i = 0; i < m; ++i)

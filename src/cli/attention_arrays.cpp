@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "memcert/data/typed_dataset.hpp"
+#include "command.hpp"
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
@@ -142,6 +143,9 @@ memcert_checker::ArraysSupplier attention_arrays_supplier(const std::string& dat
         path = cert.substr(0, slash + 1) + file;
     }
     try {
+      // A name with a NUL byte would be opened as its part before the NUL: a different file than named.
+      if (path.find('\0') != std::string::npos)
+        throw InputError("data.file: expected a file name without NUL bytes, got " + printable_argument(path));
       if (::access(path.c_str(), R_OK) != 0) throw InputError(path + ": cannot open (the data file the certificate references)");
       out = attention_arrays_read(path);
       return true;

@@ -3,7 +3,7 @@
 // memcert claims search ID --budget N [--seed S] [--cert-dir DIR] [--json]
 //   structured / adversarial instances (the claim's search families); JSON as for run plus "budget" and
 //   "mode":"search"; exit 0 no counterexample found (undecided instances are counted, not hidden), 1 a
-//   certified counterexample (a finding), 2 unknown id or a claim without a search mode, 70 as for run.
+//   certified counterexample (a finding), 2 unknown id or a claim without a search mode, 3 as for run.
 // The claims registry (proofs/) run as regression tests. JSON (docs/CLI.md):
 //   list: {"claims":[{"id","statement","method","expect","refutes"?,"default_instances"}...]}
 //   run:  {"claim","instances","confirmed","counterexamples":[...],"seconds"} plus "statement","expect",
@@ -11,8 +11,8 @@
 // Exit status: 0 iff every instance confirmed the claim (for a boundary claim, Expect::counterexample:
 // every instance produced a certified counterexample to the naive statement); 1 a certified counterexample
 // to a claim expected to hold (a finding, witness in "counterexamples"); 3 otherwise (undecided instances,
-// or a boundary claim some instance did not demonstrate); 2 unknown id / usage; 70 when the independent
-// checker rejected a certificate the engine built (a bug).
+// or a boundary claim some instance did not demonstrate); 2 unknown id / usage; 3 (an internal error) when
+// the independent checker rejected a certificate the engine built (a bug).
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -115,7 +115,7 @@ int run_claim(const ClaimsArgs& args) {
       << " undecided";
   if (!args.cert_dir.empty()) h << "\ncertificates written to " << args.cert_dir;
   emit(args.json, j, h.str(), start);
-  // A certificate the engine built and the independent checker rejected is a bug (docs/CLI.md: 70).
+  // A certificate the engine built and the independent checker rejected is a bug (docs/CLI.md: exit 3, an internal error).
   for (const auto& r : run.records)
     if (!r.result.certificate.is_null() && !r.certificate_verified) {
       std::cerr << "memcert: internal error: the checker rejected the certificate of instance " << r.index
@@ -147,8 +147,8 @@ const CommandRegistrar reg{{80, [](CLI::App& root, auto bind) {
   sargs->search = true;
   CLI::App* search = claims->add_subcommand("search", "Try a claim on structured and adversarial instances, certify any counterexample");
   search->add_option("ID", sargs->id, "Claim id with a search mode (see proofs/README.md)")->required();
-  search->add_option("--budget", sargs->budget, "Number of instances to try")->required()->check(CLI::Range(1, 1000000));
-  search->add_option("--seed", sargs->seed, "Seed of the search");
+  add_int_option(search, "--budget", sargs->budget, 1, 1000000, "Number of instances to try")->required();
+  add_int_option(search, "--seed", sargs->seed, 0, 9223372036854775807LL, "Seed of the search");
   search->add_option("--cert-dir", sargs->cert_dir, "Write each instance's certificate to DIR/<id>-<i>.json");
   search->add_flag("--json", sargs->json, "Print one JSON object");
   bind(search, [sargs] { return run_claim(*sargs); });

@@ -190,10 +190,10 @@ const CommandRegistrar reg{{49, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.add_subcommand("compare", "mahdavi24, ks25 and dana24 on one token association set");
   sub->add_option("DATASET", args->dataset, "Token association set (.json / .npz)")->required();
-  sub->add_option("--heads", args->H, "Heads H (mahdavi24, dana24)")->required();
-  sub->add_option("--dh", args->dh, "Head dimension d_h")->required();
-  sub->add_option("--d", args->d, "Embedding dimension (default max(2, d_h, S, T - H d_h))");
-  sub->add_option("--seed", args->seed, "Seed (fixed embedding and constructions)");
+  add_int_option(sub, "--heads", args->H, 1, 4096, "Heads H (mahdavi24, dana24)")->required();
+  add_int_option(sub, "--dh", args->dh, 1, 1 << 16, "Head dimension d_h")->required();
+  add_int_option(sub, "--d", args->d, 1, 1 << 16, "Embedding dimension (default max(2, d_h, S, T - H d_h))");
+  add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed (fixed embedding and constructions)");
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });
 }}};

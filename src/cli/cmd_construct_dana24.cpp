@@ -112,10 +112,10 @@ const CommandRegistrar reg{{48, [](CLI::App& root, auto bind) {
   CLI::App* sub = root.get_subcommand("construct")
                       ->add_subcommand("dana24", "dana24: attention-only Transformer memorizing H d_h + d associations");
   sub->add_option("DATASET", args->dataset, "Token association set (.json / .npz)")->required();
-  sub->add_option("--heads", args->H, "Number of heads H")->required();
-  sub->add_option("--dh", args->dh, "Head dimension d_h (<= d)")->required();
-  sub->add_option("--d", args->d, "Embedding dimension (default max(2, d_h, T - H d_h))");
-  sub->add_option("--seed", args->seed, "Seed for the random choices (each is certified)");
+  add_int_option(sub, "--heads", args->H, 0, 4096, "Number of heads H")->required();
+  add_int_option(sub, "--dh", args->dh, 1, 1 << 16, "Head dimension d_h (<= d)")->required();
+  add_int_option(sub, "--d", args->d, 1, 1 << 16, "Embedding dimension (default max(2, d_h, T - H d_h))");
+  add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed for the random choices (each is certified)");
   sub->add_option("--targets", args->targets, "Target encoder: auto (default), hypercube (N <= 2^d) or moment");
   sub->add_flag("--check", args->check, "Also re-verify the written certificate with the independent checker");
   sub->add_option("--out", args->out, "Certificate to write (JSON)")->required();

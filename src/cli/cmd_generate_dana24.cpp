@@ -31,11 +31,11 @@ const CommandRegistrar reg{{47, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<Args>();
   CLI::App* sub =
       root.get_subcommand("generate")->add_subcommand("dana24", "Token association set for dana24 (construct dana24)");
-  sub->add_option("--N", args->N, "Vocabulary size")->required();
-  sub->add_option("--S", args->S, "Context length (tokens per sequence)")->required();
-  sub->add_option("--T", args->T, "Number of distinct sequences");
+  add_int_option(sub, "--N", args->N, 1, 1 << 24, "Vocabulary size")->required();
+  add_int_option(sub, "--S", args->S, 1, 1 << 16, "Context length (tokens per sequence)")->required();
+  add_int_option(sub, "--T", args->T, 1, 1 << 24, "Number of distinct sequences");
   sub->add_flag("--all", args->all, "All N^S sequences (lexicographic order)");
-  sub->add_option("--seed", args->seed, "Seed");
+  add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed");
   sub->add_option("--out", args->out, "Output data set (.json or .npz)")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });

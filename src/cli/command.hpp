@@ -57,12 +57,31 @@ std::string numerical_rank_warning(std::size_t exact, const memcert::NumericalRa
 // A double with 3 significant digits ("1.2e-13").
 std::string double_text(double x);
 
+// The value of `text` when it is a decimal integer (an optional '-', then digits only: no '+', spaces or
+// base prefixes such as 0x) within [min, max], read exactly (no saturation: 2^64 is not 2^64 - 1); nullopt
+// otherwise.
+std::optional<long long> int_in_range(const std::string& text, long long min, long long max);
+
+// A command-line argument or file name as shown in a one-line message: control characters, backslashes
+// and non-ASCII bytes escaped (\n, \x1b, \\), long text cut.
+std::string printable_argument(const std::string& text, std::size_t max_chars = 200);
+
 // Integer option `name` bound to `var`, accepting only integers in [min, max]: anything else (negative,
-// too large, not an integer) is exit 2 at parse time, before a command allocates anything from it.
+// too large, not an integer) is exit 2 at parse time, before a command allocates anything from it. The
+// accepted text is handed on in canonical decimal, so "010" is 10, never octal.
 template <class T>
 CLI::Option* add_int_option(CLI::App* sub, const std::string& name, T& var, long long min, long long max,
                             const std::string& description) {
-  return sub->add_option(name, var, description)->check(CLI::Range(min, max));
+  CLI::Validator exact(
+      [min, max](std::string& text) {
+        const std::optional<long long> v = int_in_range(text, min, max);
+        if (!v) return "expected an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], got '" +
+                       printable_argument(text) + "'";
+        text = std::to_string(*v);
+        return std::string();
+      },
+      "INT in [" + std::to_string(min) + " - " + std::to_string(max) + "]");
+  return sub->add_option(name, var, description)->transform(exact);
 }
 
 // The resource budget of this run: --max-seconds and --max-memory, which main() adds to every command

@@ -1,10 +1,13 @@
-// Command-line manners: one worked example at the foot of every command's --help, and a "did you
-// mean" suggestion for a mistyped command name (nearest registered name by edit distance).
+// Command-line manners: one worked example at the foot of every command's --help, a "did you mean"
+// suggestion for a mistyped command name (nearest registered name by edit distance), integer options
+// read exactly, and arguments shown escaped in messages.
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <vector>
 
 #include "command.hpp"
+#include "../data/printable.hpp"
 
 namespace memcert::cli {
 
@@ -101,6 +104,37 @@ std::string command_name_check(CLI::App& root, int argc, char** argv) {
     return msg;
   }
   return "";
+}
+
+}  // namespace memcert::cli
+
+namespace memcert::cli {
+
+std::optional<long long> int_in_range(const std::string& text, long long min, long long max) {
+  std::size_t i = 0;
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) ++i;
+  if (i == text.size()) return std::nullopt;
+  // The magnitude, exactly: anything above 2^63 is out of every range a long long holds.
+  constexpr unsigned long long kLimit = 9223372036854775808ULL;  // 2^63
+  unsigned long long mag = 0;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<unsigned long long>(c - '0');
+    if (mag > (kLimit - digit) / 10) return std::nullopt;
+    mag = mag * 10 + digit;
+  }
+  if (!negative && mag == kLimit) return std::nullopt;
+  long long v = 0;
+  if (negative) v = mag == kLimit ? std::numeric_limits<long long>::min() : -static_cast<long long>(mag);
+  else v = static_cast<long long>(mag);
+  if (v < min || v > max) return std::nullopt;
+  return v;
+}
+
+std::string printable_argument(const std::string& text, std::size_t max_chars) {
+  return detail::printable_excerpt(text, max_chars);
 }
 
 }  // namespace memcert::cli

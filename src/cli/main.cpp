@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -67,6 +68,27 @@ std::string clock_text(double s) {
   if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
   else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
   return buf;
+}
+// An error message as printed: one line, with no byte a terminal would act on (a file name may hold a
+// newline or an escape sequence; a certificate's data.file even a NUL): control characters escaped as
+// \n, \t, \r, \xNN. Readers escape what they quote at the source; this is the last guard.
+std::string one_line(const std::string& message) {
+  std::string out;
+  out.reserve(message.size());
+  for (const char ch : message) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else if (c == '\r') out += "\\r";
+    else if (c < 0x20 || c == 0x7f) {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
 }
 }  // namespace
 
@@ -223,8 +245,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("memcert ") + memcert::version_string);
   // Global options, accepted before or after the command's name (fallthrough is inherited by commands).
   app.fallthrough();
-  app.add_option("--threads", g_threads, "Worker threads of the engine and the checker (default 0: all cores)")
-      ->check(CLI::Range(0, 4096));
+  add_int_option(&app, "--threads", g_threads, 0, 4096, "Worker threads of the engine and the checker (default 0: all cores)");
   app.add_flag("--quiet", g_quiet, "No progress on stderr");
   std::string decimals = "exact";
   app.add_option("--decimals", decimals,
@@ -240,12 +261,22 @@ int main(int argc, char** argv) {
     const bool verify = sub->get_name() == "verify";
     auto secs = std::make_shared<double>(verify ? 60.0 : 0.0);
     auto mem = std::make_shared<double>(4096.0);
+    // A budget is a finite number in [0, 10^9] ("nan" passes CLI::Range's comparisons, so not that).
+    const CLI::Validator budget_range(
+        [](std::string& text) {
+          char* end = nullptr;
+          const double x = std::strtod(text.c_str(), &end);
+          if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(x) || x < 0 || x > 1e9)
+            return "expected a number in [0, 1e9], got '" + printable_argument(text) + "'";
+          return std::string();
+        },
+        "NUMBER in [0 - 1e9]");
     if (!sub->get_option_no_throw("--max-seconds"))
       sub->add_option("--max-seconds", *secs, "Time budget in seconds, 0 = none (verify: default 60); over it: exit 3")
-          ->check(CLI::Range(0.0, 1e9));
+          ->check(budget_range);
     if (!sub->get_option_no_throw("--max-memory"))
       sub->add_option("--max-memory", *mem, "Memory budget in MB, 0 = none (default 4096); over it: exit 3")
-          ->check(CLI::Range(0.0, 1e9));
+          ->check(budget_range);
     sub->callback([&chosen, run, secs, mem]() {
       run_budget() = RunBudget{*secs, *mem};
       chosen = run;
@@ -256,7 +287,7 @@ int main(int argc, char** argv) {
   for (auto& r : regs) r.setup(app, bind);
   help_examples_apply(app);
   if (std::string unknown = command_name_check(app, argc, argv); !unknown.empty()) {
-    std::cerr << "memcert: " << unknown << "\n";
+    std::cerr << "memcert: " << one_line(unknown) << "\n";
     return kExitBadInput;
   }
 
@@ -269,7 +300,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "memcert: " << e.what() << "\n";
+    std::cerr << "memcert: " << one_line(e.what()) << "\n";
     return kExitBadInput;
   }
   if (!chosen) {
@@ -277,7 +308,7 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   if (decimals != "exact" && decimals != "double") {
-    std::cerr << "memcert: --decimals: expected exact or double, got " << decimals << "\n";
+    std::cerr << "memcert: --decimals: expected exact or double, got '" << printable_argument(decimals) << "'\n";
     return kExitBadInput;
   }
   memcert::decimal_mode_set(decimals == "exact" ? memcert::DecimalMode::exact : memcert::DecimalMode::nearest_double);
@@ -291,14 +322,14 @@ int main(int argc, char** argv) {
     start_budget();
     return chosen();
   } catch (const memcert::InputError& e) {
-    std::cerr << "memcert: " << e.what() << "\n";
+    std::cerr << "memcert: " << one_line(e.what()) << "\n";
     return kExitBadInput;
   } catch (const std::bad_alloc&) {
     std::cerr << "memcert: undecided: over budget: out of memory (--max-memory)\n";
     return kExitUndecided;
   } catch (const std::exception& e) {
     // A bug: it decides nothing, so it is "undecided" (exit 3), never another status.
-    std::cerr << "memcert: undecided: internal error: " << e.what() << "\n";
+    std::cerr << "memcert: undecided: internal error: " << one_line(e.what()) << "\n";
     return kExitInternal;
   } catch (...) {
     std::cerr << "memcert: undecided: internal error\n";

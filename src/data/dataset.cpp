@@ -232,7 +232,11 @@ namespace {
 // A typed array's values as a rows x cols typed matrix (moved out of the array).
 TypedMatrix typed_array_matrix(TypedArray& a, std::size_t rows, std::size_t cols) {
   if (a.storage == Storage::int64) return typed_matrix_from_i64(rows, cols, std::move(a.i64));
-  if (a.storage == Storage::float64) return typed_matrix_from_f64(rows, cols, std::move(a.f64));
+  if (a.storage == Storage::float64) {
+    TypedMatrix m = typed_matrix_from_f64(rows, cols, std::move(a.f64));
+    m.stored_float_bytes = a.stored_float_bytes;
+    return m;
+  }
   QMatrix q(rows, cols);
   std::move(a.q.begin(), a.q.end(), q.data().begin());
   return typed_matrix_from_qmat(std::move(q));
@@ -358,7 +362,9 @@ TypedMatrix typed_dataset_context(const TypedAttentionDataset& ds, std::size_t t
   if (t >= ds.T) throw std::out_of_range("typed_dataset_context: example index past T");
   if (ds.contexts_f32.empty()) return typed_matrix_rows(ds.contexts, t * ds.n, ds.n);
   const Float32Le* e = ds.contexts_f32.data() + t * ds.n * ds.d;
-  return typed_matrix_from_f64(ds.n, ds.d, std::vector<double>(e, e + ds.n * ds.d));
+  TypedMatrix out = typed_matrix_from_f64(ds.n, ds.d, std::vector<double>(e, e + ds.n * ds.d));
+  out.stored_float_bytes = 4;
+  return out;
 }
 
 AttentionDataset attention_dataset_from_typed(const TypedAttentionDataset& ds) {
@@ -385,7 +391,10 @@ AttentionDataset attention_dataset_read_backed(const std::string& path) {
   typed->T = ca.shape[0], typed->n = ca.shape[1], typed->d = ca.shape[2];
   const std::size_t rows = typed->T * typed->n, d = typed->d;
   if (!ca.f32.empty()) typed->contexts_f32 = std::move(ca.f32);
-  else if (ca.storage == Storage::float64) typed->contexts = typed_matrix_from_f64(rows, d, std::move(ca.f64));
+  else if (ca.storage == Storage::float64) {
+    typed->contexts = typed_matrix_from_f64(rows, d, std::move(ca.f64));
+    typed->contexts.stored_float_bytes = ca.stored_float_bytes;
+  }
   else typed->contexts = typed_matrix_from_i64(rows, d, std::move(ca.i64));
   arrays.erase(c);
   std::map<std::string, NdArray> rest;

@@ -41,10 +41,8 @@ std::string first_overflowing_number(const std::string& text) {
   return "";
 }
 
-std::string quoted_excerpt(const std::string& s) { return "\"" + detail::printable_excerpt(s) + "\""; }
-
 std::string json_describe(const nlohmann::json& v) {
-  if (v.is_string()) return "the string " + quoted_excerpt(v.get<std::string>());
+  if (v.is_string()) return detail::token_of(v.get_ref<const std::string&>(), "string");
   if (v.is_array()) return "a list of " + std::to_string(v.size());
   return std::string("a ") + v.type_name();
 }
@@ -58,10 +56,11 @@ Rational json_to_rational(const nlohmann::json& v, const std::string& file, cons
     try {
       q = decimal_parse(s);  // --decimals exact|double (decimals.hpp)
     } catch (const std::overflow_error&) {
-      throw input_error(file, where, "expected a number within double range (--decimals double), got " + quoted_excerpt(s));
+      throw input_error(file, where, "expected a number within double range (--decimals double), got " +
+                                         detail::token_of(s, "string") + " beyond it");
     }
     if (q) return *q;
-    throw input_error(file, where, "expected an exact number, got " + quoted_excerpt(s));
+    throw input_error(file, where, "expected an exact number, got " + detail::token_of(s, "string") + " that is not one");
   }
   if (v.is_number_integer() && !v.is_number_unsigned()) {
     std::int64_t x = v.get<std::int64_t>();
@@ -184,11 +183,34 @@ void json_check_integer_literals(const std::string& text, const std::string& nam
       Integer z(token, 10);
       if (z < Integer("-9223372036854775808") || z > Integer("18446744073709551615"))
         throw input_error(name, "line " + std::to_string(line) + ", column " + std::to_string(start - line_start + 1),
-                          "expected an integer within 64 bits (write larger ones as strings, e.g. \"" +
-                              detail::printable_excerpt(token, 20) + "\"), got " + detail::printable_excerpt(token, 20));
+                          "expected an integer within 64 bits (write larger ones as strings, e.g. \"123\"), got one of " +
+                              std::to_string(token.size() - (token[0] == '-' ? 1 : 0)) + " digits");
     }
   }
 }
+
+namespace {
+// nlohmann's parse error detail without its "; last read: '<the input's bytes>'" part (messages never
+// echo file contents): "syntax error while parsing value - invalid literal; last read: 'SECRET=1'" becomes
+// "syntax error while parsing value - invalid literal". A trailing "; expected <token kind>" is kept when
+// it names one of nlohmann's token kinds.
+std::string without_last_read(const std::string& detail) {
+  const std::size_t at = detail.find("; last read: '");
+  if (at == std::string::npos) return detail;
+  std::string out = detail.substr(0, at);
+  static const char* const kinds[] = {"<uninitialized>", "true literal", "false literal", "null literal",
+                                      "string literal", "number literal", "'['", "'{'", "']'", "'}'", "':'", "','",
+                                      "<parse error>", "end of input", "'[', '{', or a literal", "unknown token"};
+  for (const char* k : kinds) {
+    const std::string tail = std::string("; expected ") + k;
+    if (detail.size() >= at + tail.size() && detail.compare(detail.size() - tail.size(), tail.size(), tail) == 0) {
+      out += tail;
+      break;
+    }
+  }
+  return out;
+}
+}  // namespace
 
 nlohmann::json json_parse_text(const std::string& text, const std::string& path) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
@@ -209,7 +231,7 @@ nlohmann::json json_parse_text(const std::string& text, const std::string& path)
         detail = w.substr(colon + 2);
       }
     }
-    throw input_error(path, position, "expected valid JSON (" + detail + ")");
+    throw input_error(path, position, "expected valid JSON (" + without_last_read(detail) + ")");
   } catch (const nlohmann::json::exception&) {
     // A number beyond double range (1e999, a million-digit integer): name its position, briefly.
     json_check_integer_literals(text, path);

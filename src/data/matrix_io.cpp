@@ -29,7 +29,11 @@ TypedMatrix typed_array_to_matrix(TypedArray&& a, const std::string& name) {
     throw input_error(name, "shape", "expected a 2-d array (a matrix), got shape " + shape_to_string(a.shape));
   const std::size_t rows = a.shape[0], cols = a.shape[1];
   if (a.storage == Storage::int64) return typed_matrix_from_i64(rows, cols, std::move(a.i64));
-  if (a.storage == Storage::float64) return typed_matrix_from_f64(rows, cols, std::move(a.f64));
+  if (a.storage == Storage::float64) {
+    TypedMatrix m = typed_matrix_from_f64(rows, cols, std::move(a.f64));
+    m.stored_float_bytes = a.stored_float_bytes;
+    return m;
+  }
   QMatrix m(rows, cols);
   m.data() = std::move(a.q);
   return typed_matrix_from_qmat(std::move(m));
@@ -65,11 +69,11 @@ QMatrix txt_parse(const std::string& text, const std::string& path) {
         q = decimal_parse(tok);  // --decimals exact|double (decimals.hpp)
       } catch (const std::overflow_error&) {
         throw input_error(path, "line " + std::to_string(line_no) + ", column " + std::to_string(row.size() + 1),
-                          "expected a number within double range (--decimals double), got \"" + detail::printable_excerpt(tok) + "\"");
+                          "expected a number within double range (--decimals double), got " + detail::token_of(tok) + " beyond it");
       }
       if (!q) {
         throw input_error(path, "line " + std::to_string(line_no) + ", column " + std::to_string(row.size() + 1),
-                          "expected an exact number, got \"" + detail::printable_excerpt(tok) + "\"");
+                          "expected an exact number, got " + detail::token_of(tok) + " that is not one");
       }
       row.push_back(std::move(*q));
     }

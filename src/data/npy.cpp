@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/util/threads.hpp"
@@ -29,6 +30,7 @@ const char kMagic[] = "\x93NUMPY";
 // float32 arrays from this size on are read in place when the source can map them (NpyByteMapper).
 constexpr std::size_t kMapMinBytes = std::size_t(1) << 24;
 constexpr std::size_t kMagicLen = 6;
+constexpr std::size_t kMaxHeaderLen = std::size_t(1) << 20;
 
 struct NpyHeader {
   char kind = 0;         // 'f' float, 'i' signed integer, 'u' unsigned integer, 'b' bool
@@ -287,7 +289,7 @@ std::pair<uLong, std::size_t> crc_and_first_nonfinite_f32(uLong crc, const unsig
   std::vector<std::size_t> first(chunks, count);
   parallel_for(chunks, fast_threads(), [&](std::size_t c) {
     const std::size_t at = c * kChunk, len = std::min(kChunk, n - at);
-    crcs[c] = crc32(0L, p + at, static_cast<uInt>(len));
+    crcs[c] = crc32(0L, p + at, static_cast<uInt>(len));  // len <= kChunk
     const Float32Le* v = reinterpret_cast<const Float32Le*>(p + at);
     for (std::size_t k = 0; k < len / 4; ++k)
       if (!std::isfinite(v[k].value())) {
@@ -305,19 +307,39 @@ std::pair<uLong, std::size_t> crc_and_first_nonfinite_f32(uLong crc, const unsig
 
 }  // namespace
 
+std::uint32_t crc32_of(std::uint32_t crc, const unsigned char* p, std::size_t n, std::size_t max_piece,
+                       const std::function<std::uint32_t(const unsigned char*, std::size_t)>& piece) {
+  if (max_piece == 0) throw std::invalid_argument("crc32_of: max_piece must be positive");
+  max_piece = std::min<std::size_t>(max_piece, std::numeric_limits<uInt>::max());
+  // From 64 MiB on, pieces of at most 16 MiB run in parallel.
+  constexpr std::size_t kParallelMin = std::size_t(1) << 26, kParallelPiece = std::size_t(1) << 24;
+  const bool parallel = n >= kParallelMin;
+  const std::size_t len = parallel ? std::min(max_piece, kParallelPiece) : max_piece;
+  const std::size_t pieces = (n + len - 1) / len;
+  std::vector<uLong> crcs(pieces);
+  auto one = [&](std::size_t k) {
+    const unsigned char* at = p + k * len;
+    const std::size_t m = std::min(len, n - k * len);
+    crcs[k] = piece ? piece(at, m) : crc32(0L, at, static_cast<uInt>(m));
+  };
+  if (parallel) parallel_for(pieces, fast_threads(), one);
+  else for (std::size_t k = 0; k < pieces; ++k) one(k);
+  uLong out = crc;
+  for (std::size_t k = 0; k < pieces; ++k)
+    out = crc32_combine(out, crcs[k], static_cast<z_off_t>(std::min(len, n - k * len)));
+  return static_cast<std::uint32_t>(out);
+}
+
 TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std::string& name, bool keep_float32,
-                          const std::function<void(std::uint32_t)>& crc_check, const NpyByteMapper& map) {
+                          const std::function<void(std::uint32_t)>& crc_check, const NpyByteMapper& map,
+                          bool crc_before_header_errors) {
   // CRC-32 of every byte read so far, in order (the reads below go front to back).
   uLong crc = crc32(0L, Z_NULL, 0);
   std::size_t crc_done = 0;
   auto read_crc = [&](std::size_t at, std::size_t n, char* dst) {
     read(at, n, dst);
     if (crc_check && at == crc_done) {
-      for (std::size_t k = 0; k < n;) {  // zlib counts in 32 bits
-        const std::size_t part = std::min<std::size_t>(n - k, std::size_t(1) << 30);
-        crc = crc32(crc, reinterpret_cast<const Bytef*>(dst + k), static_cast<uInt>(part));
-        k += part;
-      }
+      crc = crc32_of(static_cast<std::uint32_t>(crc), reinterpret_cast<const unsigned char*>(dst), n);
       crc_done += n;
     }
   };
@@ -356,6 +378,11 @@ TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std
       throw input_error(name, "byte " + std::to_string(header_at),
                         "truncated header (expected " + std::to_string(header_len) + " bytes, got " +
                             std::to_string(size - header_at) + ")");
+    // numpy writes headers of a few hundred bytes (and its reader refuses more than 10000 by default): a
+    // larger declared length is not allocated.
+    if (header_len > kMaxHeaderLen)
+      throw input_error(name, "byte 8", "expected a header of at most " + std::to_string(kMaxHeaderLen) + " bytes, got " +
+                                            std::to_string(header_len));
     const std::size_t had = head.size();
     head.resize(header_at + header_len);
     if (head.size() > had) read_crc(had, head.size() - had, head.data() + had);
@@ -376,13 +403,14 @@ TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std
                         "expected the end of the file after " + std::to_string(need) + " data bytes, got " +
                             std::to_string(have - need) + " more bytes");
   } catch (const InputError&) {
-    finish_crc();
+    if (crc_before_header_errors) finish_crc();
     throw;
   }
 
   TypedArray out;
   out.shape = h.shape;
   out.storage = h.kind == 'f' ? Storage::float64 : Storage::int64;
+  if (h.kind == 'f') out.stored_float_bytes = static_cast<unsigned>(h.size);
   // The common layouts (little-endian C order, 8-byte int64 / float64, and float32 kept as float32) are
   // read straight into the array's storage; floats are checked finite after the CRC.
   const bool native = std::endian::native == std::endian::little && !h.big_endian && !h.fortran_order;
@@ -430,12 +458,13 @@ TypedArray npy_parse_typed(const std::string& bytes, const std::string& name) {
 
 TypedArray npy_read_typed(const std::string& path) {
   struct stat st {};
-  constexpr std::uint64_t kDirectMin = std::uint64_t{1} << 20, kMax = std::uint64_t{1} << 31;  // file_read_all's limit
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) < kDirectMin ||
-      static_cast<std::uint64_t>(st.st_size) > kMax)
+  constexpr std::uint64_t kDirectMin = std::uint64_t{1} << 20;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) < kDirectMin)
     return npy_parse_typed(file_read_all(path), path);
-  // A large regular file is read piecewise: the values go straight into the typed vector (no second copy
-  // of the file in memory; fresh pages are costly). A short read (the file changed) is bad input.
+  // A large regular file (of any size: file_read_all's 2 GiB limit does not apply) is read piecewise: the
+  // header first, checked against the file's size before anything is allocated, then the values straight
+  // into the typed vector (no second copy of the file in memory; fresh pages are costly). A short read
+  // (the file changed) is bad input.
   std::ifstream in(path, std::ios::binary);
   if (!in) return npy_parse_typed(file_read_all(path), path);
   auto read = [&](std::size_t at, std::size_t n, char* dst) {

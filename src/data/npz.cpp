@@ -11,7 +11,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <stdexcept>
 
 #include "memcert/data/matrix_io.hpp"
 #include "printable.hpp"
@@ -130,45 +132,87 @@ Directory find_central_directory(const ByteReader& r) {
   return d;
 }
 
-// Raw-inflates a member that must expand to exactly `usize` bytes (chunked: zlib counts in 32 bits).
-std::string inflate_raw(const std::string& in, std::uint64_t usize, const ByteReader& r, std::uint64_t at,
-                        const std::string& member) {
-  // Deflate expands at most ~1032:1; a larger claimed size is a corrupt header, not a reason to allocate.
-  if (usize / 1032 > in.size() + 1)
-    r.fail(at, "member '" + member + "': expected an uncompressed size consistent with " + std::to_string(in.size()) +
-                   " compressed bytes, got " + std::to_string(usize));
-  std::string out(usize, '\0');
-  z_stream zs{};
-  if (inflateInit2(&zs, -15) != Z_OK) throw std::runtime_error("zlib inflateInit2 failed");
-  constexpr std::size_t kChunk = std::size_t(1) << 30;
-  std::size_t in_done = 0, out_done = 0;
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    if (zs.avail_in == 0 && in_done < in.size()) {
-      std::size_t n = std::min(kChunk, in.size() - in_done);
-      zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data() + in_done));
-      zs.avail_in = static_cast<uInt>(n);
-      in_done += n;
-    }
-    if (zs.avail_out == 0 && out_done < out.size()) {
-      std::size_t n = std::min(kChunk, out.size() - out_done);
-      zs.next_out = reinterpret_cast<Bytef*>(out.data() + out_done);
-      zs.avail_out = static_cast<uInt>(n);
-      out_done += n;
-    }
-    rc = inflate(&zs, Z_NO_FLUSH);
-    if (rc == Z_BUF_ERROR && zs.avail_out == 0 && out_done == out.size()) break;  // more output than usize
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && in_done == in.size()) break;     // stream ends early
+// A deflated member inflated as it is read (raw deflate, zlib): the compressed bytes are taken from the
+// archive in pieces of 1 MiB and the output goes straight into the caller's buffer, so nothing beyond the
+// member's declared uncompressed size `usize` is ever produced or held. Reads go front to back
+// (npy_read_typed's order); finish() then checks that the stream ends exactly at usize (asking for one
+// byte more), so a member that inflates past its declared size is refused as soon as it does.
+class MemberInflater {
+ public:
+  MemberInflater(const ByteReader& r, std::uint64_t data_at, std::uint64_t csize, std::uint64_t usize,
+                 const std::string& member)
+      : r_(r), data_at_(data_at), csize_(csize), usize_(usize), member_(member) {
+    // Deflate expands at most ~1032:1; a larger claimed size is a corrupt header, not a reason to inflate.
+    if (usize / 1032 > csize + 1)
+      fail("expected an uncompressed size consistent with " + std::to_string(csize) + " compressed bytes, got " +
+           std::to_string(usize));
+    if (inflateInit2(&zs_, -15) != Z_OK) throw std::runtime_error("zlib inflateInit2 failed");
   }
-  std::uint64_t produced = zs.total_out;
-  inflateEnd(&zs);
-  if (rc != Z_STREAM_END || produced != usize)
-    r.fail(at, "member '" + member + "': expected a valid deflate stream of " + std::to_string(usize) +
-                   " bytes, got " + (rc == Z_DATA_ERROR   ? std::string("corrupt data")
-                                     : produced == usize ? std::string("more data")
-                                                         : std::to_string(produced) + " bytes"));
-  return out;
-}
+  ~MemberInflater() { inflateEnd(&zs_); }
+  MemberInflater(const MemberInflater&) = delete;
+  MemberInflater& operator=(const MemberInflater&) = delete;
+
+  // Bytes [at, at + n) of the member into dst: at is where the previous read ended, at + n <= usize.
+  void read(std::size_t at, std::size_t n, char* dst) {
+    if (at != out_done_ || n > usize_ - out_done_) throw std::logic_error("MemberInflater: reads must go front to back");
+    for (std::size_t done = 0; done < n;) {
+      if (ended_) stream_short();
+      const std::size_t want = std::min<std::size_t>(n - done, std::size_t(1) << 30);  // zlib counts in 32 bits
+      const std::size_t got = step(dst + done, want);
+      done += got;
+      out_done_ += got;
+    }
+  }
+  // After all usize bytes were read: the deflate stream must end there.
+  void finish() {
+    char extra = 0;
+    while (!ended_)
+      if (step(&extra, 1) != 0) fail("expected a valid deflate stream of " + std::to_string(usize_) + " bytes, got more data");
+  }
+
+ private:
+  // One inflate call into [dst, dst + want): the bytes it produced (0 only when the stream ended).
+  std::size_t step(char* dst, std::size_t want) {
+    for (;;) {
+      if (zs_.avail_in == 0 && in_done_ < csize_) {
+        const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(csize_ - in_done_, kInPiece));
+        in_.resize(m);
+        r_.source().read(data_at_ + in_done_, m, in_.data());
+        in_done_ += m;
+        zs_.next_in = reinterpret_cast<Bytef*>(in_.data());
+        zs_.avail_in = static_cast<uInt>(m);
+      }
+      zs_.next_out = reinterpret_cast<Bytef*>(dst);
+      zs_.avail_out = static_cast<uInt>(want);
+      const int rc = inflate(&zs_, Z_NO_FLUSH);
+      const std::size_t got = want - zs_.avail_out;
+      if (rc == Z_STREAM_END) {
+        ended_ = true;
+        return got;
+      }
+      if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT || rc == Z_MEM_ERROR || rc == Z_STREAM_ERROR)
+        fail("expected a valid deflate stream of " + std::to_string(usize_) + " bytes, got corrupt data");
+      if (got > 0) return got;
+      if (zs_.avail_in == 0 && in_done_ == csize_) stream_short();  // no progress and no input left
+      if (rc == Z_BUF_ERROR && zs_.avail_in != 0)
+        fail("expected a valid deflate stream of " + std::to_string(usize_) + " bytes, got corrupt data");
+    }
+  }
+  [[noreturn]] void stream_short() const {
+    fail("expected a valid deflate stream of " + std::to_string(usize_) + " bytes, got " + std::to_string(out_done_) +
+         " bytes");
+  }
+  [[noreturn]] void fail(const std::string& what) const { r_.fail(data_at_, "member '" + member_ + "': " + what); }
+
+  static constexpr std::size_t kInPiece = std::size_t(1) << 20;
+  const ByteReader& r_;
+  std::uint64_t data_at_, csize_, usize_;
+  const std::string& member_;
+  z_stream zs_{};
+  std::string in_;
+  std::uint64_t in_done_ = 0, out_done_ = 0;
+  bool ended_ = false;
+};
 
 void put_le(std::string& s, std::uint64_t v, int size) {
   for (int k = 0; k < size; ++k) s += static_cast<char>((v >> (8 * k)) & 0xff);
@@ -206,6 +250,16 @@ std::map<std::string, TypedArray> npz_members_typed(const ByteReader& r, const s
       r.fail(at, "member '" + shown + "': expected compression method 0 (stored) or 8 (deflate), got " +
                      std::to_string(method));
     if (r.le(local, 4, "local header") != kLocalSig) r.fail(local, "member '" + shown + "': expected a local file header");
+    // The local header repeats the CRC and sizes (unless bit 3 defers them to a data descriptor; zip64
+    // writers such as numpy.savez put 0xffffffff there): when it states them, they must agree.
+    if (!(flags & 8)) {
+      const std::uint64_t lcrc = r.le(local + 14, 4, "CRC-32"), lcsize = r.le(local + 18, 4, "size"),
+                          lusize = r.le(local + 22, 4, "size");
+      if (lcrc != crc || (lcsize != 0xffffffff && lcsize != csize) || (lusize != 0xffffffff && lusize != usize))
+        r.fail(local, "member '" + shown + "': expected the local header's CRC-32 and sizes to match the central "
+                      "directory's (" + std::to_string(crc) + ", " + std::to_string(csize) + ", " + std::to_string(usize) +
+                      "), got " + std::to_string(lcrc) + ", " + std::to_string(lcsize) + ", " + std::to_string(lusize));
+    }
     std::uint64_t data_at = local + 30 + r.le(local + 26, 2, "name length") + r.le(local + 28, 2, "extra length");
     if (data_at > r.size() || r.size() - data_at < csize)
       r.fail(data_at, "member '" + shown + "': truncated data (expected " + std::to_string(csize) + " bytes, got " +
@@ -222,7 +276,7 @@ std::map<std::string, TypedArray> npz_members_typed(const ByteReader& r, const s
       if (csize != usize) {
         // The CRC still comes first (a corrupt size field is reported as the member's corruption).
         std::string raw = r.str(data_at, csize);
-        crc_check(static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(raw.data()), static_cast<uInt>(raw.size()))));
+        crc_check(crc32_of(0, reinterpret_cast<const unsigned char*>(raw.data()), raw.size()));
         r.fail(at, "member '" + shown + "': expected equal sizes for a stored member");
       }
       const ByteSource& src = r.source();
@@ -231,11 +285,20 @@ std::map<std::string, TypedArray> npz_members_typed(const ByteReader& r, const s
                            npy_name, keep_float32, crc_check,
                            [&](std::size_t off, std::size_t n) { return src.map(data_at + off, n); }));
     } else {
-      std::string content = inflate_raw(r.str(data_at, csize), usize, r, data_at, shown);
-      crc_check(static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size()))));
-      out.emplace(key, npy_read_typed(content.size(),
-                                      [&](std::size_t off, std::size_t n, char* dst) { std::memcpy(dst, content.data() + off, n); },
-                                      npy_name, keep_float32, {}));
+      // Deflated: inflated as read, bounded by the declared size. The .npy header comes first and must
+      // declare exactly that size (checked before anything past the header is inflated); the stream must
+      // end there, and the CRC is checked before the values.
+      if (usize > std::numeric_limits<std::size_t>::max()) r.fail(at, "member '" + shown + "': expected an addressable size");
+      MemberInflater inflater(r, data_at, csize, usize, shown);
+      out.emplace(key, npy_read_typed(
+                           static_cast<std::size_t>(usize),
+                           [&](std::size_t off, std::size_t n, char* dst) { inflater.read(off, n, dst); }, npy_name,
+                           keep_float32,
+                           [&](std::uint32_t actual) {
+                             inflater.finish();
+                             crc_check(actual);
+                           },
+                           {}, /*crc_before_header_errors=*/false));
     }
     at += 46 + nlen + xlen + clen;
   }
@@ -289,7 +352,7 @@ void npz_write_float64(const std::string& path,
   for (const auto& [key, arr] : arrays) {
     std::string name = key + ".npy";
     std::string content = npy_bytes_float64(arr.first, arr.second);
-    std::uint64_t crc = crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size()));
+    std::uint64_t crc = crc32_of(0, reinterpret_cast<const unsigned char*>(content.data()), content.size());
     std::uint64_t offset = zip.size();
     if (offset >= 0xffffffffULL || content.size() >= 0xffffffffULL)
       throw std::length_error("npz_write_float64: archives above 4 GiB are not supported");

@@ -27,4 +27,10 @@ inline std::string printable_excerpt(std::string_view s, std::size_t max_chars =
   return out;
 }
 
+// What a message says of an input token instead of quoting it (messages never echo file contents: a
+// text file given by mistake may hold secrets): its length, e.g. "a token of 12 bytes".
+inline std::string token_of(std::string_view s, const char* what = "token") {
+  return std::string("a ") + what + " of " + std::to_string(s.size()) + (s.size() == 1 ? " byte" : " bytes");
+}
+
 }  // namespace memcert::detail

@@ -21,29 +21,10 @@ double numerical_rank_default_tol(double sigma_max, std::size_t m, std::size_t n
   return sigma_max * static_cast<double>(std::max(m, n)) * eps;
 }
 
-double numerical_rank_eps(const QMatrix& a) {
-  bool fractional = false;
-  for (const Rational& q : a.data()) {
-    double x = rational_to_double(q);
-    if (!std::isfinite(x) || static_cast<double>(static_cast<float>(x)) != x || rational_from_double(x) != q)
-      return std::numeric_limits<double>::epsilon();
-    if (q.get_den() != 1) fractional = true;
-  }
-  return fractional ? static_cast<double>(std::numeric_limits<float>::epsilon()) : std::numeric_limits<double>::epsilon();
-}
-
-double numerical_rank_eps(const double* v, std::size_t count) {
-  bool all_float32 = true, fractional = false;  // as numerical_rank_eps(QMatrix), on the doubles directly
-  for (std::size_t i = 0; i < count; ++i) {
-    if (static_cast<double>(static_cast<float>(v[i])) != v[i]) all_float32 = false;
-    if (v[i] != std::floor(v[i])) fractional = true;
-  }
-  return all_float32 && fractional ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
-}
-double numerical_rank_eps(const Float32Le* v, std::size_t count) {
-  for (std::size_t i = 0; i < count; ++i)
-    if (const float x = v[i].value(); x != std::floor(x)) return std::numeric_limits<float>::epsilon();
-  return std::numeric_limits<double>::epsilon();
+double numerical_rank_eps(unsigned stored_float_bytes) {
+  return stored_float_bytes == 2   ? 0x1p-10  // float16
+         : stored_float_bytes == 4 ? static_cast<double>(std::numeric_limits<float>::epsilon())
+                                   : std::numeric_limits<double>::epsilon();
 }
 
 namespace {
@@ -296,7 +277,7 @@ NumericalRank numerical_rank_of_doubles(const Eigen::MatrixXd& m, double eps, st
 
 }  // namespace
 
-NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol) {
+NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol, double eps) {
   // Exact entries beyond double range (e.g. "1e999" in a text file) would round to infinity: the whole
   // matrix is then scaled by one power of two first, which leaves the rank and numpy's relative threshold
   // unchanged (an explicit --tol is taken for the matrix as given, so it is scaled alike).
@@ -311,19 +292,18 @@ NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol) {
   for (std::size_t i = 0; i < a.rows(); ++i)
     for (std::size_t j = 0; j < a.cols(); ++j) m(i, j) = rational_to_double(shift > 0 ? Rational(a(i, j) * scale) : a(i, j));
   if (shift > 0) {
-    NumericalRank nr = numerical_rank_of_doubles(m, numerical_rank_eps(a), tol ? std::optional<double>(std::ldexp(*tol, -static_cast<int>(std::min(shift, 100000L)))) : std::nullopt);
+    NumericalRank nr = numerical_rank_of_doubles(m, eps, tol ? std::optional<double>(std::ldexp(*tol, -static_cast<int>(std::min(shift, 100000L)))) : std::nullopt);
     nr.tol = std::ldexp(nr.tol, static_cast<int>(std::min(shift, 100000L)));
     nr.sigma_max = std::ldexp(nr.sigma_max, static_cast<int>(std::min(shift, 100000L)));
     for (double& sv : nr.singular_values) sv = std::ldexp(sv, static_cast<int>(std::min(shift, 100000L)));
     return nr;
   }
-  return numerical_rank_of_doubles(m, numerical_rank_eps(a), tol);
+  return numerical_rank_of_doubles(m, eps, tol);
 }
 
 NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol) {
   if (a.storage == Storage::rational) return numerical_rank(a.q, tol);
-  const double eps = a.storage == Storage::float64 ? numerical_rank_eps(a.f64.data(), a.f64.size())
-                                                   : std::numeric_limits<double>::epsilon();
+  const double eps = numerical_rank_eps(a.storage == Storage::float64 ? a.stored_float_bytes : 8);
   bool exact_route = false;
   if (a.storage == Storage::int64)
     if (auto full = numerical_rank_full_by_exact_gram(a, tol, exact_route)) return *full;

@@ -101,7 +101,11 @@ TypedMatrix typed_matrix_rows(const TypedMatrix& a, std::size_t r0, std::size_t 
   const std::size_t b = r0 * a.cols, e = (r0 + count) * a.cols;
   switch (a.storage) {
     case Storage::int64: return typed_matrix_from_i64(count, a.cols, {a.i64.begin() + b, a.i64.begin() + e});
-    case Storage::float64: return typed_matrix_from_f64(count, a.cols, {a.f64.begin() + b, a.f64.begin() + e});
+    case Storage::float64: {
+      TypedMatrix out = typed_matrix_from_f64(count, a.cols, {a.f64.begin() + b, a.f64.begin() + e});
+      out.stored_float_bytes = a.stored_float_bytes;
+      return out;
+    }
     case Storage::rational: break;
   }
   QMatrix q(count, a.cols);

@@ -113,13 +113,28 @@ def op_npz(path, mode, *specs):
                 f.write(npy_bytes(*rest.split(":")))
 
 
+def op_bomb(path, shape, total):
+    """An .npz written as numpy.savez_compressed does (zipfile, zip64 headers) whose one deflated member
+    "a.npy" has a .npy header declaring float64 `shape` but holds `total` bytes in all (zeros after the
+    header): a zip bomb, small on disk, whose zip headers state its true size."""
+    head = npy_bytes("<f8", shape, "")
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as z:
+        with z.open("a.npy", "w", force_zip64=True) as f:
+            f.write(head)
+            left, zero = int(total) - len(head), bytes(1 << 20)
+            while left > 0:
+                n = min(left, len(zero))
+                f.write(zero[:n])
+                left -= n
+
+
 def op_alter(src, dst, statement):
     j = json.load(open(src))
     exec(statement, {"j": j, "digest": digest, "t1_checksum": t1_checksum})
     json.dump(j, open(dst, "w"))
 
 
-OPS = {"stdout": op_stdout, "file": op_file, "npy": op_npy, "npz": op_npz, "alter": op_alter}
+OPS = {"stdout": op_stdout, "file": op_file, "npy": op_npy, "npz": op_npz, "alter": op_alter, "bomb": op_bomb}
 
 for line in sys.stdin:
     op, *args = line.rstrip("\n").split("\t")

@@ -120,6 +120,56 @@ with tempfile.TemporaryDirectory() as work:
     rc, out, err = run("rank", npzc, "--key", "a", "--json")
     check("compressed --key", rc == 0 and json.loads(out)["rank"] == 1, out + err)
 
+    # The numerical rank next to the exact one is numpy.linalg.matrix_rank's, whose eps is the STORED
+    # dtype's: the same values saved as float64 and as float32 (all of them float32 values) get
+    # different answers, as numpy gives them; and so through rank, kruskal and assumptions.
+    vals = [
+        [[1, 0], [0, 2.0**-30]],  # sigma 2^-30: above float64's tol 4.4e-16, below float32's 2.4e-07
+        [[1, 0, 0], [0, 2.0**-20, 0], [0, 0, 0.5]],
+        [[3, 1, 0.25], [6, 2, 0.5 + 2.0**-24]],
+    ]
+    for k, v in enumerate(vals):
+        for dt in (np.float64, np.float32):
+            a = np.array(v, dtype=dt)
+            want = int(np.linalg.matrix_rank(a))
+            want_tol = float(np.linalg.svd(a, compute_uv=False).max() * max(a.shape) * np.finfo(dt).eps)
+            for fmt in ("npy", "npz", "npzc"):
+                path = os.path.join(work, f"numrank{k}-{np.dtype(dt).name}.{fmt[:3]}")
+                if fmt == "npy":
+                    np.save(path, a)
+                elif fmt == "npz":
+                    np.savez(path, m=a)
+                else:
+                    path = path.replace(".npz", "c.npz")
+                    np.savez_compressed(path, m=a)
+                desc = f"numerical rank of case {k} as {np.dtype(dt).name} ({fmt})"
+                rc, out, err = run("rank", path, "--json")
+                if rc != 0:
+                    check(desc, False, f"exit {rc}: {err.strip()}")
+                    continue
+                j = json.loads(out)
+                check(desc, j["numerical_rank"] == want, f"memcert {j['numerical_rank']}, numpy {want}")
+                check(desc + " tol", abs(j["numerical_tol"] - want_tol) <= 1e-6 * want_tol,
+                      f"memcert {j['numerical_tol']}, numpy {want_tol}")
+                rc, out, err = run("kruskal", path, "--json")
+                check(desc + " (kruskal)", rc == 0 and json.loads(out)["numerical_rank"] == want, out + err)
+    # assumptions: contexts stored as float64 vs float32, each context [[1, 0], [0, 2^-30]] (numpy: 2 as
+    # float64, 1 as float32, so below n = 2 only for float32), queries the identity.
+    for dt, below in ((np.float64, []), (np.float32, [0, 1])):
+        ctx = np.array([[[1, 0], [0, 2.0**-30]], [[2, 0], [0, 2.0**-29]]], dtype=dt)
+        assert [int(np.linalg.matrix_rank(c)) < 2 for c in ctx] == [dt == np.float32] * 2
+        path = os.path.join(work, f"assume-{np.dtype(dt).name}.npz")
+        np.savez(path, contexts=ctx, queries=np.eye(2, dtype=dt), labels=np.array([0.0, 1.0]))
+        rc, out, err = run("assumptions", path, "--json")
+        desc = f"assumptions numerical ranks ({np.dtype(dt).name} contexts)"
+        if rc != 0:
+            check(desc, False, f"exit {rc}: {err.strip()}")
+            continue
+        j = json.loads(out)
+        check(desc, j["numerical"]["contexts_rank_below_n"] == below, json.dumps(j["numerical"]))
+        check(desc + " queries", j["numerical"]["queries_rank"] == int(np.linalg.matrix_rank(np.eye(2, dtype=dt))),
+              json.dumps(j["numerical"]))
+
 for f in failures:
     print("FAIL:", f, file=sys.stderr)
 print(f"{len(failures)} failed")

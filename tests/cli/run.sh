@@ -167,7 +167,7 @@ section_rank() {
   stderr_mentions "rank: ragged rows" "ragged.txt: line 2"
   printf '1 2\n3 abc\n' >"$d/token.txt"
   expect_bad_input "rank: bad token" "$out" rank "$d/token.txt" --cert "$out" --json
-  stderr_mentions "rank: bad token" 'token.txt: line 2, column 2: expected an exact number, got "abc"'
+  stderr_mentions "rank: bad token" 'token.txt: line 2, column 2: expected an exact number, got a token of 3 bytes that is not one'
   : >"$d/empty.txt"
   expect_bad_input "rank: empty file" "$out" rank "$d/empty.txt" --cert "$out"
   write_npy "$d/nan.npy" '<f8' '2,2' '1,nan,3,4'
@@ -767,6 +767,100 @@ section_verify_data() {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# Hostile arguments and files: integer options read exactly (no saturation at 2^63 - 1 or 2^64 - 1),
+# file names with control characters shown escaped on one line, file contents never echoed, and a zip
+# bomb refused within a small memory budget.
+# ---------------------------------------------------------------------------------------------------
+section_hostile_input() {
+  local d=$WORK/hinput
+  mkdir -p "$d"
+  # Seeds: [0, 2^63 - 1] (docs/CLI.md); 2^63, 2^64 - 1, 2^64 and beyond are bad input, never clamped.
+  run generate theorem1 --T 5 --n 2 --d 3 --seed 9223372036854775807 --out "$d/top.json" --json
+  expect_rc "--seed 2^63 - 1" 0
+  json_check "--seed 2^63 - 1 kept exactly" 'j["seed"] == 9223372036854775807'
+  local s
+  for s in 9223372036854775808 18446744073709551615 18446744073709551616 99999999999999999999999 -1 0x10 ' 5' 1e3; do
+    expect_bad_input "generate --seed '$s'" "$d/s.json" generate theorem1 --T 5 --n 2 --d 3 --seed "$s" --out "$d/s.json"
+    stderr_mentions "generate --seed '$s'" "--seed: expected an integer in [0, 9223372036854775807]"
+  done
+  # "010" is ten (decimal), as 10 is.
+  run generate theorem1 --T 5 --n 2 --d 3 --seed 010 --out "$d/s010.json" --json
+  json_check "--seed 010 is decimal" 'j["seed"] == 10'
+  "$BIN" generate dana24 --N 4 --S 2 --T 6 --seed 1 --out "$d/a.json" >/dev/null 2>&1
+  expect_bad_input "generate dana24 --seed 2^64" "$d/s.json" generate dana24 --N 4 --S 2 --T 6 --seed 18446744073709551616 --out "$d/s.json"
+  expect_bad_input "generate dana24 --seed 2^63" "$d/s.json" generate dana24 --N 4 --S 2 --T 6 --seed 9223372036854775808 --out "$d/s.json"
+  expect_bad_input "generate dana24 --N 2^64" "$d/s.json" generate dana24 --N 18446744073709551616 --S 2 --T 6 --out "$d/s.json"
+  expect_bad_input "generate dana24 --T 2^64 + 1" "$d/s.json" generate dana24 --N 4 --S 2 --T 18446744073709551617 --out "$d/s.json"
+  expect_bad_input "construct dana24 --seed 2^64" "$d/c.json" construct dana24 "$d/a.json" --heads 2 --dh 2 --seed 18446744073709551616 --out "$d/c.json"
+  expect_bad_input "construct dana24 --heads 2^64" "$d/c.json" construct dana24 "$d/a.json" --heads 18446744073709551616 --dh 2 --out "$d/c.json"
+  expect_bad_input "compare --seed 2^63" "" compare "$d/a.json" --heads 2 --dh 2 --seed 9223372036854775808
+  expect_bad_input "compare --dh 2^64" "" compare "$d/a.json" --heads 2 --dh 18446744073709551616
+  expect_bad_input "claims search --seed 2^64" "" claims search mahdavi24/lemma-3 --budget 1 --seed 18446744073709551616
+  expect_bad_input "claims search --budget 2^64 + 1" "" claims search mahdavi24/lemma-3 --budget 18446744073709551617
+  expect_bad_input "claims run --seed 2^63" "" claims run mahdavi24/lemma-3 --seed 9223372036854775808
+  expect_bad_input "assumptions --budget 2^64" "" assumptions "$d/top.json" --budget 18446744073709551616
+  expect_bad_input "kruskal --trials 2^64" "" kruskal "$d/top.json" --sample 2 --trials 18446744073709551616
+  expect_bad_input "--threads 2^64" "" --threads 18446744073709551616 rank "$d/top.json"
+  expect_bad_input "--max-memory nan" "" rank "$d/top.json" --max-memory nan
+  expect_bad_input "--max-seconds inf" "" rank "$d/top.json" --max-seconds inf
+
+  # File names with a newline, an escape sequence: one stderr line, the name escaped.
+  local nl="$d/two"$'\n'"lines.txt" esc="$d/red"$'\e'"[31m.txt"
+  printf '1 2\n3 x\n' >"$nl"
+  printf '1 2\n3 x\n' >"$esc"
+  expect_bad_input "a file name with a newline" "" rank "$nl"
+  stderr_mentions "a file name with a newline" 'two\nlines.txt: line 2, column 2'
+  expect_bad_input "a file name with ESC" "" rank "$esc"
+  stderr_mentions "a file name with ESC" 'red\x1b[31m.txt'
+  if grep -q $'\e' "$ERR"; then fail "a file name with ESC: raw ESC byte on stderr"; else pass; fi
+  expect_bad_input "a missing file name with ESC" "" rank "$d/none"$'\e'"[2J.npy"
+  if grep -q $'\e' "$ERR"; then fail "a missing file name with ESC: raw ESC byte on stderr"; else pass; fi
+
+  # File contents are never echoed: a text file holding a secret, given as a matrix, a data set, a
+  # certificate, --data, or named by a certificate's data.file.
+  printf 'SECRET_API_KEY=sk-live-0123456789abcdef\n' >"$d/secret.txt"
+  printf '"SECRET_API_KEY=sk-live-0123456789abcdef\n' >"$d/secret.json"  # JSON's reader would quote the line
+  "$BIN" generate theorem1 --T 6 --n 3 --d 4 --seed 5 --out "$d/t.json" >/dev/null 2>&1
+  "$BIN" construct theorem1 "$d/t.json" --heads 3 --dh 3 --data-ref on --out "$d/ref.json" >/dev/null 2>&1
+  alter_json "$d/ref.json" "$d/ref_secret.json" 'j["data"]["file"] = "secret.txt"'
+  alter_json "$d/ref.json" "$d/ref_nul.json" 'j["data"]["file"] = "t.json\u0000.npz"'
+  local what
+  for what in "rank secret.txt" "rank secret.json" "assumptions secret.json" "construct secret.json" "verify secret.json" \
+              "verify --data secret.json" "verify data.file=secret.txt"; do
+    case $what in
+      "rank secret.txt") run rank "$d/secret.txt" ;;
+      "rank secret.json") run rank "$d/secret.json" ;;
+      "assumptions secret.json") run assumptions "$d/secret.json" ;;
+      "construct secret.json") run construct theorem1 "$d/secret.json" --heads 1 --dh 2 --out "$d/z.json" ;;
+      "verify secret.json") run verify "$d/secret.json" ;;
+      "verify --data secret.json") run verify "$d/ref.json" --data "$d/secret.json" ;;
+      "verify data.file=secret.txt") run verify "$d/ref_secret.json" ;;
+    esac
+    expect_rc "$what" 2
+    if grep -q -e SECRET -e sk-live "$ERR" "$OUT"; then fail "$what: the file's content was echoed: $(cat "$ERR")"; else pass; fi
+    if [ "$(wc -l <"$ERR")" -eq 1 ]; then pass; else fail "$what: expected one stderr line: $(cat "$ERR")"; fi
+  done
+  run verify "$d/ref_secret.json"
+  stderr_mentions "data.file=secret.txt names the file and a position" "secret.txt: line 1, column 1"
+  # A data.file with a NUL byte would open t.json (its part before the NUL): refused, escaped.
+  expect_bad_input "data.file with a NUL byte" "" verify "$d/ref_nul.json"
+  stderr_mentions "data.file with a NUL byte" 'expected a file name without NUL bytes, got'
+
+  # A zip bomb: the .npy header declares 13 x 4 x 7 float64, the member inflates to 512 MiB (a few
+  # hundred KB on disk). Refused from the headers at once, within 300 MB of address space (inflating it
+  # whole takes 512 MiB and seconds: exit 3, out of memory).
+  py bomb "$d/bomb.npz" "13,4,7" 536870912 || fail "bomb: $PY_WHY"
+  local t0=$SECONDS
+  (ulimit -v 300000 && exec "$BIN" rank "$d/bomb.npz") >"$OUT" 2>"$ERR"
+  RC=$?
+  expect_rc "zip bomb" 2
+  if [ "$(wc -l <"$ERR")" -eq 1 ]; then pass; else fail "zip bomb: expected one stderr line: $(cat "$ERR")"; fi
+  stderr_mentions "zip bomb" "member a.npy: byte "
+  stderr_mentions "zip bomb" "expected the end of the file after 2912 data bytes"
+  if [ $((SECONDS - t0)) -le 2 ]; then pass; else fail "zip bomb: took $((SECONDS - t0)) s"; fi
+}
+
+# ---------------------------------------------------------------------------------------------------
 # Main: append new sections here.
 # ---------------------------------------------------------------------------------------------------
 # ---------------------------------------------------------------------------------------------------
@@ -841,6 +935,7 @@ SECTIONS+=(section_theorem1)
 SECTIONS+=(section_dana24)
 SECTIONS+=(section_hostile)
 SECTIONS+=(section_verify_data)
+SECTIONS+=(section_hostile_input)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2

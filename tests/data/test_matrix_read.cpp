@@ -31,7 +31,7 @@ TEST_CASE("txt round trip through matrix_write_txt", "[txt]") {
 
 TEST_CASE("txt bad input", "[txt][errors]") {
   std::string m = input_error_of([] { matrix_read(write_file("m.txt", "1 2 3\n4 5 6\n7 8 9\n1 abc 3\n")); });
-  CHECK(m == "m.txt: line 4, column 2: expected an exact number, got \"abc\"");
+  CHECK(m == "m.txt: line 4, column 2: expected an exact number, got a token of 3 bytes that is not one");
   m = input_error_of([] { matrix_read(write_file("r.txt", "1 2 3\n\n4 5\n")); });
   CHECK(m == "r.txt: line 3: expected 3 numbers (as in line 1), got 2");
   m = input_error_of([] { matrix_read(write_file("e.txt", "")); });
@@ -39,9 +39,9 @@ TEST_CASE("txt bad input", "[txt][errors]") {
   m = input_error_of([] { matrix_read(write_file("w.txt", "  \n# only a comment\n")); });
   CHECK(m == "w.txt: expected rows of numbers, got no numbers");
   m = input_error_of([] { matrix_read(write_file("n.txt", "1 nan\n")); });
-  CHECK(m == "n.txt: line 1, column 2: expected an exact number, got \"nan\"");
+  CHECK(m == "n.txt: line 1, column 2: expected an exact number, got a token of 3 bytes that is not one");
   m = input_error_of([] { matrix_read(write_file("z.txt", "1/0\n")); });
-  CHECK(m == "z.txt: line 1, column 1: expected an exact number, got \"1/0\"");
+  CHECK(m == "z.txt: line 1, column 1: expected an exact number, got a token of 3 bytes that is not one");
 }
 
 TEST_CASE("json matrices: strings exact, numbers as their double", "[json]") {
@@ -71,7 +71,7 @@ TEST_CASE("json bad input", "[json][errors]") {
   std::string m = input_error_of([] { matrix_read(write_file("r.json", R"({"rows":2,"cols":2,"data":[[1,2],[3]]})")); });
   CHECK(m == "r.json: data[1]: expected 2 numbers (as in data[0]), got 1");
   m = input_error_of([] { matrix_read(write_file("s.json", R"({"rows":1,"cols":2,"data":[[1,"abc"]]})")); });
-  CHECK(m == "s.json: data[0][1]: expected an exact number, got \"abc\"");
+  CHECK(m == "s.json: data[0][1]: expected an exact number, got a string of 3 bytes that is not one");
   m = input_error_of([] { matrix_read(write_file("c.json", R"({"rows":3,"cols":2,"data":[[1,2],[3,4]]})")); });
   CHECK(m == "c.json: data: expected 3 rows (\"rows\": 3), got 2");
   m = input_error_of([] { matrix_read(write_file("k.json", R"({"rows":1,"data":[[1]]})")); });
@@ -121,7 +121,7 @@ TEST_CASE("json integer literals beyond 64 bits are refused, not rounded", "[jso
     matrix_read(write_file("big.json", "{\"rows\":1,\"cols\":2,\n\"data\":[[1, 18446744073709551616]]}"));
   });
   CHECK(m == "big.json: line 2, column 13: expected an integer within 64 bits (write larger ones as strings, e.g. "
-             "\"18446744073709551616\"), got 18446744073709551616");
+             "\"123\"), got one of 20 digits");
   m = input_error_of([] { matrix_read(write_file("neg.json", R"({"rows":1,"cols":1,"data":[[-9223372036854775809]]})")); });
   CHECK(m.find("neg.json: line 1, column 29: expected an integer within 64 bits") == 0);
 }

@@ -1,6 +1,8 @@
 // .npy parsing: every dtype, both byte orders, C and Fortran order, header versions 1-3, exactness of
 // float input, and one-line errors for malformed files.
+#include <chrono>
 #include <cmath>
+#include <fstream>
 #include <limits>
 
 #include "memcert/data/matrix_io.hpp"
@@ -175,5 +177,47 @@ TEST_CASE("npy_read_typed on large files equals npy_parse_typed of the bytes", "
     CHECK(input_error_of([&] { npy_read_typed(path); }) ==
           input_error_of([&] { npy_parse_typed(bytes.substr(0, bytes.size() - 8), path); }));
   }
+  std::filesystem::remove_all(dir);
+}
+
+namespace {
+long peak_rss_kb() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+}  // namespace
+
+// A .npy file above 2 GiB (sparse: no disk or memory used by its zeros) is read by its header, like any
+// large file: the header's size is checked against the file's at once. It used to go through
+// file_read_all, which read 2 GiB into memory and then refused the file for its size (a valid one too).
+TEST_CASE("npy_read_typed: a file above 2 GiB is checked from its header, not read whole", "[npy][errors]") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("memcert_npy_huge_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "huge.npy").string();
+  const std::uintmax_t size = (std::uintmax_t(1) << 31) + 4096;
+  const long rss_before = peak_rss_kb();
+  const auto t0 = std::chrono::steady_clock::now();
+  // Trailing bytes after a (1,) float64 array.
+  const std::string small = npy("<f8", {1}, raw_all(std::vector<double>{1.5}));
+  std::ofstream(path, std::ios::binary) << small;
+  std::filesystem::resize_file(path, size);
+  std::string m = input_error_of([&] { npy_read_typed(path); });
+  INFO(m);
+  CHECK(m.find("huge.npy: byte " + std::to_string(small.size()) + ": expected the end of the file after 8 data bytes, got " +
+               std::to_string(size - small.size()) + " more bytes") != std::string::npos);
+  // A shape needing more than the file holds: truncated, before any allocation.
+  const std::string big = npy("<f8", {std::size_t(1) << 29}, "");
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << big;
+  std::filesystem::resize_file(path, size);
+  m = input_error_of([&] { npy_read_typed(path); });
+  INFO(m);
+  CHECK(m.find("truncated data (expected " + std::to_string(std::uint64_t(8) << 29) + " bytes, got " +
+               std::to_string(size - big.size()) + ")") != std::string::npos);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(secs < 1.0);
+  const long rss_after = peak_rss_kb();
+  if (rss_before > 0 && rss_after > 0) CHECK(rss_after - rss_before < 64 * 1024);
   std::filesystem::remove_all(dir);
 }

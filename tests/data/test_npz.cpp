@@ -1,6 +1,8 @@
 // .npz reading (stored and deflated members, zip archives built by the test's own encoder) and the
 // float64 .npz writer.
+#include <chrono>
 #include <cstring>
+#include <fstream>
 #include <limits>
 
 #include "memcert/data/matrix_io.hpp"
@@ -93,16 +95,20 @@ TEST_CASE("npz bad input", "[npz][errors]") {
 TEST_CASE("npz deflated member with a wrong uncompressed size", "[npz][errors]") {
   std::string content = npy("<f8", {2}, raw_all(std::vector<double>{1, 2}));
   std::string z = zip({{"a.npy", content}}, true);
-  // Patch the central directory's uncompressed size (offset 24 in the entry) to one byte less / more.
+  // Patch the uncompressed size in the central directory (offset 24 in the entry) and the local header
+  // (offset 22) to one byte less / more.
   std::size_t cd = z.find(std::string("PK\x01\x02", 4));
   REQUIRE(cd != std::string::npos);
   for (long delta : {-1L, 1L, 1L << 28}) {
     std::string bad = z;
     std::uint32_t size = static_cast<std::uint32_t>(content.size() + delta);
     std::memcpy(&bad[cd + 24], &size, 4);
+    std::memcpy(&bad[22], &size, 4);
     std::string m = input_error_of([&] { npz_read(write_file("size.npz", bad)); });
-    CHECK(m.find("size.npz: byte ") == 0);
-    CHECK(m.find("member 'a.npy': expected ") != std::string::npos);
+    INFO(m);
+    if (delta == -1) CHECK(m.find("truncated data (expected 16 bytes, got 15)") != std::string::npos);
+    else if (delta == 1) CHECK(m.find("expected the end of the file after 16 data bytes, got 1 more bytes") != std::string::npos);
+    else CHECK(m.find("member 'a.npy': expected an uncompressed size consistent with ") != std::string::npos);
   }
 }
 
@@ -143,4 +149,180 @@ TEST_CASE("npz float32 members read in place", "[npz]") {
   m = input_error_of([&] { npz_read_typed(write_file("f32_nan.npz", nan_archive), true); });
   INFO(m);
   CHECK(m.find(ndindex_to_string({count}, count - 5) + ": expected a finite number, got nan") != std::string::npos);
+}
+
+namespace {
+// A deflated member: `prefix` followed by `zeros` zero bytes, compressed as a stream (the content is
+// never held whole); with the CRC-32 and size of the whole content.
+struct Packed {
+  std::string bytes;
+  std::uint32_t crc = 0;
+  std::uint64_t size = 0;
+};
+Packed deflate_prefix_and_zeros(const std::string& prefix, std::uint64_t zeros) {
+  Packed p;
+  z_stream zs{};
+  REQUIRE(deflateInit2(&zs, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) == Z_OK);  // fast
+  const std::string zero(std::size_t(1) << 20, '\0');
+  std::string out(std::size_t(1) << 16, '\0');
+  uLong crc = crc32(0L, Z_NULL, 0);
+  auto feed = [&](const std::string& in, std::size_t n, bool last) {
+    zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+    zs.avail_in = static_cast<uInt>(n);
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(in.data()), static_cast<uInt>(n));
+    p.size += n;
+    int rc;
+    do {
+      zs.next_out = reinterpret_cast<Bytef*>(out.data());
+      zs.avail_out = static_cast<uInt>(out.size());
+      rc = deflate(&zs, last ? Z_FINISH : Z_NO_FLUSH);
+      p.bytes.append(out.data(), out.size() - zs.avail_out);
+    } while (zs.avail_out == 0 || (last && rc != Z_STREAM_END));
+  };
+  feed(prefix, prefix.size(), zeros == 0);
+  for (std::uint64_t left = zeros; left > 0;) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(left, zero.size()));
+    left -= n;
+    feed(zero, n, left == 0);
+  }
+  deflateEnd(&zs);
+  p.crc = static_cast<std::uint32_t>(crc);
+  return p;
+}
+// A one-member zip archive whose headers (local and central) declare CRC `crc` and uncompressed size
+// `usize` for the compressed bytes `packed` (method 8).
+std::string zip_deflated_member(const std::string& name, const std::string& packed, std::uint32_t crc, std::uint32_t usize) {
+  using fixtures::raw;
+  const auto csize = static_cast<std::uint32_t>(packed.size());
+  std::string body = raw<std::uint32_t>(0x04034b50) + raw<std::uint16_t>(20) + raw<std::uint16_t>(0) + raw<std::uint16_t>(8) +
+                     raw<std::uint16_t>(0) + raw<std::uint16_t>(0x21) + raw(crc) + raw(csize) + raw(usize) +
+                     raw<std::uint16_t>(static_cast<std::uint16_t>(name.size())) + raw<std::uint16_t>(0) + name + packed;
+  std::string dir = raw<std::uint32_t>(0x02014b50) + raw<std::uint16_t>(20) + raw<std::uint16_t>(20) + raw<std::uint16_t>(0) +
+                    raw<std::uint16_t>(8) + raw<std::uint16_t>(0) + raw<std::uint16_t>(0x21) + raw(crc) + raw(csize) + raw(usize) +
+                    raw<std::uint16_t>(static_cast<std::uint16_t>(name.size())) + raw<std::uint16_t>(0) + raw<std::uint16_t>(0) +
+                    raw<std::uint16_t>(0) + raw<std::uint16_t>(0) + raw<std::uint32_t>(0) + raw<std::uint32_t>(0) + name;
+  std::string end = raw<std::uint32_t>(0x06054b50) + raw<std::uint16_t>(0) + raw<std::uint16_t>(0) + raw<std::uint16_t>(1) +
+                    raw<std::uint16_t>(1) + raw(static_cast<std::uint32_t>(dir.size())) +
+                    raw(static_cast<std::uint32_t>(body.size())) + raw<std::uint16_t>(0);
+  return body + dir + end;
+}
+long peak_rss_kb() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+}  // namespace
+
+// A zip bomb: the .npy header says 13 x 4 x 7 float64 (2912 data bytes), the member inflates to 1 GiB
+// (of zeros, a few MB compressed). Whether the zip headers declare the true size (which disagrees with
+// the .npy header) or the .npy's (which the stream then overruns), the member is refused after
+// inflating at most its header and declared size: in well under the time and memory inflating 1 GiB takes.
+TEST_CASE("npz zip bomb: a deflated member larger than its .npy header says", "[npz][errors]") {
+  const std::string head = npy("<f8", {13, 4, 7}, "");
+  const std::uint64_t bomb = std::uint64_t(1) << 30;
+  const Packed p = deflate_prefix_and_zeros(head, bomb - head.size());
+  REQUIRE(p.size == bomb);
+  REQUIRE(p.bytes.size() < (std::size_t(8) << 20));  // small on disk
+  const long rss_before = peak_rss_kb();
+  // Headers declaring the true size (consistent with the compressed size, not with the .npy header).
+  auto t0 = std::chrono::steady_clock::now();
+  std::string m = input_error_of([&] {
+    npz_read_typed(write_file("bomb.npz", zip_deflated_member("a.npy", p.bytes, p.crc, static_cast<std::uint32_t>(bomb))));
+  });
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(m);
+  CHECK(m.find("bomb.npz: member a.npy: byte ") == 0);
+  CHECK(m.find("expected the end of the file after 2912 data bytes") != std::string::npos);
+  CHECK(secs < 0.5);
+  // Headers declaring the .npy's size: the stream runs past it and is stopped one byte later.
+  t0 = std::chrono::steady_clock::now();
+  m = input_error_of([&] {
+    npz_read_typed(write_file("bomb2.npz", zip_deflated_member("a.npy", p.bytes, p.crc, static_cast<std::uint32_t>(head.size() + 2912))));
+  });
+  secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(m);
+  CHECK(m.find("bomb2.npz: byte ") == 0);
+  CHECK(m.find("member 'a.npy': expected a valid deflate stream of " + std::to_string(head.size() + 2912) +
+               " bytes, got more data") != std::string::npos);
+  CHECK(secs < 0.5);
+  // Neither attempt held the inflated gigabyte (nor anything near it).
+  const long rss_after = peak_rss_kb();
+  if (rss_before > 0 && rss_after > 0) CHECK(rss_after - rss_before < 64 * 1024);
+}
+
+// A deflated member whose stream ends early, or is followed by more data than the zip headers declare,
+// and a local header that disagrees with the central directory.
+TEST_CASE("npz deflated member: stream length and header agreement", "[npz][errors]") {
+  const std::string content = npy("<f8", {2}, raw_all(std::vector<double>{1, 2}));
+  const std::string packed = fixtures::deflate_raw(content);
+  const auto crc = static_cast<std::uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(content.data()), static_cast<uInt>(content.size())));
+  // The declared sizes agree with the .npy header; the stream is cut before its end.
+  std::string m = input_error_of([&] {
+    npz_read(write_file("short.npz", zip_deflated_member("a.npy", packed.substr(0, packed.size() / 2), crc,
+                                                           static_cast<std::uint32_t>(content.size()))));
+  });
+  CHECK(m.find("short.npz: byte ") == 0);
+  CHECK(m.find("member 'a.npy': expected a valid deflate stream of " + std::to_string(content.size()) + " bytes, got ") !=
+        std::string::npos);
+  // The intact archive reads; a wrong CRC in both headers is the member's corruption.
+  CHECK(npz_read(write_file("ok.npz", zip_deflated_member("a.npy", packed, crc, static_cast<std::uint32_t>(content.size()))))
+            .at("a")
+            .data[1] == 2);
+  m = input_error_of([&] {
+    npz_read(write_file("crc2.npz", zip_deflated_member("a.npy", packed, crc ^ 1, static_cast<std::uint32_t>(content.size()))));
+  });
+  CHECK(m.find("member 'a.npy': expected CRC-32 " + std::to_string(crc ^ 1)) != std::string::npos);
+  // Local header and central directory disagree on the uncompressed size.
+  std::string z = zip_deflated_member("a.npy", packed, crc, static_cast<std::uint32_t>(content.size()));
+  const std::uint32_t other = static_cast<std::uint32_t>(content.size() + 8);
+  std::memcpy(&z[22], &other, 4);
+  m = input_error_of([&] { npz_read(write_file("local.npz", z)); });
+  CHECK(m.find("local.npz: byte 0: member 'a.npy': expected the local header's CRC-32 and sizes to match") == 0);
+}
+
+namespace {
+// CRC-32 (IEEE 802.3, reflected, as zip and zlib define it) bit by bit: independent of zlib.
+std::uint32_t crc32_bitwise(const unsigned char* p, std::size_t n) {
+  std::uint32_t c = 0xffffffffu;
+  for (std::size_t i = 0; i < n; ++i) {
+    c ^= p[i];
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+}  // namespace
+
+// The CRC of a member is computed in pieces (zlib's length is 32 bits, so one call over a member above
+// 4 GiB would cover only its size mod 2^32): with small injected piece limits, every piece stays within
+// the limit, the pieces cover the bytes once, and the joined CRC equals the bitwise CRC of the whole.
+TEST_CASE("crc32_of: pieces within the limit, joined CRC exact", "[npz][crc]") {
+  std::vector<unsigned char> bytes(100003);
+  std::uint64_t x = 88172645463325252ULL;
+  for (auto& b : bytes) x ^= x << 13, x ^= x >> 7, x ^= x << 17, b = static_cast<unsigned char>(x >> 24);
+  for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(7), std::size_t(4096), bytes.size()})
+    for (std::size_t max_piece : {std::size_t(1), std::size_t(3), std::size_t(4096), std::size_t(65537), std::size_t(1) << 30}) {
+      if (max_piece == 1 && n > 4096) continue;
+      std::size_t pieces = 0, covered = 0, largest = 0;
+      const std::uint32_t got = crc32_of(0, bytes.data(), n, max_piece, [&](const unsigned char* at, std::size_t len) {
+        REQUIRE(at == bytes.data() + covered);
+        ++pieces, covered += len, largest = std::max(largest, len);
+        return crc32_bitwise(at, len);
+      });
+      INFO("n " << n << ", max_piece " << max_piece);
+      CHECK(got == crc32_bitwise(bytes.data(), n));
+      CHECK(largest <= max_piece);
+      CHECK(covered == n);
+      CHECK(pieces == (n + max_piece - 1) / max_piece);
+      // Continuing a CRC: the CRC of a prefix, then the rest, equals the whole.
+      const std::size_t half = n / 2;
+      CHECK(crc32_of(crc32_of(0, bytes.data(), half, max_piece), bytes.data() + half, n - half, max_piece) ==
+            crc32_bitwise(bytes.data(), n));
+    }
+  // The parallel route (64 MiB and more): zlib's pieces joined, against zlib's one call over the whole.
+  std::vector<unsigned char> big((std::size_t(1) << 26) + 12345);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+  const auto whole = static_cast<std::uint32_t>(crc32(0L, big.data(), static_cast<uInt>(big.size())));
+  CHECK(crc32_of(0, big.data(), big.size()) == whole);
+  CHECK(crc32_of(0, big.data(), big.size(), (std::size_t(3) << 20) + 1) == whole);
 }

@@ -159,8 +159,7 @@ TEST_CASE("numerical_rank_full_proved: proves only what the SVD confirms", "[num
       std::memcpy(bytes.data() + 1 + 4 * i, &f, 4);
     }
     const auto* le = reinterpret_cast<const Float32Le*>(bytes.data() + 1);
-    REQUIRE(numerical_rank_eps(le, v.size()) == eps32);
-    REQUIRE(numerical_rank_eps(v.data(), v.size()) == eps32);
+    REQUIRE(numerical_rank_eps(4) == eps32);
     const std::size_t full = std::min(rows, cols);
     CHECK(svd_rank(v, rows, cols, eps32).first == full);
     CHECK(numerical_rank_full_proved(le, rows, cols, eps32));
@@ -239,4 +238,33 @@ TEST_CASE("int64 exact Gram route agrees with the SVD and the double route, and 
   const NumericalRank low = numerical_rank(typed_matrix_from_i64(100, 100, v), s(s.size() - 1) * 0.999);
   CHECK(low.method == "gram-rump");
   CHECK(low.rank == 100);
+}
+
+// numpy's eps is the stored dtype's (numpy.linalg.matrix_rank: S.max() * max(M, N) * finfo(S.dtype).eps),
+// never inferred from the values: [[1, 0], [0, 2^-30]] holds only float32 values, yet stored as float64
+// its numerical rank is 2 (tol 2 * 2^-52), stored as float32 it is 1 (tol 2 * 2^-23). The SVD of a
+// diagonal matrix is its diagonal, so numpy's answers are known exactly here.
+TEST_CASE("numerical_rank: eps of the stored dtype", "[numerical_rank]") {
+  const double tiny = 0x1p-30;
+  for (unsigned bytes : {8u, 4u, 2u}) {
+    TypedMatrix a = typed_matrix_from_f64(2, 2, {1, 0, 0, tiny});
+    a.stored_float_bytes = bytes;
+    const NumericalRank nr = numerical_rank(a);
+    const double eps = bytes == 8 ? 0x1p-52 : bytes == 4 ? 0x1p-23 : 0x1p-10;
+    INFO("stored float bytes " << bytes);
+    CHECK(nr.eps == eps);
+    CHECK(nr.tol == 2 * eps);  // sigma_max 1, max(m, n) 2
+    CHECK(nr.rank == (bytes == 8 ? 2u : 1u));
+    // Rows of it keep the dtype.
+    CHECK(numerical_rank(typed_matrix_rows(a, 1, 1)).eps == eps);
+  }
+  // int64 data and rationals: numpy computes in float64.
+  CHECK(numerical_rank(typed_matrix_from_i64(2, 2, {1, 0, 0, 1})).eps == 0x1p-52);
+  QMatrix q(2, 2, Rational(0));
+  q(0, 0) = 1;
+  q(1, 1) = Rational(1, 1 << 30);
+  CHECK(numerical_rank(q).rank == 2);
+  CHECK(numerical_rank(typed_matrix_from_qmat(q)).rank == 2);
+  CHECK(numerical_rank_eps(8) == std::numeric_limits<double>::epsilon());
+  CHECK(numerical_rank_eps(4) == static_cast<double>(std::numeric_limits<float>::epsilon()));
 }

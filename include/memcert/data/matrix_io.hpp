@@ -36,6 +36,8 @@ struct TypedArray {
   // storage is float64 then, with f64 empty.
   Float32Array f32;
   std::vector<Rational> q;
+  // The stored float dtype's width (2, 4 or 8 bytes; 8 for integer dtypes), as TypedMatrix's.
+  unsigned stored_float_bytes = 8;
   std::size_t count() const;
 };
 NdArray ndarray_from_typed(const TypedArray& a);
@@ -55,9 +57,18 @@ using NpyByteReader = std::function<void(std::size_t at, std::size_t n, char* ds
 // pointer), or nullptr when they cannot be mapped (the reader then reads them).
 using NpyByteMapper = std::function<std::shared_ptr<const unsigned char>(std::size_t at, std::size_t n)>;
 // map, when given, lets a large float32 array kept as float32 be read in place (TypedArray::f32 then
-// refers to the mapping; its CRC and values are checked in one parallel pass).
+// refers to the mapping; its CRC and values are checked in one parallel pass). crc_before_header_errors
+// false: an error in the header (its own, or a size that disagrees with `size`) is raised at once, without
+// reading the rest of the member for its CRC (a deflated member: its rest is not inflated).
 TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std::string& name, bool keep_float32,
-                          const std::function<void(std::uint32_t)>& crc_check, const NpyByteMapper& map = {});
+                          const std::function<void(std::uint32_t)>& crc_check, const NpyByteMapper& map = {},
+                          bool crc_before_header_errors = true);
+// zlib's CRC-32 of the n bytes at p, continuing `crc` (0 to start): in pieces of at most max_piece bytes
+// (zlib counts lengths in 32 bits), each piece's CRC computed alone (in parallel for large n) and joined by
+// crc32_combine. `piece`, when given, computes one piece's CRC-32 from 0 in place of zlib (tests).
+std::uint32_t crc32_of(std::uint32_t crc, const unsigned char* p, std::size_t n,
+                       std::size_t max_piece = std::size_t(1) << 30,
+                       const std::function<std::uint32_t(const unsigned char*, std::size_t)>& piece = {});
 // npy_parse_typed(file_read_all(path), path), with the same results and errors; a large regular file is
 // read piecewise straight into the typed vector instead of through a copy of the whole file.
 TypedArray npy_read_typed(const std::string& path);

@@ -29,18 +29,19 @@ struct NumericalRank {
 // numpy's default threshold for an m x n matrix with largest singular value sigma_max:
 // sigma_max * max(m, n) * eps, eps = numpy.finfo(dtype).eps of the array's dtype.
 double numerical_rank_default_tol(double sigma_max, std::size_t m, std::size_t n, double eps);
-// The eps numpy would use for the array the file held: float32's (2^-23) when some entry is not an
-// integer and every entry is a float32 value (data saved from float32 arrays), else float64's (2^-52).
-double numerical_rank_eps(const QMatrix& a);
-// The same rule for `count` values in memory (float values: float32's eps unless every one is an integer).
-double numerical_rank_eps(const double* v, std::size_t count);
-double numerical_rank_eps(const Float32Le* v, std::size_t count);
+// The eps numpy uses for an array of the stored dtype (numpy.finfo(dtype).eps): float32's (2^-23) for
+// 4-byte floats, float64's (2^-52) for 8-byte floats and for everything numpy computes in float64
+// (integer dtypes, text, JSON); float16's own (2^-10) for 2-byte floats, which numpy's linalg refuses.
+// The stored dtype decides, never the values: float64 data whose values all fit in float32 get float64's.
+double numerical_rank_eps(unsigned stored_float_bytes);
 
 // Singular values of the entrywise nearest-double rounding of `a` (Eigen's divide-and-conquer SVD),
-// counted above `tol`, or above numerical_rank_default_tol(..., numerical_rank_eps(a)) when `tol` is
-// nullopt. A matrix of at least 48 rows and columns first tries the "gram-rump" shortcut (full rank
-// without an SVD). A 0 x n or m x 0 matrix has numerical rank 0.
-NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol = std::nullopt);
+// counted above `tol`, or above numerical_rank_default_tol(..., eps) when `tol` is nullopt (eps: float64's
+// unless the caller knows the values were stored in another dtype). A matrix of at least 48 rows and
+// columns first tries the "gram-rump" shortcut (full rank without an SVD). A 0 x n or m x 0 matrix has
+// numerical rank 0.
+NumericalRank numerical_rank(const QMatrix& a, std::optional<double> tol = std::nullopt,
+                             double eps = numerical_rank_eps(8));
 // A proof, without an SVD, that numpy's rank of the rows x cols row-major matrix `m` (exact values) is
 // min(rows, cols) at `tol`, or at numpy's default threshold with `eps` (numerical_rank_eps): true when
 // Rump's test certifies every singular value of the short side against 2 min(rows, cols) evenly spread
@@ -52,7 +53,8 @@ bool numerical_rank_full_proved(const Float32Le* m, std::size_t rows, std::size_
                                 std::optional<double> tol = std::nullopt);
 bool numerical_rank_full_proved(const double* m, std::size_t rows, std::size_t cols, double eps,
                                 std::optional<double> tol = std::nullopt);
-// The same for a matrix in the engine's typed storage (int64 / float64 / rational), without a rational detour.
+// The same for a matrix in the engine's typed storage (int64 / float64 / rational), without a rational
+// detour; eps from the matrix's stored dtype (TypedMatrix::stored_float_bytes).
 NumericalRank numerical_rank(const TypedMatrix& a, std::optional<double> tol = std::nullopt);
 
 }  // namespace memcert

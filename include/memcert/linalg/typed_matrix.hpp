@@ -23,6 +23,10 @@ struct TypedMatrix {
   std::vector<std::int64_t> i64;  // row-major, iff storage == int64
   std::vector<double> f64;        // row-major, finite values only, iff storage == float64
   QMatrix q;                      // iff storage == rational
+  // Bytes per value of the float dtype the values were stored in (2, 4, 8: a .npy float16 / float32 /
+  // float64 array, widened exactly into f64); 8 for everything else (integers, text, JSON, computed
+  // values). It sets numpy's eps for the numerical rank (numerical_rank.hpp), as numpy's dtype does.
+  unsigned stored_float_bytes = 8;
 
   // Bytes the values occupy in memory (for memory budgets and reports; rationals estimated).
   std::size_t bytes() const;

@@ -520,9 +520,11 @@ void contexts_numerical_ranks(const TypedAttentionDataset& ds, const double* c64
   proved.assign(T, 0);
   below.assign(T, 0);
   std::atomic<std::size_t> finished{0};
+  const unsigned eps_bytes = ds.contexts.storage == Storage::float64 ? ds.contexts.stored_float_bytes : 8;
   parallel_for(T, threads <= 0 ? fast_threads() : threads, [&](std::size_t t) {
-    if (c32) proved[t] = numerical_rank_full_proved(c32 + t * block, n, d, numerical_rank_eps(c32 + t * block, block), tol);
-    else proved[t] = numerical_rank_full_proved(c64 + t * block, n, d, numerical_rank_eps(c64 + t * block, block), tol);
+    // numpy's eps is the stored dtype's: float32 kept as stored, else the typed contexts' own.
+    if (c32) proved[t] = numerical_rank_full_proved(c32 + t * block, n, d, numerical_rank_eps(4), tol);
+    else proved[t] = numerical_rank_full_proved(c64 + t * block, n, d, numerical_rank_eps(eps_bytes), tol);
     below[t] = proved[t] ? std::min(n, d) < n : numerical_rank(typed_dataset_context(ds, t), tol).rank < n;
     progress_tick("numerical ranks of the contexts", ++finished, T);
   });
