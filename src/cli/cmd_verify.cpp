@@ -121,7 +121,8 @@ int run_verify(const VerifyArgs& args) {
       over.reason = "over budget: " + args.cert + " is larger than the memory budget / " +
                     std::to_string(int(memcert_checker::kTextBytesPerInputByte)) + " bytes";
       nlohmann::json j{{"valid", false}, {"kind", ""}, {"claim", ""}, {"applied", nlohmann::json::array()},
-                       {"not_checked", nlohmann::json::array()}, {"reason", over.reason}, {"undecided", true}};
+                       {"not_checked", nlohmann::json::array()}, {"reason", over.reason}, {"undecided", true},
+                       {"portable", memcert_checker::checker_portable()}};
       emit(args.json, j, "UNDECIDED: certificate: " + over.reason, start);
       return kExitUndecided;
     }
@@ -162,7 +163,8 @@ int run_verify(const VerifyArgs& args) {
   if (!v.valid && !v.undecided && v.kind.empty())
     throw input_error(args.cert, "", "expected a certificate (a JSON object with a string \"kind\"), got: " + v.reason);
   nlohmann::json j{{"valid", v.valid}, {"kind", v.kind}, {"claim", v.claim},
-                   {"applied", v.applied}, {"not_checked", v.not_checked}};
+                   {"applied", v.applied}, {"not_checked", v.not_checked},
+                   {"portable", memcert_checker::checker_portable()}};
   if (!v.valid) j["reason"] = v.reason;
   if (v.undecided) j["undecided"] = true;
   std::string what = (v.kind.empty() ? std::string("certificate") : v.kind + " certificate") +
@@ -172,6 +174,7 @@ int run_verify(const VerifyArgs& args) {
                                     : "INVALID: " + what + ": " + v.reason;
   for (const auto& r : v.applied) human += "\n  applied: " + r;
   for (const auto& f : v.not_checked) human += "\n  not checked: " + f;
+  if (memcert_checker::checker_portable()) human += "\n  checker: portable mode (MEMCERT_CHECKER_PORTABLE=1: no CPU-specific instructions)";
   emit(args.json, j, human, start);
   return v.valid ? kExitHolds : v.undecided ? kExitUndecided : kExitNegative;
 }

@@ -1,6 +1,7 @@
 // The checker's arithmetic against independent second methods: trial division for primality,
 // cofactor expansion for determinants, Sylvester's criterion for positive definiteness.
 #include "catch.hpp"
+#include "portable_mode.hpp"
 
 #include <chrono>
 #include <random>
@@ -231,6 +232,8 @@ TEST_CASE("modp: small-prime route agrees with the u64 reference route", "[check
 // deficiencies placed so that pivot columns shift across panel boundaries, on 1 and 3 threads, against
 // the u64 reference elimination: same rank, same determinant.
 TEST_CASE("modp: blocked route agrees with the reference across panels, tiles and threads", "[checker][modp]") {
+  const bool portable = GENERATE(false, true);  // the default routes, then their portable twins
+  PortableMode mode(portable);
   std::mt19937_64 rng(31);
   for (std::uint64_t p : {3ull, 8388593ull, 67108859ull}) {
     const ModP f{p};
@@ -273,6 +276,8 @@ TEST_CASE("modp: blocked route agrees with the reference across panels, tiles an
 // residues_dense (a rounding trick on doubles) against the integer remainder, at the ends of its range
 // (|x| = 2^52), around multiples of p and for negative entries.
 TEST_CASE("modp: residues_dense agrees with the integer remainder", "[checker][modp]") {
+  const bool portable = GENERATE(false, true);  // the default routes, then their portable twins
+  PortableMode mode(portable);
   std::mt19937_64 rng(37);
   for (std::uint64_t p : {2ull, 3ull, 8388593ull, 67108859ull}) {
     std::vector<long> xs = {0, 1, -1, long{1} << 52, -(long{1} << 52), (long{1} << 52) - 1, -(long{1} << 52) + 1};

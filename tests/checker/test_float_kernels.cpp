@@ -4,6 +4,7 @@
 // Rump's test must never accept a matrix that is not positive definite, and nothing may depend on the
 // number of threads.
 #include "catch.hpp"
+#include "portable_mode.hpp"
 #include <gmpxx.h>
 
 #include <atomic>
@@ -142,6 +143,8 @@ TEST_CASE("float kernels: the mixing enclosure is tight for exact inputs and ref
 }
 
 TEST_CASE("float kernels: Gram entries within gamma_m sum |c_a||c_b| + m eta, identical on 1 and 2 threads", "[checker][float]") {
+  const bool portable = GENERATE(false, true);  // the default routes, then their portable twins
+  PortableMode mode(portable);
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 12; ++trial) {
     const std::size_t rows = 1 + rng() % 23, cols = 1 + rng() % 70;
@@ -166,6 +169,8 @@ TEST_CASE("float kernels: Gram entries within gamma_m sum |c_a||c_b| + m eta, id
 }
 
 TEST_CASE("float kernels: Gram across several row tiles and column chunks equals the exact integer Gram", "[checker][float]") {
+  const bool portable = GENERATE(false, true);  // the default routes, then their portable twins
+  PortableMode mode(portable);
   // Small integers: every product and sum is exact in double, so each entry must come out exactly --
   // an entry missed, or a column chunk added twice, by the cache-blocked loops would show.
   std::mt19937_64 rng(11);
@@ -222,6 +227,8 @@ std::vector<double> gram_plus(std::mt19937_64& rng, std::size_t k, std::size_t r
 }  // namespace
 
 TEST_CASE("float kernels: the blocked Cholesky meets Lemma 8.4's bound entrywise (exact rational residual)", "[checker][float]") {
+  const bool portable = GENERATE(false, true);  // the default routes, then their portable twins
+  PortableMode mode(portable);
   // |A - L L^T|_ij <= gamma_{k+1} (|L| |L^T|)_ij, checked in exact rationals: the property Rump's test rests
   // on, whatever the tiling (sizes across the block width 64, the 8 x 16 tiles and the 64-row panels).
   std::mt19937_64 rng(7);

@@ -35,6 +35,14 @@ struct Verdict {
   std::vector<std::string> not_checked;  // recorded fields the verdict does not rest on, NOT re-established
 };
 
+// Portable mode: every kernel routine with a CPU-specific form (SHA-256 on the SHA instructions, the
+// AVX-512 / AVX2 tiles of the Gram products, the vectorized mod-p elimination) takes its portable scalar
+// twin instead, so an auditor can check a verdict with the plainest code. On when the environment has
+// MEMCERT_CHECKER_PORTABLE=1 (read once); set_checker_portable overrides it (tests compare the routes).
+// Verdicts never depend on it.
+bool checker_portable();
+void set_checker_portable(bool on);
+
 // Verifies a certificate given as JSON text. Never throws: malformed input is a rejection.
 Verdict verify_certificate_text(const std::string& json_text, const Budget& budget = {});
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "kernel/float_kernels.hpp"
+#include "memcert/checker/checker.hpp"
 
 namespace memcert_checker {
 
@@ -76,6 +77,18 @@ __attribute__((target_clones("avx2", "default"))) void tile_generic(const double
   }
 }
 
+// The portable twin (checker_portable()): the same sums, one product and one addition per term, in
+// plain scalar code with no CPU-specific instruction.
+void tile_scalar(const double* a, const double* b, std::size_t w, double out[kMr][kNr]) {
+  for (std::size_t p = 0; p < kMr; ++p)
+    for (std::size_t q = 0; q < kNr; ++q) out[p][q] = 0;
+  for (std::size_t t = 0; t < w; ++t)
+    for (std::size_t p = 0; p < kMr; ++p) {
+      const double s = a[t * kMr + p];
+      for (std::size_t q = 0; q < kNr; ++q) out[p][q] += s * b[t * kNr + q];
+    }
+}
+
 const bool kAvx512 = __builtin_cpu_supports("avx512f");
 
 // sum_{t < len} x[t] y[t] in eight interleaved partial sums (one order of the terms).
@@ -92,7 +105,8 @@ double dot(const double* x, const double* y, std::size_t len) {
 constexpr std::size_t kDepth = 256;  // terms per packed pass (a 16-column strip of them is 32 KB)
 
 void tile(const double* a, const double* b, std::size_t w, double out[kMr][kNr]) {
-  if (kAvx512) tile_avx512(a, b, w, out);
+  if (checker_portable()) tile_scalar(a, b, w, out);
+  else if (kAvx512) tile_avx512(a, b, w, out);
   else tile_generic(a, b, w, out);
 }
 

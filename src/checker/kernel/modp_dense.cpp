@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "kernel/float_kernels.hpp"
+#include "memcert/checker/checker.hpp"
 #include "kernel/modp.hpp"
 
 namespace memcert_checker {
@@ -234,11 +235,34 @@ void dense_update_pair(double* w, std::size_t n, std::size_t r, const std::size_
 }  // namespace
 
 void residues_dense(double* x, std::size_t len, std::uint64_t p) {
+  if (checker_portable()) {  // the portable twin: one residue at a time, in 64-bit integers
+    const std::int64_t q = static_cast<std::int64_t>(p);
+    for (std::size_t j = 0; j < len; ++j) {
+      const std::int64_t r = static_cast<std::int64_t>(x[j]) % q;  // |x| <= 2^52: exact
+      x[j] = static_cast<double>(r < 0 ? r + q : r);
+    }
+    return;
+  }
   dense_reduce_span(x, len, static_cast<double>(p), 1.0 / static_cast<double>(p));
 }
 
+namespace {
+// The portable twin of rank_mod_p_dense: the textbook elimination in 64-bit integers (modp.cpp).
+std::size_t rank_mod_p_portable(const std::vector<double>& w, std::size_t m, std::size_t n, std::uint64_t p,
+                                std::uint64_t* det) {
+  const ModP f{p};
+  ModMat a(m, std::vector<std::uint64_t>(n));
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) a[i][j] = static_cast<std::uint64_t>(w[i * n + j]);
+  const std::size_t rank = rank_mod_p_reference(a, f);
+  if (det) *det = (m == n && rank == m) ? det_mod_p_reference(std::move(a), f) : 0;
+  return rank;
+}
+}  // namespace
+
 std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t n, std::uint64_t p,
                              std::uint64_t* det, unsigned threads) {
+  if (checker_portable()) return rank_mod_p_portable(w, m, n, p, det);
   const ModP f{p};
   const std::uint64_t pm1 = p - 1;
   const DenseField F{static_cast<double>(p), 1.0 / static_cast<double>(p),
