@@ -232,6 +232,255 @@ def test_bad_specs():
           f"refused cell: exit 2 naming the cell ({p.returncode}: {p.stderr!r})")
 
 
+# Resume trusts nothing it finds: a row is kept only when its certificate re-verifies (the independent
+# checker, against the cell's data regenerated from the spec) and its figures re-derive from it.
+RESUME = {"task": "theorem1", "data": "general", "grid": {"H": [2], "n": [4], "d": [4], "dh": [4], "T": ["T*", "H*d"]},
+          "seeds": [1, 2]}
+
+
+def cell_path(out, i, name="row.json"):
+    return os.path.join(out, "cells", f"{i:06d}", name)
+
+
+def edit_json(path, fn):
+    with open(path) as f:
+        j = json.load(f)
+    fn(j)
+    with open(path, "w") as f:
+        json.dump(j, f)
+
+
+def first_string(j):
+    """The path (list of keys) of the first exact-number string inside j."""
+    if isinstance(j, dict):
+        for k in sorted(j):
+            p = first_string(j[k])
+            if p is not None:
+                return [k] + p
+    if isinstance(j, list):
+        for i, v in enumerate(j):
+            p = first_string(v)
+            if p is not None:
+                return [i] + p
+    if isinstance(j, str):
+        return []
+    return None
+
+
+def resumed(spec, out, reference, edited, what, launcher=()):
+    """Resume after damaging cells `edited`: exactly those re-run, each named on stderr, results as before."""
+    p = sweep(spec, out, launcher=launcher)
+    s = json.loads(p.stdout.strip().splitlines()[-1]) if p.stdout.strip() else {}
+    check(p.returncode == 0, f"{what}: resumed sweep exit 0 ({p.returncode}: {p.stderr!r})")
+    if not launcher:
+        check(s.get("ran") == len(edited) and s.get("rerun") == len(edited) and s.get("skipped") == 4 - len(edited),
+              f"{what}: {len(edited)} cell(s) re-run, the rest re-verified and kept ({s})")
+    for i in edited:
+        check(re.search(rf"cell {i} \(.*re-running", p.stderr) is not None, f"{what}: stderr names cell {i} ({p.stderr!r})")
+    check(normalized(out) == reference, f"{what}: results.jsonl equals the uninterrupted run's")
+    for r in rows(out):
+        check(r["certified"]["T_certified"] <= r["params"]["heads"] * r["params"]["d"],
+              f"{what}: cell {r['cell']} certifies at most H d")
+    return p
+
+
+def test_resume_hostile(launcher=()):
+    spec = write_spec("resume.json", RESUME)
+    out = os.path.join(WORK, "resume" + ("_mpi" if launcher else ""))
+    p = sweep(spec, out, launcher=launcher)
+    check(p.returncode == 0, f"resume base sweep exit 0 ({p.stderr})")
+    reference = normalized(out)
+    check([r["certified"]["T_certified"] for r in reference] == [7, 7, 8, 8], "T* = 7 and H d = 8 certified")
+
+    # A row edited to claim more than its certificate (8 -> 12 where H d = 8 is the ceiling).
+    def more(r):
+        r["certified"]["T_certified"] = 12
+        r["result"]["memorized_count"] = 12
+    edit_json(cell_path(out, 2), more)
+    resumed(spec, out, reference, [2], "row claiming 12", launcher)
+    # The verdict alone, or the params, edited.
+    edit_json(cell_path(out, 0), lambda r: r.update(verdict="negative", exit=1))
+    edit_json(cell_path(out, 3), lambda r: r["params"].update(T=9))
+    resumed(spec, out, reference, [0, 3], "edited verdict / params", launcher)
+    if launcher:
+        return
+    # A certificate edited to be invalid (one weight changed), and one deleted.
+    def break_weight(c):
+        path = first_string(c["weights"])
+        node = c["weights"]
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = "12345/7" if node[path[-1]] != "12345/7" else "1/3"
+    edit_json(cell_path(out, 2, "cert.json"), break_weight)
+    os.remove(cell_path(out, 1, "cert.json"))
+    resumed(spec, out, reference, [1, 2], "invalid / missing certificate", launcher)
+    # Two valid certificates swapped between the seeds' cells: each is valid, but about the other's data.
+    a, b = cell_path(out, 2, "cert.json"), cell_path(out, 3, "cert.json")
+    os.rename(a, a + ".x")
+    os.rename(b, a)
+    os.rename(a + ".x", b)
+    resumed(spec, out, reference, [2, 3], "swapped certificates", launcher)
+    # The data file and the certificate both replaced by another seed's (consistent with each other):
+    # the data is regenerated from the spec, so this too is refused.
+    for name in ("cert.json", "data.json"):
+        with open(cell_path(out, 1, name)) as f:
+            text = f.read()
+        with open(cell_path(out, 0, name), "w") as f:
+            f.write(text)
+    resumed(spec, out, reference, [0], "certificate and data of another seed", launcher)
+    # A truncated row and a row that is a JSON array: re-run (the row is the sweep's own record).
+    with open(cell_path(out, 1)) as f:
+        text = f.read()
+    with open(cell_path(out, 1), "w") as f:
+        f.write(text[: len(text) // 2])
+    with open(cell_path(out, 3), "w") as f:
+        f.write("[1, 2]\n")
+    resumed(spec, out, reference, [1, 3], "truncated / array row", launcher)
+    # A stale results.jsonl never outlives a run that re-runs a cell: an edited row and an interrupted
+    # resume leave no merged file holding the edited row.
+    edit_json(cell_path(out, 2), more)
+    proc = subprocess.Popen([BIN, "sweep", spec, "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    proc.wait()
+    check(all(r["certified"]["T_certified"] <= 8 for r in rows(out)), "results.jsonl never holds the edited row")
+
+    # Damaged structure: exit 2, one line naming the path and what was expected; nothing runs.
+    def damaged(what, make, undo, pattern):
+        os.remove(cell_path(out, 0))  # a cell that would run: it must not
+        res = os.path.join(out, "results.jsonl")
+        merged = open(res).read() if os.path.isfile(res) else None
+        make()
+        p = sweep(spec, out)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and re.search(pattern, lines[0] if lines else ""),
+              f"{what}: exit 2 with one line naming the path ({p.returncode}: {p.stderr!r})")
+        check(not os.path.exists(cell_path(out, 0)), f"{what}: no cell ran")
+        if merged is not None and os.path.isfile(res):
+            check(open(res).read() == merged, f"{what}: results.jsonl untouched")
+        undo()
+        p = sweep(spec, out)
+        check(p.returncode == 0 and normalized(out) == reference, f"{what}: repaired, the sweep completes ({p.stderr!r})")
+    d3 = os.path.join(out, "cells", "000003")
+    damaged("cell directory replaced by a file",
+            lambda: (os.rename(d3, d3 + ".bak"), open(d3, "w").write("x")),
+            lambda: (os.remove(d3), os.rename(d3 + ".bak", d3)),
+            r"cells/000003: expected the directory of cell 3, got a file")
+    r3 = cell_path(out, 3)
+    damaged("row.json replaced by a directory",
+            lambda: (os.rename(r3, r3 + ".bak"), os.mkdir(r3)),
+            lambda: (os.rmdir(r3), os.rename(r3 + ".bak", r3)),
+            r"000003/row.json: expected the row of cell 3 \(a file\), got a directory")
+    res = os.path.join(out, "results.jsonl")
+    damaged("results.jsonl replaced by a directory",
+            lambda: (os.path.exists(res) and os.remove(res), os.mkdir(res)),
+            lambda: os.rmdir(res),
+            r"results.jsonl: expected a file")
+    if os.geteuid() != 0:  # root reads anything
+        damaged("unreadable row.json", lambda: os.chmod(r3, 0), lambda: os.chmod(r3, 0o644),
+                r"000003/row.json: expected a readable file")
+    cells_dir = os.path.join(out, "cells")
+    os.rename(cells_dir, cells_dir + ".bak")
+    open(cells_dir, "w").write("x")
+    p = sweep(spec, out)
+    check(p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "cells" in p.stderr and "expected" in p.stderr,
+          f"cells/ replaced by a file: exit 2, one line ({p.returncode}: {p.stderr!r})")
+    os.remove(cells_dir)
+    os.rename(cells_dir + ".bak", cells_dir)
+
+    # What scripts/plot.py plots after a resume over an edited row: the certified 8, never the edited 12.
+    edit_json(cell_path(out, 2), more)
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"resume before plotting exit 0 ({p.stderr!r})")
+    plot_py = "/usr/bin/python3"
+    if subprocess.run([plot_py, "-c", "import numpy, matplotlib"], capture_output=True).returncode == 0:
+        src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        prefix = os.path.join(WORK, "fig4")
+        q = subprocess.run([plot_py, os.path.join(src, "scripts", "plot.py"), "figure4", out, "--out", prefix],
+                           capture_output=True, text=True)
+        check(q.returncode == 0, f"figure4 plots the resumed sweep ({q.stderr})")
+        with open(prefix + ".json") as f:
+            fig = json.load(f)
+        check(max(c["certified"] for c in fig["table"]) == 8 and all(v["certified"] <= v["rank_bound"] for v in fig["pairs"]),
+              f"figure4 plots the certified 8, not the edited 12 ({fig['pairs']})")
+
+
+def test_resume_capacity():
+    spec = write_spec("rescap.json", {"task": "theorem1", "data": "general", "grid": {"H": [2], "n": [4], "d": [4], "dh": [4]},
+                                      "seeds": [1], "capacity": {"from": "T*", "to": "H*d"}})
+    out = os.path.join(WORK, "rescap")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"capacity base sweep exit 0 ({p.stderr})")
+    reference = normalized(out)
+    check(reference[0]["capacity"]["certified"] == 8, "capacity H d = 8 certified")
+    for what, fn in (("capacity.certified", lambda r: r["capacity"].update(certified=12)),
+                     ("a probe", lambda r: r["capacity"]["probes"][0].update(certified=12)),
+                     ("capacity bounds", lambda r: r["capacity"].update(to=12))):
+        edit_json(cell_path(out, 0), fn)
+        p = sweep(spec, out)
+        s = json.loads(p.stdout)
+        check(p.returncode == 0 and s["rerun"] == 1 and "cell 0" in p.stderr, f"capacity row with edited {what}: re-run ({s})")
+        check(normalized(out) == reference, f"capacity row with edited {what}: results as before")
+    p = sweep(spec, out)
+    check(json.loads(p.stdout)["skipped"] == 1, "an intact capacity row is re-verified and kept")
+
+
+def test_resume_other_tasks():
+    """ks, dana24 and claim cells: kept when intact, re-run when their certified figures are edited."""
+    for name, spec_j, key, bad in (
+            ("rks", {"task": "ks", "grid": {"N": [20], "n": [4], "d": [3], "C": [3]}}, "parameters", 7),
+            ("rda", {"task": "dana24", "grid": {"N": [50], "S": [4], "T": [10], "H": [1], "dh": [4], "d": [8]}}, "memorized_count", 11),
+            ("rcl", {"task": "claim:mahdavi24/lemma-2", "grid": {"instances": [2]}}, "confirmed", 3)):
+        spec = write_spec(name + ".json", spec_j)
+        out = os.path.join(WORK, name)
+        p = sweep(spec, out)
+        check(p.returncode == 0, f"{name}: base sweep exit 0 ({p.stderr})")
+        reference = normalized(out)
+        p = sweep(spec, out)
+        check(p.returncode == 0 and json.loads(p.stdout)["skipped"] == 1, f"{name}: intact row kept ({p.stdout} {p.stderr})")
+        edit_json(cell_path(out, 0), lambda r: r["certified"].update({key: bad}))
+        p = sweep(spec, out)
+        check(p.returncode == 0 and json.loads(p.stdout)["rerun"] == 1, f"{name}: edited {key} re-run ({p.stdout} {p.stderr})")
+        check(normalized(out) == reference, f"{name}: results as before")
+
+
+def test_bad_spec_values():
+    """Spec errors found when the spec is read: exit 2, one line naming the spec, the key and the
+    expectation, and nothing created in --out (no cell ran)."""
+    base = '"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4], "T": [3]}'
+    cases = {
+        "dup_top.json": ('{' + base + ', "seeds": [1], "seeds": [2]}', r"/seeds: expected each key once"),
+        "dup_grid.json": ('{"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4], "n": [5], "T": [3]}}',
+                          r"/grid/n: expected each key once"),
+        "dup_list.json": ('{"task": "theorem1", "grid": [{"H": [1], "n": [3], "d": [4], "T": [3]}, {"T": [3], "d": [4], "d": [5]}]}',
+                          r"/grid/1/d: expected each key once"),
+        "claim.json": (json.dumps({"task": "claim:nope/none", "grid": {"instances": [1]}}), r"/task: expected .*registered claim id"),
+        "tol.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4], "T": [3], "tolerance": ["abc"]}}),
+                     r"/grid/tolerance/0: expected an exact non-negative number"),
+        "tol_neg.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4], "T": [3], "tolerance": ["-1/2"]}}),
+                         r"/grid/tolerance/0: expected an exact non-negative number"),
+        "cap_to.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4]},
+                                    "capacity": {"from": 1, "to": 2 ** 64 - 1}}), r"/capacity/to: expected an integer in \[1, 1e8\]"),
+        "cap_from.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4]},
+                                      "capacity": {"from": 0, "to": 3}}), r"/capacity/from: expected an integer in \[1, 1e8\]"),
+        "cap_formula.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4]},
+                                         "capacity": {"from": 1, "to": "T*+99999999"}}), r"/capacity: expected 1 <= from <= to <= 1e8"),
+        "size_formula.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4], "T": ["T*+99999999"]}}),
+                              r"/grid: T: expected a formula giving a size in \[1, 1e8\]"),
+        "grid_int.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [2 ** 64 - 1], "d": [4], "T": [3]}}),
+                          r"/grid/n/0: expected an integer in \[1, 1e8\]"),
+    }
+    for name, (text, pattern) in cases.items():
+        path = os.path.join(WORK, "bad_" + name)
+        with open(path, "w") as f:
+            f.write(text)
+        out = os.path.join(WORK, "bad_" + name + ".out")
+        p = subprocess.run([BIN, "sweep", path, "--out", out], capture_output=True, text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and path in lines[0] and re.search(pattern, lines[0]) is not None
+              and "-1" not in lines[0], f"{name}: exit 2, one line '{path}: {pattern}' (got {p.returncode}: {p.stderr!r})")
+        check(not os.path.exists(os.path.join(out, "cells", "000000")), f"{name}: detected before any cell ran")
+
+
 def test_mpi():
     launcher = (MPI, "-n", "2", "--oversubscribe", "--allow-run-as-root")
     spec = write_spec("mpi.json", {"task": "theorem1", "data": "general",
@@ -247,6 +496,8 @@ def test_mpi():
     check(normalized(single) == normalized(multi), "merged MPI results equal the single-process results")
     # Each rank ran its own share: rank 1's cells are the odd ones (their rows exist, written by rank 1).
     check(len(rows(multi)) == 24, "24 merged rows")
+    # Resume under mpirun: rows edited on both ranks' shares are re-run by their own rank.
+    test_resume_hostile(launcher)
 
 
 if MPI:
@@ -259,6 +510,10 @@ else:
     test_grid_list()
     test_other_tasks()
     test_bad_specs()
+    test_bad_spec_values()
+    test_resume_hostile()
+    test_resume_capacity()
+    test_resume_other_tasks()
 
 subprocess.run(["rm", "-rf", WORK])
 print(f"{'FAILED' if FAILED else 'passed'}: {len(FAILED)} failure(s)")
