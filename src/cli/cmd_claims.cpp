@@ -3,7 +3,7 @@
 // memcert claims search ID --budget N [--seed S] [--cert-dir DIR] [--json]
 //   structured / adversarial instances (the claim's search families); JSON as for run plus "budget" and
 //   "mode":"search"; exit 0 no counterexample found (undecided instances are counted, not hidden), 1 a
-//   certified counterexample (a finding), 2 unknown id or a claim without a search mode, 70 as for run.
+//   certified counterexample (a finding), 2 unknown id or a claim without a search mode, 3 as for run.
 // The claims registry (proofs/) run as regression tests. JSON (docs/CLI.md):
 //   list: {"claims":[{"id","statement","method","expect","refutes"?,"default_instances"}...]}
 //   run:  {"claim","instances","confirmed","counterexamples":[...],"seconds"} plus "statement","expect",
@@ -11,8 +11,8 @@
 // Exit status: 0 iff every instance confirmed the claim (for a boundary claim, Expect::counterexample:
 // every instance produced a certified counterexample to the naive statement); 1 a certified counterexample
 // to a claim expected to hold (a finding, witness in "counterexamples"); 3 otherwise (undecided instances,
-// or a boundary claim some instance did not demonstrate); 2 unknown id / usage; 70 when the independent
-// checker rejected a certificate the engine built (a bug).
+// or a boundary claim some instance did not demonstrate); 2 unknown id / usage; 3 also when the independent
+// checker rejected a certificate the engine built (a bug, reported as an internal error).
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -115,7 +115,7 @@ int run_claim(const ClaimsArgs& args) {
       << " undecided";
   if (!args.cert_dir.empty()) h << "\ncertificates written to " << args.cert_dir;
   emit(args.json, j, h.str(), start);
-  // A certificate the engine built and the independent checker rejected is a bug (docs/CLI.md: 70).
+  // A certificate the engine built and the independent checker rejected is a bug (docs/CLI.md: exit 3).
   for (const auto& r : run.records)
     if (!r.result.certificate.is_null() && !r.certificate_verified) {
       std::cerr << "memcert: internal error: the checker rejected the certificate of instance " << r.index

@@ -5,12 +5,14 @@
 //   DIR/spec.json               the spec as understood; a resumed sweep must have the same one
 //   DIR/cells/NNNNNN/           the cell's data set, certificate(s), child output, and row.json
 //   DIR/results.jsonl           one row per cell, in cell order, written once every cell is done
-// Resumable: row.json is written atomically after the cell finished, so an interrupted sweep reruns only
-// the cells without one. Under mpirun (a build with MPI), rank k runs the cells i with i % K == k and
-// rank 0 merges; the merged file is identical to a single-process run's apart from "seconds".
-// Exit: 0 every cell ran (whatever its verdict: negative and undecided cells are results); 2 bad spec or
-// a cell whose command refused its options (recorded in its row); 70 a cell crashed or hit an internal
-// error.
+// Resumable: row.json is written atomically after the cell finished, so an interrupted sweep reruns the
+// cells without one; a row found is kept only when its certificate re-verifies and the row re-derives
+// from it (row_check), else the cell runs again. Under mpirun (a build with MPI), rank k runs the cells i
+// with i % K == k and rank 0 merges; the merged file is identical to a single-process run's apart from
+// "seconds".
+// Exit: 0 every cell ran (whatever its verdict: negative and undecided cells are results); 2 bad spec, a
+// damaged DIR (a cell directory that is not one, a row that is not a readable file), or a cell whose
+// command refused its options (recorded in its row); 3 a cell crashed or hit an internal error.
 #include <unistd.h>
 
 #include <cerrno>
