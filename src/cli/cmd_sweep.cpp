@@ -349,8 +349,9 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
     fs::path against = data;
     if (def.name == "theorem1") {
       if (c.value("kind", std::string()) != "theorem1") return mismatch("expected a theorem1 certificate");
-      for (auto [ck, pk] : {std::pair{"H", "heads"}, {"n", "n"}, {"d", "d"}, {"dh", "dh"}})
+      for (auto [ck, pk] : {std::pair{"H", "heads"}, {"n", "n"}, {"d", "d"}, {"dh", "dh"}, {"dv", "dv"}})
         if (!same(ck, pk)) return mismatch(std::string("its \"") + ck + "\" is not the cell's " + pk);
+      if (params.contains("skip") && c.value("skip", json()) != params["skip"]) return mismatch("its \"skip\" is not the cell's");
       const std::int64_t T = int_field(c, "T"), H = int_field(c, "H"), n = int_field(c, "n"), dh = int_field(c, "dh");
       if (T < 1 || H < 1 || n < 1 || dh < 1 || !c.contains("examples") || !c["examples"].is_array() || std::int64_t(c["examples"].size()) != T)
         return mismatch("expected T >= 1 examples, H, n, dh");
@@ -373,6 +374,8 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
       if (c.value("kind", std::string()) != "ks") return mismatch("expected a ks certificate");
       for (const char* k : {"N", "n", "d", "C"})
         if (!same(k, k)) return mismatch(std::string("its \"") + k + "\" is not the cell's");
+      const bool deep = params.contains("deep-sets") && params["deep-sets"] == json(true);
+      if ((c.value("claim", std::string()) == "ks25/theorem-D.1") != deep) return mismatch("its claim is not the cell's (deep-sets)");
       const json& cx = c.contains("complexity") ? c["complexity"] : json();
       d.certified = {{"N", int_field(c, "N")}};
       for (const char* k : {"parameters", "nonzero_parameters", "depth", "width", "bit_complexity"}) {
@@ -405,7 +408,7 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
       row.value("params", json()) != c.params || row.value("seed", json()) != json(c.seed))
     return "row.json disagrees with the spec (its cell, task, params or seed)";
   const json& result = row.value("result", json());
-  // The row's own figures against what was derived; `res` also names the command's fields that repeat them.
+  // The row's own figures against what was derived, and the fields of the command's result that repeat them.
   auto agrees = [&](const Derived& d, const json& r, std::int64_t size) -> std::string {
     if (r.value("certificate", json()) != json(d.certificate) || r.value("exit", json()) != json(d.exit) ||
         r.value("verdict", json()) != json(verdict_of(d.exit)) || r.value("certified", json()) != d.certified)
@@ -436,7 +439,7 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
                       (!c.params.contains("instances") || c.params["instances"] == json(inst)) &&
                       row.value("certificate", json()) == json(d.certificate) && row.value("exit", json()).is_number_integer() &&
                       row.value("verdict", json()) == json(verdict_of(row["exit"].get<int>())) &&
-                      (row["exit"].get<int>() != kExitHolds || conf == inst) &&
+                      (row["exit"].get<int>() != kExitHolds || conf == inst) && (row["exit"].get<int>() != kExitNegative || cex >= 1) &&
                       (!result.is_object() || (result.value("instances", json()) == json(inst) && result.value("confirmed", json()) == json(conf)));
       return ok ? "" : "row.json disagrees with its certificates";
     }

@@ -235,8 +235,9 @@ def test_bad_specs():
 
 # Resume trusts nothing it finds: a row is kept only when its certificate re-verifies (the independent
 # checker, against the cell's data regenerated from the spec) and its figures re-derive from it.
-RESUME = {"task": "theorem1", "data": "general", "grid": {"H": [2], "n": [4], "d": [4], "dh": [4], "T": ["T*", "H*d"]},
-          "seeds": [1, 2]}
+RESUME = {"task": "theorem1", "data": "general",
+          "grid": {"H": [2], "n": [4], "d": [4], "dh": [4], "T": ["T*", "H*d", "H*d+1"]}, "seeds": [1, 2]}
+RESUME_CELLS = 6
 
 
 def cell_path(out, i, name="row.json"):
@@ -274,7 +275,7 @@ def resumed(spec, out, reference, edited, what, launcher=()):
     s = json.loads(p.stdout.strip().splitlines()[-1]) if p.stdout.strip() else {}
     check(p.returncode == 0, f"{what}: resumed sweep exit 0 ({p.returncode}: {p.stderr!r})")
     if not launcher:
-        check(s.get("ran") == len(edited) and s.get("rerun") == len(edited) and s.get("skipped") == 4 - len(edited),
+        check(s.get("ran") == len(edited) and s.get("rerun") == len(edited) and s.get("skipped") == RESUME_CELLS - len(edited),
               f"{what}: {len(edited)} cell(s) re-run, the rest re-verified and kept ({s})")
     for i in edited:
         check(re.search(rf"cell {i} \(.*re-running", p.stderr) is not None, f"{what}: stderr names cell {i} ({p.stderr!r})")
@@ -292,7 +293,8 @@ def test_resume_hostile(launcher=()):
     p = sweep(spec, out, launcher=launcher)
     check(p.returncode == 0, f"resume base sweep exit 0 ({p.stderr})")
     reference = normalized(out)
-    check([r["certified"]["T_certified"] for r in reference] == [7, 7, 8, 8], "T* = 7 and H d = 8 certified")
+    check([r["certified"]["T_certified"] for r in reference] == [7, 7, 8, 8, 8, 8], "T* = 7 and H d = 8 certified")
+    check([r["verdict"] for r in reference[4:]] == ["negative"] * 2, "H d + 1 = 9 examples: 8 of them certified, negative")
     shutil.copytree(out, pristine)
 
     def fresh():
@@ -325,6 +327,21 @@ def test_resume_hostile(launcher=()):
     edit_json(cell_path(out, 2, "cert.json"), break_weight)
     os.remove(cell_path(out, 1, "cert.json"))
     resumed(spec, out, reference, [1, 2], "invalid / missing certificate", launcher)
+    # A certificate about 8 of 9 examples whose list of examples names another row, and one with a label
+    # of its embedded data changed: both refused (by the checker, against the regenerated data's rows).
+    fresh()
+    def other_example(c):
+        missing = next(t for t in range(9) if t not in c["examples"])
+        c["examples"][-1] = missing
+    edit_json(cell_path(out, 4, "cert.json"), other_example)
+    def other_label(c):
+        path = first_string(c["data"]["labels"])
+        node = c["data"]["labels"]
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = "5/1" if node[path[-1]] != "5/1" else "6"
+    edit_json(cell_path(out, 5, "cert.json"), other_label)
+    resumed(spec, out, reference, [4, 5], "certificate naming other examples / other labels", launcher)
     # Two valid certificates swapped between the seeds' cells: each is valid, but about the other's data.
     fresh()
     a, b = cell_path(out, 2, "cert.json"), cell_path(out, 3, "cert.json")
