@@ -17,6 +17,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <map>
@@ -275,11 +276,10 @@ std::string verify_child(const fs::path& cert, const fs::path& data, const fs::p
   if (!data.empty()) cmd.insert(cmd.end(), {"--data", data.string()});
   ChildResult v = child_run_self(cmd, (scratch / "verify.out").string(), (scratch / "verify.err").string());
   if (v.exit == kExitHolds) return "";
-  json j = parse_last_line(v.out);
-  std::string reason = j.is_object() && j.contains("reason") && j["reason"].is_string() ? first_line(j["reason"].get<std::string>())
-                                                                                         : first_line(v.err);
-  return "the independent checker " + std::string(v.exit == kExitUndecided ? "did not decide on " : "rejects ") +
-         rel(cert, root) + (reason.empty() ? "" : " (" + reason + ")");
+  // The checker's reason is not repeated (it may quote the file); `memcert verify` on the file gives it.
+  return "the independent checker " +
+         std::string(v.exit == kExitUndecided ? "did not decide on " : v.exit == kExitBadInput ? "cannot read " : "rejects ") +
+         rel(cert, root) + (data.empty() ? "" : " against the cell's data regenerated from the spec");
 }
 
 // What a cell's certificate(s) establish, re-derived: the row's "exit" and "certified" as the cell's
@@ -314,7 +314,7 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
   const fs::path cert = def.name == "claim" ? dir / "certs" : dir / "cert.json";
   std::error_code ec;
   if (!fs::exists(cert, ec)) {
-    d.why = "its row has no certificate to re-verify";
+    d.why = "no certificate " + rel(cert, root) + " to re-verify";
     return d;
   }
   d.certificate = rel(cert, root);
@@ -326,11 +326,17 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
   try {
     if (def.name == "claim") {
       if (!fs::is_directory(cert)) return mismatch("expected a directory of certificates");
+      // `claims run ID --cert-dir` names instance i's certificate "<ID with / as _>-<i>.json" (its "claim"
+      // may be a more general statement's, e.g. theorem-1 for proposition-1).
+      std::string stem = s.claim_id;
+      std::replace(stem.begin(), stem.end(), '/', '_');
       for (const auto& e : fs::directory_iterator(cert)) {
         if (e.path().extension() != ".json") continue;
+        const std::string name = e.path().stem().string();
+        const std::string index = name.rfind(stem + "-", 0) == 0 ? name.substr(stem.size() + 1) : "";
+        if (index.empty() || index.size() > 9 || !std::all_of(index.begin(), index.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+          return mismatch(rel(e.path(), root) + " is not named as an instance of the claim");
         if (std::string why = verify_child(e.path(), {}, scratch, root); !why.empty()) { d.why = why; return d; }
-        json c = json::parse(file_read_all(e.path().string()));
-        if (!c.is_object() || c.value("claim", std::string()) != s.claim_id) return mismatch(rel(e.path(), root) + " is about another claim");
       }
       // The counts of the claim's run, each instance it counts backed by a verified certificate.
       return d;  // (checked against the row by the caller: instances, confirmed, counterexamples <= certs)
@@ -469,7 +475,7 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
       return "row.json's probe at " + key + " = " + std::to_string(size) + " disagrees with its certificate";
     if (got > best) { best = got; best_probe = &q; best_derived = d; }
   }
-  if (!best_probe) return "its row has no certificate to re-verify";
+  if (!best_probe) return "its row names no certificate to re-verify";
   const json not_established = best < to ? json{{"above", best}, {"up_to", to}} : json(nullptr);
   if (int_field(cap, "certified") != best || cap.value("not_established", json()) != not_established)
     return "row.json's capacity disagrees with its probes' certificates";

@@ -468,6 +468,17 @@ def test_resume_other_tasks():
         p = sweep(spec, out)
         check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1, f"{name}: edited {key} re-run ({p.stdout} {p.stderr})")
         check(normalized(out) == reference, f"{name}: results as before")
+    # The claim's certificates: one edited (its scalar a changed), then one removed (2 confirmed, 1 left).
+    out = os.path.join(WORK, "rcl")
+    certs = sorted(os.listdir(cell_path(out, 0, "certs")))
+    edit_json(os.path.join(cell_path(out, 0, "certs"), certs[0]), lambda c: c.update(a="7/3" if c["a"] != "7/3" else "5/3"))
+    os.remove(os.path.join(cell_path(out, 0, "certs"), certs[1]))
+    p = sweep(os.path.join(WORK, "rcl.json"), out)
+    check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1, f"claim with an edited certificate re-run ({p.stdout} {p.stderr})")
+    check(len(os.listdir(cell_path(out, 0, "certs"))) == 2, "the re-run wrote both certificates again")
+    os.remove(os.path.join(cell_path(out, 0, "certs"), certs[1]))
+    p = sweep(os.path.join(WORK, "rcl.json"), out)
+    check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1, f"claim missing a certificate re-run ({p.stdout} {p.stderr})")
 
 
 def test_bad_spec_values():
