@@ -290,6 +290,7 @@ struct Derived {
   int exit = kExitHolds;
   json certified;
   std::string certificate;  // as the row names it
+  json trace;               // theorem1 (method theorem): the certificate's per-head trace, for the saturation scales
 };
 
 // The examples a theorem1 certificate is about, as a data set: the rows `examples` of the cell's data
@@ -375,6 +376,7 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
         file_write_atomic(against.string(), mine.dump());
       }
       d.certified = {{"T_certified", T}, {"rank_Z_lower", T}, {"T_star", H * (std::min(n, dh) - 1) + 1}};
+      if (c.value("method", std::string("theorem")) == "theorem" && c.contains("trace") && c["trace"].is_array()) d.trace = c["trace"];
       d.exit = T == Tdata ? kExitHolds : kExitNegative;
     } else if (def.name == "ks") {
       if (c.value("kind", std::string()) != "ks") return mismatch("expected a ks certificate");
@@ -426,6 +428,13 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
         (result.value("memorized_count", json()) != d.certified["T_certified"] || result.value("T", json()) != json(size) ||
          result.value("memorized", json()) != json(d.exit == kExitHolds) || result.value("verified", json()) != json(true)))
       return "row.json's result disagrees with its certificate (memorized, memorized_count, T)";
+    // The saturation scales a plot shows, per head, as the kept theorem certificate's trace has them.
+    const json& sat = result.value("saturation", json());
+    if (d.trace.is_array() && sat.is_array() && sat.size() == d.trace.size())
+      for (std::size_t h = 0; h < sat.size(); ++h)
+        for (const char* k : {"c", "c_proof", "eps"})
+          if (sat[h].is_object() && sat[h].contains(k) && d.trace[h].is_object() && sat[h][k] != d.trace[h].value(k, json()))
+            return "row.json's result disagrees with its certificate (saturation[" + std::to_string(h) + "]." + k + ")";
     if ((s.def->name == "ks" || s.def->name == "dana24") && result.value("memorized", json()) != json(true))
       return "row.json's result disagrees with its certificate (memorized)";
     return "";

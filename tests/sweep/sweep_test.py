@@ -314,6 +314,11 @@ def test_resume_hostile(launcher=()):
     edit_json(cell_path(out, 0), lambda r: r.update(verdict="negative", exit=1))
     edit_json(cell_path(out, 3), lambda r: r["params"].update(T=9))
     resumed(spec, out, reference, [0, 3], "edited verdict / params", launcher)
+    # A saturation scale of the row (what `plot.py saturation` draws) edited against its certificate's trace.
+    fresh()
+    check(len(reference[1]["result"]["saturation"]) == 2, "cell 1 reports its two heads' saturation scales")
+    edit_json(cell_path(out, 1), lambda r: r["result"]["saturation"][-1].update(c="1/2" if r["result"]["saturation"][-1]["c"] != "1/2" else "1/3"))
+    resumed(spec, out, reference, [1], "edited saturation scale", launcher)
     if launcher:
         return
     # A certificate edited to be invalid (one weight changed), and one deleted.
