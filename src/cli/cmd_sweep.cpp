@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <map>
 #include <iomanip>
+#include <set>
 #include <iostream>
 #include <sstream>
 
@@ -291,7 +292,43 @@ struct Derived {
   json certified;
   std::string certificate;  // as the row names it
   json trace;               // theorem1 (method theorem): the certificate's per-head trace, for the saturation scales
+  json fields;              // the certificate's scalar fields (one level into its objects), for the result's copies
+  json not_memorized;       // theorem1: the cell's examples the certificate is not about
 };
+
+// A certificate's scalar members, and the scalar members of its object members (not its arrays: weights
+// and data are large and are what the checker read).
+json scalar_fields(const json& c) {
+  json out = json::object();
+  for (auto& [k, v] : c.items()) {
+    if (v.is_object()) {
+      json o = json::object();
+      for (auto& [k2, v2] : v.items())
+        if (!v2.is_structured()) o[k2] = v2;
+      out[k] = o;
+    } else if (!v.is_structured()) {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+// The first field the command's result and the certificate both have (scalars, one level into objects)
+// with different values, as "key" or "key.member"; "" when none. `skip`: fields whose meanings differ.
+std::string shared_difference(const json& result, const json& fields, const std::set<std::string>& skip) {
+  for (auto& [k, v] : fields.items()) {
+    if (skip.count(k) || !result.contains(k)) continue;
+    const json& r = result[k];
+    if (v.is_object()) {
+      if (!r.is_object()) return k;
+      for (auto& [k2, v2] : v.items())
+        if (r.contains(k2) && r[k2] != v2) return k + "." + k2;
+    } else if (r != v) {
+      return k;
+    }
+  }
+  return "";
+}
 
 // The examples a theorem1 certificate is about, as a data set: the rows `examples` of the cell's data
 // (every top-level list with one entry per example), in that order.
@@ -376,6 +413,12 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
         file_write_atomic(against.string(), mine.dump());
       }
       d.certified = {{"T_certified", T}, {"rank_Z_lower", T}, {"T_star", H * (std::min(n, dh) - 1) + 1}};
+      std::vector<bool> in(std::size_t(std::max<std::int64_t>(Tdata, 0)), false);
+      for (const auto& e : c["examples"])
+        if (e.is_number_unsigned() && e.get<std::uint64_t>() < in.size()) in[e.get<std::size_t>()] = true;
+      d.not_memorized = json::array();
+      for (std::size_t t = 0; t < in.size(); ++t)
+        if (!in[t]) d.not_memorized.push_back(t);
       if (c.value("method", std::string("theorem")) == "theorem" && c.contains("trace") && c["trace"].is_array()) d.trace = c["trace"];
       d.exit = T == Tdata ? kExitHolds : kExitNegative;
     } else if (def.name == "ks") {
@@ -400,6 +443,8 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
       d.certified = {{"T", int_field(c, "T")}, {"T0", H * dh + dd}, {"memorized_count", int_field(c, "T")},
                      {"min_margin", c["min_margin"]}, {"parameters", int_field(c, "parameters")}};
     }
+    d.fields = scalar_fields(c);
+    if (def.name == "theorem1" && !d.fields.contains("method")) d.fields["method"] = "theorem";  // absent: theorem
     if (std::string why = verify_child(cert, against, scratch, root); !why.empty()) d.why = why;
   } catch (const json::exception&) {
     d.why = d.certificate + " is not a JSON certificate";
@@ -426,8 +471,15 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
       if (result.contains(k) && result[k] != v) return "row.json's result disagrees with its certificate (" + k + ")";
     if (s.def->name == "theorem1" &&
         (result.value("memorized_count", json()) != d.certified["T_certified"] || result.value("T", json()) != json(size) ||
-         result.value("memorized", json()) != json(d.exit == kExitHolds) || result.value("verified", json()) != json(true)))
-      return "row.json's result disagrees with its certificate (memorized, memorized_count, T)";
+         result.value("memorized", json()) != json(d.exit == kExitHolds) || result.value("verified", json()) != json(true) ||
+         result.value("not_memorized", json()) != d.not_memorized))
+      return "row.json's result disagrees with its certificate (memorized, memorized_count, not_memorized, T)";
+    // The result's copies of the certificate's fields (H, n, d, dh, N, min_margin, separation.delta2, ...);
+    // a theorem1 result's claim, hypotheses and T are the theorem's and the data's, not the kept certificate's.
+    static const std::set<std::string> theorem1_own = {"claim", "hypotheses", "T"};
+    if (std::string k = shared_difference(result, d.fields, s.def->name == "theorem1" ? theorem1_own : std::set<std::string>{});
+        !k.empty())
+      return "row.json's result disagrees with its certificate (" + k + ")";
     // The saturation scales a plot shows, per head, as the kept theorem certificate's trace has them.
     const json& sat = result.value("saturation", json());
     if (d.trace.is_array() && sat.is_array() && sat.size() == d.trace.size())

@@ -436,6 +436,67 @@ def test_resume_hostile(launcher=()):
                   f"figure4 plots the certified 8, not the edited 12 ({fig['pairs']})")
 
 
+def test_resume_mutations():
+    """Random edits (fixed seed) of the rows and certificates of a completed sweep: every resume exits 0,
+    never an internal error, and the fields a resume re-derives equal the uninterrupted run's."""
+    import random
+    rng = random.Random(32)
+    spec = os.path.join(WORK, "resume.json")
+    pristine, out = os.path.join(WORK, "resume.orig"), os.path.join(WORK, "mutate")
+    values = [None, True, 0, -1, 2 ** 64 - 1, 1.5, "x", "12", [], {}, [1, 2], {"a": 1}, "cells/000000/cert.json"]
+
+    def mutate(j, depth=0):
+        if isinstance(j, dict) and j:
+            k = rng.choice(sorted(j))
+            r = rng.random()
+            if r < 0.2:
+                del j[k]
+            elif r < 0.6 or depth > 3:
+                j[k] = rng.choice(values)
+            else:
+                j[k] = mutate(j[k], depth + 1)
+            return j
+        if isinstance(j, list) and j:
+            i = rng.randrange(len(j))
+            if rng.random() < 0.3:
+                del j[i]
+            else:
+                j[i] = mutate(j[i], depth + 1)
+            return j
+        return rng.choice(values)
+
+    def kept(rs):
+        out_ = []
+        for r in rs:
+            res = r.get("result") or {}
+            k = {f: r.get(f) for f in ("cell", "task", "params", "seed", "exit", "verdict", "certified", "certificate")}
+            k["result"] = {f: res.get(f) for f in ("memorized", "memorized_count", "not_memorized", "T", "H", "n", "d", "dh", "method")}
+            k["saturation"] = [(h.get("c"), h.get("c_proof"), h.get("eps")) for h in res.get("saturation") or []]
+            out_.append(k)
+        return out_
+
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(pristine, out)
+    reference = kept(rows(out))
+    for t in range(16):
+        shutil.rmtree(out)
+        shutil.copytree(pristine, out)
+        cell = rng.randrange(RESUME_CELLS)
+        path = cell_path(out, cell, rng.choice(["row.json", "row.json", "cert.json"]))
+        with open(path) as f:
+            text = f.read()
+        if rng.random() < 0.2:
+            text = text[: rng.randrange(len(text))]
+        else:
+            text = json.dumps(mutate(json.loads(text)))
+        with open(path, "w") as f:
+            f.write(text)
+        p = sweep(spec, out)
+        check(p.returncode == 0 and "internal" not in p.stderr, f"mutation {t} of {path}: exit 0 ({p.returncode}: {p.stderr!r})")
+        if p.returncode == 0:
+            check(kept(rows(out)) == reference, f"mutation {t} of {path}: the re-derived fields equal the uninterrupted run's")
+
+
 def test_resume_capacity():
     spec = write_spec("rescap.json", {"task": "theorem1", "data": "general", "grid": {"H": [2], "n": [4], "d": [4], "dh": [4]},
                                       "seeds": [1], "capacity": {"from": "T*", "to": "H*d"}})
@@ -556,6 +617,7 @@ else:
     test_bad_specs()
     test_bad_spec_values()
     test_resume_hostile()
+    test_resume_mutations()
     test_resume_capacity()
     test_resume_other_tasks()
 
