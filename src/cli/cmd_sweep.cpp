@@ -460,6 +460,12 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
   if (row.value("cell", json()) != json(c.index) || row.value("task", json()) != json(s.task) ||
       row.value("params", json()) != c.params || row.value("seed", json()) != json(c.seed))
     return "row.json disagrees with the spec (its cell, task, params or seed)";
+  if (!row.contains("certificate") || !row["certificate"].is_string()) {
+    std::string v;  // named only when it is one of the sweep's own words (a row's text is never echoed)
+    for (const char* w : {"holds", "negative", "undecided", "bad-input", "internal-error"})
+      if (row.value("verdict", json()) == json(w)) v = std::string(" (verdict ") + w + ")";
+    return "its row names no certificate to re-verify" + v;
+  }
   const json& result = row.value("result", json());
   // The row's own figures against what was derived, and the fields of the command's result that repeat them.
   auto agrees = [&](const Derived& d, const json& r, std::int64_t size) -> std::string {
