@@ -413,9 +413,6 @@ def test_resume_hostile(launcher=()):
             r"results.jsonl: expected a file")
     damaged("cells/ replaced by a file", lambda: (shutil.rmtree(cells_dir), open(cells_dir, "w").write("x")),
             r"cells: expected")
-    if os.geteuid() != 0:  # root reads anything
-        damaged("unreadable row.json", lambda: os.chmod(r3, 0), r"000003/row.json: expected a readable file")
-        os.chmod(r3, 0o644)
 
     # What scripts/plot.py plots after a resume over an edited row: the certified 8, never the edited 12.
     fresh()
@@ -495,6 +492,41 @@ def test_resume_mutations():
         check(p.returncode == 0 and "internal" not in p.stderr, f"mutation {t} of {path}: exit 0 ({p.returncode}: {p.stderr!r})")
         if p.returncode == 0:
             check(kept(rows(out)) == reference, f"mutation {t} of {path}: the re-derived fields equal the uninterrupted run's")
+
+
+def test_unreadable():
+    """File modes: an unreadable row.json is exit 2 naming it; an unreadable certificate re-runs its cell.
+    Root reads anything, so as root the sweep runs as uid 65534 (setpriv) on a world-writable copy."""
+    prefix = []
+    if os.geteuid() == 0:
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        if not shutil.which("setpriv") or subprocess.run([*prefix, BIN, "--version"], capture_output=True).returncode != 0:
+            print("skipped: unreadable files (root without a usable setpriv)")
+            return
+    base = tempfile.mkdtemp(prefix="memcert_sweep_modes.")
+    os.chmod(base, 0o777)
+    out, spec = os.path.join(base, "o"), os.path.join(base, "resume.json")
+    shutil.copytree(os.path.join(WORK, "resume.orig"), out)
+    shutil.copyfile(os.path.join(WORK, "resume.json"), spec)
+    for d, ds, fs in os.walk(base):
+        for x in ds:
+            os.chmod(os.path.join(d, x), 0o777)
+        for x in fs:
+            os.chmod(os.path.join(d, x), 0o666)
+
+    def run():
+        return subprocess.run([*prefix, BIN, "sweep", spec, "--out", out, "--json"], capture_output=True, text=True, timeout=300)
+    os.chmod(cell_path(out, 3), 0)
+    p = run()
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and re.search(r"000003/row.json: expected a readable file", lines[0] if lines else ""),
+          f"unreadable row.json: exit 2, one line naming it ({p.returncode}: {p.stderr!r})")
+    os.chmod(cell_path(out, 3), 0o666)
+    os.chmod(cell_path(out, 2, "cert.json"), 0)
+    p = run()
+    check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1 and "cell 2 (" in p.stderr,
+          f"unreadable certificate: its cell re-run ({p.returncode}: {p.stdout} {p.stderr!r})")
+    shutil.rmtree(base)
 
 
 def test_resume_capacity():
@@ -618,6 +650,7 @@ else:
     test_bad_spec_values()
     test_resume_hostile()
     test_resume_mutations()
+    test_unreadable()
     test_resume_capacity()
     test_resume_other_tasks()
 
