@@ -49,7 +49,12 @@ def loglog_fit(xs, ys):
 
 
 def load(d):
+    """The rows of a finished sweep. `memcert sweep` writes results.jsonl only once every cell has run or
+    been re-verified against its certificate in that run (docs/SWEEP.md, "Resume"); without it there is
+    nothing certified to plot."""
     path = os.path.join(d, "results.jsonl")
+    if not os.path.isfile(path):
+        sys.exit(f"plot.py: {path}: expected the results of a finished sweep (run or resume `memcert sweep` until it exits 0)")
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 

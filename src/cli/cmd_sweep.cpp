@@ -5,16 +5,24 @@
 //   DIR/spec.json               the spec as understood; a resumed sweep must have the same one
 //   DIR/cells/NNNNNN/           the cell's data set, certificate(s), child output, and row.json
 //   DIR/results.jsonl           one row per cell, in cell order, written once every cell is done
-// Resumable: row.json is written atomically after the cell finished, so an interrupted sweep reruns only
-// the cells without one. Under mpirun (a build with MPI), rank k runs the cells i with i % K == k and
-// rank 0 merges; the merged file is identical to a single-process run's apart from "seconds".
-// Exit: 0 every cell ran (whatever its verdict: negative and undecided cells are results); 2 bad spec or
-// a cell whose command refused its options (recorded in its row); 70 a cell crashed or hit an internal
-// error.
+// Resumable: row.json is written atomically after the cell finished, so an interrupted sweep reruns the
+// cells without one; a row found is kept only when its certificate re-verifies and the row re-derives
+// from it (row_check), else the cell runs again. Under mpirun (a build with MPI), rank k runs the cells i
+// with i % K == k and rank 0 merges; the merged file is identical to a single-process run's apart from
+// "seconds".
+// Exit: 0 every cell ran (whatever its verdict: negative and undecided cells are results); 2 bad spec, a
+// damaged DIR (a cell directory that is not one, a row that is not a readable file), or a cell whose
+// command refused its options (recorded in its row); 3 a cell crashed or hit an internal error.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 #include <map>
 #include <iomanip>
+#include <set>
 #include <iostream>
 #include <sstream>
 
@@ -119,13 +127,25 @@ struct RunOutcome {
   std::string error;   // the failing command's first stderr line
 };
 
+void add_options(std::vector<std::string>& a, const json& params, const std::vector<std::string>& keys) {
+  for (const auto& k : keys)
+    if (params.contains(k)) { a.push_back("--" + k); a.push_back(value_text(params[k])); }
+}
+
+// `generate <data> ... --seed S --out DATA --json`: the cell's data set (a function of its options and seed).
+std::vector<std::string> generate_command(const Spec& s, const json& params, std::uint64_t seed, const fs::path& data) {
+  std::vector<std::string> gen{"generate", s.data};
+  add_options(gen, params, s.def->generate_options);
+  gen.insert(gen.end(), {"--seed", std::to_string(seed), "--out", data.string(), "--json"});
+  return gen;
+}
+
 RunOutcome run_once(const Spec& s, const json& params, std::uint64_t seed, const fs::path& root, const fs::path& dir) {
   fs::create_directories(dir);
   RunOutcome o;
   const TaskDef& d = *s.def;
   auto add_options = [&](std::vector<std::string>& a, const std::vector<std::string>& keys) {
-    for (const auto& k : keys)
-      if (params.contains(k)) { a.push_back("--" + k); a.push_back(value_text(params[k])); }
+    cmd_sweep::add_options(a, params, keys);
   };
   std::vector<std::string> cmd;
   fs::path cert = dir / "cert.json";
@@ -135,9 +155,7 @@ RunOutcome run_once(const Spec& s, const json& params, std::uint64_t seed, const
     add_options(cmd, d.construct_options);
   } else {
     fs::path data = dir / "data.json";
-    std::vector<std::string> gen{"generate", s.data};
-    add_options(gen, d.generate_options);
-    gen.insert(gen.end(), {"--seed", std::to_string(seed), "--out", data.string(), "--json"});
+    const std::vector<std::string> gen = generate_command(s, params, seed, data);
     ChildResult g = child_run_self(gen, (dir / "generate.out").string(), (dir / "generate.err").string());
     if (g.exit != 0) {
       o.exit = g.exit;
@@ -234,6 +252,319 @@ json run_capacity(const Spec& s, const Cell& c, const fs::path& root, const fs::
   return row;
 }
 
+// ---- Resume: a row found on disk is a claim, accepted only when its certificate backs it ----
+// A row.json is the cell's done marker, but nothing in it is believed: the certificate it points to is
+// re-verified by `memcert verify` (the independent checker, run as a child like every command of the
+// sweep) against the cell's data regenerated from the spec, and the row's verdict and certified figures
+// are re-derived from that certificate and the cell's parameters. Only wall-clock fields ("seconds")
+// and the command's descriptive output are kept as found. Any disagreement: the cell runs again.
+
+// A JSON integer >= 0 of an object, or -1 when absent or of another type.
+std::int64_t int_field(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return -1;
+  const json& v = j[key];
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= std::uint64_t(INT64_MAX)) return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  return -1;
+}
+
+// The path of a file of the sweep as the row names it (relative to the sweep directory).
+std::string rel(const fs::path& p, const fs::path& root) { return fs::relative(p, root).string(); }
+
+// `memcert verify CERT [--data DATA] --json` with no time budget (as `construct` checks what it wrote):
+// "" when the checker accepts the certificate, else why not.
+std::string verify_child(const fs::path& cert, const fs::path& data, const fs::path& scratch, const fs::path& root) {
+  std::vector<std::string> cmd{"verify", cert.string(), "--json", "--max-seconds", "0"};
+  if (!data.empty()) cmd.insert(cmd.end(), {"--data", data.string()});
+  ChildResult v = child_run_self(cmd, (scratch / "verify.out").string(), (scratch / "verify.err").string());
+  if (v.exit == kExitHolds) return "";
+  // The checker's reason is not repeated (it may quote the file); `memcert verify` on the file gives it.
+  return "the independent checker " +
+         std::string(v.exit == kExitUndecided ? "did not decide on " : v.exit == kExitBadInput ? "cannot read " : "rejects ") +
+         rel(cert, root) + (data.empty() ? "" : " against the cell's data regenerated from the spec");
+}
+
+// What a cell's certificate(s) establish, re-derived: the row's "exit" and "certified" as the cell's
+// command reports them when the certificate is the one it wrote. `why` is non-empty when nothing is
+// established (no certificate, one the checker refuses, or one about other data or options).
+struct Derived {
+  std::string why;
+  int exit = kExitHolds;
+  json certified;
+  std::string certificate;  // as the row names it
+  json trace;               // theorem1 (method theorem): the certificate's per-head trace, for the saturation scales
+  json fields;              // the certificate's scalar fields (one level into its objects), for the result's copies
+  json not_memorized;       // theorem1: the cell's examples the certificate is not about
+};
+
+// A certificate's scalar members, and the scalar members of its object members (not its arrays: weights
+// and data are large and are what the checker read).
+json scalar_fields(const json& c) {
+  json out = json::object();
+  for (auto& [k, v] : c.items()) {
+    if (v.is_object()) {
+      json o = json::object();
+      for (auto& [k2, v2] : v.items())
+        if (!v2.is_structured()) o[k2] = v2;
+      out[k] = o;
+    } else if (!v.is_structured()) {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+// The first field the command's result and the certificate both have (scalars, one level into objects)
+// with different values, as "key" or "key.member"; "" when none. `skip`: fields whose meanings differ.
+std::string shared_difference(const json& result, const json& fields, const std::set<std::string>& skip) {
+  for (auto& [k, v] : fields.items()) {
+    if (skip.count(k) || !result.contains(k)) continue;
+    const json& r = result[k];
+    if (v.is_object()) {
+      if (!r.is_object()) return k;
+      for (auto& [k2, v2] : v.items())
+        if (r.contains(k2) && r[k2] != v2) return k + "." + k2;
+    } else if (r != v) {
+      return k;
+    }
+  }
+  return "";
+}
+
+// The examples a theorem1 certificate is about, as a data set: the rows `examples` of the cell's data
+// (every top-level list with one entry per example), in that order.
+bool data_rows(const json& data, const json& examples, std::size_t T, json& out) {
+  out = json::object();
+  for (auto& [k, v] : data.items()) {
+    if (!v.is_array() || v.size() != T) { out[k] = v; continue; }
+    json rows = json::array();
+    for (const auto& e : examples) {
+      if (!e.is_number_unsigned() || e.get<std::uint64_t>() >= T) return false;
+      rows.push_back(v[e.get<std::size_t>()]);
+    }
+    out[k] = rows;
+  }
+  return true;
+}
+
+Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::path& root, const fs::path& dir) {
+  Derived d;
+  const TaskDef& def = *s.def;
+  const fs::path cert = def.name == "claim" ? dir / "certs" : dir / "cert.json";
+  std::error_code ec;
+  if (!fs::exists(cert, ec)) {
+    d.why = "no certificate " + rel(cert, root) + " to re-verify";
+    return d;
+  }
+  d.certificate = rel(cert, root);
+  const fs::path scratch = dir / "recheck";
+  fs::remove_all(scratch, ec);
+  fs::create_directories(scratch);
+  struct Clean { fs::path p; ~Clean() { std::error_code e; fs::remove_all(p, e); } } clean{scratch};
+  auto mismatch = [&](const std::string& what) { d.why = d.certificate + " disagrees with the spec: " + what; return d; };
+  try {
+    if (def.name == "claim") {
+      if (!fs::is_directory(cert)) return mismatch("expected a directory of certificates");
+      // `claims run ID --cert-dir` names instance i's certificate "<ID with / as _>-<i>.json" (its "claim"
+      // may be a more general statement's, e.g. theorem-1 for proposition-1).
+      std::string stem = s.claim_id;
+      std::replace(stem.begin(), stem.end(), '/', '_');
+      for (const auto& e : fs::directory_iterator(cert)) {
+        if (e.path().extension() != ".json") continue;
+        const std::string name = e.path().stem().string();
+        const std::string index = name.rfind(stem + "-", 0) == 0 ? name.substr(stem.size() + 1) : "";
+        if (index.empty() || index.size() > 9 || !std::all_of(index.begin(), index.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+          return mismatch(rel(e.path(), root) + " is not named as an instance of the claim");
+        if (std::string why = verify_child(e.path(), {}, scratch, root); !why.empty()) { d.why = why; return d; }
+      }
+      // The counts of the claim's run, each instance it counts backed by a verified certificate.
+      return d;  // (checked against the row by the caller: instances, confirmed, counterexamples <= certs)
+    }
+    // The cell's data, regenerated from the spec: the certificate must be about it.
+    const fs::path data = scratch / "data.json";
+    ChildResult g = child_run_self(generate_command(s, params, seed, data), (scratch / "generate.out").string(),
+                                   (scratch / "generate.err").string());
+    if (g.exit != kExitHolds) { d.why = "the cell's data cannot be regenerated (" + first_line(g.err) + ")"; return d; }
+    const json c = json::parse(file_read_all(cert.string()));
+    if (!c.is_object()) return mismatch("expected a JSON object");
+    // The certificate's options against the cell's (where the spec gives them).
+    auto same = [&](const char* cert_key, const char* param_key) {
+      return !params.contains(param_key) || (params[param_key].is_number_integer() && int_field(c, cert_key) == params[param_key].get<std::int64_t>());
+    };
+    fs::path against = data;
+    if (def.name == "theorem1") {
+      if (c.value("kind", std::string()) != "theorem1") return mismatch("expected a theorem1 certificate");
+      for (auto [ck, pk] : {std::pair{"H", "heads"}, {"n", "n"}, {"d", "d"}, {"dh", "dh"}, {"dv", "dv"}})
+        if (!same(ck, pk)) return mismatch(std::string("its \"") + ck + "\" is not the cell's " + pk);
+      if (params.contains("skip") && c.value("skip", json()) != params["skip"]) return mismatch("its \"skip\" is not the cell's");
+      const std::int64_t T = int_field(c, "T"), H = int_field(c, "H"), n = int_field(c, "n"), dh = int_field(c, "dh");
+      if (T < 1 || H < 1 || n < 1 || dh < 1 || !c.contains("examples") || !c["examples"].is_array() || std::int64_t(c["examples"].size()) != T)
+        return mismatch("expected T >= 1 examples, H, n, dh");
+      const std::int64_t Tdata = params.value("T", std::int64_t(0));
+      // About every example in order (or data by reference, whose digest covers the first T): the data
+      // itself; about some of them: those rows of the data, in the certificate's order.
+      bool every = T == Tdata;
+      for (std::int64_t t = 0; every && t < T; ++t) every = c["examples"][std::size_t(t)] == json(t);
+      const bool by_reference = c.contains("data") && c["data"].is_object() && c["data"].contains("file");
+      if (!every && !by_reference) {
+        const json all = json::parse(file_read_all(data.string()));
+        json mine;
+        if (!data_rows(all, c["examples"], std::size_t(Tdata), mine)) return mismatch("its examples are not rows of the cell's data");
+        against = scratch / "examples.json";
+        file_write_atomic(against.string(), mine.dump());
+      }
+      d.certified = {{"T_certified", T}, {"rank_Z_lower", T}, {"T_star", H * (std::min(n, dh) - 1) + 1}};
+      std::vector<bool> in(std::size_t(std::max<std::int64_t>(Tdata, 0)), false);
+      for (const auto& e : c["examples"])
+        if (e.is_number_unsigned() && e.get<std::uint64_t>() < in.size()) in[e.get<std::size_t>()] = true;
+      d.not_memorized = json::array();
+      for (std::size_t t = 0; t < in.size(); ++t)
+        if (!in[t]) d.not_memorized.push_back(t);
+      if (c.value("method", std::string("theorem")) == "theorem" && c.contains("trace") && c["trace"].is_array()) d.trace = c["trace"];
+      d.exit = T == Tdata ? kExitHolds : kExitNegative;
+    } else if (def.name == "ks") {
+      if (c.value("kind", std::string()) != "ks") return mismatch("expected a ks certificate");
+      for (const char* k : {"N", "n", "d", "C"})
+        if (!same(k, k)) return mismatch(std::string("its \"") + k + "\" is not the cell's");
+      const bool deep = params.contains("deep-sets") && params["deep-sets"] == json(true);
+      if ((c.value("claim", std::string()) == "ks25/theorem-D.1") != deep) return mismatch("its claim is not the cell's (deep-sets)");
+      const json& cx = c.contains("complexity") ? c["complexity"] : json();
+      d.certified = {{"N", int_field(c, "N")}};
+      for (const char* k : {"parameters", "nonzero_parameters", "depth", "width", "bit_complexity"}) {
+        if (int_field(cx, k) < 0) return mismatch(std::string("expected complexity.") + k);
+        d.certified[k] = int_field(cx, k);
+      }
+    } else {  // dana24
+      if (c.value("kind", std::string()) != "dana24") return mismatch("expected a dana24 certificate");
+      for (auto [ck, pk] : {std::pair{"N", "N"}, {"S", "S"}, {"T", "T"}, {"H", "heads"}, {"dh", "dh"}, {"d", "d"}})
+        if (!same(ck, pk)) return mismatch(std::string("its \"") + ck + "\" is not the cell's " + pk);
+      const std::int64_t H = int_field(c, "H"), dh = int_field(c, "dh"), dd = int_field(c, "d");
+      if (H < 0 || dh < 0 || dd < 0 || int_field(c, "T") < 0 || int_field(c, "parameters") < 0 || !c.contains("min_margin"))
+        return mismatch("expected T, H, dh, d, parameters, min_margin");
+      d.certified = {{"T", int_field(c, "T")}, {"T0", H * dh + dd}, {"memorized_count", int_field(c, "T")},
+                     {"min_margin", c["min_margin"]}, {"parameters", int_field(c, "parameters")}};
+    }
+    d.fields = scalar_fields(c);
+    if (def.name == "theorem1" && !d.fields.contains("method")) d.fields["method"] = "theorem";  // absent: theorem
+    if (std::string why = verify_child(cert, against, scratch, root); !why.empty()) d.why = why;
+  } catch (const json::exception&) {
+    d.why = d.certificate + " is not a JSON certificate";
+  } catch (const InputError& e) {
+    d.why = e.what();
+  }
+  return d;
+}
+
+// "" when `row` (found in the cell's directory) is what the cell's certificate establishes; else why not.
+std::string row_disagreement(const Spec& s, const Cell& c, const json& row, const fs::path& root, const fs::path& dir) {
+  if (!row.is_object()) return "row.json is not a JSON object";
+  if (row.value("cell", json()) != json(c.index) || row.value("task", json()) != json(s.task) ||
+      row.value("params", json()) != c.params || row.value("seed", json()) != json(c.seed))
+    return "row.json disagrees with the spec (its cell, task, params or seed)";
+  if (!row.contains("certificate") || !row["certificate"].is_string()) {
+    std::string v;  // named only when it is one of the sweep's own words (a row's text is never echoed)
+    for (const char* w : {"holds", "negative", "undecided", "bad-input", "internal-error"})
+      if (row.value("verdict", json()) == json(w)) v = std::string(" (verdict ") + w + ")";
+    return "its row names no certificate to re-verify" + v;
+  }
+  const json& result = row.value("result", json());
+  // The row's own figures against what was derived, and the fields of the command's result that repeat them.
+  auto agrees = [&](const Derived& d, const json& r, std::int64_t size) -> std::string {
+    if (r.value("certificate", json()) != json(d.certificate) || r.value("exit", json()) != json(d.exit) ||
+        r.value("verdict", json()) != json(verdict_of(d.exit)) || r.value("certified", json()) != d.certified)
+      return "row.json disagrees with its certificate";
+    if (!result.is_object()) return "row.json has no result object";
+    for (auto& [k, v] : d.certified.items())
+      if (result.contains(k) && result[k] != v) return "row.json's result disagrees with its certificate (" + k + ")";
+    if (s.def->name == "theorem1" &&
+        (result.value("memorized_count", json()) != d.certified["T_certified"] || result.value("T", json()) != json(size) ||
+         result.value("memorized", json()) != json(d.exit == kExitHolds) || result.value("verified", json()) != json(true) ||
+         result.value("not_memorized", json()) != d.not_memorized))
+      return "row.json's result disagrees with its certificate (memorized, memorized_count, not_memorized, T)";
+    // The result's copies of the certificate's fields (H, n, d, dh, N, min_margin, separation.delta2, ...);
+    // a theorem1 result's claim, hypotheses and T are the theorem's and the data's, not the kept certificate's.
+    static const std::set<std::string> theorem1_own = {"claim", "hypotheses", "T"};
+    if (std::string k = shared_difference(result, d.fields, s.def->name == "theorem1" ? theorem1_own : std::set<std::string>{});
+        !k.empty())
+      return "row.json's result disagrees with its certificate (" + k + ")";
+    // The saturation scales a plot shows, per head, as the kept theorem certificate's trace has them.
+    const json& sat = result.value("saturation", json());
+    if (d.trace.is_array() && sat.is_array() && sat.size() == d.trace.size())
+      for (std::size_t h = 0; h < sat.size(); ++h)
+        for (const char* k : {"c", "c_proof", "eps"})
+          if (sat[h].is_object() && sat[h].contains(k) && d.trace[h].is_object() && sat[h][k] != d.trace[h].value(k, json()))
+            return "row.json's result disagrees with its certificate (saturation[" + std::to_string(h) + "]." + k + ")";
+    if ((s.def->name == "ks" || s.def->name == "dana24") && result.value("memorized", json()) != json(true))
+      return "row.json's result disagrees with its certificate (memorized)";
+    return "";
+  };
+  const std::string& key = s.def->size_key;
+  if (!s.capacity) {
+    Derived d = derive(s, c.params, c.seed, root, dir);
+    if (!d.why.empty()) return d.why;
+    if (s.def->name == "claim") {
+      // Every instance the row counts (confirmed, or with a certified counterexample) has a certificate
+      // the checker accepted; "holds" only when every instance confirmed the claim.
+      std::size_t certs = 0;
+      for (const auto& e : fs::directory_iterator(dir / "certs")) certs += e.path().extension() == ".json";
+      const json& cf = row.value("certified", json());
+      const std::int64_t inst = int_field(cf, "instances"), conf = int_field(cf, "confirmed"), cex = int_field(cf, "counterexamples");
+      const bool ok = inst >= 1 && conf >= 0 && cex >= 0 && conf <= inst && cex <= inst && std::size_t(std::max(conf, cex)) <= certs &&
+                      (!c.params.contains("instances") || c.params["instances"] == json(inst)) &&
+                      row.value("certificate", json()) == json(d.certificate) && row.value("exit", json()).is_number_integer() &&
+                      row.value("verdict", json()) == json(verdict_of(row["exit"].get<int>())) &&
+                      (row["exit"].get<int>() != kExitHolds || conf == inst) && (row["exit"].get<int>() != kExitNegative || cex >= 1) &&
+                      (!result.is_object() || (result.value("instances", json()) == json(inst) && result.value("confirmed", json()) == json(conf)));
+      return ok ? "" : "row.json disagrees with its certificates";
+    }
+    return agrees(d, row, c.params.value(key, std::int64_t(0)));
+  }
+  // A capacity search: every probe that certified something is re-derived from its own certificate; the
+  // cell's answer is the largest of them, and the row's certificate that probe's.
+  const json& cap = row.value("capacity", json());
+  if (!cap.is_object() || !cap.contains("probes") || !cap["probes"].is_array() || cap["probes"].empty())
+    return "row.json has no capacity search";
+  const std::int64_t from = size_resolve(s.capacity_from, c.params, "capacity/from");
+  const std::int64_t to = size_resolve(s.capacity_to, c.params, "capacity/to");
+  if (int_field(cap, "from") != from || int_field(cap, "to") != to) return "row.json's capacity bounds disagree with the spec";
+  std::int64_t best = 0;
+  const json* best_probe = nullptr;
+  Derived best_derived;
+  for (const auto& q : cap["probes"]) {
+    const std::int64_t size = int_field(q, key.c_str()), got = int_field(q, "certified");
+    if (size < from || size > to || got < 0) return "row.json's capacity probes disagree with the spec";
+    if (got == 0) continue;  // certifies nothing
+    json p = c.params;
+    p[key] = size;
+    Derived d = derive(s, p, c.seed, root, dir / (key + std::to_string(size)));
+    if (!d.why.empty()) return d.why;
+    if (certified_size(*s.def, d.certified) != got || q.value("exit", json()) != json(d.exit) ||
+        q.value("verdict", json()) != json(verdict_of(d.exit)))
+      return "row.json's probe at " + key + " = " + std::to_string(size) + " disagrees with its certificate";
+    if (got > best) { best = got; best_probe = &q; best_derived = d; }
+  }
+  if (!best_probe) return "its row names no certificate to re-verify";
+  const json not_established = best < to ? json{{"above", best}, {"up_to", to}} : json(nullptr);
+  if (int_field(cap, "certified") != best || cap.value("not_established", json()) != not_established)
+    return "row.json's capacity disagrees with its probes' certificates";
+  return agrees(best_derived, row, int_field(*best_probe, key.c_str()));
+}
+
+// Whether a cell found done can be kept: "" when its row.json re-derives from its certificate.
+std::string row_check(const Spec& s, const Cell& c, const fs::path& root, const fs::path& dir) {
+  const fs::path row_path = dir / "row.json";
+  json row;
+  try {
+    row = json::parse(file_read_all(row_path.string()));
+  } catch (const json::parse_error& e) {
+    return "row.json is not valid JSON (byte " + std::to_string(e.byte) + ")";
+  }
+  try {
+    return row_disagreement(s, c, row, root, dir);
+  } catch (const json::exception&) {
+    return "row.json is not a row of this sweep";
+  }
+}
+
 fs::path cell_dir(const fs::path& root, std::size_t i) {
   std::ostringstream ss;
   ss << std::setw(6) << std::setfill('0') << i;
@@ -247,6 +578,48 @@ std::string eta_text(double secs) {
   else if (s >= 60) ss << s / 60 << "m" << std::setw(2) << std::setfill('0') << s % 60 << "s";
   else ss << s << "s";
   return ss.str();
+}
+
+// A filesystem failure as bad input naming the path (never an internal error: the directory is the user's).
+std::string fs_message(const fs::filesystem_error& e) {
+  return (e.path1().empty() ? std::string("sweep directory") : e.path1().string()) +
+         ": expected a readable and writable path, got " + e.code().message();
+}
+
+// The kind of what is at `p` ("" when nothing is), without following a failure into an exception.
+std::string entry_kind(const fs::path& p, fs::file_type& t) {
+  std::error_code ec;
+  fs::file_status st = fs::status(p, ec);
+  t = st.type();
+  if (ec && t != fs::file_type::not_found) throw InputError(p.string() + ": expected a readable path, got " + ec.message());
+  switch (t) {
+    case fs::file_type::not_found: return "";
+    case fs::file_type::regular: return "a file";
+    case fs::file_type::directory: return "a directory";
+    default: return "a special file";
+  }
+}
+
+// DIR's structure, checked before any cell runs: what a resumed sweep reads or replaces must be of the
+// kind the sweep writes (a directory per cell, regular readable files), else bad input naming it.
+// (What a row or certificate SAYS is checked per cell, by row_check; a disagreement re-runs the cell.)
+void dir_check(const fs::path& root, const std::vector<Cell>& cells) {
+  fs::file_type t;
+  for (const auto& c : cells) {
+    const fs::path dir = cell_dir(root, c.index);
+    std::string k = entry_kind(dir, t);
+    if (k.empty()) continue;
+    if (t != fs::file_type::directory) throw InputError(dir.string() + ": expected the directory of cell " + std::to_string(c.index) + ", got " + k);
+    const fs::path row = dir / "row.json";
+    k = entry_kind(row, t);
+    if (k.empty()) continue;
+    if (t != fs::file_type::regular) throw InputError(row.string() + ": expected the row of cell " + std::to_string(c.index) + " (a file), got " + k);
+    if (::access(row.c_str(), R_OK) != 0)
+      throw InputError(row.string() + ": expected a readable file, got " + std::strerror(errno));
+  }
+  const fs::path results = root / "results.jsonl";
+  std::string k = entry_kind(results, t);
+  if (!k.empty() && t != fs::file_type::regular) throw InputError(results.string() + ": expected a file (the merged rows), got " + k);
 }
 
 int run(const Args& a) {
@@ -271,8 +644,8 @@ int run(const Args& a) {
       if (!s.capacity) continue;
       std::int64_t from = size_resolve(s.capacity_from, c.params, a.spec + ": /capacity/from");
       std::int64_t to = size_resolve(s.capacity_to, c.params, a.spec + ": /capacity/to");
-      if (from < 1 || to < from)
-        throw InputError(a.spec + ": /capacity: expected 1 <= from <= to, got from = " + std::to_string(from) + ", to = " +
+      if (from < 1 || to < from || to > std::int64_t(kMaxOptionValue))
+        throw InputError(a.spec + ": /capacity: expected 1 <= from <= to <= 1e8, got from = " + std::to_string(from) + ", to = " +
                          std::to_string(to) + " for cell " + std::to_string(c.index) + " " + c.params.dump());
     }
     if (g.rank == 0) {
@@ -281,44 +654,68 @@ int run(const Args& a) {
       fs::path sp = root / "spec.json";
       if (fs::exists(sp) && file_read_all(sp.string()) != canon)
         throw InputError(sp.string() + ": 1: expected the spec this sweep was started with (resume with the same spec, or use a new --out)");
+      dir_check(root, cells);
       if (!fs::exists(sp)) file_write_atomic(sp.string(), canon);
+      // A merged file from an earlier run may hold rows this run re-runs: it goes until every cell passed again.
+      fs::remove(root / "results.jsonl");
     }
   } catch (const InputError& e) {
     status = kExitBadInput;
     message = e.what();
   } catch (const fs::filesystem_error& e) {
     status = kExitBadInput;
-    message = a.out + ": expected a writable directory, got " + e.code().message();
+    message = fs_message(e);
   }
   status = group_broadcast_int(g, status);  // rank 0's verdict on the spec and directory is everyone's
   if (status != kExitHolds) {
     if (g.rank == 0) std::cerr << "memcert: " << message << "\n";
     return status;
   }
-  // Run this rank's cells.
-  std::size_t mine = 0, ran = 0, skipped = 0;
+  // Run this rank's cells; a cell found done is kept only when its row re-derives from its certificate.
+  std::size_t mine = 0, ran = 0, skipped = 0, rerun = 0;
   for (const auto& c : cells) mine += c.index % std::size_t(g.size) == std::size_t(g.rank);
   auto run_start = std::chrono::steady_clock::now();
   std::size_t done = 0;
   bool show = a.progress || progress_enabled();
+  int failed = kExitHolds;
+  std::string failure;
   for (const auto& c : cells) {
     if (c.index % std::size_t(g.size) != std::size_t(g.rank)) continue;
     fs::path dir = cell_dir(root, c.index);
     fs::path row_path = dir / "row.json";
-    if (fs::exists(row_path)) {
-      ++skipped;
-    } else {
-      auto t0 = std::chrono::steady_clock::now();
-      json row;
-      if (s.capacity) {
-        row = run_capacity(s, c, root, dir);
-      } else {
-        row = row_base(s, c);
-        row_fill(row, run_once(s, c.params, c.seed, root, dir));
+    try {
+      bool keep = false;
+      if (fs::exists(row_path)) {
+        const std::string why = row_check(s, c, root, dir);
+        keep = why.empty();
+        if (!keep) {
+          std::cerr << "memcert: cell " << c.index << " (" << dir.string() << "): " << why << "; re-running\n";
+          ++rerun;
+        }
       }
-      row["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      file_write_atomic(row_path.string(), row.dump() + "\n");  // the cell's done marker
-      ++ran;
+      if (keep) {
+        ++skipped;
+      } else {
+        auto t0 = std::chrono::steady_clock::now();
+        json row;
+        if (s.capacity) {
+          row = run_capacity(s, c, root, dir);
+        } else {
+          row = row_base(s, c);
+          row_fill(row, run_once(s, c.params, c.seed, root, dir));
+        }
+        row["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        file_write_atomic(row_path.string(), row.dump() + "\n");  // the cell's done marker
+        ++ran;
+      }
+    } catch (const InputError& e) {
+      failed = kExitBadInput;
+      failure = e.what();
+      break;
+    } catch (const fs::filesystem_error& e) {
+      failed = kExitBadInput;
+      failure = fs_message(e);
+      break;
     }
     ++done;
     if (show) {
@@ -329,32 +726,52 @@ int run(const Args& a) {
                 << (progress_enabled() && done < mine ? "" : "\n") << std::flush;
     }
   }
-  group_barrier(g);
+  // Every rank waits here; a rank that met a damaged directory stops the merge everywhere.
+  if (!failure.empty()) std::cerr << "memcert: " << failure << "\n";
+  if (group_max_int(g, failed) != kExitHolds) return kExitBadInput;
   // Rank 0 merges the rows in cell order into results.jsonl (atomically: readers never see half a file).
+  // Each row was written or re-verified by its rank in this run.
   int code = kExitHolds;
+  bool merged_ok = true;
+  std::string merged;
+  std::map<std::string, std::size_t> verdicts;
+  std::string bad;
   if (g.rank == 0) {
-    std::string merged;
-    std::map<std::string, std::size_t> verdicts;
-    std::string bad;
-    for (const auto& c : cells) {
-      fs::path rp = cell_dir(root, c.index) / "row.json";
-      json row = json::parse(file_read_all(rp.string()));
-      merged += row.dump() + "\n";
-      std::string v = row.value("verdict", "internal-error");
-      ++verdicts[v];
-      if (v == "internal-error") code = kExitInternal;
-      else if (v == "bad-input" && code == kExitHolds) {
-        code = kExitBadInput;
-        bad = "cell " + std::to_string(c.index) + " " + row["params"].dump() + ": " + row.value("error", std::string("refused"));
+    try {
+      for (const auto& c : cells) {
+        fs::path rp = cell_dir(root, c.index) / "row.json";
+        json row;
+        try {
+          row = json::parse(file_read_all(rp.string()));
+        } catch (const json::exception&) {
+          throw InputError(rp.string() + ": expected the row this run wrote or re-verified, got a file that is not one (changed while the sweep ran?)");
+        }
+        if (!row.is_object()) throw InputError(rp.string() + ": expected a row (a JSON object), got another JSON value (changed while the sweep ran?)");
+        merged += row.dump() + "\n";
+        std::string v = row.value("verdict", "internal-error");
+        ++verdicts[v];
+        if (v == "internal-error") code = kExitInternal;
+        else if (v == "bad-input" && code == kExitHolds) {
+          code = kExitBadInput;
+          bad = "cell " + std::to_string(c.index) + " " + row.value("params", json()).dump() + ": " + row.value("error", std::string("refused"));
+        }
       }
+    } catch (const InputError& e) {
+      std::cerr << "memcert: " << e.what() << "\n";
+      merged_ok = false;
     }
+  }
+  if (g.rank == 0 && !merged_ok) return group_broadcast_int(g, kExitBadInput);
+  if (g.rank == 0) {
     fs::path results = root / "results.jsonl";
     file_write_atomic(results.string(), merged);
-    json summary{{"task", s.task}, {"cells", cells.size()}, {"ran", ran}, {"skipped", skipped}, {"ranks", g.size},
-                 {"verdicts", verdicts}, {"results", results.string()}};
+    json summary{{"task", s.task}, {"cells", cells.size()}, {"ran", ran}, {"rerun", rerun}, {"skipped", skipped},
+                 {"ranks", g.size}, {"verdicts", verdicts}, {"results", results.string()}};
     std::ostringstream h;
     h << "sweep " << s.task << ": " << cells.size() << " cells (" << g.size << " rank" << (g.size > 1 ? "s" : "")
-      << "; rank 0 ran " << ran << ", skipped " << skipped << " already done);";
+      << "; rank 0 ran " << ran;
+    if (rerun) h << " (" << rerun << " again: their rows did not re-derive from their certificates)";
+    h << ", skipped " << skipped << " already done and re-verified);";
     for (auto& [v, n] : verdicts) h << " " << v << " " << n;
     h << "\nresults: " << results.string();
     emit(a.json, summary, h.str(), start);

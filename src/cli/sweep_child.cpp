@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/util/error.hpp"
 
 extern char** environ;
 
@@ -25,13 +26,30 @@ ChildResult child_run_self(const std::vector<std::string>& args, const std::stri
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The output files are opened here, so a cell directory that cannot be written is bad input naming the
+  // file (exit 2), not a child that failed to start.
+  auto open_out = [](const std::string& path) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw InputError(path + ": expected a writable path, got " + std::strerror(errno));
+    return fd;
+  };
+  const int out_fd = open_out(out_path);
+  int err_fd = -1;
+  try {
+    err_fd = open_out(err_path);
+  } catch (...) {
+    ::close(out_fd);
+    throw;
+  }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
   pid_t pid = 0;
   int rc = posix_spawn(&pid, self.c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
+  ::close(out_fd);
+  ::close(err_fd);
   if (rc != 0) throw std::runtime_error("cannot start " + self + ": " + std::strerror(rc));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)

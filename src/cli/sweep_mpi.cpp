@@ -44,9 +44,14 @@ int group_broadcast_int(const Group& g, int value) {
   return value;
 }
 
+int group_max_int(const Group& g, int value) {
+  if (g.size > 1) MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return value;
+}
+
 void group_leave(const Group& g, bool failed) {
   if (!g_initialized) return;
-  if (failed && g.size > 1) MPI_Abort(MPI_COMM_WORLD, 70);
+  if (failed && g.size > 1) MPI_Abort(MPI_COMM_WORLD, 3);  // the CLI's internal-error status (docs/CLI.md)
   MPI_Finalize();
   g_initialized = false;
 }
@@ -63,6 +68,7 @@ Group group_join() {
 }
 void group_barrier(const Group&) {}
 int group_broadcast_int(const Group&, int value) { return value; }
+int group_max_int(const Group&, int value) { return value; }
 void group_leave(const Group&, bool) {}
 std::string group_support() { return "no MPI"; }
 #endif

@@ -18,8 +18,10 @@ Group group_join();
 void group_barrier(const Group& g);
 // Rank 0's `value` on every rank.
 int group_broadcast_int(const Group& g, int value);
+// The largest of every rank's `value`, on every rank (a barrier too).
+int group_max_int(const Group& g, int value);
 // Finalizes MPI if group_join initialized it; with `failed` (an exception is escaping this rank) aborts
-// the whole group instead, so no rank waits forever at a barrier.
+// the whole group instead (exit status 3, an internal error), so no rank waits forever at a barrier.
 void group_leave(const Group& g, bool failed);
 // "MPI (OpenMPI ...)" or "no MPI": what this build supports, for --help and the summary.
 std::string group_support();

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <set>
 
+#include "memcert/numeric/rational.hpp"
+#include "memcert/proofs/registry.hpp"
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli::sweep {
@@ -36,6 +38,66 @@ std::int64_t param_int(const nlohmann::json& p, const std::string& key, const st
   if (it == p.end() || !it->is_number_integer())
     throw InputError(where + ": expected the grid to give an integer \"" + key + "\" for this formula");
   return it->get<std::int64_t>();
+}
+
+// JSON pointer escaping (RFC 6901) of one key.
+std::string pointer_token(const std::string& k) {
+  std::string out;
+  for (char c : k) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+// nlohmann::json keeps the last of two equal keys in an object without a word; a spec that says
+// "n": [4] and later "n": [8] is ambiguous, so the first repeated key is reported with its JSON pointer.
+// Returns "" when every object's keys are distinct.
+std::string duplicate_key_pointer(const std::string& text) {
+  struct Frame {
+    bool array;
+    std::size_t index;
+    std::string key;
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> stack;
+  std::string found;
+  auto here = [&]() {
+    std::string p;
+    for (const auto& f : stack) p += "/" + (f.array ? std::to_string(f.index) : pointer_token(f.key));
+    return p;
+  };
+  // Called after an element of the innermost container ended: an array moves to its next index.
+  auto element_done = [&]() {
+    if (!stack.empty() && stack.back().array) ++stack.back().index;
+  };
+  using E = nlohmann::json::parse_event_t;
+  nlohmann::json::parser_callback_t cb = [&](int, E ev, nlohmann::json& parsed) {
+    switch (ev) {
+      case E::object_start: stack.push_back({false, 0, "", {}}); break;
+      case E::array_start: stack.push_back({true, 0, "", {}}); break;
+      case E::key: {
+        Frame& f = stack.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second && found.empty()) found = here();
+        break;
+      }
+      case E::object_end:
+      case E::array_end:
+        stack.pop_back();
+        element_done();
+        break;
+      case E::value: element_done(); break;
+    }
+    return true;  // keep everything: a discarded container would hide its children from this callback
+  };
+  try {
+    const nlohmann::json parsed = nlohmann::json::parse(text, cb);
+    (void)parsed;
+  } catch (const nlohmann::json::exception&) {
+  }
+  return found;
 }
 
 }  // namespace
@@ -89,6 +151,7 @@ Spec spec_parse(const std::string& file, const std::string& text) {
     throw InputError(file + ": byte " + std::to_string(e.byte) + ": expected valid JSON");
   }
   auto fail = [&](const std::string& ptr, const std::string& what) { return InputError(file + ": " + ptr + ": expected " + what); };
+  if (std::string dup = duplicate_key_pointer(text); !dup.empty()) throw fail(dup, "each key once in its object, got it twice");
   if (!j.is_object()) throw fail("/", "a JSON object {\"task\", \"grid\", \"seeds\"}");
   static const std::set<std::string> known = {"task", "data", "grid", "seeds", "capacity"};
   for (auto& [k, v] : j.items())
@@ -102,6 +165,8 @@ Spec spec_parse(const std::string& file, const std::string& text) {
   if (s.def->name == "claim") {
     s.claim_id = s.task.substr(6);
     if (s.claim_id.empty()) throw fail("/task", "a claim id after \"claim:\" (see memcert claims list)");
+    if (!proofs::claim_find(s.claim_id))
+      throw fail("/task", "\"claim:<id>\" with a registered claim id (see memcert claims list), got an unknown id");
   }
   if (j.contains("data")) {
     if (!j["data"].is_string() || !contains(s.def->data_kinds, j["data"].get<std::string>()))
@@ -140,13 +205,14 @@ Spec spec_parse(const std::string& file, const std::string& text) {
         if (is_flag) {
           if (!v.is_boolean()) throw fail(at, "true or false");
         } else if (key == "tolerance") {
-          if (!v.is_string()) throw fail(at, "an exact number as a string, e.g. \"1e-6\"");
+          const auto tol = v.is_string() ? rational_parse(v.get<std::string>()) : std::nullopt;
+          if (!tol || *tol < 0) throw fail(at, "an exact non-negative number as a string, e.g. \"1e-6\"");
         } else if (key == "beyond") {
           if (!v.is_string() || (v.get<std::string>() != "generic" && v.get<std::string>() != "off"))
             throw fail(at, "\"generic\" or \"off\"");
         } else if (key == s.def->size_key && v.is_string()) {
           size_resolve(v, nlohmann::json{{"heads", 1}, {"n", 2}, {"d", 2}, {"dh", 2}}, file + ": " + at);  // syntax only
-        } else if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > 100000000) {
+        } else if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > kMaxOptionValue) {
           throw fail(at, "an integer in [1, 1e8]" + std::string(key == s.def->size_key ? " or a size formula such as \"T*\"" : ""));
         }
         vs.push_back(v);
@@ -169,8 +235,14 @@ Spec spec_parse(const std::string& file, const std::string& text) {
     if (s.def->size_key.empty()) throw fail("/capacity", "no capacity search for task " + s.def->name);
     if (!c.is_object() || !c.contains("from") || !c.contains("to") || c.size() != 2)
       throw fail("/capacity", "{\"from\": SIZE, \"to\": SIZE} (integers or formulas such as \"T*\", \"H(d-1)+1\")");
-    for (const char* k : {"from", "to"})
-      if (!c[k].is_number_unsigned() && !c[k].is_string()) throw fail(std::string("/capacity/") + k, "an integer or a size formula");
+    for (const char* k : {"from", "to"}) {
+      const auto& v = c[k];
+      if (v.is_string()) {
+        size_resolve(v, nlohmann::json{{"heads", 1}, {"n", 2}, {"d", 2}, {"dh", 2}}, file + ": /capacity/" + k);  // syntax only
+      } else if (!v.is_number_unsigned() || v.get<std::uint64_t>() < 1 || v.get<std::uint64_t>() > kMaxOptionValue) {
+        throw fail(std::string("/capacity/") + k, "an integer in [1, 1e8] or a size formula such as \"T*\"");
+      }
+    }
     s.capacity = true;
     s.capacity_from = c["from"];
     s.capacity_to = c["to"];
@@ -209,7 +281,8 @@ std::vector<Cell> spec_cells(const Spec& s) {
       // Size formulas resolve against the other options of the same grid point.
       if (!s.def->size_key.empty() && p.contains(s.def->size_key) && p[s.def->size_key].is_string()) {
         std::int64_t v = size_resolve(p[s.def->size_key], p, "grid: " + s.def->size_key);
-        if (v < 1) throw InputError("grid: " + s.def->size_key + ": expected a formula giving >= 1, got " + std::to_string(v));
+        if (v < 1 || v > std::int64_t(kMaxOptionValue))
+          throw InputError("grid: " + s.def->size_key + ": expected a formula giving a size in [1, 1e8], got " + std::to_string(v));
         p[s.def->size_key] = v;
       }
       for (auto seed : s.seeds) cells.push_back({cells.size(), p, seed});

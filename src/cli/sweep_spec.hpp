@@ -11,6 +11,10 @@
 
 namespace memcert::cli::sweep {
 
+// The largest value a grid option, a resolved size or a capacity bound may take: a typo such as 2^64-1
+// is refused when the spec is read instead of wrapping to -1 or asking a command for 10^19 examples.
+inline constexpr std::uint64_t kMaxOptionValue = 100000000;
+
 // One row of the task table.
 struct TaskDef {
   std::string name;                              // the spec's "task"

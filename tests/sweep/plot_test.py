@@ -78,6 +78,13 @@ check(s["cells"] == 12 and s["certified_equals_T_star"] == 11 and len(s["certifi
 p = subprocess.run([sys.executable, os.path.join(SRC, "scripts", "plot.py"), "saturation", fig2, "--out",
                     os.path.join(work, "sat")], capture_output=True, text=True)
 check(p.returncode == 0 and "c_weyl" in p.stdout, f"saturation plot runs and names what is absent ({p.stdout} {p.stderr})")
+# A sweep directory without results.jsonl (unfinished, or a resume re-running cells): one line, no plot.
+unfinished = os.path.join(work, "unfinished")
+os.makedirs(os.path.join(unfinished, "cells"))
+p = subprocess.run([sys.executable, os.path.join(SRC, "scripts", "plot.py"), "figure4", unfinished, "--out",
+                    os.path.join(work, "f4")], capture_output=True, text=True)
+check(p.returncode != 0 and len(p.stderr.strip().splitlines()) == 1 and "results.jsonl: expected" in p.stderr
+      and not os.path.exists(os.path.join(work, "f4.png")), f"no results.jsonl: one line, nothing plotted ({p.stderr!r})")
 subprocess.run(["rm", "-rf", work])
 print(f"{'FAILED' if FAILED else 'passed'}: {len(FAILED)} failure(s)")
 sys.exit(1 if FAILED else 0)

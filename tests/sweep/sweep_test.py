@@ -13,6 +13,7 @@ With --mpi: a spec written here (not one from the repository) runs single-proces
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -232,6 +233,391 @@ def test_bad_specs():
           f"refused cell: exit 2 naming the cell ({p.returncode}: {p.stderr!r})")
 
 
+# Resume trusts nothing it finds: a row is kept only when its certificate re-verifies (the independent
+# checker, against the cell's data regenerated from the spec) and its figures re-derive from it.
+RESUME = {"task": "theorem1", "data": "general",
+          "grid": {"H": [2], "n": [4], "d": [4], "dh": [4], "T": ["T*", "H*d", "H*d+1"]}, "seeds": [1, 2]}
+RESUME_CELLS = 6
+
+
+def cell_path(out, i, name="row.json"):
+    return os.path.join(out, "cells", f"{i:06d}", name)
+
+
+def edit_json(path, fn):
+    with open(path) as f:
+        j = json.load(f)
+    fn(j)
+    with open(path, "w") as f:
+        json.dump(j, f)
+
+
+def first_string(j):
+    """The path (list of keys) of the first exact-number string inside j."""
+    if isinstance(j, dict):
+        for k in sorted(j):
+            p = first_string(j[k])
+            if p is not None:
+                return [k] + p
+    if isinstance(j, list):
+        for i, v in enumerate(j):
+            p = first_string(v)
+            if p is not None:
+                return [i] + p
+    if isinstance(j, str):
+        return []
+    return None
+
+
+def resumed(spec, out, reference, edited, what, launcher=()):
+    """Resume after damaging cells `edited`: exactly those re-run, each named on stderr, results as before."""
+    p = sweep(spec, out, launcher=launcher)
+    s = json.loads(p.stdout.strip().splitlines()[-1]) if p.stdout.strip() else {}
+    check(p.returncode == 0, f"{what}: resumed sweep exit 0 ({p.returncode}: {p.stderr!r})")
+    if not launcher:
+        check(s.get("ran") == len(edited) and s.get("rerun") == len(edited) and s.get("skipped") == RESUME_CELLS - len(edited),
+              f"{what}: {len(edited)} cell(s) re-run, the rest re-verified and kept ({s})")
+    for i in edited:
+        check(re.search(rf"cell {i} \(.*re-running", p.stderr) is not None, f"{what}: stderr names cell {i} ({p.stderr!r})")
+    check(normalized(out) == reference, f"{what}: results.jsonl equals the uninterrupted run's")
+    for r in rows(out):
+        check(r["certified"]["T_certified"] <= r["params"]["heads"] * r["params"]["d"],
+              f"{what}: cell {r['cell']} certifies at most H d")
+    return p
+
+
+def test_resume_hostile(launcher=()):
+    spec = write_spec("resume.json", RESUME)
+    out = os.path.join(WORK, "resume" + ("_mpi" if launcher else ""))
+    pristine = out + ".orig"
+    p = sweep(spec, out, launcher=launcher)
+    check(p.returncode == 0, f"resume base sweep exit 0 ({p.stderr})")
+    reference = normalized(out)
+    check([r["certified"]["T_certified"] for r in reference] == [7, 7, 8, 8, 8, 8], "T* = 7 and H d = 8 certified")
+    check([r["verdict"] for r in reference[4:]] == ["negative"] * 2, "H d + 1 = 9 examples: 8 of them certified, negative")
+    shutil.copytree(out, pristine)
+
+    def fresh():
+        """Each case starts from the completed sweep, so each one fails or passes on its own."""
+        shutil.rmtree(out)
+        shutil.copytree(pristine, out)
+
+    # A row edited to claim more than its certificate (8 -> 12 where H d = 8 is the ceiling).
+    def more(r):
+        r["certified"]["T_certified"] = 12
+        r["result"]["memorized_count"] = 12
+    fresh()
+    edit_json(cell_path(out, 2), more)
+    resumed(spec, out, reference, [2], "row claiming 12", launcher)
+    # The verdict alone, or the params, edited.
+    fresh()
+    edit_json(cell_path(out, 0), lambda r: r.update(verdict="negative", exit=1))
+    edit_json(cell_path(out, 3), lambda r: r["params"].update(T=9))
+    resumed(spec, out, reference, [0, 3], "edited verdict / params", launcher)
+    # A saturation scale of the row (what `plot.py saturation` draws) edited against its certificate's trace.
+    fresh()
+    check(len(reference[1]["result"]["saturation"]) == 2, "cell 1 reports its two heads' saturation scales")
+    edit_json(cell_path(out, 1), lambda r: r["result"]["saturation"][-1].update(c="1/2" if r["result"]["saturation"][-1]["c"] != "1/2" else "1/3"))
+    resumed(spec, out, reference, [1], "edited saturation scale", launcher)
+    if launcher:
+        return
+    # A certificate edited to be invalid (one weight changed), and one deleted.
+    def break_weight(c):
+        path = first_string(c["weights"])
+        node = c["weights"]
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = "12345/7" if node[path[-1]] != "12345/7" else "1/3"
+    fresh()
+    edit_json(cell_path(out, 2, "cert.json"), break_weight)
+    os.remove(cell_path(out, 1, "cert.json"))
+    resumed(spec, out, reference, [1, 2], "invalid / missing certificate", launcher)
+    # A certificate about 8 of 9 examples whose list of examples names another row, and one with a label
+    # of its embedded data changed: both refused (by the checker, against the regenerated data's rows).
+    fresh()
+    def other_example(c):
+        missing = next(t for t in range(9) if t not in c["examples"])
+        c["examples"][-1] = missing
+    edit_json(cell_path(out, 4, "cert.json"), other_example)
+    def other_label(c):
+        path = first_string(c["data"]["labels"])
+        node = c["data"]["labels"]
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = "5/1" if node[path[-1]] != "5/1" else "6"
+    edit_json(cell_path(out, 5, "cert.json"), other_label)
+    resumed(spec, out, reference, [4, 5], "certificate naming other examples / other labels", launcher)
+    # Two valid certificates swapped between the seeds' cells: each is valid, but about the other's data.
+    fresh()
+    a, b = cell_path(out, 2, "cert.json"), cell_path(out, 3, "cert.json")
+    os.rename(a, a + ".x")
+    os.rename(b, a)
+    os.rename(a + ".x", b)
+    resumed(spec, out, reference, [2, 3], "swapped certificates", launcher)
+    # The data file and the certificate both replaced by another seed's (consistent with each other):
+    # the data is regenerated from the spec, so this too is refused.
+    fresh()
+    for name in ("cert.json", "data.json"):
+        shutil.copyfile(cell_path(out, 1, name), cell_path(out, 0, name))
+    resumed(spec, out, reference, [0], "certificate and data of another seed", launcher)
+    # A truncated row and a row that is a JSON array: re-run (the row is the sweep's own record).
+    fresh()
+    with open(cell_path(out, 1)) as f:
+        text = f.read()
+    with open(cell_path(out, 1), "w") as f:
+        f.write(text[: len(text) // 2])
+    with open(cell_path(out, 3), "w") as f:
+        f.write("[1, 2]\n")
+    resumed(spec, out, reference, [1, 3], "truncated / array row", launcher)
+    # A merged file holding an edited row (as a sweep that trusted it wrote) does not outlive a run that
+    # stops before every cell passed: here cell 3 cannot be run (its run.out is a directory): exit 2.
+    fresh()
+    edit_json(cell_path(out, 2), more)
+    merged = rows(out)
+    more(merged[2])
+    with open(os.path.join(out, "results.jsonl"), "w") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in merged))
+    os.remove(cell_path(out, 3))
+    os.remove(cell_path(out, 3, "run.out"))
+    os.mkdir(cell_path(out, 3, "run.out"))
+    p = sweep(spec, out)
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and re.search(r"000003/run.out: expected a writable path", lines[-1] if lines else ""),
+          f"a cell directory that cannot be written: exit 2 naming the file ({p.returncode}: {p.stderr!r})")
+    check(not os.path.exists(os.path.join(out, "results.jsonl")) or all(r["certified"]["T_certified"] <= 8 for r in rows(out)),
+          "no results.jsonl holding the edited row survives an unfinished resume")
+
+    # Damaged structure: exit 2, one line naming the path and what was expected; nothing runs.
+    def damaged(what, make, pattern):
+        fresh()
+        os.remove(cell_path(out, 0))  # a cell that would run: it must not
+        res = os.path.join(out, "results.jsonl")
+        merged = open(res).read()
+        make()
+        p = sweep(spec, out)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and re.search(pattern, lines[0] if lines else ""),
+              f"{what}: exit 2 with one line naming the path ({p.returncode}: {p.stderr!r})")
+        check(not os.path.exists(cell_path(out, 0)), f"{what}: no cell ran")
+        if os.path.isfile(res):
+            check(open(res).read() == merged, f"{what}: results.jsonl untouched")
+    d3 = os.path.join(out, "cells", "000003")
+    r3 = cell_path(out, 3)
+    res = os.path.join(out, "results.jsonl")
+    cells_dir = os.path.join(out, "cells")
+    damaged("cell directory replaced by a file", lambda: (shutil.rmtree(d3), open(d3, "w").write("x")),
+            r"cells/000003: expected the directory of cell 3, got a file")
+    damaged("row.json replaced by a directory", lambda: (os.remove(r3), os.mkdir(r3)),
+            r"000003/row.json: expected the row of cell 3 \(a file\), got a directory")
+    damaged("results.jsonl replaced by a directory", lambda: (os.remove(res), os.mkdir(res)),
+            r"results.jsonl: expected a file")
+    damaged("cells/ replaced by a file", lambda: (shutil.rmtree(cells_dir), open(cells_dir, "w").write("x")),
+            r"cells: expected")
+
+    # What scripts/plot.py plots after a resume over an edited row: the certified 8, never the edited 12.
+    fresh()
+    edit_json(cell_path(out, 2), more)
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"resume before plotting exit 0 ({p.stderr!r})")
+    plot_py = "/usr/bin/python3"
+    if subprocess.run([plot_py, "-c", "import numpy, matplotlib"], capture_output=True).returncode == 0:
+        src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        prefix = os.path.join(WORK, "fig4")
+        q = subprocess.run([plot_py, os.path.join(src, "scripts", "plot.py"), "figure4", out, "--out", prefix],
+                           capture_output=True, text=True)
+        check(q.returncode == 0, f"figure4 plots the resumed sweep ({q.stderr})")
+        if q.returncode == 0:
+            with open(prefix + ".json") as f:
+                fig = json.load(f)
+            check(max(c["certified"] for c in fig["table"]) == 8 and all(v["certified"] <= v["rank_bound"] for v in fig["pairs"]),
+                  f"figure4 plots the certified 8, not the edited 12 ({fig['pairs']})")
+
+
+def test_resume_mutations():
+    """Random edits (fixed seed) of the rows and certificates of a completed sweep: every resume exits 0,
+    never an internal error, and the fields a resume re-derives equal the uninterrupted run's."""
+    import random
+    rng = random.Random(32)
+    spec = os.path.join(WORK, "resume.json")
+    pristine, out = os.path.join(WORK, "resume.orig"), os.path.join(WORK, "mutate")
+    values = [None, True, 0, -1, 2 ** 64 - 1, 1.5, "x", "12", [], {}, [1, 2], {"a": 1}, "cells/000000/cert.json"]
+
+    def mutate(j, depth=0):
+        if isinstance(j, dict) and j:
+            k = rng.choice(sorted(j))
+            r = rng.random()
+            if r < 0.2:
+                del j[k]
+            elif r < 0.6 or depth > 3:
+                j[k] = rng.choice(values)
+            else:
+                j[k] = mutate(j[k], depth + 1)
+            return j
+        if isinstance(j, list) and j:
+            i = rng.randrange(len(j))
+            if rng.random() < 0.3:
+                del j[i]
+            else:
+                j[i] = mutate(j[i], depth + 1)
+            return j
+        return rng.choice(values)
+
+    def kept(rs):
+        out_ = []
+        for r in rs:
+            res = r.get("result") or {}
+            k = {f: r.get(f) for f in ("cell", "task", "params", "seed", "exit", "verdict", "certified", "certificate")}
+            k["result"] = {f: res.get(f) for f in ("memorized", "memorized_count", "not_memorized", "T", "H", "n", "d", "dh", "method")}
+            k["saturation"] = [(h.get("c"), h.get("c_proof"), h.get("eps")) for h in res.get("saturation") or []]
+            out_.append(k)
+        return out_
+
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.copytree(pristine, out)
+    reference = kept(rows(out))
+    for t in range(16):
+        shutil.rmtree(out)
+        shutil.copytree(pristine, out)
+        cell = rng.randrange(RESUME_CELLS)
+        path = cell_path(out, cell, rng.choice(["row.json", "row.json", "cert.json"]))
+        with open(path) as f:
+            text = f.read()
+        if rng.random() < 0.2:
+            text = text[: rng.randrange(len(text))]
+        else:
+            text = json.dumps(mutate(json.loads(text)))
+        with open(path, "w") as f:
+            f.write(text)
+        p = sweep(spec, out)
+        check(p.returncode == 0 and "internal" not in p.stderr, f"mutation {t} of {path}: exit 0 ({p.returncode}: {p.stderr!r})")
+        if p.returncode == 0:
+            check(kept(rows(out)) == reference, f"mutation {t} of {path}: the re-derived fields equal the uninterrupted run's")
+
+
+def test_unreadable():
+    """File modes: an unreadable row.json is exit 2 naming it; an unreadable certificate re-runs its cell.
+    Root reads anything, so as root the sweep runs as uid 65534 (setpriv) on a world-writable copy."""
+    prefix = []
+    if os.geteuid() == 0:
+        prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        if not shutil.which("setpriv") or subprocess.run([*prefix, BIN, "--version"], capture_output=True).returncode != 0:
+            print("skipped: unreadable files (root without a usable setpriv)")
+            return
+    base = tempfile.mkdtemp(prefix="memcert_sweep_modes.")
+    os.chmod(base, 0o777)
+    out, spec = os.path.join(base, "o"), os.path.join(base, "resume.json")
+    shutil.copytree(os.path.join(WORK, "resume.orig"), out)
+    shutil.copyfile(os.path.join(WORK, "resume.json"), spec)
+    for d, ds, fs in os.walk(base):
+        for x in ds:
+            os.chmod(os.path.join(d, x), 0o777)
+        for x in fs:
+            os.chmod(os.path.join(d, x), 0o666)
+
+    def run():
+        return subprocess.run([*prefix, BIN, "sweep", spec, "--out", out, "--json"], capture_output=True, text=True, timeout=300)
+    os.chmod(cell_path(out, 3), 0)
+    p = run()
+    lines = p.stderr.strip().splitlines()
+    check(p.returncode == 2 and len(lines) == 1 and re.search(r"000003/row.json: expected a readable file", lines[0] if lines else ""),
+          f"unreadable row.json: exit 2, one line naming it ({p.returncode}: {p.stderr!r})")
+    os.chmod(cell_path(out, 3), 0o666)
+    os.chmod(cell_path(out, 2, "cert.json"), 0)
+    p = run()
+    check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1 and "cell 2 (" in p.stderr,
+          f"unreadable certificate: its cell re-run ({p.returncode}: {p.stdout} {p.stderr!r})")
+    shutil.rmtree(base)
+
+
+def test_resume_capacity():
+    spec = write_spec("rescap.json", {"task": "theorem1", "data": "general", "grid": {"H": [2], "n": [4], "d": [4], "dh": [4]},
+                                      "seeds": [1], "capacity": {"from": "T*", "to": "H*d"}})
+    out = os.path.join(WORK, "rescap")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"capacity base sweep exit 0 ({p.stderr})")
+    reference = normalized(out)
+    check(reference[0]["capacity"]["certified"] == 8, "capacity H d = 8 certified")
+    for what, fn in (("capacity.certified", lambda r: r["capacity"].update(certified=12)),
+                     ("a probe", lambda r: r["capacity"]["probes"][0].update(certified=12)),
+                     ("capacity bounds", lambda r: r["capacity"].update(to=12))):
+        edit_json(cell_path(out, 0), fn)
+        p = sweep(spec, out)
+        s = json.loads(p.stdout)
+        check(p.returncode == 0 and s.get("rerun") == 1 and "cell 0" in p.stderr, f"capacity row with edited {what}: re-run ({s})")
+        check(normalized(out) == reference, f"capacity row with edited {what}: results as before")
+    p = sweep(spec, out)
+    check(json.loads(p.stdout)["skipped"] == 1, "an intact capacity row is re-verified and kept")
+
+
+def test_resume_other_tasks():
+    """ks, dana24 and claim cells: kept when intact, re-run when their certified figures are edited."""
+    for name, spec_j, key, bad in (
+            ("rks", {"task": "ks", "grid": {"N": [20], "n": [4], "d": [3], "C": [3]}}, "parameters", 7),
+            ("rda", {"task": "dana24", "grid": {"N": [50], "S": [4], "T": [10], "H": [1], "dh": [4], "d": [8]}}, "memorized_count", 11),
+            ("rcl", {"task": "claim:mahdavi24/lemma-2", "grid": {"instances": [2]}}, "confirmed", 3)):
+        spec = write_spec(name + ".json", spec_j)
+        out = os.path.join(WORK, name)
+        p = sweep(spec, out)
+        check(p.returncode == 0, f"{name}: base sweep exit 0 ({p.stderr})")
+        reference = normalized(out)
+        p = sweep(spec, out)
+        check(p.returncode == 0 and json.loads(p.stdout)["skipped"] == 1, f"{name}: intact row kept ({p.stdout} {p.stderr})")
+        edit_json(cell_path(out, 0), lambda r: r["certified"].update({key: bad}))
+        p = sweep(spec, out)
+        check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1, f"{name}: edited {key} re-run ({p.stdout} {p.stderr})")
+        check(normalized(out) == reference, f"{name}: results as before")
+    # The claim's certificates: one edited (its scalar a changed), then one removed (2 confirmed, 1 left).
+    out = os.path.join(WORK, "rcl")
+    certs = sorted(os.listdir(cell_path(out, 0, "certs")))
+    edit_json(os.path.join(cell_path(out, 0, "certs"), certs[0]), lambda c: c.update(a="7/3" if c["a"] != "7/3" else "5/3"))
+    os.remove(os.path.join(cell_path(out, 0, "certs"), certs[1]))
+    p = sweep(os.path.join(WORK, "rcl.json"), out)
+    check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1, f"claim with an edited certificate re-run ({p.stdout} {p.stderr})")
+    check(len(os.listdir(cell_path(out, 0, "certs"))) == 2, "the re-run wrote both certificates again")
+    if os.path.exists(os.path.join(cell_path(out, 0, "certs"), certs[1])):
+        os.remove(os.path.join(cell_path(out, 0, "certs"), certs[1]))
+    p = sweep(os.path.join(WORK, "rcl.json"), out)
+    check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1, f"claim missing a certificate re-run ({p.stdout} {p.stderr})")
+
+
+def test_bad_spec_values():
+    """Spec errors found when the spec is read: exit 2, one line naming the spec, the key and the
+    expectation, and nothing created in --out (no cell ran)."""
+    base = '"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4], "T": [3]}'
+    cases = {
+        "dup_top.json": ('{' + base + ', "seeds": [1], "seeds": [2]}', r"/seeds: expected each key once"),
+        "dup_grid.json": ('{"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4], "n": [5], "T": [3]}}',
+                          r"/grid/n: expected each key once"),
+        "dup_list.json": ('{"task": "theorem1", "grid": [{"H": [1], "n": [3], "d": [4], "T": [3]}, {"T": [3], "d": [4], "d": [5]}]}',
+                          r"/grid/1/d: expected each key once"),
+        "claim.json": (json.dumps({"task": "claim:nope/none", "grid": {"instances": [1]}}), r"/task: expected .*registered claim id"),
+        "tol.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4], "T": [3], "tolerance": ["abc"]}}),
+                     r"/grid/tolerance/0: expected an exact non-negative number"),
+        "tol_neg.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4], "T": [3], "tolerance": ["-1/2"]}}),
+                         r"/grid/tolerance/0: expected an exact non-negative number"),
+        "cap_to.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4]},
+                                    "capacity": {"from": 1, "to": 2 ** 64 - 1}}), r"/capacity/to: expected an integer in \[1, 1e8\]"),
+        "cap_from.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4]},
+                                      "capacity": {"from": 0, "to": 3}}), r"/capacity/from: expected an integer in \[1, 1e8\]"),
+        "cap_formula.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4]},
+                                         "capacity": {"from": 1, "to": "T*+99999999"}}), r"/capacity: expected 1 <= from <= to <= 1e8"),
+        "size_formula.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [3], "d": [4], "T": ["T*+99999999"]}}),
+                              r"/grid: T: expected a formula giving a size in \[1, 1e8\]"),
+        "grid_int.json": (json.dumps({"task": "theorem1", "grid": {"H": [1], "n": [2 ** 64 - 1], "d": [4], "T": [3]}}),
+                          r"/grid/n/0: expected an integer in \[1, 1e8\]"),
+    }
+    for name, (text, pattern) in cases.items():
+        path = os.path.join(WORK, "bad_" + name)
+        with open(path, "w") as f:
+            f.write(text)
+        out = os.path.join(WORK, "bad_" + name + ".out")
+        p = subprocess.run([BIN, "sweep", path, "--out", out], capture_output=True, text=True, timeout=60)
+        lines = p.stderr.strip().splitlines()
+        check(p.returncode == 2 and len(lines) == 1 and path in lines[0] and re.search(pattern, lines[0]) is not None
+              and "-1" not in lines[0], f"{name}: exit 2, one line '{path}: {pattern}' (got {p.returncode}: {p.stderr!r})")
+        check(not os.path.exists(os.path.join(out, "cells", "000000")), f"{name}: detected before any cell ran")
+
+
 def test_mpi():
     launcher = (MPI, "-n", "2", "--oversubscribe", "--allow-run-as-root")
     spec = write_spec("mpi.json", {"task": "theorem1", "data": "general",
@@ -247,6 +633,8 @@ def test_mpi():
     check(normalized(single) == normalized(multi), "merged MPI results equal the single-process results")
     # Each rank ran its own share: rank 1's cells are the odd ones (their rows exist, written by rank 1).
     check(len(rows(multi)) == 24, "24 merged rows")
+    # Resume under mpirun: rows edited on both ranks' shares are re-run by their own rank.
+    test_resume_hostile(launcher)
 
 
 if MPI:
@@ -259,6 +647,12 @@ else:
     test_grid_list()
     test_other_tasks()
     test_bad_specs()
+    test_bad_spec_values()
+    test_resume_hostile()
+    test_resume_mutations()
+    test_unreadable()
+    test_resume_capacity()
+    test_resume_other_tasks()
 
 subprocess.run(["rm", "-rf", WORK])
 print(f"{'FAILED' if FAILED else 'passed'}: {len(FAILED)} failure(s)")
