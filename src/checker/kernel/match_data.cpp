@@ -80,27 +80,40 @@ bool theorem1_rows(const Value& cert, std::size_t cert_T, std::size_t data_T, st
                    std::string& why) {
   rows.clear();
   const Value* ev = cert.find("examples");
-  if (!ev) {
+  if (!ev || cert_T == data_T) {
+    // DATA holds exactly the certificate's examples: compared in order. "examples" then names rows of a
+    // larger data set (the engine's numbering) or is the identity; it must still be well formed.
     for (std::size_t i = 0; i < std::min(cert_T, data_T); ++i) rows.push_back(i);
-    return true;
+    if (!ev) return true;
   }
   if (ev->type != json::Type::Array || ev->items.size() != cert_T) {
     check_context().malformed = true;
     why = "examples: expected " + std::to_string(cert_T) + " row indices (one per example of data.contexts)";
     return false;
   }
+  std::size_t prev = 0;
+  bool identity_noted = false;
   for (std::size_t i = 0; i < cert_T; ++i) {
     std::size_t row = 0;
     if (!read_size(ev->items[i], match_at("examples", i), kMaxInteger, row, why)) return false;
-    if (i > 0 && row <= rows.back()) {
+    if (i > 0 && row <= prev) {
       why = match_at("examples", i) + ": expected strictly increasing row indices";
       return false;
+    }
+    if (cert_T == data_T) {
+      if (row != i && !identity_noted) {
+        note_not_checked("examples (DATA holds exactly the certificate's examples, compared in order; which rows of a larger data set they are is not tied)");
+        identity_noted = true;
+      }
+      prev = row;
+      continue;
     }
     if (row >= data_T) {
       why = match_at("examples", i) + ": names row " + std::to_string(row) + ", DATA has " + std::to_string(data_T) + " examples";
       return false;
     }
     rows.push_back(row);
+    prev = row;
   }
   return true;
 }
@@ -193,7 +206,7 @@ bool match_theorem1(const Value& cert, const Value& data, std::string& why) {
   }
   check_context().data_matched = true;
   note_applied(std::string("data: the certificate's contexts, queries") + (dcl || dl ? " and labels" : "") +
-               " equal DATA's exactly" + (cert.find("examples") ? " (row by row, as its \"examples\" name them)" : ""));
+               " equal DATA's exactly" + (cert_T != data_T ? " (row by row, as its \"examples\" name them)" : ""));
   return true;
 }
 
