@@ -31,8 +31,10 @@ namespace {
 // no command converts it into a result; run_command_line's last catch ends the run with exit 3.
 struct StopRun {};
 
-// One run at a time: the command line's options live in process-wide state.
+// One run at a time: the command line's options live in process-wide state. A run started from inside
+// another (a progress callback calling memcert) would wait for itself: refused instead.
 std::mutex g_run_mutex;
+thread_local bool t_in_callback = false;  // this thread is inside a run's progress callback
 
 // std::cout / std::cerr redirected into strings for the lifetime of the object.
 struct Capture {
@@ -48,6 +50,7 @@ struct Capture {
 
 py::tuple run(const std::vector<std::string>& args, py::object progress, double max_seconds,
               const std::string& self_executable) {
+  if (t_in_callback) throw std::runtime_error("memcert commands do not nest: a progress callback called memcert");
   std::vector<std::string> argv_s{"memcert"};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -95,22 +98,26 @@ py::tuple run(const std::vector<std::string>& args, py::object progress, double 
     last_label = label;
     py::gil_scoped_acquire gil;
     try {
+      t_in_callback = true;
       progress(label, done, total);
+      t_in_callback = false;
     } catch (py::error_already_set& e) {  // a failing callback stops the command like Ctrl-C
-      if (!on_caller) return;
-      interrupted = true;
-      e.restore();
-      PyErr_Fetch(&err_type, &err_value, &err_trace);
-      throw StopRun{};
+      t_in_callback = false;
+      if (!interrupted) {  // the first error is raised after the run; the caller stops at its next report
+        interrupted = true;
+        e.restore();
+        PyErr_Fetch(&err_type, &err_value, &err_trace);
+      }
+      if (on_caller) throw StopRun{};
     }
   };
 
   int code = 0;
   std::string out, err;
   {
+    py::gil_scoped_release unlocked;  // before waiting for another thread's run (which may need the GIL)
     std::lock_guard<std::mutex> one_run(g_run_mutex);
     Capture capture;
-    py::gil_scoped_release unlocked;
     code = memcert::cli::run_command_line(static_cast<int>(argv_s.size()), argv.data(), hooks);
     out = capture.out.str();
     err = capture.err.str();

@@ -24,7 +24,7 @@ def _short(value, limit=60):
     if isinstance(value, dict):
         text = json.dumps(value)
         return text if len(text) <= limit else "{%d keys}" % len(value)
-    text = json.dumps(value) if not isinstance(value, str) else value
+    text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

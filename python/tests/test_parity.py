@@ -285,6 +285,59 @@ def test_progress_callback_and_interrupt():
     assert memcert.kruskal(np.eye(3), progress=False).kruskal_rank == 3
 
 
+def test_ctrl_c_interrupts_a_long_call():
+    """SIGINT (what Ctrl-C sends) during a long enumeration: KeyboardInterrupt within about a second, and
+    the interpreter and the module stay usable."""
+    import signal
+    import threading
+    import time
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        v = np.random.default_rng(2).integers(-50, 50, size=(60, 16))  # about 20 s of enumeration
+        threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+        start = time.time()
+        with pytest.raises(KeyboardInterrupt):
+            memcert.kruskal(v, progress=False, max_seconds=60)
+        assert time.time() - start < 5
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert memcert.rank(np.eye(3)).rank == 3
+
+
+def test_progress_goes_to_tqdm_when_installed(monkeypatch):
+    import sys
+    import types
+    bars = []
+
+    class FakeTqdm:
+        def __init__(self, total, desc, leave):
+            self.total, self.desc, self.n, self.closed = total, desc, 0, False
+            bars.append(self)
+
+        def refresh(self):
+            pass
+
+        def close(self):
+            self.closed = True
+
+    fake = types.ModuleType("tqdm.auto")
+    fake.tqdm = FakeTqdm
+    monkeypatch.setitem(sys.modules, "tqdm", types.ModuleType("tqdm"))
+    monkeypatch.setitem(sys.modules, "tqdm.auto", fake)
+    v = np.random.default_rng(2).integers(-50, 50, size=(30, 8))
+    memcert.kruskal(v, sample=8, trials=50)
+    assert bars and all(b.closed for b in bars) and any("Kruskal" in b.desc for b in bars)
+
+
+def test_nested_call_from_a_progress_callback_is_refused():
+    def cb(label, done, total):
+        memcert.rank(np.eye(2))
+
+    v = np.random.default_rng(2).integers(-50, 50, size=(30, 8))
+    with pytest.raises(RuntimeError, match="nest"):
+        memcert.kruskal(v, sample=8, trials=50, progress=cb)
+
+
 # ---- display -------------------------------------------------------------------------------------------
 
 def test_repr_is_one_screen_and_html_is_a_table(tmp_path):
