@@ -241,8 +241,14 @@ class GenerateResult(Result):
 
 
 class ClaimsResult(Result):
-    key_fields = ("id", "claim", "holds", "instances", "passed", "failed", "undecided_count", "tried")
-    item_fields = ("claims", "failures", "counterexamples")
+    key_fields = ("claim", "verdict", "mode", "expect", "instances", "budget", "confirmed", "undecided", "holds")
+    item_fields = ("counterexamples",)
+
+    def _fields(self):
+        out = list(super()._fields())
+        if isinstance(self._data.get("claims"), list):
+            out.append(("claims", "%d registered" % len(self._data["claims"])))
+        return out
 
 
 class VerifyResult(Result):

@@ -194,6 +194,11 @@ def test_claims_parity(tmp_path):
     code, want, _ = cli("claims", "run", first, "--instances", 1, "--seed", 3)
     got = memcert.claims_run(first, instances=1, seed=3)
     assert got.exit_code == code and stable(got.to_json()) == stable(want)
+    code, want, _ = cli("claims", "search", "mahdavi24/lemma-3", "--budget", 2, "--seed", 1)
+    got = memcert.claims_search("mahdavi24/lemma-3", budget=2, seed=1)
+    assert got.exit_code == code and stable(got.to_json()) == stable(want)
+    with pytest.raises(ValueError, match="expected a claim with a search mode"):
+        memcert.claims_search("mahdavi24/lemma-1", budget=2)
 
 
 @needs_exe
