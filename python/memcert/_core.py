@@ -138,11 +138,8 @@ def _exact_text(x, name, where):
         return str(q)
     if isinstance(x, Fraction):
         return str(x)
-    if isinstance(x, str):
-        try:
-            return str(Fraction(x.strip()))
-        except (ValueError, ZeroDivisionError):
-            pass
+    if isinstance(x, str):  # as written: the command reads it as exact text (under --decimals)
+        return x
     raise ValueError("%s: %s: expected an exact number (int, float, Fraction or numeric str), got %s"
                      % (name, where, type(x).__name__))
 
@@ -174,7 +171,7 @@ def _numeric_array(x, name):
         if not a.dtype.isnative:
             a = a.astype(a.dtype.newbyteorder("="))
         return a
-    if a.dtype.kind == "O":
+    if a.dtype.kind in "OUS":  # Python objects, strings: exact JSON
         return None
     raise ValueError("%s: expected an array of bool, integers, float16/float32/float64 or exact Python numbers, "
                      "got dtype %s" % (name, a.dtype))

@@ -240,6 +240,15 @@ def test_bad_input_is_value_error_with_the_cli_line(tmp_path):
         memcert.verify(tmp_path / "missing.cert.json")
 
 
+def test_strings_reach_the_command_as_text_under_its_decimals_rule():
+    # "0.1" is exactly 1/10 by default and the double nearest it under decimals="double" (FORMATS.md).
+    a = [["0.1", "0.3"], ["1", "3"]]
+    assert memcert.rank(a).rank == 1
+    with pytest.warns(memcert.NumericalWarning):
+        assert memcert.rank(a, decimals="double").rank == 2  # 3 * double(0.1) != double(0.3)
+    assert memcert.rank(np.array(a)).rank == 1  # a numpy str array too
+
+
 def test_keyword_typo_names_the_close_match_never_the_data():
     contexts = np.full((5, 3, 4), 123456.789)
     queries = np.zeros((5, 4))
