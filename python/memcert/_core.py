@@ -109,7 +109,17 @@ class Workdir:
         self._tmp = tempfile.TemporaryDirectory(prefix="memcert-")
         self.path = self._tmp.name
         self.names = {}  # file path -> the argument it holds (for messages)
+        self.arrays = []  # files holding copies of array arguments (removed after the run)
         self._count = 0
+
+    def release_inputs(self):
+        """Removes the copies of array arguments (they can be large); the command's outputs stay."""
+        for p in self.arrays:
+            try:
+                os.remove(p)
+            except OSError:
+                pass
+        self.arrays = []
 
     def file(self, stem, suffix, argument=None):
         self._count += 1
@@ -188,12 +198,14 @@ def matrix_file(x, name, wd):
         if a.ndim != 2:
             raise ValueError("%s: expected a 2-d array, got shape %s" % (name, tuple(a.shape)))
         p = wd.file(name, ".npy", name)
+        wd.arrays.append(p)
         np.save(p, a, allow_pickle=False)
         return p
     rows = _exact_nested(x, name)
     if not isinstance(rows, list) or not rows or not all(isinstance(r, list) for r in rows):
         raise ValueError("%s: expected a 2-d array" % name)
     p = wd.file(name, ".json", name)
+    wd.arrays.append(p)
     with open(p, "w") as f:
         json.dump({"rows": len(rows), "cols": len(rows[0]), "data": rows}, f)
     return p
@@ -215,9 +227,11 @@ def dataset_file(arrays, name, wd):
         numeric[k] = a
     if numeric is not None:
         p = wd.file(name, ".npz", name)
+        wd.arrays.append(p)
         np.savez(p, **numeric)
         return p
     p = wd.file(name, ".json", name)
+    wd.arrays.append(p)
     with open(p, "w") as f:
         json.dump({k: _exact_nested(v, k) for k, v in arrays.items()}, f)
     return p
@@ -331,6 +345,9 @@ def run_command(command, words, wd, result_class, progress=None, max_seconds=Non
         except ValueError:
             data = None
     result = result_class(command, code, data, human, err, wd, cert_path) if data is not None else None
+    # The copies of array arguments go now, unless the certificate names its data set by file.
+    if wd is not None and not (data is not None and data.get("data_ref") is True):
+        wd.release_inputs()
     if result is not None:
         for w in result.warnings:
             warnings.warn(w, NumericalWarning, stacklevel=_caller_level())

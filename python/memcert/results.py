@@ -45,7 +45,8 @@ class Result:
         self.__dict__["_workdir"] = workdir  # keeps the files the command wrote
         self.__dict__["cert_path"] = cert_path
         self.__dict__["_certificate"] = None
-        self.__dict__["warnings"] = [line[len("warning: "):] for line in human.splitlines() if line.startswith("warning: ")]
+        lines = human.splitlines() + [l[len("memcert: "):] for l in stderr.splitlines() if l.startswith("memcert: ")]
+        self.__dict__["warnings"] = [l[len("warning: "):] for l in lines if l.startswith("warning: ")]
 
     # -- the JSON object
     def to_json(self):

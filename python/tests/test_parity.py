@@ -225,6 +225,13 @@ def test_option_names_are_the_command_lines():
     assert {"at_least", "sample", "trials", "seed"} <= memcert._core.command_options(["kruskal"])
 
 
+def test_array_copies_go_after_the_run_outputs_stay():
+    r = memcert.rank(np.eye(4))
+    wd = r._workdir.path
+    assert not any(f.startswith("a-") for f in os.listdir(wd))  # the .npy copy of the argument
+    assert r.certificate["kind"] == "rank"  # the certificate the command wrote, read on demand
+
+
 # ---- errors --------------------------------------------------------------------------------------------
 
 def test_bad_input_is_value_error_with_the_cli_line(tmp_path):
