@@ -256,3 +256,32 @@ def sweep(spec, out, **options):
         raise RuntimeError("memcert.sweep runs each cell with the memcert executable, and none was found "
                            "(set MEMCERT_EXE, or put memcert on PATH)")
     return _call("sweep", ["sweep"], [path], options, SweepResult, wd)
+
+
+# ---- signatures: each function's keywords are its command's options (for help() and completion) -----
+
+def _set_signatures():
+    import inspect
+    commands = {rank: ["rank"], kruskal: ["kruskal"], assumptions: ["assumptions"],
+                construct_theorem1: ["construct", "theorem1"], construct_ks: ["construct", "ks"],
+                construct_dana24: ["construct", "dana24"], claims_list: ["claims", "list"],
+                claims_run: ["claims", "run"], claims_search: ["claims", "search"], verify: ["verify"],
+                sweep: ["sweep"], generate_theorem1: ["generate", "theorem1"], generate_shared: ["generate", "shared"],
+                generate_general: ["generate", "general"], generate_ks: ["generate", "ks"],
+                generate_dana24: ["generate", "dana24"], generate_pe: ["generate", "pe"]}
+    for f, command in commands.items():
+        sig = inspect.signature(f)
+        params = [p for p in sig.parameters.values() if p.kind != p.VAR_KEYWORD]
+        taken = {p.name for p in params}
+        names = sorted(command_options(command) - taken)
+        if "progress" in names:  # the command's own --progress flag (sweep)
+            names = [n if n != "progress" else "progress_flag" for n in names]
+        params += [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in names]
+        params.append(inspect.Parameter("progress", inspect.Parameter.KEYWORD_ONLY, default=None))
+        f.__signature__ = sig.replace(parameters=params)
+
+
+try:
+    _set_signatures()
+except Exception:  # introspection only: never a reason for the import to fail
+    pass

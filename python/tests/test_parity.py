@@ -223,6 +223,9 @@ def test_option_names_are_the_command_lines():
         ["construct", "theorem1"])
     assert {"key", "tol", "cert"} <= memcert._core.command_options(["rank"])
     assert {"at_least", "sample", "trials", "seed"} <= memcert._core.command_options(["kruskal"])
+    import inspect
+    params = inspect.signature(memcert.construct_theorem1).parameters
+    assert {"contexts", "queries", "labels", "heads", "dh", "weights_out", "progress"} <= set(params)
 
 
 def test_array_copies_go_after_the_run_outputs_stay():
