@@ -10,6 +10,10 @@ import pytest
 
 import memcert
 
+# These tests take float data exactly on purpose; the command line's numerical-rank warning (which
+# test_parity.py checks) is expected here.
+pytestmark = pytest.mark.filterwarnings("ignore::memcert.NumericalWarning")
+
 
 def fraction_rank(rows):
     """Rank by Gaussian elimination over Fractions: the second method for memcert.rank."""
