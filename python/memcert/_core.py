@@ -355,8 +355,11 @@ def run_command(command, words, wd, result_class, progress=None, max_seconds=Non
         raise ValueError(_clean_message(err, wd) or "bad input")
     if code == EXIT_UNDECIDED:
         msg = _clean_message(err, wd)
-        if not msg and data is not None:
-            msg = str(data.get("undecided") or "undecided")
+        if not msg and data is not None and isinstance(data.get("undecided"), str):
+            msg = data["undecided"]
+        if not msg:  # the summary line that says what is undecided (e.g. Assumption 1's)
+            msg = next((l.strip() for l in human.splitlines() if "undecided" in l.lower()), "")
+            msg = _clean_message(msg, wd)
         raise Undecided(msg or "undecided", result)
     if code == EXIT_NEGATIVE and data is not None and ("hypothesis_failure" in data or "witness" in data):
         raise HypothesisFailure(str(data.get("hypothesis_failure", "hypothesis failure")), data.get("witness"), result)

@@ -285,6 +285,7 @@ def test_hypothesis_failure_and_undecided():
     with pytest.raises(memcert.Undecided) as u:
         memcert.assumptions(np.repeat(v[:, None, :], 1, axis=1), v, budget=1)
     assert u.value.result is not None and u.value.result["assumption1"]["holds"] is None
+    assert str(u.value).startswith("Assumption 1") and "undecided" in str(u.value)
 
 
 def test_max_seconds_stops_in_process_without_killing():
