@@ -268,8 +268,10 @@ def command_options(command):
         code, _, human, _ = _memcert._run(list(command) + ["--help"])
         names = set()
         for line in human.splitlines():
-            if re.match(r"^\s+-", line):
-                for opt in re.findall(r"(?<![\w-])--([A-Za-z][\w-]*)", line.split("  ", 2)[1] if "  " in line.strip() else line):
+            # An option's line: "  -h,--help   text" / "  --heads UINT ... REQUIRED   text" (descriptions
+            # that wrap are indented further); the names are in its first column.
+            if re.match(r"^ {2}-", line):
+                for opt in re.findall(r"(?<![\w-])--([A-Za-z][\w-]*)", re.split(r"\s{2,}", line.strip())[0]):
                     names.add(opt.replace("-", "_"))
         names.discard("help")
         names.discard("json")
