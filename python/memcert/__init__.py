@@ -75,7 +75,7 @@ def rank(a, **options):
     return _call("rank", ["rank"], [matrix_file(a, "a", wd)], options, RankResult, wd, cert_option="cert")
 
 
-def kruskal(a, **options):
+def kruskal(a, at_least=None, **options):
     """memcert kruskal: certified bounds on the Kruskal rank of the ROWS of a 2-d array.
 
     Options: key, at_least (then .holds and exit-code verdict), sample, trials, seed, tol, cert,
@@ -84,6 +84,7 @@ def kruskal(a, **options):
     method, at_least / holds, sample, numerical_rank, warning, seconds.
     An enumeration that runs out of budget before deciding --at-least raises Undecided."""
     wd = Workdir()
+    options["at_least"] = at_least
     return _call("kruskal", ["kruskal"], [matrix_file(a, "a", wd)], options, KruskalResult, wd, cert_option="cert")
 
 
@@ -115,7 +116,7 @@ def assumptions(contexts, queries=None, labels=None, **options):
     return _call("assumptions", ["assumptions"], [path], options, AssumptionsResult, wd)
 
 
-def construct_theorem1(contexts, queries=None, labels=None, **options):
+def construct_theorem1(contexts, queries=None, labels=None, heads=None, dh=None, **options):
     """memcert construct theorem1: mahdavi24 Theorem 1's weights, certified and re-checked by the
     independent checker. T is the data set's size; the theorem memorizes T* = min(T, H(r-1)+1) examples
     and, when T > T*, generic weights are tried on all T (--beyond generic): .memorized is True only when
@@ -128,6 +129,7 @@ def construct_theorem1(contexts, queries=None, labels=None, **options):
     .weights: the exact weights (Fraction arrays) from .certificate. A violated hypothesis raises
     HypothesisFailure (.witness); a rank certificate that does not go through raises Undecided."""
     wd = Workdir()
+    options.update(heads=heads, dh=dh)
     if "saturation" in options:  # the earlier keyword: saturation=False is --no-saturation
         options.setdefault("no_saturation", not options.pop("saturation"))
     path = _attention_dataset(contexts, queries, labels, wd)

@@ -132,6 +132,7 @@ def test_kruskal_matches_brute_force(seed):
         assert fraction_rank([v[i].tolist() for i in k.dependent_subset]) < len(k.dependent_subset)
     assert memcert.kruskal(v, at_least=k.kruskal_rank).holds is True
     assert memcert.kruskal(v, at_least=k.kruskal_rank + 1).holds is False
+    assert memcert.kruskal(v, k.kruskal_rank).holds is True  # at_least stays the second positional argument
 
 
 @pytest.mark.parametrize("seed", range(5))
