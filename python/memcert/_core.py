@@ -370,3 +370,7 @@ def run_command(command, words, wd, result_class, progress=None, max_seconds=Non
     if result is None:
         raise Undecided(_clean_message(err, wd) or "the command printed no result (exit %d)" % code)
     return result
+
+
+for _cls in (MemcertError, HypothesisFailure, Undecided, NumericalWarning):
+    _cls.__module__ = "memcert"  # shown as memcert.Undecided in tracebacks
