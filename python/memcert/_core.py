@@ -331,15 +331,18 @@ def _caller_level():
 
 
 def run_command(command, words, wd, result_class, progress=None, max_seconds=None, default_max_seconds=0.0,
-                cert_path=None, negative_is_result=True):
+                cert_path=None):
     """Run `memcert COMMAND WORDS... --json` in process and map its exit code to a result or exception."""
     argv = list(command) + list(words) + ["--json"]
     if max_seconds is not None:
         argv += ["--max-seconds", str(max_seconds)]
     seconds = default_max_seconds if max_seconds is None else float(max_seconds)
-    code, json_text, human, err = _memcert._run(argv, _progress_callback(progress), seconds, executable())
-    if isinstance(progress, _TqdmProgress):
-        progress.close()
+    callback = _progress_callback(progress)
+    try:
+        code, json_text, human, err = _memcert._run(argv, callback, seconds, executable())
+    finally:
+        if isinstance(callback, _TqdmProgress):
+            callback.close()
     data = None
     if json_text:
         try:
