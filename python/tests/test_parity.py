@@ -158,7 +158,8 @@ def test_verify_parity_path_dict_and_text(tmp_path):
 
 
 @needs_exe
-@pytest.mark.parametrize("kind,opts", [("theorem1", dict(T=5, n=3, d=4, seed=2)), ("ks", dict(N=6, n=3, d=2, seed=1)),
+@pytest.mark.parametrize("kind,opts", [("theorem1", dict(T=5, n=3, d=4, seed=2)), ("shared", dict(T=5, n=3, d=4)),
+                                       ("general", dict(T=5, n=3, d=4, C=3)), ("ks", dict(N=6, n=3, d=2, seed=1)),
                                        ("dana24", dict(N=3, S=2, T=4, seed=1)), ("pe", dict(n=4, d=6))])
 def test_generate_parity(tmp_path, kind, opts):
     suffix = ".npy" if kind == "pe" else ".json"
