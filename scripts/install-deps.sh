@@ -11,6 +11,7 @@ cli=(build-essential cmake pkg-config
      nlohmann-json3-dev libcli11-dev zlib1g-dev)
 pkgs=("${cli[@]}" catch2
       python3 python3-dev python3-pybind11 python3-numpy python3-pytest  # the Python module and its tests
+      python3-venv  # the test of `pip install ./python` into a fresh venv
       libopenmpi-dev openmpi-bin python3-matplotlib)  # sweep: MPI sharding, plots
 case "${1:-}" in
   "") ;;

@@ -110,4 +110,21 @@ bool progress_enabled();
 // Library code reports through memcert/util/progress.hpp, which the CLI routes here.
 void progress(const std::string& label, std::size_t done, std::size_t total);
 
+// The command line as a function: builds the app from the registry, runs the chosen command and maps
+// errors to the exit codes (main_exe.cpp's main calls it with the defaults). In process (the Python
+// module), none of the process-wide machinery is installed: no watchdog, no address-space limit, no
+// GMP allocation hook, no signal handler; progress() calls `progress` (when set) instead of drawing on
+// stderr. The caller captures std::cout / std::cerr.
+using ProgressHook = std::function<void(const std::string& label, std::size_t done, std::size_t total)>;
+using EmitHook = std::function<void(const std::string& json_text, const std::string& human_text)>;
+struct RunHooks {
+  bool in_process = false;
+  ProgressHook progress;
+  EmitHook emitted;  // receives both forms of what emit() prints (the JSON object and the human summary)
+  std::string self_executable;  // "" = this process's executable (/proc/self/exe)
+};
+// The memcert executable that child commands (sweep's cells) run: RunHooks::self_executable when set.
+const std::string& self_executable();
+int run_command_line(int argc, char** argv, const RunHooks& hooks = {});
+
 }  // namespace memcert::cli

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include <algorithm>
@@ -45,6 +46,9 @@ std::vector<Registration>& registry() {
 
 int g_threads = 0;
 bool g_quiet = false;
+ProgressHook g_progress_hook;  // in-process runs: where progress goes instead of stderr
+std::string g_self_executable;  // in-process runs: the memcert executable child commands run as
+EmitHook g_emit_hook;           // in-process runs: receives emit()'s JSON and human text
 
 // State of the stage on display (progress() is called under one lock by the library's sink, and from
 // the command's own thread otherwise).
@@ -94,6 +98,14 @@ std::string one_line(const std::string& message) {
 
 int threads_option() { return g_threads; }
 
+const std::string& self_executable() {
+  static const std::string proc_self = [] {
+    std::error_code ec;
+    return std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  }();
+  return g_self_executable.empty() ? proc_self : g_self_executable;
+}
+
 CommandRegistrar::CommandRegistrar(Registration r) { registry().push_back(std::move(r)); }
 
 void emit(bool json, nlohmann::json j, const std::string& human,
@@ -101,7 +113,7 @@ void emit(bool json, nlohmann::json j, const std::string& human,
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Decimal literals whose meaning depends on --decimals (docs/FORMATS.md "Numbers"): said, never silent.
   const std::string decimals = memcert::decimal_note();
-  if (json) {
+  if (json || g_emit_hook) {
     if (!decimals.empty()) {
       const auto& st = memcert::decimal_stats();
       j["decimals"] = {{"mode", memcert::decimal_mode() == memcert::DecimalMode::exact ? "exact" : "double"},
@@ -110,6 +122,11 @@ void emit(bool json, nlohmann::json j, const std::string& human,
                        {"note", decimals}};
     }
     j["seconds"] = secs;
+  }
+  if (g_emit_hook)  // in process: both forms, whichever is printed
+    g_emit_hook(j.dump(), human + (!human.empty() && human.back() != '\n' ? "\n" : "") +
+                              (decimals.empty() ? "" : "note: " + decimals + "\n"));
+  if (json) {
     std::cout << j.dump() << std::endl;
   } else {
     std::cout << human;
@@ -187,6 +204,10 @@ bool progress_enabled() { return !g_quiet && isatty(STDERR_FILENO) != 0; }
 
 void progress(const std::string& label, std::size_t done, std::size_t total) {
   if (g_quiet) return;
+  if (g_progress_hook) {
+    g_progress_hook(label, done, total);
+    return;
+  }
   static const bool tty = isatty(STDERR_FILENO) != 0;
   Display& d = display();
   std::lock_guard<std::mutex> lock(d.m);
@@ -238,8 +259,24 @@ extern "C" void on_bus_error(int) {
 
 }  // namespace memcert::cli
 
-int main(int argc, char** argv) {
+// The whole command line (main_exe.cpp's main, and the Python module in process: docs/PYTHON.md). In
+// process, the process-wide machinery (watchdog, address-space limit, GMP's allocation hook, the SIGBUS
+// handler) is not installed, and progress goes to `hooks.progress`.
+int memcert::cli::run_command_line(int argc, char** argv, const RunHooks& hooks) {
   using namespace memcert::cli;
+  g_threads = 0;  // globals bound to options: each run starts from the defaults
+  g_quiet = false;
+  g_progress_hook = hooks.progress;
+  g_self_executable = hooks.self_executable;
+  g_emit_hook = hooks.emitted;
+  struct ClearHooks {  // nothing of the caller's outlives the run
+    ~ClearHooks() {
+      g_progress_hook = nullptr;
+      g_emit_hook = nullptr;
+      g_self_executable.clear();
+    }
+  } clear_hooks;
+  memcert::decimal_stats_reset();
   CLI::App app{"memcert: exact-arithmetic verification of memorization theory for Transformers"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("memcert ") + memcert::version_string);
@@ -315,11 +352,13 @@ int main(int argc, char** argv) {
   memcert::fast_set_threads(g_threads);  // 0: all hardware threads
   memcert_checker::verify_set_threads(static_cast<unsigned>(g_threads));
   memcert::progress_set_sink([](const std::string& stage, std::size_t done, std::size_t total) { progress(stage, done, total); });
-  struct sigaction bus {};
-  bus.sa_handler = on_bus_error;
-  ::sigaction(SIGBUS, &bus, nullptr);
+  if (!hooks.in_process) {
+    struct sigaction bus {};
+    bus.sa_handler = on_bus_error;
+    ::sigaction(SIGBUS, &bus, nullptr);
+  }
   try {
-    start_budget();
+    if (!hooks.in_process) start_budget();
     return chosen();
   } catch (const memcert::InputError& e) {
     std::cerr << "memcert: " << one_line(e.what()) << "\n";

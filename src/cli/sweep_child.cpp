@@ -2,6 +2,8 @@
 // may run inside an MPI rank, and MPI libraries warn about (or break on) fork() with registered memory.
 #include "sweep_child.hpp"
 
+#include "command.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -20,7 +22,7 @@ extern char** environ;
 namespace memcert::cli::sweep {
 
 ChildResult child_run_self(const std::vector<std::string>& args, const std::string& out_path, const std::string& err_path) {
-  static const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  const std::string self = self_executable();  // /proc/self/exe, or the executable the Python module names
   std::vector<std::string> argv_s{self};
   argv_s.insert(argv_s.end(), args.begin(), args.end());
   std::vector<char*> argv;
