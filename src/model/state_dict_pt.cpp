@@ -36,7 +36,7 @@ class PtReader {
       fail("", "expected a state_dict saved by torch.save, got a TorchScript archive (torch.jit.save): save "
                "model.state_dict() instead");
     check_byteorder();
-    const ZipMember* pkl = member(prefix_ + "data.pkl", "a member " + printable(prefix_) + "data.pkl");
+    const ZipMember* pkl = member(prefix_ + "data.pkl", "a member '" + printable(prefix_ + "data.pkl") + "'");
     if (pkl->size > limits_.max_header_bytes)
       fail("byte " + std::to_string(pkl->data_at), "expected data.pkl of at most " + std::to_string(limits_.max_header_bytes) +
                                                        " bytes, got " + std::to_string(pkl->size));
@@ -108,7 +108,7 @@ class PtReader {
   Tensor materialize(const PyTensor& t, const std::string& where) {
     const PyObject& s = obj(t.storage);
     const std::size_t w = dtype_itemsize(s.dtype);
-    const ZipMember* m = member(prefix_ + "data/" + s.s, "storage member " + printable(prefix_ + "data/" + s.s) + " of " + where);
+    const ZipMember* m = member(prefix_ + "data/" + s.s, "storage member '" + printable(prefix_ + "data/" + s.s) + "' of " + where);
     const auto numel_storage = static_cast<std::uint64_t>(s.i);
     if (m->size % w != 0 || m->size / w != numel_storage)
       fail(where, "expected its storage of " + std::to_string(numel_storage) + " " + dtype_name(s.dtype) + " elements in " +
