@@ -22,6 +22,26 @@ using detail::PyTensor;
 using detail::ZipMember;
 using detail::ZipStored;
 
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF), as a
+// state_dict key must be to be printed (JSON output, messages).
+bool pt_key_utf8(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (len == 0 || s.size() - i < len) return false;
+    std::uint32_t cp = len == 1 ? c : c & (0x7fu >> len);
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto d = static_cast<unsigned char>(s[i + k]);
+      if ((d >> 6) != 2) return false;
+      cp = (cp << 6) | (d & 0x3fu);
+    }
+    static const std::uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
+    i += len;
+  }
+  return true;
+}
+
 class PtReader {
  public:
   PtReader(const ModelBytes& b, const StateDictLimits& limits)
@@ -96,6 +116,7 @@ class PtReader {
     for (std::size_t k = 0; k + 1 < d.items.size(); k += 2) {
       const PyObject& key = obj(d.items[k]);
       if (key.kind != PyKind::string) fail("", std::string("expected state_dict keys to be str, got ") + py_kind_name(key.kind));
+      if (!pt_key_utf8(key.s)) fail("", "expected state_dict keys in UTF-8, got '" + printable(key.s) + "'");
       const std::string where = "tensor '" + printable(key.s) + "'";
       const PyObject& v = obj(d.items[k + 1]);
       if (v.kind != PyKind::tensor) fail(where, std::string("expected a tensor, got ") + py_kind_name(v.kind));

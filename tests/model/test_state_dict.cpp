@@ -32,18 +32,30 @@ std::string le(std::uint64_t v, int n) {
   return s;
 }
 
-// A zip archive of stored members (what torch.save writes, without its alignment padding).
-std::string zip_of(const std::vector<std::pair<std::string, std::string>>& members) {
+// A zip archive of stored members (what torch.save writes, without its alignment padding); zip64: sizes,
+// offsets and counts in zip64 extra fields and end records (as for archives past 4 GiB).
+std::string zip_of(const std::vector<std::pair<std::string, std::string>>& members, bool zip64 = false) {
+  const std::uint64_t ff = 0xffffffff;
   std::string out, dir;
   for (const auto& [name, data] : members) {
     const std::uint32_t crc = crc32_of(data);
-    const std::string common = le(20, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(crc, 4) + le(data.size(), 4) +
-                               le(data.size(), 4) + le(name.size(), 2) + le(0, 2);
-    dir += le(0x02014b50, 4) + le(20, 2) + common + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 4) + le(out.size(), 4) + name;
-    out += le(0x04034b50, 4) + common + name + data;
+    const std::uint64_t size32 = zip64 ? ff : data.size();
+    const std::string extra = zip64 ? le(1, 2) + le(24, 2) + le(data.size(), 8) + le(data.size(), 8) + le(out.size(), 8) : "";
+    const std::string common = le(20, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(crc, 4) + le(size32, 4) +
+                               le(size32, 4) + le(name.size(), 2);
+    dir += le(0x02014b50, 4) + le(45, 2) + common + le(extra.size(), 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 4) +
+           le(zip64 ? ff : out.size(), 4) + name + extra;
+    out += le(0x04034b50, 4) + common + le(0, 2) + name + data;
   }
   const std::size_t dir_at = out.size();
   out += dir;
+  if (zip64) {
+    const std::size_t end64_at = out.size();
+    out += le(0x06064b50, 4) + le(44, 8) + le(45, 2) + le(45, 2) + le(0, 4) + le(0, 4) + le(members.size(), 8) +
+           le(members.size(), 8) + le(dir.size(), 8) + le(dir_at, 8);
+    out += le(0x07064b50, 4) + le(0, 4) + le(end64_at, 8) + le(1, 4);
+    return out + le(0x06054b50, 4) + le(0, 2) + le(0, 2) + le(0xffff, 2) + le(0xffff, 2) + le(ff, 4) + le(ff, 4) + le(0, 2);
+  }
   out += le(0x06054b50, 4) + le(0, 2) + le(0, 2) + le(members.size(), 2) + le(members.size(), 2) + le(dir.size(), 4) +
          le(dir_at, 4) + le(0, 2);
   return out;
@@ -83,23 +95,24 @@ std::string floats(const std::vector<float>& v) {
   return s;
 }
 
-std::string archive(const std::string& pkl, const std::vector<std::pair<std::string, std::string>>& storages) {
+std::string archive(const std::string& pkl, const std::vector<std::pair<std::string, std::string>>& storages,
+                    bool zip64 = false) {
   std::vector<std::pair<std::string, std::string>> m = {{"m/data.pkl", pkl}};
   for (const auto& [k, v] : storages) m.emplace_back("m/data/" + k, v);
   m.emplace_back("m/version", "3\n");
-  return zip_of(m);
+  return zip_of(m, zip64);
 }
 
 // One storage "0" of six float32 1..6 with the views of a 2 x 3 matrix: itself, its transpose (shared
 // storage, non-contiguous), a slice at an offset, a stride-0 expansion.
-std::string views_archive() {
+std::string views_archive(bool zip64 = false) {
   const std::string pkl = pickle(ordered_dict({
       {"a", tensor("FloatStorage", "0", 6, 0, {2, 3}, {3, 1})},
       {"t", tensor("FloatStorage", "0", 6, 0, {3, 2}, {1, 3})},
       {"s", tensor("FloatStorage", "0", 6, 4, {2}, {1})},
       {"e", tensor("FloatStorage", "0", 6, 2, {2, 3}, {0, 1})},
   }));
-  return archive(pkl, {{"0", floats({1, 2, 3, 4, 5, 6})}});
+  return archive(pkl, {{"0", floats({1, 2, 3, 4, 5, 6})}}, zip64);
 }
 
 std::string single(const std::string& type, std::int64_t numel, std::int64_t offset, const std::vector<std::int64_t>& size,
@@ -132,6 +145,10 @@ TEST_CASE("pt: strided, shared and offset views are copied exactly per stride", 
   CHECK(sd.find("e")->f64 == std::vector<double>{3, 4, 5, 3, 4, 5});
   CHECK(sd.find("a")->dtype == DType::float32);
   CHECK(sd.find("missing") == nullptr);
+  // The same archive with zip64 records (sizes and offsets in extra fields) reads the same.
+  const StateDict sd64 = state_dict_parse_pt(views_archive(true), "m.pt");
+  REQUIRE(sd64.size() == 4);
+  CHECK(sd64.find("t")->f64 == std::vector<double>{1, 4, 2, 5, 3, 6});
 }
 
 TEST_CASE("pt: every storage type widens exactly", "[model][pt]") {
@@ -246,6 +263,9 @@ TEST_CASE("pt: the archive's own structure", "[model][pt][hostile]") {
   CHECK(state_dict_parse_pt(zip_of({{"m/data.pkl", pickle("}")}, {"m/byteorder", "little"}}), "m.pt").size() == 0);
   CHECK(contains(refusal(archive(pickle(ordered_dict({{"w", num(1)}})), {})), "tensor 'w': expected a tensor, got an int"));
   CHECK(contains(refusal(archive(pickle(std::string("}") + num(1) + num(2) + "s"), {})), "keys to be str"));
+  CHECK(contains(refusal(archive(pickle(ordered_dict({{"\xff\xfe", tensor("FloatStorage", "0", 1, 0, {1}, {1})}})),
+                                 {{"0", floats({1})}})),
+                 "keys in UTF-8, got '\\xff\\xfe'"));
   CHECK(contains(refusal(archive(pickle("]"), {})), "got a list"));
   CHECK(contains(refusal(archive(pickle(std::string("}") + str("state_dict") + "]s"), {})), "entry 'state_dict': expected a dict"));
   CHECK(contains(refusal(archive(std::string("\x80\x02}", 3), {})), "ending with STOP"));
@@ -255,6 +275,8 @@ TEST_CASE("pt: every truncation and every single-byte change is read or refused,
           "[model][pt][hostile]") {
   const std::string good = views_archive();
   for (std::size_t cut = 0; cut < good.size(); ++cut) CHECK(refusal(good.substr(0, cut)) != "(accepted)");
+  const std::string good64 = views_archive(true);
+  for (std::size_t cut = 0; cut < good64.size(); ++cut) CHECK(refusal(good64.substr(0, cut)) != "(accepted)");
   std::size_t accepted = 0;
   for (std::size_t at = 0; at < good.size(); ++at)
     for (unsigned char x : {0x01, 0x80, 0xff}) {

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
       e["values"] = std::move(values);
       out[key] = std::move(e);
     }
-    std::printf("%s\n", out.dump().c_str());
+    std::printf("%s\n", out.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace).c_str());
     return 0;
   } catch (const memcert::InputError& e) {
     std::fprintf(stderr, "%s\n", e.what());
