@@ -42,6 +42,16 @@ bool pt_key_utf8(const std::string& s) {
   return true;
 }
 
+// Whether a view's elements are consecutive in C order (strides of size-1 dimensions do not matter).
+bool pt_c_contiguous(const PyTensor& t) {
+  std::uint64_t expect = 1;
+  for (std::size_t d = t.shape.size(); d-- > 0;) {
+    if (t.shape[d] != 1 && t.stride[d] != expect) return false;
+    expect *= t.shape[d];
+  }
+  return true;
+}
+
 class PtReader {
  public:
   PtReader(const ModelBytes& b, const StateDictLimits& limits)
@@ -157,6 +167,11 @@ class PtReader {
     std::string bytes(static_cast<std::size_t>((last - t.offset + 1) * w), '\0');
     zip_.read(*m, t.offset * w, bytes.size(), bytes.data());
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+    if (pt_c_contiguous(t)) {  // the common case: one pass, no index arithmetic
+      const std::size_t bad = detail::tensor_decode_run(s.dtype, p, static_cast<std::size_t>(n), out);
+      if (bad != n) fail(where, "expected bool bytes 0 or 1, got another value at element " + std::to_string(bad));
+      return out;
+    }
     // C-order walk of the view: idx counts per dimension, pos the element (relative to the offset).
     const std::size_t rank = t.shape.size();
     std::vector<std::uint64_t> idx(rank, 0);

@@ -138,9 +138,9 @@ StateDict safetensors_read_bytes(const ModelBytes& b, const StateDictLimits& lim
     detail::tensor_allocate(t);
     const std::string bytes = b.read_string(data_at + e.begin, static_cast<std::size_t>(e.end - e.begin), "tensor data");
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-    for (std::size_t k = 0; k < t.numel(); ++k)
-      if (!detail::tensor_decode_element(e.dtype, p, k, t, k))
-        throw input_error(b.name(), where, "expected bool bytes 0 or 1, got another value at element " + std::to_string(k));
+    const std::size_t bad = detail::tensor_decode_run(e.dtype, p, t.numel(), t);
+    if (bad != t.numel())
+      throw input_error(b.name(), where, "expected bool bytes 0 or 1, got another value at element " + std::to_string(bad));
     out.insert(e.name, std::move(t));
   }
   return out;

@@ -61,6 +61,49 @@ bool tensor_decode_element(DType t, const unsigned char* p, std::size_t i, Tenso
   return false;
 }
 
+namespace {
+
+template <class Decode>
+void tensor_decode_loop(const unsigned char* p, std::size_t w, std::size_t count, Decode decode) {
+  for (std::size_t k = 0; k < count; ++k) decode(k, tensor_le(p + k * w, w));
+}
+
+}  // namespace
+
+std::size_t tensor_decode_run(DType t, const unsigned char* p, std::size_t count, Tensor& out) {
+  const std::size_t w = dtype_itemsize(t);
+  double* f = out.f64.data();
+  std::int64_t* i = out.i64.data();
+  switch (t) {
+    case DType::float16:
+      tensor_decode_loop(p, w, count, [&](std::size_t k, std::uint64_t u) { f[k] = float16_bits_to_double(static_cast<std::uint16_t>(u)); });
+      return count;
+    case DType::bfloat16:
+      tensor_decode_loop(p, w, count, [&](std::size_t k, std::uint64_t u) { f[k] = bfloat16_bits_to_double(static_cast<std::uint16_t>(u)); });
+      return count;
+    case DType::float32:
+      tensor_decode_loop(p, w, count, [&](std::size_t k, std::uint64_t u) {
+        const auto b = static_cast<std::uint32_t>(u);
+        float x;
+        std::memcpy(&x, &b, 4);
+        f[k] = static_cast<double>(x);
+      });
+      return count;
+    case DType::float64:
+      tensor_decode_loop(p, w, count, [&](std::size_t k, std::uint64_t u) { std::memcpy(&f[k], &u, 8); });
+      return count;
+    case DType::boolean:
+      for (std::size_t k = 0; k < count; ++k) {
+        if (p[k] > 1) return k;
+        i[k] = p[k];
+      }
+      return count;
+    default:
+      for (std::size_t k = 0; k < count; ++k) (void)tensor_decode_element(t, p, k, out, k);
+      return count;
+  }
+}
+
 void tensor_allocate(Tensor& out) {
   if (dtype_is_float(out.dtype)) out.f64.assign(out.numel(), 0.0);
   else out.i64.assign(out.numel(), 0);

@@ -18,6 +18,10 @@ double bfloat16_bits_to_double(std::uint16_t h);
 // i64, already sized). False when the bytes are not a value of the dtype (a bool byte other than 0, 1).
 bool tensor_decode_element(DType t, const unsigned char* p, std::size_t i, Tensor& out, std::size_t k);
 
+// Elements 0..count-1 of `p` into out's slots 0..count-1 (one loop per dtype: the contiguous case).
+// Returns count, or the index of the first element that is not a value of the dtype.
+std::size_t tensor_decode_run(DType t, const unsigned char* p, std::size_t count, Tensor& out);
+
 // Sizes out.f64 or out.i64 for out.numel() elements (the dtype and shape already set).
 void tensor_allocate(Tensor& out);
 
