@@ -215,6 +215,14 @@ def main():
     refused(p("namespace.ckpt"), "namespace.ckpt", "argparse.Namespace")
     torch.save({"w": torch.zeros(1), "s": {1, 2}}, p("set.pt"))
     refused(p("set.pt"), "set.pt", "__builtin__.set")
+    # 5b'. Tensors the readers do not take: complex (its storage type is no whitelisted global), sparse
+    #      (torch._utils._rebuild_sparse_tensor), quantized.
+    torch.save({"c": torch.randn(2, dtype=torch.complex64)}, p("complex.pt"))
+    refused(p("complex.pt"), "complex.pt", "torch.ComplexFloatStorage")
+    torch.save({"s": torch.eye(3).to_sparse()}, p("sparse.pt"))
+    refused(p("sparse.pt"), "sparse.pt", "_rebuild_sparse_tensor")
+    torch.save({"q": torch.quantize_per_tensor(torch.randn(3), 0.1, 0, torch.quint8)}, p("quant.pt"))
+    refused(p("quant.pt"), "quant.pt")
     # 5c. The legacy format and TorchScript archives: refused with what they are.
     torch.save(mha.state_dict(), p("legacy.pt"), _use_new_zipfile_serialization=False)
     refused(p("legacy.pt"), "legacy.pt", "legacy format")
