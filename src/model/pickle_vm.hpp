@@ -39,7 +39,8 @@ struct PickleResult {
   std::uint32_t root = 0;  // what STOP returned
 };
 
-// Runs `pkl`; `where` prefixes positions in messages ("<file>", position "data.pkl byte N").
+// Runs `pkl`, the archive member `member` of `file`: InputError "<file>: <member> byte N: ..." on any
+// opcode, global or structure outside the whitelist.
 PickleResult pickle_run(const std::string& pkl, const std::string& file, const std::string& member);
 
 // A short name of a kind for messages ("a tuple", "a str", ...).

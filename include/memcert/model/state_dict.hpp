@@ -61,24 +61,27 @@ struct StateDictLimits {
   std::uint64_t max_header_bytes = 100'000'000;
 };
 
-// .pt / .pth / .ckpt written by torch.save (the zip format of PyTorch >= 1.6): `<prefix>/data.pkl` is
-// run by a restricted unpickler that executes nothing. It knows a whitelist of opcodes (protocols 2-5
-// without the object-building ones: PROTO FRAME MARK STOP POP POP_MARK DUP, NONE NEWTRUE NEWFALSE,
-// BININT BININT1 BININT2 LONG1 (up to 8 bytes) BINFLOAT, BINUNICODE SHORT_BINUNICODE BINUNICODE8
-// SHORT_BINBYTES BINBYTES, EMPTY_TUPLE TUPLE TUPLE1-3, EMPTY_LIST APPEND APPENDS, EMPTY_DICT SETITEM
-// SETITEMS, BINPUT LONG_BINPUT MEMOIZE BINGET LONG_BINGET, GLOBAL STACK_GLOBAL, REDUCE BUILD BINPERSID)
-// and a whitelist of globals, each a value, never code: collections.OrderedDict (called with no
-// arguments), torch._utils._rebuild_tensor_v2 / _rebuild_tensor / _rebuild_parameter, torch.Size, the
-// storage types torch.{Half,BFloat16,Float,Double,Char,Short,Int,Long,Byte,Bool}Storage and the dtypes
-// torch.float16 ... torch.bool (as values). Any other opcode or global is bad input naming it and its
-// byte offset in data.pkl. Persistent ids must be ('storage', <storage type>, key, location, numel):
-// member `<prefix>/data/<key>` holds exactly numel little-endian elements (an `archive/byteorder` member,
-// when present, must say "little"); a tensor's offset, shape and strides are bounds-checked against its
-// storage and the view is copied per stride; storages may be shared. The pickled object must be a dict
-// of str -> tensor (the state_dict; attributes such as `_metadata` are ignored), or a dict with a
-// "state_dict" entry that is one (a PyTorch Lightning checkpoint: its other entries must consist of the
-// whitelisted plain values and are ignored). Members must be stored (uncompressed), their CRC-32 right.
-// The legacy (pre-1.6, non-zip) format and TorchScript archives are refused with a message saying so.
+// .pt / .pth / .ckpt / .bin written by torch.save (the zip format of PyTorch >= 1.6): `<prefix>/data.pkl`
+// is run by a restricted unpickler that executes nothing. It knows a whitelist of opcodes (PROTO FRAME
+// MARK STOP POP POP_MARK DUP, NONE NEWTRUE NEWFALSE, BININT BININT1 BININT2 LONG1 BINFLOAT, BINUNICODE
+// SHORT_BINUNICODE BINUNICODE8 SHORT_BINSTRING BINBYTES SHORT_BINBYTES, EMPTY_TUPLE TUPLE TUPLE1-3,
+// EMPTY_LIST LIST APPEND APPENDS, EMPTY_DICT DICT SETITEM SETITEMS, BINPUT LONG_BINPUT MEMOIZE BINGET
+// LONG_BINGET, GLOBAL STACK_GLOBAL, REDUCE BUILD BINPERSID; a LONG1 integer beyond 64 bits is kept as an
+// opaque value) and a whitelist of globals, each a value, never code: collections.OrderedDict (called
+// with no arguments), torch._utils._rebuild_tensor_v2 / _rebuild_tensor / _rebuild_parameter, torch.Size,
+// the storage types torch.{Half,BFloat16,Float,Double,Char,Short,Int,Long,Byte,Bool}Storage and the
+// dtypes torch.float16 ... torch.bool (as values). Any other opcode or global is bad input naming it and
+// its byte offset in data.pkl; BUILD may only set a dict's attributes (OrderedDict._metadata). Persistent
+// ids must be ('storage', <storage type>, key, location, numel): member `<prefix>/data/<key>` holds
+// exactly numel little-endian elements (an `<prefix>/byteorder` member, when present, must say
+// "little"); a key names one storage type and size throughout. A tensor's offset, shape and strides
+// (non-negative) are bounds-checked against its storage and the view is copied per stride; storages may
+// be shared. The pickled object must be a dict of str (UTF-8) -> tensor, the state_dict (attributes such
+// as `_metadata` are ignored), or a dict with a "state_dict" entry that is one (a PyTorch Lightning
+// checkpoint: its other entries must consist of the whitelisted plain values and are ignored). Members
+// must be stored (uncompressed), their CRC-32 right. The legacy (pre-1.6, non-zip) format and TorchScript
+// archives are refused with a message saying so. data.pkl may hold at most limits.max_header_bytes bytes
+// and 2^22 objects.
 StateDict state_dict_read_pt(const std::string& path, const StateDictLimits& limits = {});
 // The same for the bytes of a file in memory (`name` prefixes messages).
 StateDict state_dict_parse_pt(const std::string& bytes, const std::string& name, const StateDictLimits& limits = {});
