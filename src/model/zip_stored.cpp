@@ -16,6 +16,9 @@ namespace {
 
 constexpr std::uint32_t kZipLocalSig = 0x04034b50, kZipCentralSig = 0x02014b50, kZipEndSig = 0x06054b50;
 constexpr std::uint32_t kZip64EndRecordSig = 0x06064b50, kZip64LocatorSig = 0x07064b50;
+// Members an archive may have (a torch.save archive has one per storage, plus three): the directory's
+// size in memory stays bounded whatever the file declares.
+constexpr std::uint64_t kZipMaxMembers = std::uint64_t{1} << 20;
 
 [[noreturn]] void zip_fail(const ModelBytes& b, std::uint64_t at, const std::string& what) {
   throw input_error(b.name(), "byte " + std::to_string(at), what);
@@ -54,6 +57,8 @@ ZipDirectory zip_find_directory(const ModelBytes& b, const std::string& what) {
   if (d.offset > b.size() || b.size() - d.offset < d.size)
     zip_fail(b, end_at, "expected a central directory inside the file");
   if (d.entries > d.size / 46) zip_fail(b, end_at, "expected an entry count that fits the central directory");
+  if (d.entries > kZipMaxMembers)
+    zip_fail(b, end_at, "expected at most " + std::to_string(kZipMaxMembers) + " members, got " + std::to_string(d.entries));
   return d;
 }
 

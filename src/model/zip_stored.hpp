@@ -1,7 +1,7 @@
 #pragma once
 // The members of a zip archive whose members are stored (not compressed), as torch.save writes them:
 // the central directory (zip64 records included) is walked with every count, offset and size checked
-// against the file before use; a member's data must lie inside the file.
+// against the file before use; a member's data must lie inside the file; at most 2^20 members.
 #include <cstdint>
 #include <map>
 #include <string>

@@ -253,6 +253,17 @@ TEST_CASE("pt: deep nesting and cycles cost no recursion", "[model][pt][hostile]
   CHECK(contains(refusal(archive(pickle(std::string("}q\x00", 3) + str("w") + std::string("h\x00s", 3)), {})), "tensor 'w': expected a tensor, got a dict"));
 }
 
+TEST_CASE("pt: a directory declaring more than 2^20 members is refused before it is read", "[model][pt][hostile]") {
+  const std::uint64_t n = (std::uint64_t{1} << 20) + 1, dir_size = 46 * n;
+  std::string z = le(0x04034b50, 4) + std::string(dir_size, '\0');
+  const std::size_t end64_at = z.size();
+  z += le(0x06064b50, 4) + le(44, 8) + le(45, 2) + le(45, 2) + le(0, 4) + le(0, 4) + le(n, 8) + le(n, 8) + le(dir_size, 8) +
+       le(4, 8);
+  z += le(0x07064b50, 4) + le(0, 4) + le(end64_at, 8) + le(1, 4);
+  z += le(0x06054b50, 4) + le(0, 4) + le(0xffff, 2) + le(0xffff, 2) + le(0xffffffff, 4) + le(0xffffffff, 4) + le(0, 2);
+  CHECK(contains(refusal(z), "at most 1048576 members, got 1048577"));
+}
+
 TEST_CASE("pt: the archive's own structure", "[model][pt][hostile]") {
   CHECK(contains(refusal(""), "expected a torch.save archive"));
   CHECK(contains(refusal(std::string("\x80\x02\x8a\x0a", 4)), "legacy format"));
