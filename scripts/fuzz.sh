@@ -3,7 +3,7 @@
 # UndefinedBehaviorSanitizer (build directory build-fuzz/) and runs each for a fixed number of
 # executions from the seed corpus tests/fuzz/corpus/<harness>/ (copied, so the repository is not
 # modified). Built at -O1 with assertions on (what fuzzing wants, and quick to compile): only the checker
-# and the data readers, not the engine, so CI's fuzz step (build + 2000 runs each) takes a few minutes. A crash, a sanitizer report, a leak, a timeout or an internal error stops the script
+# and the data and model-file readers, not the engine, so CI's fuzz step (build + 2000 runs each) takes a few minutes. A crash, a sanitizer report, a leak, a timeout or an internal error stops the script
 # with a non-zero status and leaves the reproducer in build-fuzz/findings/.
 #   scripts/fuzz.sh            2000 executions per harness (CI; the runs take under a minute after the build)
 #   scripts/fuzz.sh 200000     a longer campaign
@@ -15,7 +15,7 @@ CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDe
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
   -DMEMCERT_BUILD_TESTS=OFF -DMEMCERT_BUILD_PYTHON=OFF -DMEMCERT_BUILD_EXAMPLES=OFF \
   -DMEMCERT_FUZZ=ON -DMEMCERT_SANITIZE=address,undefined >/dev/null
-harnesses=(checker_json checker data_json npy npz txt)
+harnesses=(checker_json checker data_json npy npz txt pt safetensors)
 nice cmake --build build-fuzz -j"$JOBS" --target "${harnesses[@]/#/fuzz_}"
 mkdir -p build-fuzz/findings
 for h in "${harnesses[@]}"; do

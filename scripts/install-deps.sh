@@ -12,7 +12,8 @@ cli=(build-essential cmake pkg-config
 pkgs=("${cli[@]}" catch2
       python3 python3-dev python3-pybind11 python3-numpy python3-pytest  # the Python module and its tests
       python3-venv  # the test of `pip install ./python` into a fresh venv
-      libopenmpi-dev openmpi-bin python3-matplotlib)  # sweep: MPI sharding, plots
+      libopenmpi-dev openmpi-bin python3-matplotlib  # sweep: MPI sharding, plots
+      python3-torch)  # tests/model/torch_files.py: model files written by PyTorch itself
 case "${1:-}" in
   "") ;;
   --cli) pkgs=("${cli[@]}") ;;

@@ -9,6 +9,7 @@
 #include "memcert/model/mha.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "memcert/util/parallel.hpp"
+#include "memcert/util/threads.hpp"
 #include "format.hpp"
 #include "kruskal_json.hpp"
 #include "separation_filter.hpp"
