@@ -283,10 +283,11 @@ int run(const Args& a) {
               << " (nothing written)\n";
     return kExitUndecided;
   }
-  if (beyond.result.memorized && !beyond.verdict.valid) {
-    std::cerr << "memcert: undecided: the independent checker did not accept the generic-weights certificate: "
-              << beyond.verdict.reason << " (nothing written)\n";
-    return kExitUndecided;
+  if (beyond.result.memorized && !beyond.verdict.valid) {  // never written; the theorem's, if accepted, is kept
+    std::cerr << "memcert: " << (v.valid ? "note" : "undecided")
+              << ": the independent checker did not accept the generic-weights certificate: " << beyond.verdict.reason
+              << (v.valid ? " (the theorem's certificate is kept)\n" : " (nothing written)\n");
+    if (!v.valid) return kExitUndecided;
   }
   const bool use_generic = beyond.verdict.valid && beyond.result.examples.size() > (v.valid ? res.examples.size() : 0);
   const mahdavi24::Theorem1Result& kept = use_generic ? beyond.result : res;
