@@ -70,8 +70,19 @@ InstanceResult check(const Instance& inst) {
   }
   nlohmann::json c{{"kind", "dana24-claim"}, {"claim", "dana24/proposition-2"}, {"verdict", "confirmed"},
                    {"N", in.N}, {"d", in.d}, {"contexts", in.C}, {"logits", qmat_to_json(in.Z)}};
-  c["minor_rows"] = std::vector<std::size_t>(rc.minor_rows.begin(), rc.minor_rows.begin() + in.d + 1);
-  c["minor_cols"] = std::vector<std::size_t>(rc.minor_cols.begin(), rc.minor_cols.begin() + in.d + 1);
+  // A non-zero (d+1)-minor. The first d+1 rows and columns of the rank certificate's non-singular
+  // rank x rank minor need not be one (rank > d+1): its first d+1 rows are independent, so d+1 independent
+  // columns among the minor's are taken from their own rank certificate.
+  const std::size_t k = in.d + 1;
+  std::vector<std::size_t> rows(rc.minor_rows.begin(), rc.minor_rows.begin() + k), cols;
+  QMatrix sub(k, rc.rank);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < rc.rank; ++j) sub(i, j) = PZ(rows[i], rc.minor_cols[j]);
+  const RankCertificate rs = qmat_rank_certified(sub);
+  if (rs.rank != k) throw std::logic_error("proposition-2: the rank certificate's rows are not independent");
+  for (std::size_t j = 0; j < k; ++j) cols.push_back(rc.minor_cols[rs.minor_cols[j]]);
+  c["minor_rows"] = rows;
+  c["minor_cols"] = cols;
   out.certificate = c;
   out.outcome = Outcome::confirmed;
   out.summary = "rank(P Z*) = " + std::to_string(rc.rank) + " > d = " + std::to_string(in.d) +

@@ -94,6 +94,17 @@ InstanceResult check_lemma(const Instance& inst) {
   Rng rng(in.T * 7919 + in.R.size());
   std::vector<bool> inR(in.T, false);
   for (auto t : in.R) inR[t] = true;
+  // The lemma's hypotheses, as the checker re-derives them: a (w, g) on data that does not meet them
+  // confirms nothing.
+  for (std::size_t t = 0; t < in.T; ++t)
+    if (qmat_rank(in.contexts[t]) < in.n) {
+      r.summary = "hypothesis not met: context " + std::to_string(t) + " is not of full rank";
+      return r;
+    }
+  if (in.R.size() + 1 > in.k || !kruskal_at_least(in.queries, in.k)) {
+    r.summary = "hypothesis not met: the queries' Kruskal rank is below k = " + std::to_string(in.k) + " or |R| > k-1";
+    return r;
+  }
   for (int attempt = 0; attempt < 200; ++attempt) {
     QVector c = rng.int_vector(N.cols(), 5 + attempt);
     QVector w = mat_vec(N, c);
@@ -127,6 +138,14 @@ InstanceResult check_lemma(const Instance& inst) {
 InstanceResult check_boundary(const Instance& inst, const std::string& id) {
   const auto& in = std::any_cast<const Lemma3Instance&>(inst.data);
   InstanceResult r;
+  // The certificate states Kruskal rank >= k and full-rank contexts: only when they hold.
+  bool full = true;
+  for (const auto& E : in.contexts) full = full && qmat_rank(E) == in.n;
+  if (!full || !kruskal_at_least(in.queries, in.k)) {
+    r.summary = "hypothesis not met: a context is not of full rank or the queries' Kruskal rank is below k = " +
+                std::to_string(in.k);
+    return r;
+  }
   // Is e^(t0) in the span of R's queries? Solve exactly: Q_R^T c = e^(t0).
   std::vector<std::size_t> idx = in.R;
   idx.push_back(in.t0);
@@ -206,9 +225,15 @@ Instance search(std::uint64_t seed, std::size_t index) {
   if (fam == 0) {
     in.queries = mahdavi24::queries_with_kruskal_rank(in.T, in.d, in.k, rng.g, 6);
   } else {
+    // Queries of Kruskal rank min(d, T) if a draw has it (an entry range of 1 often has not); otherwise
+    // the instance states the Kruskal rank its queries do have (>= 2, so that 1 <= |R| <= k-1), never more.
     int attempt = 0;
     do in.queries = rng.int_matrix(in.T, in.d, fam == 1 ? 1 : 6);
     while (!kruskal_at_least(in.queries, in.k) && ++attempt < 500);
+    while (!kruskal_at_least(in.queries, in.k)) {
+      if (in.k > 2) --in.k;
+      else in.queries = rng.int_matrix(in.T, in.d, fam == 1 ? 1 : 6);
+    }
   }
   std::size_t size = fam == 0 ? in.k - 1 : 1 + rng.index(in.k - 1);
   std::vector<std::size_t> perm(in.T);

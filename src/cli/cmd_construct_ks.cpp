@@ -8,8 +8,10 @@
 //    "inconsistent_pair"?, "eq55", "f1", "f2", "bounds" (Theorem B.1's expressions), "verified"? (--check).
 // --weights-out W.npz: the network as float64 arrays (ks_weights_float64_arrays; JSON adds "weights_out"),
 // written with the certificate of a memorizing network only.
-// Exit: 0 memorized and verified; 1 inconsistent labels (the pair), a collision (ablation; the certified
-// pair is written to CERT), or a failed verification; 2 bad input.
+// Exit: 0 memorized and verified; 1 inconsistent labels (the pair) or a collision (ablation; the certified
+// pair is written to CERT); 2 bad input; 3 (--check) a certificate the independent checker does not accept
+// (nothing written).
+#include <iostream>
 #include <sstream>
 
 #include "command.hpp"
@@ -83,16 +85,20 @@ int run(const Args& a) {
   nlohmann::json j = ks25::ks_summary_json(r);
   if (o.ablation_linear_phi) j["ablation"] = "linear-phi";
   const std::string cert = ks25::ks_certificate_json(r).dump();
-  file_write_atomic(a.out, cert + "\n");
   progress("construct ks: build and certificate", 1, 1);
-  if (a.check) {
+  if (a.check) {  // before writing: a certificate the checker does not accept is never written
     progress("construct ks: independent check", 0, 1);
     auto v = memcert_checker::verify_certificate_text(cert);
     progress("construct ks: independent check", 1, 1);
-    j["verified"] = v.valid;
-    if (!v.valid) j["checker_reason"] = v.reason;
-    h << "  independent checker: " << (v.valid ? "valid" : "REJECTED: " + v.reason) << "\n";
+    if (!v.valid) {
+      std::cerr << "memcert: undecided: the independent checker did not " << (v.undecided ? "finish" : "accept the constructed certificate")
+                << ": " << v.reason << " (nothing written)\n";
+      return kExitUndecided;
+    }
+    j["verified"] = true;
+    h << "  independent checker: valid\n";
   }
+  file_write_atomic(a.out, cert + "\n");
   if (r.collision) {
     h << "  COLLISION (ablation " << a.ablation << "): sequences " << r.collision->first << " and "
       << r.collision->second << " have different labels but equal context ids"
@@ -118,7 +124,7 @@ int run(const Args& a) {
     h << "\n  weights (float64, nearest doubles of the exact network) written to " << a.weights_out;
   }
   emit(a.json, j, h.str(), start);
-  const bool ok = r.memorized && r.eq55_holds && (!a.check || j["verified"].get<bool>());
+  const bool ok = r.memorized && r.eq55_holds;
   return ok ? kExitHolds : kExitNegative;
 }
 

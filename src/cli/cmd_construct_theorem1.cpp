@@ -198,8 +198,43 @@ int run(const Args& a) {
   opt.tolerance = *tol;
   nlohmann::json j{{"claim", "mahdavi24/theorem-1"}, {"H", a.H}, {"n", ds.n()}, {"d", ds.d()}, {"dh", a.dh}};
   mahdavi24::Theorem1Result res;
+  // The theorem's certificate, re-verified by the independent checker (written below if it is the one
+  // kept); at --c network a certificate the checker refuses is rebuilt at the next grid value.
+  std::string text, digest;
+  memcert_checker::Verdict v;
+  bool checked = false;
+  auto check = [&](mahdavi24::Theorem1Result& r) {
+    if (digest_job.valid()) {
+      StageTimes::Scope clock(&times, "data digest (waited for)");
+      digest = digest_job.get();
+    }
+    if (!digest.empty()) r.certificate["data"]["digest"] = digest;
+    {
+      StageTimes::Scope clock(&times, "certificate JSON");
+      text = r.certificate.dump();
+    }
+    checked = true;
+    v = memcert_checker::Verdict{};
+    if (!r.memorized) return true;  // nothing claimed (the negative verdict is reported below)
+    if (a.no_check) {
+      // --no-check: the engine's own certified verdict stands; the independent re-check is left to `memcert
+      // verify CERT` (run once, not twice, when the certificate is verified as a separate step anyway).
+      v.valid = true;
+      return true;
+    }
+    StageTimes::Scope clock(&times, "independent checker");
+    // Referenced data: the checker is handed the values read from DATASET (as `verify` reads them, without
+    // reading the file a second time) and recomputes the digest.
+    // The checker's memory budget is the run's (--max-memory), as for `verify`; no time limit.
+    memcert_checker::Budget budget;
+    if (run_budget().max_memory_mb > 0) budget.max_bytes = run_budget().max_memory_mb * 1048576.0;
+    v = opt.data_file.empty() ? memcert_checker::verify_certificate_text(text, budget)
+                              : memcert_checker::verify_certificate_text(text, budget, nullptr,
+                                                                         in_memory_supplier(ds, r.T_star, a.dataset));
+    return v.valid || v.undecided;
+  };
   try {
-    res = mahdavi24::theorem1_construct(ds, opt);
+    res = mahdavi24::theorem1_construct_accepted(ds, opt, check);
   } catch (const mahdavi24::HypothesisFailure& f) {
     j["r"] = std::min(ds.n(), a.dh);
     j["T"] = ds.T();
@@ -227,43 +262,19 @@ int run(const Args& a) {
     emit(a.json, j, std::string("UNDECIDED: ") + e.what() + " (nothing written)", start);
     return kExitUndecided;
   }
-  // The theorem's certificate, re-verified by the independent checker (written below if it is the one kept).
-  if (digest_job.valid()) {
-    StageTimes::Scope clock(&times, "data digest (waited for)");
-    res.certificate["data"]["digest"] = digest_job.get();
-  }
-  std::string text;
-  {
-    StageTimes::Scope clock(&times, "certificate JSON");
-    text = res.certificate.dump();
-  }
-  memcert_checker::Verdict v;
-  if (res.memorized && a.no_check) {
-    // --no-check: the engine's own certified verdict stands; the independent re-check is left to `memcert
-    // verify CERT` (run once, not twice, when the certificate is verified as a separate step anyway).
-    v.valid = true;
-  } else if (res.memorized) {
-    StageTimes::Scope clock(&times, "independent checker");
-    // Referenced data: the checker is handed the values read from DATASET (as `verify` reads them, without
-    // reading the file a second time) and recomputes the digest.
-    // The checker's memory budget is the run's (--max-memory), as for `verify`; no time limit.
-    memcert_checker::Budget budget;
-    if (run_budget().max_memory_mb > 0) budget.max_bytes = run_budget().max_memory_mb * 1048576.0;
-    v = opt.data_file.empty() ? memcert_checker::verify_certificate_text(text, budget)
-                              : memcert_checker::verify_certificate_text(text, budget, nullptr,
-                                                                         in_memory_supplier(ds, res.T_star, a.dataset));
-  } else {
+  if (!checked) check(res);
+  if (!res.memorized)
     v.reason = res.class_labels ? "arg-max not certified for every example"
                                 : "labels reproduced only within " + nlohmann::json(res.max_label_error).dump() +
                                       " > tolerance " + a.tolerance;
-  }
   if (res.memorized && !v.valid && v.undecided) {  // the check itself ran over the budget: nothing is decided
     std::cerr << "memcert: undecided: the independent checker did not finish: " << v.reason << " (nothing written)\n";
     return kExitUndecided;
   }
-  if (res.memorized && !v.valid) {
-    std::cerr << "memcert: internal error: the independent checker rejected the constructed certificate: " << v.reason << "\n";
-    return kExitInternal;
+  if (res.memorized && !v.valid) {  // never written: a certificate the checker refuses decides nothing
+    std::cerr << "memcert: undecided: the independent checker did not accept the constructed certificate: " << v.reason
+              << " (nothing written)\n";
+    return kExitUndecided;
   }
   // Beyond the theorem (T > T*): generic weights for all T examples, kept when they certifiably memorize more.
   const Beyond beyond = a.beyond == "generic" && ds.T() > res.T_star ? beyond_generic(ds, opt, times) : Beyond{};
@@ -272,10 +283,11 @@ int run(const Args& a) {
               << " (nothing written)\n";
     return kExitUndecided;
   }
-  if (beyond.result.memorized && !beyond.verdict.valid) {
-    std::cerr << "memcert: internal error: the independent checker rejected the generic-weights certificate: "
-              << beyond.verdict.reason << "\n";
-    return kExitInternal;
+  if (beyond.result.memorized && !beyond.verdict.valid) {  // never written; the theorem's, if accepted, is kept
+    std::cerr << "memcert: " << (v.valid ? "note" : "undecided")
+              << ": the independent checker did not accept the generic-weights certificate: " << beyond.verdict.reason
+              << (v.valid ? " (the theorem's certificate is kept)\n" : " (nothing written)\n");
+    if (!v.valid) return kExitUndecided;
   }
   const bool use_generic = beyond.verdict.valid && beyond.result.examples.size() > (v.valid ? res.examples.size() : 0);
   const mahdavi24::Theorem1Result& kept = use_generic ? beyond.result : res;

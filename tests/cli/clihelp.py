@@ -8,7 +8,8 @@ answer is one line, "1" (success) or "0 <why>".
   npz PATH stored|deflated NAME=DESCR:SHAPE:VALUES...   write an .npz as numpy.savez does (zip64 headers)
   alter IN OUT STATEMENT    load JSON IN as j, exec STATEMENT, write OUT
 EXPR and STATEMENT may call digest(PATH, T): the digest of the first T examples of the JSON attention
-data set at PATH, computed here from its layout in docs/CERTIFICATES.md ("Data by reference").
+data set at PATH, computed here from its layout in docs/CERTIFICATES.md ("Data by reference"); EXPR may
+call lowest_terms(v): every "p/q" string in v is in lowest terms.
 Only the standard library is used (no numpy)."""
 import fractions
 import hashlib
@@ -82,6 +83,24 @@ def t1_checksum(j):
     for ch in s.encode():
         h = ((h ^ ch) * 1099511628211) % (1 << 64)
     return "%016x" % h
+def lowest_terms(v):
+    """Every exact number "p/q" in the JSON value v is in lowest terms with q > 1 (docs/FORMATS.md)."""
+    if isinstance(v, dict):
+        return all(lowest_terms(x) for x in v.values())
+    if isinstance(v, list):
+        return all(lowest_terms(x) for x in v)
+    if isinstance(v, str) and "/" in v:
+        p, q = v.split("/", 1)
+        try:
+            p, q = int(p), int(q)
+        except ValueError:
+            return True  # not a number (a path, a name)
+        if q <= 1 or fractions.Fraction(p, q).denominator != q:
+            raise ValueError("not in lowest terms: %r" % v)
+    return True
+
+
+HELPERS = {"digest": digest, "t1_checksum": t1_checksum, "lowest_terms": lowest_terms}
 
 
 def op_stdout(path, expr):
@@ -91,12 +110,12 @@ def op_stdout(path, expr):
     j = json.loads(lines[0])
     if not isinstance(j, dict):
         return "expected a JSON object"
-    return None if eval(expr, {"j": j, "digest": digest, "t1_checksum": t1_checksum}) else "false"
+    return None if eval(expr, HELPERS | {"j": j}) else "false"
 
 
 def op_file(path, expr):
     j = json.load(open(path))
-    return None if eval(expr, {"j": j, "digest": digest, "t1_checksum": t1_checksum}) else "false"
+    return None if eval(expr, HELPERS | {"j": j}) else "false"
 
 
 def op_npy(path, descr, shape, values):
@@ -130,7 +149,7 @@ def op_bomb(path, shape, total):
 
 def op_alter(src, dst, statement):
     j = json.load(open(src))
-    exec(statement, {"j": j, "digest": digest, "t1_checksum": t1_checksum})
+    exec(statement, HELPERS | {"j": j})
     json.dump(j, open(dst, "w"))
 
 

@@ -930,6 +930,37 @@ section_engine_route() {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# Exact numbers as written (lowest terms) and engine/checker agreement of `claims search`
+# ---------------------------------------------------------------------------------------------------
+section_agreement() {
+  local d=$WORK/agreement s
+  mkdir -p "$d"
+  # Every generator writes p/q in lowest terms (ks's half-integer tokens once came out as "2/2", "0/2").
+  for s in 1 2 3; do
+    run generate ks --N 8 --n 3 --d 3 --V 10 --C 3 --seed $s --out "$d/k$s.json"
+    expect_rc "generate ks seed $s" 0
+    file_check "generate ks seed $s: lowest terms" "$d/k$s.json" 'lowest_terms(j)'
+    run generate theorem1 --T 5 --n 2 --d 3 --seed $s --out "$d/t$s.json"
+    expect_rc "generate theorem1 seed $s" 0
+    file_check "generate theorem1 seed $s: lowest terms" "$d/t$s.json" 'lowest_terms(j)'
+  done
+  run claims list --json
+  json_check "claims list: search modes" 'sum(1 for c in j["claims"] if c["search"]) >= 14 and all(isinstance(c["search"], bool) for c in j["claims"])'
+  # The instances whose certificates the checker once refused: now every certificate is accepted, none
+  # withheld, exit 0, and what --cert-dir holds verifies.
+  for s in 1 2; do
+    run claims search mahdavi24/lemma-3 --budget 30 --seed $s --cert-dir "$d/l3_$s" --json
+    expect_rc "claims search lemma-3 seed $s" 0
+    json_check "claims search lemma-3 seed $s: none refused" 'j["certificates_refused"] == 0 and all(r["certificate_verified"] for r in j["results"] if r["outcome"] != "undecided")'
+  done
+  run verify "$d/l3_1/mahdavi24_lemma-3-11.json"
+  expect_rc "claims search lemma-3: the lattice instance's certificate verifies" 0
+  run claims search dana24/theorem-2 --budget 7 --seed 1 --json
+  expect_rc "claims search dana24/theorem-2 seed 1" 0
+  json_check "claims search dana24/theorem-2 seed 1: none refused" 'j["certificates_refused"] == 0'
+}
+
+# ---------------------------------------------------------------------------------------------------
 # The checker's portable mode (MEMCERT_CHECKER_PORTABLE=1: no SHA instructions, no AVX tiles, the mod-p
 # elimination in 64-bit integers) against the default routes on every certificate the sections above
 # wrote, honest and altered alike: the same exit status and the same verdict, reason and rule lists.
@@ -971,6 +1002,7 @@ SECTIONS+=(section_dana24)
 SECTIONS+=(section_hostile)
 SECTIONS+=(section_verify_data)
 SECTIONS+=(section_hostile_input)
+SECTIONS+=(section_agreement)
 SECTIONS+=(section_portable_twins)
 
 if [ ! -x "$BIN" ]; then

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <type_traits>
 
 #include "memcert/numeric/rational.hpp"
 
@@ -69,6 +70,7 @@ TEST_CASE("directed double conversions bracket the rational", "[numeric]") {
 #include <cstring>
 #include <limits>
 #include <random>
+#include <type_traits>
 
 #include "memcert/numeric/double_bits.hpp"
 #include "support/next_double_check.hpp"
@@ -106,4 +108,45 @@ TEST_CASE("double_exponents agrees with frexp and the exact lowest set bit (norm
 TEST_CASE("next_up / next_down equal std::nextafter on every kind of double", "[numeric]") {
   memcert_test::check_next_double_pair([](double x) { return memcert::next_up(x); },
                                        [](double x) { return memcert::next_down(x); }, 37);
+}
+
+// GMP's mpq functions assume canonical operands, and gmpxx's mpq_class(num, den) does not reduce: a
+// non-canonical 0/4096 or -20480/4096 compares unequal to 0 and -5 (mpq_equal compares numerators and
+// denominators), so a repeated entry went unseen and "2/2" was written. Rational(num, den) reduces.
+TEST_CASE("Rational(num, den) is in lowest terms with a positive denominator", "[numeric]") {
+  static_assert(std::is_base_of_v<mpq_class, Rational>, "Rational is an mpq_class");
+  const Rational a(-20480, 4096), z(0, 4096), h(3, -6);
+  CHECK(a == Rational(-5));
+  CHECK(a.get_num() == -5);
+  CHECK(a.get_den() == 1);
+  CHECK(z == 0);
+  CHECK(z.get_den() == 1);
+  CHECK(h.get_num() == -1);
+  CHECK(h.get_den() == 2);
+  CHECK(Rational(5) + Rational(0, 4096) == Rational(5));
+  CHECK(Rational(Integer(6) * 2, Integer(8)) == Rational(3, 2));
+  CHECK(rational_to_string(Rational(2, 2)) == "1");
+  CHECK(rational_to_string(Rational(0, 2)) == "0");
+  CHECK(rational_to_string(Rational(-8, 2)) == "-4");
+  // Against an independent reduction: num/den by their gcd, sign on the numerator.
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<long> u(-5000, 5000);
+  for (int i = 0; i < 2000; ++i) {
+    const long p = u(rng), q0 = u(rng), q = q0 == 0 ? 1 : q0;
+    const Rational r(p, q);
+    Integer g;
+    mpz_gcd(g.get_mpz_t(), Integer(p).get_mpz_t(), Integer(q).get_mpz_t());
+    Integer num = Integer(p) / g, den = Integer(q) / g;
+    if (den < 0) num = -num, den = -den;
+    CHECK(r.get_num() == num);
+    CHECK(r.get_den() == den);
+    CHECK(mpq_equal(r.get_mpq_t(), mpq_class(num, den).get_mpq_t()) != 0);
+  }
+  // Conversions keep working: from expressions, integers, doubles.
+  Rational e = Rational(1, 3) + Rational(1, 6);
+  CHECK(e == Rational(1, 2));
+  e = 0.25;
+  CHECK(e == Rational(1, 4));
+  e = Integer(7);
+  CHECK(e == 7);
 }

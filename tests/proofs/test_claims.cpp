@@ -347,3 +347,50 @@ TEST_CASE("claim_run on several threads gives the one-thread run", "[proofs]") {
     }
   }
 }
+
+// The engine never hands over a certificate its checker refuses. These search runs once did: lemma-3 (a
+// lattice draw without the Kruskal rank the instance claimed; near-singular contexts built from
+// non-canonical rationals, so equal logits looked distinct), dana24/theorem-2 seed 1 (an exactly uniform
+// pi_t, where the bound holds with equality and no enclosure certifies it) and theorem-1 / proposition-1
+// seed 5 (the joint-scales instance at the smallest c_network grid value, certified by the engine's rank
+// test but not the checker's). Every certificate is now accepted, and the claims are still confirmed.
+TEST_CASE("claims search: every certificate the engine builds is one its checker accepts", "[proofs][search]") {
+  auto all_accepted = [](const ClaimRun& run) {
+    for (const auto& r : run.records) {
+      INFO("instance " << r.index << ": " << r.result.summary << " | " << r.checker_reason);
+      if (!r.result.certificate.is_null()) CHECK(r.certificate_verified);
+      // And independently of the run's own record: the certificate as written.
+      if (!r.result.certificate.is_null())
+        CHECK(memcert_checker::verify_certificate_text(r.result.certificate.dump()).valid);
+    }
+  };
+  const Claim* l3 = claim_find("mahdavi24/lemma-3");
+  REQUIRE(l3);
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    ClaimRun run = claim_search(*l3, 50, seed);
+    INFO("lemma-3 seed " << seed);
+    all_accepted(run);
+    CHECK(!run.finding());
+    CHECK(run.confirmed >= 45);  // the lattice and near-singular families are decided, not dropped
+  }
+  {
+    ClaimRun run = claim_search(*claim_find("dana24/theorem-2"), 7, 1);
+    all_accepted(run);
+    CHECK(run.confirmed == 7);
+  }
+  // dana24/proposition-2, near-uniform family at seeds 9 and 16: rank(P Z*) = 4 > d + 1, and the leading
+  // 3 x 3 block of the certified 4 x 4 minor was singular; the certificate now names a non-zero 3-minor.
+  for (std::uint64_t seed : {9, 16}) {
+    ClaimRun run = claim_search(*claim_find("dana24/proposition-2"), 7, seed);
+    INFO("proposition-2 seed " << seed);
+    all_accepted(run);
+    CHECK(run.records[5].result.outcome == Outcome::confirmed);
+  }
+  for (const char* id : {"mahdavi24/theorem-1", "mahdavi24/proposition-1"}) {
+    ClaimRun run = claim_search(*claim_find(id), 7, 5);
+    INFO(id);
+    all_accepted(run);
+    CHECK(run.records[6].params.value("family", "") == "joint-scales");
+    CHECK(run.records[6].result.outcome == Outcome::confirmed);
+  }
+}

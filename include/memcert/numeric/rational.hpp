@@ -5,11 +5,32 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 namespace memcert {
 
 using Integer = mpz_class;
-using Rational = mpq_class;
+
+// An exact rational: gmpxx's mpq_class, always in canonical form (lowest terms, positive denominator).
+// GMP's mpq functions assume canonical operands, and mpq_class(num, den) does not reduce: 0/4096 or
+// -20480/4096 would then compare unequal to 0 and -5. Rational(num, den) reduces, so every Rational the
+// engine builds is canonical (arithmetic on canonical operands stays canonical).
+class Rational : public mpq_class {
+ public:
+  Rational() = default;
+  Rational(const mpq_class& q) : mpq_class(q) {}
+  Rational(mpq_class&& q) noexcept : mpq_class(std::move(q)) {}
+  // Integer and rational expressions (a + b, a * b, ...).
+  template <class T, class U, std::enable_if_t<std::is_same_v<T, mpq_t> || std::is_same_v<T, mpz_t>, int> = 0>
+  Rational(const __gmp_expr<T, U>& e) : mpq_class(e) {}
+  // Integers and doubles (a double exactly, as mpq_class does).
+  template <class A, std::enable_if_t<std::is_arithmetic_v<A>, int> = 0>
+  Rational(A x) : mpq_class(x) {}
+  // num / den in lowest terms (den != 0).
+  Rational(const Integer& num, const Integer& den) : mpq_class(num, den) { canonicalize(); }
+  using mpq_class::operator=;
+};
 
 // Parses an exact decimal number: "-3", "7/12", "0.125", "1e-3", "-2.5E+4", "+4".
 // Returns nullopt when `s` is not such a number (or has a zero denominator).

@@ -520,6 +520,7 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       if (tr.c_weyl) c_max = std::max(c_max, *tr.c_weyl);
     }
     out.c_network = c_network_grid_search(c_max, [&](const Rational& cc) {
+      if (opt.c_network_above && cc <= *opt.c_network_above) return false;
       GramRankResult r = network_at(cc);
       if (r.ok) out.network_sigma_lower = r.sigma_lower;
       return r.ok;

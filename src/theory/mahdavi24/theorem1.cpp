@@ -353,6 +353,16 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   return res;
 }
 
+Theorem1Result theorem1_construct_accepted(const AttentionDataset& ds, Theorem1Options opt,
+                                           const std::function<bool(Theorem1Result&)>& accepted) {
+  for (;;) {
+    Theorem1Result res = theorem1_construct(ds, opt);
+    if (res.certificate.is_null() || accepted(res)) return res;
+    if (opt.scale != "network" || !res.c_network) return res;
+    opt.c_network_above = *res.c_network;  // escalate: the next grid value that certifies
+  }
+}
+
 // ---- data generation (uniform random rationals m/64, like the paper's uniform data) -----------------
 AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t T, std::size_t n, std::size_t d,
                                             std::optional<std::size_t> classes, std::uint64_t seed,

@@ -171,6 +171,9 @@ struct Theorem1Options {
   // c_value). Other than "proof", the certificate rests on the final rank(Z) >= T alone.
   std::string scale = "proof";
   Rational c_value = 0;
+  // c_network's grid search skips the values <= this one: a caller whose independent check refused the
+  // certificate built at c_network escalates to the next grid value (theorem1_construct_accepted).
+  std::optional<Rational> c_network_above;
   Rational tolerance = Rational(1, 1000000);
   std::size_t max_retries = 40;
   // Lemma 5's B.2 criterion is estimated only for heads with at most this many earlier examples: its
@@ -271,6 +274,15 @@ std::vector<std::vector<std::size_t>> theorem1_groups(std::size_t T, std::size_t
 // Throws InputError for bad usage (H = 0, d_v < d_out, d < d_out, n > d, label shape) and
 // HypothesisFailure when the hypotheses fail; otherwise returns the certified result (result.memorized tells whether every check passed).
 Theorem1Result theorem1_construct(const AttentionDataset& ds, const Theorem1Options& opt);
+
+// theorem1_construct, then `accepted(result)` (the caller's independent check of result.certificate; it
+// may complete the certificate first, e.g. a data digest). At scale "network" a refused certificate is
+// rebuilt at the next larger grid value of c_network (the engine's rank test and the checker's differ in
+// their enclosures, and the smallest certified grid value can sit at the edge of one of them), until one is
+// accepted or the grid is exhausted (std::runtime_error, as for theorem1_construct). Other scales return
+// the first result. `accepted` is called for every result with a certificate.
+Theorem1Result theorem1_construct_accepted(const AttentionDataset& ds, Theorem1Options opt,
+                                           const std::function<bool(Theorem1Result&)>& accepted);
 
 // Beyond Theorem 1 (docs/THEORY.md, "Beyond T*"): when T > T*, a generic choice of the weights can still
 // give rank(Z) = T as long as T <= H d (Z is T x H d). Draws random exact W_K, W_Q per head (small
