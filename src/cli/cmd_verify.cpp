@@ -95,6 +95,9 @@ std::optional<std::string> read_stream_capped(const std::string& path, double ma
       return std::nullopt;
     }
     text.append(buf.data(), static_cast<std::size_t>(got));
+    // Not a certificate from its first byte on (a device of zeros, binary data): the checker says where.
+    const auto first = text.find_first_not_of(" \t\n\r");
+    if (first != std::string::npos && text[first] != '{') break;
   }
   ::close(fd);
   return text;

@@ -667,9 +667,15 @@ section_hostile() {
   printf '{"contexts":[[[1e999,0],[0,1]]],"queries":[[1,0]],"labels":[1]}' >"$d/big.json"
   expect_bad_input "data: 1e999" "$d/z.json" construct theorem1 "$d/big.json" --heads 1 --dh 2 --out "$d/z.json"
   stderr_mentions "data: 1e999" "big.json"
-  # verify: an endless stream is undecided (over budget), not read until memory runs out.
-  run verify /dev/zero --max-memory 64
-  expect_rc "verify /dev/zero" 3
+  # verify: a stream that cannot be a certificate is bad input at its first byte (a device of zeros is
+  # not read until the budget runs out); an endless stream that could be one is undecided (over budget).
+  expect_bad_input "verify /dev/zero" "" verify /dev/zero --max-memory 64
+  stderr_mentions "verify /dev/zero" "offset 0"
+  yes ' ' | head -c 100000000 | "$BIN" verify /dev/stdin --max-memory 64 >"$OUT" 2>"$ERR"
+  RC=$?
+  expect_rc "verify an endless stream of whitespace" 3
+  head -c 20000000 /dev/zero >"$d/zeros.json"
+  expect_bad_input "verify a 20 MB file of zeros" "" verify "$d/zeros.json" --max-memory 16
   # construct: a certificate the in-process checker cannot read within --max-memory is undecided (exit 3),
   # not an internal error, and nothing is written.
   "$BIN" generate theorem1 --T 100 --n 16 --d 32 --seed 2 --out "$d/mm.npz" >/dev/null 2>&1

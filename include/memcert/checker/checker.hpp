@@ -48,7 +48,8 @@ Verdict verify_certificate_text(const std::string& json_text, const Budget& budg
 
 // Reads the file and verifies its text. An unreadable file is a rejection whose reason starts with
 // the path (callers wanting "bad input" semantics should check readability themselves). A file larger
-// than budget.max_bytes / kTextBytesPerInputByte is undecided (over budget) without being read whole.
+// than budget.max_bytes / kTextBytesPerInputByte is undecided (over budget) without being read whole;
+// one whose first byte after JSON whitespace is not '{' is malformed at once, however long it is.
 Verdict verify_certificate_file(const std::string& path, const Budget& budget = {});
 
 // `verify CERT --data DATA`: the data set the certificate must be about. The supplier is called with the

@@ -190,6 +190,16 @@ Verdict verify_certificate_text(const std::string& json_text, const Budget& budg
 }
 
 namespace {
+// True once `text` shows it cannot be a certificate: its first byte after JSON whitespace is not '{'.
+// Reading stops there (a device of zeros is "not JSON" at byte 0, not "over budget" after the budget).
+bool cannot_be_certificate(const std::string& text) {
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c != '{';
+  }
+  return false;
+}
+
 Verdict verify_file(const std::string& path, const Budget& budget, const DataSupplier* data,
                     const ArraysSupplier* arrays = nullptr) {
   try {
@@ -210,6 +220,7 @@ Verdict verify_file(const std::string& path, const Budget& budget, const DataSup
         return v;
       }
       text.append(buf, got);
+      if (cannot_be_certificate(text)) break;  // the parser names the byte
     }
     const bool bad = std::ferror(f) != 0;
     std::fclose(f);
