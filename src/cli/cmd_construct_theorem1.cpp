@@ -227,6 +227,20 @@ int run(const Args& a) {
     emit(a.json, j, std::string("UNDECIDED: ") + e.what() + " (nothing written)", start);
     return kExitUndecided;
   }
+  if (!res.memorized && !res.readout_undecided.empty()) {
+    // rank(Z) >= T* certified: the labels are memorized by some read-out; not certifying one is no "no".
+    j["r"] = res.r;
+    j["T"] = ds.T();
+    j["T_star"] = res.T_star;
+    j["rank_Z_lower"] = res.rank_Z_lower;
+    record_memorized(j, ds.T(), {});
+    j["c_scale"] = a.c;
+    j["c_network"] = res.c_network ? nlohmann::json(rational_to_string(*res.c_network)) : nlohmann::json(nullptr);
+    j["saturation"] = nlohmann::json::array();
+    j["undecided"] = res.readout_undecided;
+    emit(a.json, j, "UNDECIDED: " + res.readout_undecided + " (nothing written)", start);
+    return kExitUndecided;
+  }
   // The theorem's certificate, re-verified by the independent checker (written below if it is the one kept).
   if (digest_job.valid()) {
     StageTimes::Scope clock(&times, "data digest (waited for)");

@@ -364,6 +364,23 @@ section_theorem1() {
   json_check "joint-scales data: Assumptions 1-3 and general position" 'j["assumption1"]["holds"] is True and j["assumption2"]["holds"] is True and j["assumption3"]["holds"] is True and j["general_position"]["holds"] is True'
   run construct theorem1 "$d/joint.json" --heads 3 --dh 2 --c network --out "$d/joint.cert.json" --json
   expect_rc "construct theorem1 on joint-scales data at c_network" 0
+  # A staircase: one shared context (two unit tokens), queries e_1, e_1+e_2, e_1+e_2+e_3, e_1+...+e_4. At
+  # c = 0 the rows of Z nearly coincide and c_network is a tiny c (about 6e-8) at which Z is ill-conditioned:
+  # the double read-out's bound (about 2e-6) does not certify the labels, the MPFR read-out does. The
+  # reported c_network, passed back, rebuilds the same certificate, and verify accepts it.
+  cat >"$d/stair.json" <<'JSON'
+{"contexts": [[["1","0","0","0"],["0","1","0","0"]], [["1","0","0","0"],["0","1","0","0"]], [["1","0","0","0"],["0","1","0","0"]], [["1","0","0","0"],["0","1","0","0"]]],
+ "queries": [["1","0","0","0"],["1","1","0","0"],["1","1","1","0"],["1","1","1","1"]], "labels": ["-8","0","8","-4"]}
+JSON
+  run construct theorem1 "$d/stair.json" --heads 3 --dh 2 --c network --out "$d/stair.cert.json" --json
+  expect_rc "construct theorem1 --c network on staircase data (ill-conditioned Z)" 0
+  json_check "staircase at c_network: saturation needed, every label certified" 'j["memorized"] is True and j["verified"] is True and j["c_network"] not in (None, "0") and j["max_label_error"] <= 2**-20 and "step2 read-out (MPFR)" in j["timings"]'
+  cnet=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["c_network"])' "$OUT")
+  run construct theorem1 "$d/stair.json" --heads 3 --dh 2 --c "$cnet" --out "$d/stair.val.json" --json
+  expect_rc "construct theorem1 --c <c_network> on staircase data" 0
+  if cmp -s "$d/stair.cert.json" "$d/stair.val.json"; then pass; else fail "staircase: --c <c_network> does not rebuild the --c network certificate"; fi
+  run verify "$d/stair.cert.json" --json
+  json_check "verify the staircase certificate" 'j["valid"] is True'
   run generate theorem1 --family common-scale --T 3 --n 2 --d 4 --seed 5 --out "$d/common.json"
   expect_rc "generate --family common-scale" 0
   expect_bad_input "generate --family joint-scales with T != 4" "$d/never.json" generate theorem1 --family joint-scales --T 5 --n 2 --d 3 --out "$d/never.json"
