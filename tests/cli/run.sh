@@ -413,6 +413,18 @@ JSON
   check "T > H d: the summary states the bound" grep -q "rank(Z) <= min(T, H d) = 12 for any weights" "$OUT"
   run construct theorem1 "$d/data.json" --heads 2 --dh 4 --beyond sideways --out "$d/never.json"
   expect_rc "construct theorem1 --beyond sideways" 2
+  # The generic attempt over the memory budget never costs the theorem's certificate: T = 500 examples of
+  # 64 x 64 contexts, T* = 9. The generic weights would need about 800 MB beside the data (measured peak
+  # about 600 MB); at --max-memory 300 they are skipped with the value that would suffice, the theorem's
+  # certificate is written and verifies, and the exit status is the theorem's (1: 9 of 500).
+  run generate theorem1 --T 500 --n 64 --d 64 --seed 3 --out "$d/wide.json"
+  expect_rc "generate 500 x 64 x 64" 0
+  run construct theorem1 "$d/wide.json" --heads 4 --dh 3 --max-memory 300 --out "$d/wide.cert.json" --json
+  expect_rc "construct theorem1 --max-memory 300, generic attempt over budget" 1
+  json_check "--max-memory 300: theorem certificate kept, generic skipped for budget" 'j["memorized_count"] == 9 and j["theorem_memorized_count"] == 9 and j["verified"] is True and j["method"] == "theorem" and "--max-memory" in j["generic"]["skipped"] and "would suffice" in j["generic"]["skipped"]'
+  run verify "$d/wide.cert.json" --json
+  json_check "verify the theorem certificate written under --max-memory 300" 'j["valid"] is True'
+  rm -f "$d/wide.json" "$d/wide.cert.json"
   # Exactly T* examples: all memorized, exit 0.
   alter_json "$d/data.json" "$d/data13.json" 'j["contexts"] = j["contexts"][:13]; j["queries"] = j["queries"][:13]; j["labels"] = j["labels"][:13]'
   run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --out "$d/cert13.json" --json
