@@ -172,7 +172,7 @@ struct ReadoutEscalation {
   long bits = 0;  // the precision that certified (or the last tried)
   std::string why;
 };
-inline constexpr double kStep2EscalationOps = 4e8, kStep2EscalationEntries = 4e6;
+inline constexpr double kStep2EscalationOps = 1e8, kStep2EscalationEntries = 1e6;
 double step2_escalation_cost(std::size_t T, std::size_t Hd, std::size_t n);
 ReadoutEscalation step2_readout_escalate(const AttentionDataset& ds, const std::vector<std::size_t>& rows,
                                          const std::vector<MhaHead>& heads, const QMatrix& Y, const QMatrix& Yt,
