@@ -18,9 +18,10 @@
 // re-check ("verified": null); `memcert verify CERT` is then the independent check.
 // Exit: 0 every example memorized and the certificate re-verified by the independent checker (with
 // --no-check: certified by the engine); 1 a
-// hypothesis fails (witness printed, no certificate written), the labels could not be certified, or
+// hypothesis fails (witness printed, no certificate written), or
 // T > T_star examples were given and only T_star are memorized (the certificate for those is written);
-// 2 bad usage/input; 3 undecided (a rank certificate failed, e.g. at the chosen scale: nothing written).
+// 2 bad usage/input; 3 undecided (a rank certificate failed, e.g. at the chosen scale, or no read-out was
+// certified within the label rule even at Step 2's highest precision: nothing written).
 // --weights-out FILE.npz: the certified weights as float64 arrays (weights_npz.hpp), written only with a
 // valid certificate; JSON then adds "weights_out" and "torch_layout" (true, or why not).
 #include <unistd.h>

@@ -381,6 +381,12 @@ JSON
   if cmp -s "$d/stair.cert.json" "$d/stair.val.json"; then pass; else fail "staircase: --c <c_network> does not rebuild the --c network certificate"; fi
   run verify "$d/stair.cert.json" --json
   json_check "verify the staircase certificate" 'j["valid"] is True'
+  # --tolerance 0 cannot be certified by any enclosure, yet rank(Z) = T* is: undecided (exit 3), never
+  # "NOT memorized", nothing written.
+  run construct theorem1 "$d/stair.json" --heads 3 --dh 2 --tolerance 0 --out "$d/never.json" --json
+  expect_rc "construct theorem1 --tolerance 0" 3
+  json_check "--tolerance 0: undecided, the rank certified" 'j["rank_Z_lower"] == 4 and "exact read-out exists" in j["undecided"]'
+  check "--tolerance 0 writes nothing" test ! -e "$d/never.json"
   run generate theorem1 --family common-scale --T 3 --n 2 --d 4 --seed 5 --out "$d/common.json"
   expect_rc "generate --family common-scale" 0
   expect_bad_input "generate --family joint-scales with T != 4" "$d/never.json" generate theorem1 --family joint-scales --T 5 --n 2 --d 3 --out "$d/never.json"
