@@ -381,6 +381,15 @@ JSON
   if cmp -s "$d/stair.cert.json" "$d/stair.val.json"; then pass; else fail "staircase: --c <c_network> does not rebuild the --c network certificate"; fi
   run verify "$d/stair.cert.json" --json
   json_check "verify the staircase certificate" 'j["valid"] is True'
+  # Three staircase examples, two heads: the smallest grid c the engine's rank certificate passes (about
+  # 6e-8) was one the checker's own enclosure did not (exit 3, internal error); c_network keeps a margin.
+  alter_json "$d/stair.json" "$d/stair3.json" 'j["contexts"] = j["contexts"][:3]; j["queries"] = j["queries"][:3]; j["labels"] = ["-1/2", "0", "1/2"]'
+  run construct theorem1 "$d/stair3.json" --heads 2 --dh 2 --c network --out "$d/stair3.cert.json" --json
+  expect_rc "construct theorem1 --c network, staircase of 3" 0
+  json_check "staircase of 3 at c_network: certified and verified" 'j["memorized"] is True and j["verified"] is True and j["c_network"] not in (None, "0")'
+  cnet=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["c_network"])' "$OUT")
+  run construct theorem1 "$d/stair3.json" --heads 2 --dh 2 --c "$cnet" --out "$d/stair3.val.json"
+  expect_rc "construct theorem1 --c <c_network>, staircase of 3" 0
   # --tolerance 0 cannot be certified by any enclosure, yet rank(Z) = T* is: undecided (exit 3), never
   # "NOT memorized", nothing written.
   run construct theorem1 "$d/stair.json" --heads 3 --dh 2 --tolerance 0 --out "$d/never.json" --json
