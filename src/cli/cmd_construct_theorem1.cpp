@@ -18,11 +18,16 @@
 // re-check ("verified": null); `memcert verify CERT` is then the independent check.
 // Exit: 0 every example memorized and the certificate re-verified by the independent checker (with
 // --no-check: certified by the engine); 1 a
-// hypothesis fails (witness printed, no certificate written), the labels could not be certified, or
+// hypothesis fails (witness printed, no certificate written), or
 // T > T_star examples were given and only T_star are memorized (the certificate for those is written);
-// 2 bad usage/input; 3 undecided (a rank certificate failed, e.g. at the chosen scale: nothing written).
+// 2 bad usage/input; 3 undecided (a rank certificate failed, e.g. at the chosen scale, or no read-out was
+// certified within the label rule even at Step 2's highest precision: nothing written).
 // --weights-out FILE.npz: the certified weights as float64 arrays (weights_npz.hpp), written only with a
 // valid certificate; JSON then adds "weights_out" and "torch_layout" (true, or why not).
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
 #include <future>
 #include <iostream>
 
@@ -34,6 +39,7 @@
 #include "memcert/model/weights_npz.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 #include "memcert/util/error.hpp"
+#include "memcert/util/memory.hpp"
 
 namespace memcert::cli {
 namespace cmd_construct_theorem1 {
@@ -96,23 +102,60 @@ struct Beyond {
   std::string text, summary;
   nlohmann::json report;  // null when not tried
 };
-// Never costs the theorem's certificate: a generic attempt over the memory budget, or one that fails
-// inside, is reported in "generic" ("skipped" / "error") and the theorem's result stands.
+// Peak memory the generic attempt adds to what the process holds, in bytes: an upper bound fitted to
+// measured peaks (within 1.3-2.2x of them at T = 200..2000, n d = 128..10^4, H d = 64..256). Its
+// construction: per context entry of the T examples about 180 bytes (the exact copy, its scaled form, the
+// doubles), per entry of the k <= min(T, H d) certified examples about 220 (their certificate as JSON),
+// then Z (centres and radii, twice) and the T x T Gram matrix. Its check: the certificate's text and the
+// memory the independent checker asks of its budget for it (about 400 bytes per number). The larger.
+double generic_memory_bytes(std::size_t T, std::size_t n, std::size_t d, std::size_t H, std::size_t dh) {
+  const double t = double(T), nd = double(n) * double(d), Hd = double(H) * double(d), k = std::min(t, Hd);
+  const double build = 256 * t * nd + 256 * k * nd + 40 * t * Hd + 24 * t * t;
+  const double numbers = k * (nd + double(d) + 1) + Hd * (2 * double(dh) + double(d) + 1) + double(d) * double(d);
+  return std::max(build, 512 * numbers) + 32.0 * 1048576;
+}
+
+// The process's resident memory in bytes (Linux /proc/self/statm), 0 when unknown.
+double resident_bytes() {
+  std::ifstream f("/proc/self/statm");
+  double size = 0, resident = 0;
+  if (!(f >> size >> resident)) return 0;
+  return resident * double(sysconf(_SC_PAGESIZE));
+}
+
+// Never costs the theorem's certificate: a generic attempt over the memory budget (estimated before, or
+// out of memory while it runs, or its check over budget), or one that fails inside, is reported in
+// "generic" ("skipped" / "stopped" / "error") and the theorem's result stands.
 Beyond beyond_generic(const AttentionDataset& ds, const mahdavi24::Theorem1Options& opt, StageTimes& times) {
   Beyond b;
-  const double T = double(ds.T()), Hd = double(opt.H) * double(ds.d());
-  const double bytes = 8.0 * (4 * T * Hd + 3 * T * T);  // Z centre/radius (twice), Gram matrices
-  if (run_budget().max_memory_mb > 0 && bytes > run_budget().max_memory_mb * 1048576.0 / 2) {
-    b.report = {{"skipped", "over half the --max-memory budget (about " + std::to_string(long(bytes / 1048576)) + " MB)"},
-                {"memorized_count", 0}, {"verified", false}};
-    b.summary = "beyond T*: generic weights not tried: " + b.report["skipped"].get<std::string>();
+  const double MiB = 1048576.0, need = generic_memory_bytes(ds.T(), ds.n(), ds.d(), opt.H, opt.dh), held = resident_bytes();
+  const double cap = run_budget().max_memory_mb * MiB;
+  auto stopped = [&](const std::string& key, const std::string& why) {
+    b.result = mahdavi24::Theorem1Result{};
+    b.verdict = memcert_checker::Verdict{};
+    b.report = {{key, why}, {"memorized_count", 0}, {"verified", false}};
+    b.summary = "beyond T*: generic weights " + std::string(key == "skipped" ? "not tried" : "stopped") + ": " + why +
+                "; the theorem's result stands";
+  };
+  // "--max-memory N would suffice": what is held now plus the estimate, rounded up to 100 MB.
+  const long suffice = long(std::ceil((held + need) / MiB / 100) * 100);
+  if (cap > 0 && held + need > cap) {
+    stopped("skipped", "they need about " + std::to_string(long(std::ceil(need / MiB))) + " MB beside the " +
+                           std::to_string(long(held / MiB)) + " MB in use, over the --max-memory budget of " +
+                           std::to_string(long(run_budget().max_memory_mb)) + " MB (--max-memory " +
+                           std::to_string(suffice) + " would suffice; --beyond off skips them)");
     return b;
   }
+  const std::string over = "out of memory, over the --max-memory budget of " + std::to_string(long(run_budget().max_memory_mb)) +
+                           " MB (--max-memory " + std::to_string(suffice) + " should suffice; --beyond off skips them)";
   try {
     StageTimes::Scope clock(&times, "generic weights");
     b.result = mahdavi24::generic_weights_construct(ds, opt);
   } catch (const InputError&) {
     throw;
+  } catch (const std::bad_alloc&) {
+    stopped("stopped", over);
+    return b;
   } catch (const std::runtime_error& e) {
     b.result = mahdavi24::Theorem1Result{};
     b.report = {{"error", e.what()}, {"memorized_count", 0}, {"verified", false}};
@@ -121,9 +164,22 @@ Beyond beyond_generic(const AttentionDataset& ds, const mahdavi24::Theorem1Optio
   }
   const auto& g = b.result;
   if (g.memorized) {
-    b.text = g.certificate.dump();
-    StageTimes::Scope clock(&times, "independent checker (generic)");
-    b.verdict = memcert_checker::verify_certificate_text(b.text);
+    try {
+      b.text = g.certificate.dump();
+      b.result.certificate = nlohmann::json();  // the text is what is checked and written: the tree goes
+      release_free_memory();
+      StageTimes::Scope clock(&times, "independent checker (generic)");
+      memcert_checker::Budget budget;  // what the budget leaves beside the process's memory now
+      if (cap > 0) budget.max_bytes = std::max(0.0, cap - resident_bytes());
+      b.verdict = memcert_checker::verify_certificate_text(b.text, budget);
+    } catch (const std::bad_alloc&) {
+      stopped("stopped", over);
+      return b;
+    }
+    if (!b.verdict.valid && b.verdict.undecided) {  // the check ran over the budget: nothing decided about them
+      stopped("stopped", "the independent check of their certificate did not finish: " + b.verdict.reason);
+      return b;
+    }
   }
   const std::size_t count = b.verdict.valid ? g.examples.size() : 0;
   b.report = {{"rank_Z_lower", g.rank_Z_lower},
@@ -262,6 +318,20 @@ int run(const Args& a) {
     emit(a.json, j, std::string("UNDECIDED: ") + e.what() + " (nothing written)", start);
     return kExitUndecided;
   }
+  if (!res.memorized && !res.readout_undecided.empty()) {
+    // rank(Z) >= T* certified: the labels are memorized by some read-out; not certifying one is no "no".
+    j["r"] = res.r;
+    j["T"] = ds.T();
+    j["T_star"] = res.T_star;
+    j["rank_Z_lower"] = res.rank_Z_lower;
+    record_memorized(j, ds.T(), {});
+    j["c_scale"] = a.c;
+    j["c_network"] = res.c_network ? nlohmann::json(rational_to_string(*res.c_network)) : nlohmann::json(nullptr);
+    j["saturation"] = nlohmann::json::array();
+    j["undecided"] = res.readout_undecided;
+    emit(a.json, j, "UNDECIDED: " + res.readout_undecided + " (nothing written)", start);
+    return kExitUndecided;
+  }
   if (!checked) check(res);
   if (!res.memorized)
     v.reason = res.class_labels ? "arg-max not certified for every example"
@@ -271,18 +341,28 @@ int run(const Args& a) {
     std::cerr << "memcert: undecided: the independent checker did not finish: " << v.reason << " (nothing written)\n";
     return kExitUndecided;
   }
+  if (res.memorized && !v.valid && res.readout_bits > 53 && v.reason.rfind("labels:", 0) == 0) {
+    // The labels hold (certified at readout_bits), but the checker's enclosure of Z is double-wide: too
+    // coarse for this read-out's size. Nothing is decided by the independent check: undecided.
+    std::cerr << "memcert: undecided: the labels are certified at " << res.readout_bits
+              << " bits, but the independent checker cannot confirm them at its precision: " << v.reason
+              << " (nothing written)\n";
+    return kExitUndecided;
+  }
   if (res.memorized && !v.valid) {  // never written: a certificate the checker refuses decides nothing
     std::cerr << "memcert: undecided: the independent checker did not accept the constructed certificate: " << v.reason
               << " (nothing written)\n";
     return kExitUndecided;
   }
   // Beyond the theorem (T > T*): generic weights for all T examples, kept when they certifiably memorize more.
-  const Beyond beyond = a.beyond == "generic" && ds.T() > res.T_star ? beyond_generic(ds, opt, times) : Beyond{};
-  if (beyond.result.memorized && !beyond.verdict.valid && beyond.verdict.undecided) {
-    std::cerr << "memcert: undecided: the independent checker did not finish: " << beyond.verdict.reason
-              << " (nothing written)\n";
-    return kExitUndecided;
+  // The theorem's verified certificate is written first, so nothing the optional attempt does (even a
+  // process killed for memory) can cost it; a better generic certificate replaces it below.
+  const bool try_generic = a.beyond == "generic" && ds.T() > res.T_star;
+  if (try_generic && v.valid) {
+    StageTimes::Scope clock(&times, "write");
+    file_write_atomic(a.out, text + "\n");
   }
+  const Beyond beyond = try_generic ? beyond_generic(ds, opt, times) : Beyond{};
   if (beyond.result.memorized && !beyond.verdict.valid) {  // never written; the theorem's, if accepted, is kept
     std::cerr << "memcert: " << (v.valid ? "note" : "undecided")
               << ": the independent checker did not accept the generic-weights certificate: " << beyond.verdict.reason

@@ -364,6 +364,38 @@ section_theorem1() {
   json_check "joint-scales data: Assumptions 1-3 and general position" 'j["assumption1"]["holds"] is True and j["assumption2"]["holds"] is True and j["assumption3"]["holds"] is True and j["general_position"]["holds"] is True'
   run construct theorem1 "$d/joint.json" --heads 3 --dh 2 --c network --out "$d/joint.cert.json" --json
   expect_rc "construct theorem1 on joint-scales data at c_network" 0
+  # A staircase: one shared context (two unit tokens), queries e_1, e_1+e_2, e_1+e_2+e_3, e_1+...+e_4. At
+  # c = 0 the rows of Z nearly coincide and c_network is a tiny c (about 6e-8) at which Z is ill-conditioned:
+  # the double read-out's bound (about 2e-6) does not certify the labels, the MPFR read-out does. The
+  # reported c_network, passed back, rebuilds the same certificate, and verify accepts it.
+  cat >"$d/stair.json" <<'JSON'
+{"contexts": [[["1","0","0","0"],["0","1","0","0"]], [["1","0","0","0"],["0","1","0","0"]], [["1","0","0","0"],["0","1","0","0"]], [["1","0","0","0"],["0","1","0","0"]]],
+ "queries": [["1","0","0","0"],["1","1","0","0"],["1","1","1","0"],["1","1","1","1"]], "labels": ["-8","0","8","-4"]}
+JSON
+  run construct theorem1 "$d/stair.json" --heads 3 --dh 2 --c network --out "$d/stair.cert.json" --json
+  expect_rc "construct theorem1 --c network on staircase data (ill-conditioned Z)" 0
+  json_check "staircase at c_network: saturation needed, every label certified" 'j["memorized"] is True and j["verified"] is True and j["c_network"] not in (None, "0") and j["max_label_error"] <= 2**-20 and "step2 read-out (MPFR)" in j["timings"]'
+  cnet=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["c_network"])' "$OUT")
+  run construct theorem1 "$d/stair.json" --heads 3 --dh 2 --c "$cnet" --out "$d/stair.val.json" --json
+  expect_rc "construct theorem1 --c <c_network> on staircase data" 0
+  if cmp -s "$d/stair.cert.json" "$d/stair.val.json"; then pass; else fail "staircase: --c <c_network> does not rebuild the --c network certificate"; fi
+  run verify "$d/stair.cert.json" --json
+  json_check "verify the staircase certificate" 'j["valid"] is True'
+  # Three staircase examples, two heads: the smallest grid c the engine's rank certificate passes (about
+  # 6e-8) was one the checker's own enclosure did not (exit 3, internal error); c_network keeps a margin.
+  alter_json "$d/stair.json" "$d/stair3.json" 'j["contexts"] = j["contexts"][:3]; j["queries"] = j["queries"][:3]; j["labels"] = ["-1/2", "0", "1/2"]'
+  run construct theorem1 "$d/stair3.json" --heads 2 --dh 2 --c network --out "$d/stair3.cert.json" --json
+  expect_rc "construct theorem1 --c network, staircase of 3" 0
+  json_check "staircase of 3 at c_network: certified and verified" 'j["memorized"] is True and j["verified"] is True and j["c_network"] not in (None, "0")'
+  cnet=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["c_network"])' "$OUT")
+  run construct theorem1 "$d/stair3.json" --heads 2 --dh 2 --c "$cnet" --out "$d/stair3.val.json"
+  expect_rc "construct theorem1 --c <c_network>, staircase of 3" 0
+  # --tolerance 0 cannot be certified by any enclosure, yet rank(Z) = T* is: undecided (exit 3), never
+  # "NOT memorized", nothing written.
+  run construct theorem1 "$d/stair.json" --heads 3 --dh 2 --tolerance 0 --out "$d/never.json" --json
+  expect_rc "construct theorem1 --tolerance 0" 3
+  json_check "--tolerance 0: undecided, the rank certified" 'j["rank_Z_lower"] == 4 and "exact read-out exists" in j["undecided"]'
+  check "--tolerance 0 writes nothing" test ! -e "$d/never.json"
   run generate theorem1 --family common-scale --T 3 --n 2 --d 4 --seed 5 --out "$d/common.json"
   expect_rc "generate --family common-scale" 0
   expect_bad_input "generate --family joint-scales with T != 4" "$d/never.json" generate theorem1 --family joint-scales --T 5 --n 2 --d 3 --out "$d/never.json"
@@ -420,6 +452,18 @@ section_theorem1() {
   alter_json "$d/gen12.cert.json" "$d/gen12.dup.json" 'j["examples"][1] = j["examples"][0]; j["trace_checksum"] = t1_checksum(j)'
   run verify "$d/gen12.dup.json" --json
   expect_rc "verify rejects examples that are not strictly increasing" 1
+  # The generic attempt over the memory budget never costs the theorem's certificate: T = 500 examples of
+  # 64 x 64 contexts, T* = 9. The generic weights would need about 800 MB beside the data (measured peak
+  # about 600 MB); at --max-memory 300 they are skipped with the value that would suffice, the theorem's
+  # certificate is written and verifies, and the exit status is the theorem's (1: 9 of 500).
+  run generate theorem1 --T 500 --n 64 --d 64 --seed 3 --out "$d/wide.json"
+  expect_rc "generate 500 x 64 x 64" 0
+  run construct theorem1 "$d/wide.json" --heads 4 --dh 3 --max-memory 300 --out "$d/wide.cert.json" --json
+  expect_rc "construct theorem1 --max-memory 300, generic attempt over budget" 1
+  json_check "--max-memory 300: theorem certificate kept, generic skipped for budget" 'j["memorized_count"] == 9 and j["theorem_memorized_count"] == 9 and j["verified"] is True and j["method"] == "theorem" and "--max-memory" in j["generic"]["skipped"] and "would suffice" in j["generic"]["skipped"]'
+  run verify "$d/wide.cert.json" --json
+  json_check "verify the theorem certificate written under --max-memory 300" 'j["valid"] is True'
+  rm -f "$d/wide.json" "$d/wide.cert.json"
   # Exactly T* examples: all memorized, exit 0.
   alter_json "$d/data.json" "$d/data13.json" 'j["contexts"] = j["contexts"][:13]; j["queries"] = j["queries"][:13]; j["labels"] = j["labels"][:13]'
   run construct theorem1 "$d/data13.json" --heads 4 --dh 4 --out "$d/cert13.json" --json

@@ -225,10 +225,25 @@ Theorem1Result generic_weights_construct(const AttentionDataset& ds_in, const Th
   QMatrix Mq(Hd, res.d_out);
   for (std::size_t i = 0; i < Hd; ++i)
     for (std::size_t c = 0; c < res.d_out; ++c) Mq(i, c) = rational_from_double(s2.M(i, c));
-  step2_factor_readout(res.weights, Mq, d, res.dv, res.d_out);
   res.max_label_error = s2.max_error;
   res.min_class_margin = res.class_labels ? s2.min_margin : 0;
-  res.labels_ok = res.class_labels ? s2.min_margin > 0 : rational_from_double(s2.max_error) <= opt.tolerance;
+  const Rational rule = std::min(opt.tolerance, Rational(1, 1 << 20));  // and the checker's 2^-20 max(1, |y|)
+  res.labels_ok = res.class_labels ? s2.min_margin > 0 : rational_from_double(s2.max_error) <= rule;
+  if (!res.labels_ok) {  // rank >= k is certified on these rows: a precision matter, escalated as the theorem's
+    QMatrix Yk(k, res.d_out);
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t c = 0; c < res.d_out; ++c) Yk(i, c) = Y(rows[i], c);
+    ReadoutEscalation esc = step2_readout_escalate(ds, rows, res.weights.heads, Yk, Yt, res.class_labels ? &clsS : nullptr,
+                                                   shift, opt.tolerance);
+    if (esc.ok) {
+      Mq = std::move(esc.M);
+      res.labels_ok = true;
+      res.readout_bits = esc.bits;
+      res.max_label_error = esc.max_error;
+      res.min_class_margin = res.class_labels ? esc.min_margin : 0;
+    }
+  }
+  step2_factor_readout(res.weights, Mq, d, res.dv, res.d_out);
   res.memorized = res.labels_ok;
 
   // ---- the certificate: the k examples with their labels ----

@@ -519,11 +519,17 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
       c_max = std::max(c_max, tr.c_proof);
       if (tr.c_weyl) c_max = std::max(c_max, *tr.c_weyl);
     }
+    // Accepted with a margin: the smallest accepted c is marginal by construction, and the independent
+    // checker certifies the rank from its own enclosure of Z (its own radii), so a bare pass here could be
+    // a reported c that does not reproduce. sigma_lower >= kNetworkMargin ||R||_F leaves room for radii
+    // kNetworkMargin + 1 times the engine's.
+    constexpr double kNetworkMargin = 3;
     out.c_network = c_network_grid_search(c_max, [&](const Rational& cc) {
       if (opt.c_network_above && cc <= *opt.c_network_above) return false;
       GramRankResult r = network_at(cc);
-      if (r.ok) out.network_sigma_lower = r.sigma_lower;
-      return r.ok;
+      const bool ok = r.ok && r.sigma_lower >= kNetworkMargin * r.radius_f;
+      if (ok) out.network_sigma_lower = r.sigma_lower;
+      return ok;
     });
     say(opt, out.c_network ? "c_network = " + fmtq(*out.c_network) + ": every head at this one c gives the final certificate rank(Z) >= " +
                                  std::to_string(T) + " (smallest value of the grid {0} u {" + fmtq(c_max) + " 2^-j : j = 40..0})."

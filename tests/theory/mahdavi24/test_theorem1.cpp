@@ -663,6 +663,50 @@ TEST_CASE("every reported saturation scale rebuilds certified weights", "[cweyl]
   }
 }
 
+TEST_CASE("an ill-conditioned Z at c_network: the read-out escalates instead of a negative verdict", "[cnet][step2]") {
+  // A staircase: one context of two unit tokens, queries e_1, e_1 + e_2, ..., e_1 + ... + e_4. At c = 0 the
+  // rows of Z nearly coincide; c_network is about 6e-8, where the double read-out's bound is about 2e-6.
+  AttentionDataset ds;
+  QMatrix E(2, 4, Rational(0));
+  E(0, 0) = 1;
+  E(1, 1) = 1;
+  ds.contexts.assign(4, E);
+  ds.queries = QMatrix(4, 4, Rational(0));
+  for (std::size_t t = 0; t < 4; ++t)
+    for (std::size_t k = 0; k <= t; ++k) ds.queries(t, k) = 1;
+  QMatrix L(4, 1);
+  L(0, 0) = -8; L(1, 0) = 0; L(2, 0) = 8; L(3, 0) = -4;
+  ds.labels = L;
+  Theorem1Options opt;
+  opt.H = 3;
+  opt.dh = 2;
+  opt.scale = "network";
+  auto res = theorem1_construct(ds, opt);
+  REQUIRE(res.c_network);
+  CHECK(*res.c_network > 0);
+  CHECK(res.c_network->get_d() < 1e-6);
+  CHECK(res.readout_bits > 53);  // the double read-out alone did not certify
+  CHECK(res.readout_undecided.empty());
+  REQUIRE(res.memorized);
+  CHECK(verify(res.certificate));
+  // Independently of Step 2's own check: the model's interval forward pass at 256 bits.
+  const mpfr_prec_t saved = Interval::default_precision();
+  Interval::set_default_precision(256);
+  for (std::size_t t = 0; t < 4; ++t) {
+    const auto pass = mha_forward_interval(E, row_of(ds.queries, t), res.weights, false);
+    const Rational y = L(t, 0), tol = Rational(1, 1 << 20) * (abs(y) > 1 ? Rational(abs(y)) : Rational(1));
+    CHECK(pass.y[0].lower() >= y - tol);
+    CHECK(pass.y[0].upper() <= y + tol);
+  }
+  Interval::set_default_precision(saved);
+  // The reported c_network, passed back, rebuilds the same certificate.
+  opt.scale = "value";
+  opt.c_value = *res.c_network;
+  auto back = theorem1_construct(ds, opt);
+  CHECK(back.memorized);
+  CHECK(back.certificate == res.certificate);
+}
+
 namespace {
 // T examples of n x d standard Gaussian float32 contexts and queries (exact rationals), contexts drawn first.
 AttentionDataset float32_gaussian(std::mt19937_64& rng, std::size_t T, std::size_t n, std::size_t d) {

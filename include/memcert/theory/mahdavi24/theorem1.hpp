@@ -157,6 +157,28 @@ Step2Readout step2_readout(const std::vector<double>& Zc, const std::vector<doub
                            const QMatrix& Ytarget, const std::vector<long>* cls, const std::vector<QVector>& shift,
                            std::vector<double>* gram = nullptr);
 
+// Step 2 at growing MPFR precision (128, 256, 512 bits), for when step2_readout's bound does not certify
+// the labels (an ill-conditioned Z: its double enclosure and solve are too coarse). For the examples
+// `rows` of ds and the heads' W_K, W_Q: Z is enclosed again from the exact logits at that precision, M
+// solved there (Cholesky of Zc Zc^T), and the labels checked rigorously -- real labels within
+// min(tolerance, 2^-20 max(1, |y|)) (the independent checker's rule), class labels with a positive
+// arg-max margin. Y (labels), Yt (targets: Y minus the skip's shift), cls and shift are by position in
+// rows. ok: M (exact, H d x d_out) certifies every label; otherwise `why` says why not. Over the budget
+// (step2_escalation_cost > kStep2EscalationOps, or T H d > kStep2EscalationEntries) nothing is tried.
+struct ReadoutEscalation {
+  bool ok = false;
+  QMatrix M;
+  double max_error = 0, min_margin = 0;
+  long bits = 0;  // the precision that certified (or the last tried)
+  std::string why;
+};
+inline constexpr double kStep2EscalationOps = 1e8, kStep2EscalationEntries = 1e6;
+double step2_escalation_cost(std::size_t T, std::size_t Hd, std::size_t n);
+ReadoutEscalation step2_readout_escalate(const AttentionDataset& ds, const std::vector<std::size_t>& rows,
+                                         const std::vector<MhaHead>& heads, const QMatrix& Y, const QMatrix& Yt,
+                                         const std::vector<long>* cls, const std::vector<QVector>& shift,
+                                         const Rational& tolerance);
+
 // ---- the whole construction -----------------------------------------------------------------------
 struct Theorem1Options {
   std::size_t H = 1, dh = 1;
@@ -240,6 +262,11 @@ struct Theorem1Result {
   double min_class_margin = 0;  // rigorous lower bound on min (y_label - max other) (class labels)
   bool labels_ok = false;
   bool memorized = false;
+  // The read-out's precision: 53 (double, step2_readout) or the MPFR bits step2_readout_escalate needed.
+  long readout_bits = 53;
+  // Non-empty when rank(Z) >= T* is certified (so an exact read-out exists) but no read-out was certified
+  // within the label rule even at the escalation's highest precision: undecided, not "not memorized".
+  std::string readout_undecided;
   Rational tolerance;
   std::string hypotheses;       // "assumptions-1-2", "grouping-facts", or "none" (method "generic")
   // "theorem": the proof's construction on the first T* examples; "generic": random exact weights for
