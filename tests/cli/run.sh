@@ -585,7 +585,7 @@ section_theorem1() {
 }
 
 # ---------------------------------------------------------------------------------------------------
-# dana24: generate / construct / verify (docs/DANA24.md)
+# dana24: generate / construct / verify (docs/papers/dana24.md)
 # ---------------------------------------------------------------------------------------------------
 section_dana24() {
   local d=$WORK/dana24
