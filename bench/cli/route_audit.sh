@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole-process CPU time (user + system, /usr/bin/time) of the entry points other than `rank`,
 # `assumptions`, `construct theorem1` and dana24, next to `verify` of what each one wrote; the table in
-# bench/README.md "Entry points" says what each line exercises. The figures are also written as a result
+# bench/README.md says what the lines exercise. The figures are also written as a result
 # file in bench/results/ (bench/record.py; MEMCERT_BENCH_RESULTS=off to skip).
 #   bash bench/cli/route_audit.sh [BUILD_DIR]        (needs /usr/bin/python3 with numpy for the inputs)
 set -euo pipefail
