@@ -11,17 +11,22 @@ MEMCERT_BENCH_RESULTS=off writes nothing. The path written is printed on stderr.
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import sys
 
 
 def number(text):
+    """The value as an int or a finite float when it reads as one, else the text ("-nan" stays text)."""
     for kind in (int, float):
         try:
-            return kind(text)
+            value = kind(text)
         except ValueError:
-            pass
+            continue
+        if kind is float and not math.isfinite(value):
+            return text
+        return value
     return text
 
 
@@ -82,7 +87,7 @@ def main():
     path = os.path.join(out_dir, now.strftime("%Y-%m-%d-%H%M") + "-" + a.bench + ".json")
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump(result, f, indent=1)
+        json.dump(result, f, indent=1, allow_nan=False)
         f.write("\n")
     os.replace(tmp, path)
     print("result: " + path, file=sys.stderr)
