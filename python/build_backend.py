@@ -5,7 +5,7 @@ build_wheel configures and builds the targets memcert_python and memcert with CM
 is this file's parent directory; the build directory is $MEMCERT_BUILD_DIR, default build-wheel/ at the
 top of the source tree, kept for incremental rebuilds) and writes the wheel itself: the package
 memcert/ (its .py files, the extension _memcert and the memcert executable as memcert/bin/memcert, which
-sweep's cells run), with METADATA, WHEEL and RECORD. Needs what the CMake build needs (docs/BUILD.md:
+sweep's cells run), with METADATA, WHEEL and RECORD. Needs what the CMake build needs (docs/CPP.md:
 scripts/install-deps.sh) and nothing from the network.
 """
 import base64

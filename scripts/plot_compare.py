@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Runs `memcert compare` (mahdavi24, ks25, dana24 on one token association set) on a few generated
 shapes and plots what each construction memorized AND the independent checker re-verified, with its
-parameter count. Writes docs/img/compare.png (or --out) and prints the README's markdown table.
+parameter count. Writes docs/img/compare.png (or --out) and prints the markdown table of docs/papers/README.md.
 
 Usage: python3 scripts/plot_compare.py [--memcert build/memcert] [--out docs/img/compare.png]
 Needs python3-matplotlib (Debian). Every figure comes from `memcert compare --json`; nothing is typed in.
@@ -80,7 +80,7 @@ def main():
     fig.savefig(args.out, dpi=110)
     print(f"wrote {args.out}", file=sys.stderr)
 
-    # The markdown table (README, "Three constructions on one association task").
+    # The markdown table (docs/papers/README.md, "Three constructions on one association task").
     print("| data (N, S, T) | shape | " + " | ".join(short) + " |")
     print("|---|---|" + "---|" * len(short))
     for r in results:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `memcert assumptions` on T examples of ViT-B shape (n = 197 tokens, d = 768, float32) against
 # numpy_assumptions.py (matrix_rank of every context + one Kruskal sample of the queries), one run each,
-# as whole processes. Wall time and peak RSS from /usr/bin/time; the ratio is memcert / numpy.
+# as whole processes. Wall time and peak RSS from /usr/bin/time; the ratio is memcert / numpy. The figures
+# are also written as a result file in bench/results/ (bench/record.py; MEMCERT_BENCH_RESULTS=off to skip).
 #
 #   bash bench/cli/assumptions.sh BUILD_DIR [T]      (T = 2000 by default: a 1.2 GB input; memcert ~1.3 GB of RAM, mostly the file mapped)
 set -euo pipefail
@@ -25,3 +26,8 @@ printf '| T=%s ViT-B float32 | %s s (%s MB) | %s s (%s MB; full-rank contexts, s
   "$(awk "BEGIN{printf \"%.3f\", $mw / $pw}")" "$(( $(stat -c %s "$WORK/vitb.npz") / 1048576 ))"
 echo "CPU (user + system): memcert $mu + $ms s, numpy $pu + $ps s; memcert threads: $(nproc) (--threads default)"
 "$PY" -c 'import json,sys; j=json.load(open(sys.argv[1])); print({k: (j[k]["holds"] if isinstance(j[k], dict) and "holds" in j[k] else j[k]) for k in j if k != "separation"}, "separation", {k: str(v)[:40] for k, v in j["separation"].items()})' "$WORK/m.json"
+printf 'case=T=%s ViT-B float32\tmemcert_s=%s\tmemcert_mb=%s\tmemcert_cpu_s=%s\tpeer=numpy_assumptions.py\tpeer_s=%s\tpeer_mb=%s\tpeer_cpu_s=%s\tratio=%s\tinput_mb=%s\n' \
+  "$T" "$mw" "$((mm / 1024))" "$(awk "BEGIN{print $mu + $ms}")" "$pw" "$((pm / 1024))" "$(awk "BEGIN{print $pu + $ps}")" \
+  "$(awk "BEGIN{printf \"%.3f\", $mw / $pw}")" "$(( $(stat -c %s "$WORK/vitb.npz") / 1048576 ))" >"$WORK/rows"
+"$PY" "$HERE/../record.py" cli-assumptions "$WORK/rows" --command "bash bench/cli/assumptions.sh BUILD $T" \
+  --threads "$(nproc)" --memcert "$("$BUILD/memcert" --version)" --peer-threads "numpy OpenBLAS default"

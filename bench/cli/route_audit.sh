@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-process CPU time (user + system, /usr/bin/time) of the entry points other than `rank`,
 # `assumptions`, `construct theorem1` and dana24, next to `verify` of what each one wrote; the table in
-# bench/README.md "Entry points on the one engine" was made with it.
+# bench/README.md says what the lines exercise. The figures are also written as a result
+# file in bench/results/ (bench/record.py; MEMCERT_BENCH_RESULTS=off to skip).
 #   bash bench/cli/route_audit.sh [BUILD_DIR]        (needs /usr/bin/python3 with numpy for the inputs)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,6 +27,7 @@ cpu() {  # cpu LABEL COMMAND...: prints LABEL and the command's user + system CP
   shift
   /usr/bin/time -f "%U %S" -o t.txt "$@" >/dev/null 2>&1 || true
   printf '%-58s %6.2f s\n' "$label" "$(awk '{print $1 + $2}' t.txt)"
+  printf 'case=%s\tcpu_s=%s\n' "$label" "$(awk '{printf "%.2f", $1 + $2}' t.txt)" >>rows
 }
 q="$bin --quiet"
 cpu "kruskal 30x12 float64 (budget-bound enumeration)" $q kruskal k_f64_30x12.npy --cert k.json
@@ -39,3 +41,5 @@ cpu "generate ks --N 2000 --n 16 --d 32" $q generate ks --N 2000 --n 16 --d 32 -
 cpu "construct ks (N = 2000)" $q construct ks ks.json --out ks_cert.json
 cpu "verify of its certificate" $q verify ks_cert.json
 cpu "generate theorem1 --T 1000 --n 32 --d 64 (.npz)" $q generate theorem1 --T 1000 --n 32 --d 64 --seed 1 --out t.npz
+/usr/bin/python3 "$root/bench/record.py" cli-route-audit "$work/rows" --command "bash bench/cli/route_audit.sh BUILD" \
+  --threads "$(nproc)" --memcert "$("$bin" --version)"

@@ -2,7 +2,8 @@
 # Whole-process benchmarks: each `memcert` command against the program a researcher would otherwise run
 # on the same file, timed back to back as whole processes (start-up, reading the .npy, computing,
 # printing). Wall time and peak RSS from /usr/bin/time; each program runs REPEAT times (default 3) and
-# its best time is kept; the ratio is memcert / peer.
+# its best time is kept; the ratio is memcert / peer. The figures are also written as a result file in
+# bench/results/ (bench/record.py; MEMCERT_BENCH_RESULTS=off to skip).
 #
 #   bash bench/cli/run.sh BUILD_DIR [REPEAT]      (needs scripts/install-deps.sh --bench and python3-numpy)
 #
@@ -46,6 +47,10 @@ row() {  # NAME FILE PEER_LABEL PEER_COMMAND...
   printf '| %s | %s s (%s MB, rank %s, %s threads) | %s %s s (%s MB, rank %s) | %s |  input %s MB\n' \
     "$name" "$mw" "$mm" "${mrank% *}" "${mrank#* }" "$peer" "$pw" "$pm" "$prank" \
     "$(awk "BEGIN{printf \"%.3f\", $mw / $pw}")" "$insize"
+  printf 'case=%s\tmemcert_s=%s\tmemcert_mb=%s\trank=%s\tpeer=%s\tpeer_s=%s\tpeer_mb=%s\tpeer_rank=%s\tratio=%s\tinput_mb=%s\n' \
+    "$name" "$mw" "$mm" "${mrank% *}" "$peer" "$pw" "$pm" "$prank" \
+    "$(awk "BEGIN{printf \"%.3f\", $mw / $pw}")" "$insize" >>"$WORK/rows"
+  THREADS=${mrank#* }
 }
 
 echo "memcert $("$MEMCERT" --version), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -54,3 +59,5 @@ echo "|---|---|---|---|"
 row "2000 x 2000 int64, [-1000, 1000]" int2000.npy "FLINT nmod_mat_rank" "$WORK/flint_rank" modp "$WORK/int2000.npy"
 row "500 x 500 int64, rank 400" rank400.npy "FLINT fmpz_mat_rank" "$WORK/flint_rank" exact "$WORK/rank400.npy"
 row "2000 x 2000 float64 Gaussian" gauss2000.npy "numpy.linalg.matrix_rank" "$PY" "$HERE/numpy_rank.py" "$WORK/gauss2000.npy"
+"$PY" "$HERE/../record.py" cli-rank "$WORK/rows" --command "bash bench/cli/run.sh BUILD $REPEAT" \
+  --threads "$THREADS" --memcert "$("$MEMCERT" --version)" --peer-threads "FLINT 1, numpy OpenBLAS default"

@@ -4,7 +4,8 @@
 #   (a) `construct theorem1`, which re-verifies its certificate with the independent checker in process;
 #   (b) the two-process pipeline `construct theorem1 --no-check` then `memcert verify` of the certificate
 #       (the independent check run once, in its own process).
-# Prints one Markdown row per case with the thread count and the load average, for bench/README.md.
+# Prints one Markdown row per case with the thread count and the load average, and writes the rows as a
+# result file in bench/results/ (bench/record.py; MEMCERT_BENCH_RESULTS=off to skip).
 #   bench/theorem1/e2e.sh BUILD_DIR [CASE ...]    CASE: small | vitb | h128   (default: small vitb)
 # Data (float32 Gaussian, bench/theorem1/make_data.py) is written once to ${E2E_DATA:-/tmp/memcert-e2e}.
 set -euo pipefail
@@ -57,4 +58,10 @@ for c in "${cases[@]}"; do
   fi
   total=$(awk -v a="$cw" -v b="$vw" 'BEGIN { if (b == "-") print "-"; else printf "%.1f", a + b }')
   echo "| $c (T=$T n=$n d=$d H=$H d_h=$dh) | $threads | $load | $aw s / $au s / $am / $arc | $cw s / $cu s / $cm / $crc | $vw s / $vu s / $vm / $vrc | $total s | ${size} MB |"
+  printf 'case=%s\tT=%s\tn=%s\td=%s\tH=%s\td_h=%s\tload_1min=%s\tconstruct_s=%s\tconstruct_user_s=%s\tconstruct_mb=%s\tconstruct_exit=%s\tnocheck_s=%s\tnocheck_user_s=%s\tnocheck_mb=%s\tnocheck_exit=%s\tverify_s=%s\tverify_user_s=%s\tverify_mb=%s\tverify_exit=%s\tend_to_end_s=%s\tcertificate_mb=%s\n' \
+    "$c" "$T" "$n" "$d" "$H" "$dh" "$load" "$aw" "$au" "$am" "$arc" "$cw" "$cu" "$cm" "$crc" "$vw" "$vu" "$vm" "$vrc" \
+    "$total" "$size" >>"$data/rows.$$"
 done
+"$py" "$here/../record.py" theorem1-e2e "$data/rows.$$" --command "bash bench/theorem1/e2e.sh BUILD ${cases[*]}" \
+  --threads "$threads" --memcert "$("$memcert" --version)"
+rm -f "$data/rows.$$"

@@ -1,5 +1,5 @@
 // dana24 Corollary 1: with embedding dimension d = 2 and d_h <= 2, an attention-only Transformer with H
-// heads memorizes T_0 = H d_h + 2 associations. memcert builds docs/DANA24.md section 5's construction on
+// heads memorizes T_0 = H d_h + 2 associations. memcert builds docs/papers/dana24.md section 5's construction on
 // random association sets and certifies every arg-max (kind "dana24", re-verified by the checker).
 #include "dana24_instances.hpp"
 

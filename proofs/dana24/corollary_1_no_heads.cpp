@@ -1,4 +1,4 @@
-// Boundary of dana24 Corollary 1 / the A.2 choice H = ceil((T_0 - d)/d_h) (docs/DANA24.md V1): with H = 0,
+// Boundary of dana24 Corollary 1 / the A.2 choice H = ceil((T_0 - d)/d_h) (docs/papers/dana24.md V1): with H = 0,
 // T(t) = W_U (e(t_S) + pos_S) depends on the last token only, so two sequences with the same last token
 // and different next tokens cannot both be memorized, although T_0 <= d.
 #include "dana24_instances.hpp"

@@ -1,4 +1,4 @@
-// Boundary of dana24's definition of memorization (docs/DANA24.md V9): "T(t)_{t_{S+1}} is the maximum
+// Boundary of dana24's definition of memorization (docs/papers/dana24.md V9): "T(t)_{t_{S+1}} is the maximum
 // logit" allows ties. With every row of W_U equal, T(t)_j = w . E(t) is the same for every j, whatever the
 // embeddings and heads, so every label of every sequence "is the maximum logit": under the non-strict
 // reading one model memorizes all N^S sequences with any labels, far beyond H d_h + d, and the capacity

@@ -1,4 +1,4 @@
-// dana24 Corollary 2 (docs/DANA24.md, "Corollary 2's accuracy curve"): under Assumption 1 and a uniform
+// dana24 Corollary 2 (docs/papers/dana24.md, "Corollary 2's accuracy curve"): under Assumption 1 and a uniform
 // prior, an AoT reaches accuracy >= 1/N + (1 - 1/N)(H d_h + d)/T_0 (T_0 here = all N^S sequences). The paper
 // gives no proof; it holds in expectation over uniformly random labels of the sequences the model does
 // not memorize. memcert's instance: all 100 bigrams of N = 10 with uniform labels, d = d_h = 2, H = 1..49.

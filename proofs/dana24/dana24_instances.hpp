@@ -21,7 +21,7 @@ struct AssocInstance {
 
 // T = min(H d_h + d, N^S) distinct random sequences (all of them when T = N^S) with uniform labels,
 // redrawn (seed + 1, ...) until at least `min_last` distinct last tokens occur (the construction's
-// precondition n_last >= d, docs/DANA24.md 4.2(g)).
+// precondition n_last >= d, docs/papers/dana24.md 4.2(g)).
 inline Instance assoc_instance(const Shape& s, std::uint64_t seed, std::size_t min_last) {
   std::size_t NS = 1;
   for (std::size_t k = 0; k < s.S; ++k) NS *= s.N;

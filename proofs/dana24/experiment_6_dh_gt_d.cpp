@@ -1,4 +1,4 @@
-// Boundary of dana24 Corollary 2 / Experiment 6 (docs/DANA24.md V5): with d_h > d each W_O^h W_V^h is
+// Boundary of dana24 Corollary 2 / Experiment 6 (docs/papers/dana24.md V5): with d_h > d each W_O^h W_V^h is
 // d x d, so the feature rank is <= d + H d: the d_h = 5, d = 2 model is the d_h = 2 model, and
 // H d_h + d associations are not what the construction reaches. A ceiling of the technique.
 #include "dana24_instances.hpp"

@@ -1,5 +1,5 @@
 // dana24 Lemma 2 (heads only): there are rank-one W_QK^h and embeddings with rank A >= min(T_0, H d), A the
-// attention before output. memcert draws rational e, pos, q_h, k_h (docs/DANA24.md section 5, steps 1-2),
+// attention before output. memcert draws rational e, pos, q_h, k_h (docs/papers/dana24.md section 5, steps 1-2),
 // encloses A rigorously and certifies the rank with the Lemma 5 / Weyl enclosure test; the checker
 // (kind "dana24-claim") recomputes the enclosure from the weights with MPFR. Instances include S < d,
 // where the paper's proof does not apply (4.1(a)) but the conclusion is certified.

@@ -1,4 +1,4 @@
-// Boundary of dana24 Lemma 2 (docs/DANA24.md V4): with S = 1 every head attends to the single token, so
+// Boundary of dana24 Lemma 2 (docs/papers/dana24.md V4): with S = 1 every head attends to the single token, so
 // A^h(t) = x(t,1) for all h and rank A <= d < min(T_0, H d) whenever H >= 2 and T_0 > d, for EVERY choice
 // of weights. The exact rank of A (all blocks equal) is computed as a second method.
 #include "dana24_instances.hpp"

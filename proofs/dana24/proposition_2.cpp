@@ -1,5 +1,5 @@
 // dana24 Proposition 2, the failing side: for d < N - 1 some full-support pi is not exactly representable
-// by a d-dimensional sequence encoder. Exact form (docs/DANA24.md section 3): with rational logits z_c,
+// by a d-dimensional sequence encoder. Exact form (docs/papers/dana24.md section 3): with rational logits z_c,
 // no encoder reproduces them iff rank(P Z*) > d, P = I - 11^T/N; certified by a non-zero (d+1)-minor.
 #include "dana24_instances.hpp"
 

@@ -1,4 +1,4 @@
-// Boundary of dana24 Proposition 3 (docs/DANA24.md V7): it needs d >= 2. With d = 1 the logits are
+// Boundary of dana24 Proposition 3 (docs/papers/dana24.md V7): it needs d >= 2. With d = 1 the logits are
 // E(t) w_j for scalars E(t), w_j; a strict arg-max of j -> E w_j is an arg-max (E > 0) or an arg-min
 // (E < 0) of w, so at most two labels are reachable: any labeling with three distinct labels fails.
 #include "dana24_instances.hpp"

@@ -1,5 +1,5 @@
 // Boundary of dana24 Theorem 1's proof, A.2's step "W_V has full rank, so W_V A' keeps the rank of A'"
-// (docs/DANA24.md V6, erratum "W_V full rank keeps rank"). With d_h < d a full-rank W_V^h has a kernel of
+// (docs/papers/dana24.md V6, erratum "W_V full rank keeps rank"). With d_h < d a full-rank W_V^h has a kernel of
 // dimension d - d_h; when it contains every token vector of two sequences t1, t2 that share their last
 // token, W_V^h A^h(t) = 0 for both (A^h(t) is a convex combination of the x(t,s), whatever W_QK^h), so
 // the features F(t1) = F(t2) coincide and no W_O, W_U separates two different next tokens. The kernel can

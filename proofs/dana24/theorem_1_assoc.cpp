@@ -1,6 +1,6 @@
 // dana24 Theorem 1 (epsilon = 0) with Proposition 3, association form: embedding dimension d, H heads of
 // dimension d_h memorize T_0 = H d_h + d associations when the sequences have n_last >= d distinct last
-// tokens (the construction's precondition, docs/DANA24.md 4.2(g)). Certified end to end (kind "dana24").
+// tokens (the construction's precondition, docs/papers/dana24.md 4.2(g)). Certified end to end (kind "dana24").
 #include "dana24_instances.hpp"
 
 namespace memcert::proofs {

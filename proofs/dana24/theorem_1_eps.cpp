@@ -1,4 +1,4 @@
-// dana24 Theorem 1 with epsilon > 0 (the distribution version, docs/DANA24.md "Theorem 1 with epsilon > 0"):
+// dana24 Theorem 1 with epsilon > 0 (the distribution version, docs/papers/dana24.md "Theorem 1 with epsilon > 0"):
 // under Assumption 2, for the T_eps most likely sequences S_1 (T_eps <= H d_h + d) there is an AoT T with
 //     d_KL(pi, T) <= d_KL(pi, f) + 2 C eps ||W E||_2          (the proof's (13)-(14); (4) drops the 2)
 // where f = f_{W,E} is the target sequence encoder, W = W_U, E the d x N^S matrix of targets, C =
@@ -50,7 +50,7 @@ std::size_t power(std::size_t b, std::size_t e) {
 }
 
 // S_1: T_eps sequences with at least `min_last` distinct last tokens (the construction's precondition,
-// docs/DANA24.md 4.2(g)), or all sharing one last token when `shared_last`.
+// docs/papers/dana24.md 4.2(g)), or all sharing one last token when `shared_last`.
 std::vector<std::size_t> choose_s1(const dana24::AssocData& all, std::size_t T_eps, std::size_t min_last,
                                    bool shared_last, detail::Rng& rng) {
   std::vector<std::size_t> idx(all.T());

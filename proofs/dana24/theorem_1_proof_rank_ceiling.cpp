@@ -1,7 +1,7 @@
-// Boundary of the dana24 Theorem 1 proof (docs/DANA24.md 4.2(g), V2, V3): the skip block ("head 0") of the
+// Boundary of the dana24 Theorem 1 proof (docs/papers/dana24.md 4.2(g), V2, V3): the skip block ("head 0") of the
 // feature matrix depends on the last token only, so rank F <= H min(d_h, d) + min(d, n_last). With all
 // sequences sharing the last token (V2) or N < d (V3) this is below T_0 = H d_h + d: the proof does not
-// deliver H d_h + d there. A ceiling of the proof technique, not of capacity (open, see docs/DANA24.md).
+// deliver H d_h + d there. A ceiling of the proof technique, not of capacity (open, see docs/papers/dana24.md).
 #include "dana24_instances.hpp"
 
 namespace memcert::proofs {

@@ -1,4 +1,4 @@
-// dana24 Theorem 2 (near look-up tables), per-sequence form (docs/DANA24.md "How to read Theorem 2"): for
+// dana24 Theorem 2 (near look-up tables), per-sequence form (docs/papers/dana24.md "How to read Theorem 2"): for
 // W in R^{N x d} with C_W = max |W W^T - I| < 1/2, a label g(t) and a full-support conditional pi_t, the
 // encoder f(t) = lambda(t) W W_g^T, with lambda(t) solving -H(pi_t) = log sum_j exp(lambda (W_j - W_g).W_g)
 // (H the negative entropy), satisfies
@@ -29,7 +29,7 @@ struct Thm2Instance {
   std::string family;
 };
 
-// W choices (index % 3): the Gram-only N = 6, d = 3 instance of docs/DANA24.md (C = 1/3); four
+// W choices (index % 3): the Gram-only N = 6, d = 3 instance of docs/papers/dana24.md (C = 1/3); four
 // tetrahedron directions in R^3 (N = 4, off-diagonal -1/3, C = 1/3); the identity of R^4 with one
 // off-diagonal 1/8 (C = 1/8). Not the identity itself: at C = 0 the bound is attained with equality
 // (lambda = log((N-1)/(e^{-H} - 1)) and d_KL = (1 - pi_g) lambda), which no enclosure can certify as <=.
@@ -64,7 +64,7 @@ void choose_w(Thm2Instance& in, std::size_t which) {
 }
 
 
-// The large-d Johnson-Lindenstrauss instance of the theorem (docs/DANA24.md "Theorem 2"): N = 1000,
+// The large-d Johnson-Lindenstrauss instance of the theorem (docs/papers/dana24.md "Theorem 2"): N = 1000,
 // d = 900, W = B / 30 with random signs B (entries +-1/30), so W W^T = B B^T / 900 with exact integer
 // B B^T (diagonal exactly 1). C_W = max_{i != j} |b_i.b_j| / 900 is exact; the instance's C is the
 // theorem's own C = sqrt(32 ln 1001 / 900) ~ 0.4956 rounded DOWN to a multiple of 10^-6 (the checker

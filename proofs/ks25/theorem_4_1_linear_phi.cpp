@@ -1,4 +1,4 @@
-// Ablation of ks25 Theorem 4.1's construction (docs/KS25.md): replace phi~ (Lemma B.3, the count encoding
+// Ablation of ks25 Theorem 4.1's construction (docs/papers/ks25.md): replace phi~ (Lemma B.3, the count encoding
 // of the multiset) by the linear projection F. The uniform attention then sees only the token SUM, so two
 // sequences with the same last token and equal token sums but different multisets — consistently labelled
 // with different labels — get identical contexts and no F2 separates them. The instance plants such a pair

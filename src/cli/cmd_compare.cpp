@@ -1,5 +1,5 @@
 // memcert compare DATASET --heads H --dh DH [--d D] [--seed S] [--json]
-// One token association set (docs/DANA24.md section 1), three constructions: mahdavi24 Theorem 1, ks25
+// One token association set (docs/papers/dana24.md section 1), three constructions: mahdavi24 Theorem 1, ks25
 // Theorem 4.1 and dana24. The continuous-input constructions see a FIXED embedding: token n at position s
 // is phi(n) + p(s), with seeded random coordinates m/64 in [-1, 1] (d coordinates; the same for both).
 // Per construction: associations memorized AND re-verified by the independent checker (a construction

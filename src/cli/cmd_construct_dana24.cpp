@@ -1,6 +1,6 @@
 // memcert construct dana24 DATASET --heads H --dh DH [--d D] [--seed S] [--targets K] [--check] --out CERT
 //                          [--weights-out W.npz] [--json]
-// The dana24 association construction (docs/DANA24.md section 5), built in floating point and proved end
+// The dana24 association construction (docs/papers/dana24.md section 5), built in floating point and proved end
 // to end (every sequence's arg-max certified with outward-rounded intervals). JSON (docs/CLI.md):
 //   {"claim","N","S","d","dh","H","T","T0","memorized","memorized_count","min_margin","parameters",
 //    "seconds"} plus "n_last","rank_ceiling","rank_certificate","parameters_remark2","nonzero_parameters",
@@ -54,7 +54,7 @@ int run(const Args& a) {
   h << "dana24 (" << claim << "): N=" << data.N << " S=" << data.S << " T=" << data.T() << ", d=" << o.d
     << " H=" << o.H << " d_h=" << o.dh << " (H d_h + d = " << o.H * o.dh + o.d << ")\n";
 
-  // V1 (docs/DANA24.md): with no heads T(t) = W_U (e(t_S) + pos_S) depends on t_S only.
+  // V1 (docs/papers/dana24.md): with no heads T(t) = W_U (e(t_S) + pos_S) depends on t_S only.
   if (o.H == 0) {
     std::map<std::uint32_t, std::size_t> first;
     for (std::size_t t = 0; t < data.T(); ++t) {

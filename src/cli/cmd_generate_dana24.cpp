@@ -1,5 +1,5 @@
 // memcert generate dana24 --N N --S S (--T T | --all) [--seed S] --out FILE [--json]
-// A token association set (docs/DANA24.md section 1): T distinct sequences drawn uniformly from [0, N)^S
+// A token association set (docs/papers/dana24.md section 1): T distinct sequences drawn uniformly from [0, N)^S
 // (all N^S with --all), next tokens uniform in [0, N). FILE is JSON, or .npz by extension.
 #include "command.hpp"
 #include "memcert/theory/dana24/assoc_data.hpp"

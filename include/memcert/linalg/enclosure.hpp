@@ -14,7 +14,7 @@ struct EnclosureRankCertificate {
   std::vector<std::size_t> rows;  // S, |S| = k
   Rational mu;                    // G - mu I positive definite => sigma_k(C_S) >= sqrt(mu)
   Rational radius_frobenius_sq;   // ||R_S||_F^2 (exact), < mu
-  std::string method;             // "exact-ldl" (fast tiers come with the fast-path issue)
+  std::string method;             // "exact-ldl"; fast/rump.hpp: "trivial", "double-rump", "mpfr-BITS"
 };
 
 // Certified lower bound sqrt(mu) on the k-th (= smallest) singular value of the k x n matrix `c`

@@ -1,4 +1,4 @@
-// Step 8 of docs/DANA24.md section 5: the end-to-end certificate. Eq. (2) is evaluated with the weights
+// Step 8 of docs/papers/dana24.md section 5: the end-to-end certificate. Eq. (2) is evaluated with the weights
 // as they are (exact doubles) in outward-rounded interval arithmetic (dinterval.hpp); nothing from the
 // construction's steps 3-7 is assumed.
 #include <algorithm>

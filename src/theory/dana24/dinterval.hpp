@@ -1,7 +1,7 @@
 #pragma once
 #include "memcert/numeric/double_bits.hpp"
 // Double intervals [lo, hi] with outward rounding, for the dana24 engine's rigorous fast evaluations
-// (steps 3-4 and 8 of docs/DANA24.md section 5). Every operation runs in round-to-nearest and steps the
+// (steps 3-4 and 8 of docs/papers/dana24.md section 5). Every operation runs in round-to-nearest and steps the
 // result one double outward: a round-to-nearest result r of an exact x has |x - r| <= ulp(r)/2, so
 // next_down(r) <= x <= next_up(r) (rump.cpp uses the same rule). exp goes through
 // exp_nonpositive_bounded, whose relative and absolute error bounds are stated in batch.hpp. No FPU mode

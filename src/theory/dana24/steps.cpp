@@ -1,4 +1,4 @@
-// dana24 construction, steps 1-7 of docs/DANA24.md section 5 (step 8 is argmax.cpp).
+// dana24 construction, steps 1-7 of docs/papers/dana24.md section 5 (step 8 is argmax.cpp).
 #include <Eigen/Dense>
 
 #include <cmath>

@@ -57,7 +57,7 @@ Integer zmat_minor_bound_sq(const ZMatrix& a, std::size_t k);
 QMatrix zmat_kernel_from_profile_crt(const ZMatrix& z, const ModpRankProfile& prof,
                                      std::vector<std::size_t>& free_cols, bool* verified = nullptr);
 
-// The lead's RankCertificate format (minor mod p + exact kernel with identity on free rows) through the
+// qmat.hpp's RankCertificate format (minor mod p + exact kernel with identity on free rows) through the
 // fast path: dmod rank profile + CRT kernel + exact check.
 RankCertificate qmat_rank_certified_fast_kernel(const QMatrix& a);
 

@@ -1,5 +1,5 @@
 #pragma once
-// Token association sets for dana24 (docs/DANA24.md section 1): T distinct sequences of S tokens from a
+// Token association sets for dana24 (docs/papers/dana24.md section 1): T distinct sequences of S tokens from a
 // vocabulary [0, N), each with its next token. JSON {"vocab": N, "sequences": [T][S], "next": [T]} or
 // .npz with the same keys (integer or integral float arrays; "vocab" a 0-d or 1-element array).
 #include <cstddef>
@@ -30,7 +30,7 @@ void assoc_data_write(const std::string& path, const AssocData& a);
 // tokens uniform in [0, N). Throws InputError when T > N^S or a size is 0.
 AssocData assoc_data_generate(std::size_t N, std::size_t S, std::size_t T, std::uint64_t seed, bool all);
 
-// Number of distinct last tokens t_S among the sequences (n_last, docs/DANA24.md section 5).
+// Number of distinct last tokens t_S among the sequences (n_last, docs/papers/dana24.md section 5).
 std::size_t assoc_distinct_last_tokens(const AssocData& a);
 
 }  // namespace memcert::dana24

@@ -1,6 +1,6 @@
 #pragma once
 // dana24 (Dana, Pydi, Chevaleyre, "Memorization in Attention-only Transformers", AISTATS 2025): the
-// association construction of docs/DANA24.md section 5, one function per step, each named after the
+// association construction of docs/papers/dana24.md section 5, one function per step, each named after the
 // paper step it implements. The model is eq. (2):
 //   T(t) = W_U ( x(t,S) + sum_h W_O^h W_V^h A^h(t) ),  x(t,s) = e(t_s) + pos_s,
 //   A^h(t) = sum_s softmax_s( x(t,S)^T W_Q^hT W_K^h x(t,s) ) x(t,s).
@@ -157,7 +157,7 @@ struct Dana24Result {
 };
 Dana24Result dana24_construct(const AssocData& a, const Dana24Options& o);
 
-// The rank ceiling of the construction (docs/DANA24.md 4.2(g)): rank F <= H min(d_h, d) + min(d, n_last).
+// The rank ceiling of the construction (docs/papers/dana24.md 4.2(g)): rank F <= H min(d_h, d) + min(d, n_last).
 std::size_t dana24_feature_rank_ceiling(std::size_t H, std::size_t dh, std::size_t d, std::size_t n_last);
 
 // Parameter counts: the paper's d(S + 2N + 4 d_h H) and Remark 2's d(S + 2N + 2(d_h + 1) H).

@@ -1,4 +1,4 @@
-// kind "dana24": the attention-only Transformer of eq. (2) (docs/DANA24.md) memorizes every association
+// kind "dana24": the attention-only Transformer of eq. (2) (docs/papers/dana24.md) memorizes every association
 // of the certificate. Everything is recomputed from the exact weights with MPFR under directed rounding.
 //
 //   {"kind":"dana24","claim":"dana24/theorem-1-assoc"|"dana24/corollary-1","N","S","d","dh","H","T",

@@ -1,4 +1,4 @@
-// kind "dana24-claim": one instance of a dana24 claim or boundary variant (docs/DANA24.md sections 6-7)
+// kind "dana24-claim": one instance of a dana24 claim or boundary variant (docs/papers/dana24.md sections 6-7)
 // that is not a whole construction (those are kind "dana24"). Every verdict is re-derived from the
 // instance data in the certificate; no reported figure is believed.
 //

@@ -1,4 +1,4 @@
-// kind "dana24", optional object "readout" (docs/DANA24.md section 3, step 6c): the exact statement of the
+// kind "dana24", optional object "readout" (docs/papers/dana24.md section 3, step 6c): the exact statement of the
 // read-out solve. The construction solved [M, W_O] F~ = E* for the dyadic feature centre F~; with the
 // dyadic solution, the targets it reaches on F~ are E* := [M, W_O] F~ exactly. This file recomputes E*
 // with integers from M, F~ and the certificate's own W_O, and the margin of W_U E*(t) exactly; nothing is

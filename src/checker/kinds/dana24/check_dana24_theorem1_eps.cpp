@@ -1,4 +1,4 @@
-// kind "dana24-claim", Theorem 1 with epsilon > 0 (docs/DANA24.md "Theorem 1 with epsilon > 0").
+// kind "dana24-claim", Theorem 1 with epsilon > 0 (docs/papers/dana24.md "Theorem 1 with epsilon > 0").
 //
 // Common fields: "N","S","d","dh","H"; "sequences":[T][S] pairwise distinct (the support of the prior);
 // "prior":[T] exact, every entry > 0, sum exactly 1; "epsilon" exact in (0, 1); "T_eps". The checker
@@ -121,7 +121,7 @@ void q_sqrt(const mpq_class& q, mpfr_rnd_t r, mpfr_t out) {
   mpfr_sqrt(out, out, r);
 }
 
-// Certified bounds c_lo <= C <= c_hi of the proof's C = sqrt(1 + ||F_{S_1}^{-1} F_{S_2}||_2^2) (docs/DANA24.md
+// Certified bounds c_lo <= C <= c_hi of the proof's C = sqrt(1 + ||F_{S_1}^{-1} F_{S_2}||_2^2) (docs/papers/dana24.md
 // section 6), F = [x(t,S); W_V^h A^h(t)] enclosed entrywise by [flo, fhi], S_1 = the T_eps heaviest
 // sequences (F_{S_1} square: T_eps = d + H d_h). With midpoints A~, B~ and radii RA, RB: K~ = A~^{-1} B~
 // exactly; ||A^{-1}||_2 <= alpha = n / (1 - a n), n = ||A~^{-1}||_F, a = ||RA||_F (needs a n < 1);

@@ -1,5 +1,5 @@
 // kind "dana24-claim", claim "dana24/theorem-2" (verdict "confirmed"): Theorem 2's per-sequence bound
-// (docs/DANA24.md "How to read Theorem 2"). The certificate gives B (N x d, exact), "scale" s > 0 (so
+// (docs/papers/dana24.md "How to read Theorem 2"). The certificate gives B (N x d, exact), "scale" s > 0 (so
 // W W^T = G = s B B^T, W = sqrt(s) B), "C" and "conditionals": [{"pi": [N] exact, "g", "lambda_hi"}].
 // Re-derived here:
 //  * C_W = max |G - I| (exact) <= C < 1/2, and G_gg > G_jg for j != g (so phi below is decreasing);
