@@ -39,6 +39,13 @@ double to_double(const Rational& q, mpfr_rnd_t rnd) {
 
 }  // namespace
 
+Rational::Rational(const char* text) {
+  const std::optional<Rational> q = text ? rational_parse(text) : std::nullopt;
+  if (!q) throw std::invalid_argument(std::string("Rational: expected an exact number (\"-3\", \"7/12\", \"0.125\", \"1e-3\"), got \"") +
+                                      (text ? std::string(text).substr(0, 40) : std::string("(null)")) + "\"");
+  *this = *q;
+}
+
 std::optional<Rational> rational_parse(std::string_view s) {
   if (s.empty() || s.size() > 100000) return std::nullopt;
   // p/q form.

@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -223,12 +225,25 @@ TEST_CASE("hostile budget: over-budget certificates are undecided before the wor
   b.max_bytes = 1000;
   v = verify_certificate_text(cert, b);
   CHECK(v.undecided);
-  // An unbounded stream ends at the budget.
+  // A stream that cannot start a certificate is malformed at its first byte, not read to the budget; one
+  // that could (whitespace) but is larger than the budget admits ends there, undecided.
   b = Budget{};
   b.max_bytes = 48.0 * 1024 * 1024;
   v = memcert_checker::verify_certificate_file("/dev/zero", b);
   CHECK_FALSE(v.valid);
+  CHECK_FALSE(v.undecided);
+  CHECK(v.malformed);
+  const std::string blank =
+      (std::filesystem::temp_directory_path() / ("memcert_blank_" + std::to_string(std::random_device{}()) + ".json")).string();
+  {
+    std::ofstream f(blank);
+    f << std::string(3 << 20, ' ');
+  }
+  b.max_bytes = 4.0 * (1 << 20);
+  v = memcert_checker::verify_certificate_file(blank, b);
+  CHECK_FALSE(v.valid);
   CHECK(v.undecided);
+  std::remove(blank.c_str());
 }
 
 TEST_CASE("hostile typed JSON: wrong types are malformed and name the field", "[checker][hostile]") {

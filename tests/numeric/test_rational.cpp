@@ -150,3 +150,14 @@ TEST_CASE("Rational(num, den) is in lowest terms with a positive denominator", "
   e = Integer(7);
   CHECK(e == 7);
 }
+
+TEST_CASE("Rational(text) reads decimals and fractions exactly, refuses 1/0 and junk", "[numeric]") {
+  // Second method: the value built from integers (Rational(num, den)).
+  CHECK(Rational("0.125") == Rational(Integer(1), Integer(8)));
+  CHECK(Rational("-20480/4096") == Rational(-5));
+  CHECK(Rational("-20480/4096").get_den() == 1);
+  CHECK(Rational(std::string("1e-3")) == Rational(Integer(1), Integer(1000)));
+  CHECK(Rational("7/12") == Rational(Integer(7), Integer(12)));
+  for (const char* bad : {"1/0", "", "abc", "1/", "0x10", "1.2.3", "nan", "inf"})
+    CHECK_THROWS_AS(Rational(bad), std::invalid_argument);
+}

@@ -29,6 +29,10 @@ class Rational : public mpq_class {
   Rational(A x) : mpq_class(x) {}
   // num / den in lowest terms (den != 0).
   Rational(const Integer& num, const Integer& den) : mpq_class(num, den) { canonicalize(); }
+  // An exact decimal number as rational_parse reads it ("-3", "7/12", "0.125", "1e-3"), in lowest terms;
+  // std::invalid_argument for anything else, including a zero denominator ("1/0").
+  explicit Rational(const char* text);
+  explicit Rational(const std::string& text) : Rational(text.c_str()) {}
   using mpq_class::operator=;
 };
 
