@@ -104,6 +104,12 @@ int threads_option();
 
 // True when stderr is a terminal and --quiet is not given (a redrawn display is possible there).
 bool progress_enabled();
+
+// `construct ... --check`: the independent checker on a certificate's text before it is written. True
+// when it accepts; otherwise one line on stderr ("undecided: the independent checker did not ...
+// (nothing written)") and false, and the caller returns kExitUndecided: a certificate the checker does
+// not accept (or cannot finish within its budget) is never written.
+bool checker_accepts_before_write(const std::string& cert);
 // Progress of stage `label` (done of total units) on stderr: on a terminal a bar with percentage and ETA
 // (redrawn at most 10 times a second, newline when done == total); otherwise plain lines: one when a
 // stage has run 2 s, one every 30 s after that, and one when it ends (stages under 2 s print nothing).

@@ -235,13 +235,7 @@ Theorem1Result generic_weights_construct(const AttentionDataset& ds_in, const Th
       for (std::size_t c = 0; c < res.d_out; ++c) Yk(i, c) = Y(rows[i], c);
     ReadoutEscalation esc = step2_readout_escalate(ds, rows, res.weights.heads, Yk, Yt, res.class_labels ? &clsS : nullptr,
                                                    shift, opt.tolerance);
-    if (esc.ok) {
-      Mq = std::move(esc.M);
-      res.labels_ok = true;
-      res.readout_bits = esc.bits;
-      res.max_label_error = esc.max_error;
-      res.min_class_margin = res.class_labels ? esc.min_margin : 0;
-    }
+    if (esc.ok) step2_adopt_escalation(res, esc, Mq);
   }
   step2_factor_readout(res.weights, Mq, d, res.dv, res.d_out);
   res.memorized = res.labels_ok;

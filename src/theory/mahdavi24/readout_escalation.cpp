@@ -207,6 +207,14 @@ double step2_escalation_cost(std::size_t T, std::size_t Hd, std::size_t n) {
   return t * t * m / 2 + t * t * t / 6 + t * m * (double(n) + 1);
 }
 
+void step2_adopt_escalation(Theorem1Result& res, ReadoutEscalation& esc, QMatrix& M) {
+  M = std::move(esc.M);
+  res.labels_ok = true;
+  res.readout_bits = esc.bits;
+  res.max_label_error = esc.max_error;
+  res.min_class_margin = res.class_labels ? esc.min_margin : 0;
+}
+
 ReadoutEscalation step2_readout_escalate(const AttentionDataset& ds, const std::vector<std::size_t>& rows,
                                          const std::vector<MhaHead>& heads, const QMatrix& Y, const QMatrix& Yt,
                                          const std::vector<long>* cls, const std::vector<QVector>& shift,

@@ -351,11 +351,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     ReadoutEscalation esc = step2_readout_escalate(ds, rows, res.weights.heads, Y, Yt, res.class_labels ? &cls : nullptr,
                                                    shift, opt.tolerance);
     if (esc.ok) {
-      Mq = std::move(esc.M);
-      res.labels_ok = true;
-      res.readout_bits = esc.bits;
-      res.max_label_error = esc.max_error;
-      res.min_class_margin = res.class_labels ? esc.min_margin : 0;
+      step2_adopt_escalation(res, esc, Mq);
       say("Step 2: the double read-out's bound (" + fmt(s2.max_error) + ") did not certify the labels; at " +
           std::to_string(esc.bits) + " bits (Z re-enclosed, M re-solved) it does.");
     } else {

@@ -279,6 +279,10 @@ struct Theorem1Result {
   nlohmann::json certificate;   // the certificate (kind "theorem1")
 };
 
+// The read-out an escalation certified (esc.ok), taken over: M becomes esc.M, and res records it
+// (labels_ok, readout_bits and the label bounds at that precision).
+void step2_adopt_escalation(Theorem1Result& res, ReadoutEscalation& esc, QMatrix& M);
+
 // Raised when a hypothesis fails: `witness` is JSON describing it (exit 1).
 struct HypothesisFailure : std::runtime_error {
   nlohmann::json witness;
