@@ -74,6 +74,13 @@ int run_claim(const ClaimsArgs& args) {
       if (k.search) with += (with.empty() ? "" : ", ") + k.id;
     throw input_error("claims search", "ID", "expected a claim with a search mode (" + with + "), got \"" + args.id + "\"");
   }
+  if (!args.cert_dir.empty()) {  // checked before any instance runs: a path that cannot be a directory is bad input
+    std::error_code ec;
+    std::filesystem::create_directories(args.cert_dir, ec);
+    if (ec || !std::filesystem::is_directory(args.cert_dir, ec))
+      throw input_error(args.cert_dir, "", "expected a directory for --cert-dir (it is created when missing), got " +
+                                               (ec ? ec.message() : std::string("a file that is not a directory")));
+  }
   std::size_t k = args.search ? args.budget : args.instances ? args.instances : c->default_instances;
   auto prog = [&](std::size_t d, std::size_t t) { progress(std::string(args.search ? "claims search " : "claims run ") + c->id, d, t); };
   // Instances run side by side on --threads (default all cores); the kernels inside each keep their own.

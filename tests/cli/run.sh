@@ -576,6 +576,15 @@ JSON
   run verify "$d/lab5v1.json" --data "$d/lab5.json" --json
   expect_rc "verify: v1 digest of the changed file, labels still compared" 1
   alter_json "$d/ref13.json" "$d/refrows.json" 'j["examples"][12] = 14; j["trace_checksum"] = t1_checksum(j)'
+  # By reference too, --data must be covered whole: a certificate about the file's first 13 of DATA's 20
+  # examples is VALID about its file, and says what it does not cover against DATA (exit 1).
+  run construct theorem1 "$d/data.json" --heads 4 --dh 4 --beyond off --data-ref on --out "$d/ref20.json"
+  expect_rc "construct theorem1 --data-ref on, T = 20 > T* (first 13 certified)" 1
+  run verify "$d/ref20.json"
+  expect_rc "verify by reference: the file's first 13 examples" 0
+  run verify "$d/ref20.json" --data "$d/data.json" --json
+  expect_rc "verify --data by reference: DATA not covered whole" 1
+  json_check "verify --data by reference: the rows not covered are named" '"not covered" in j["reason"] and "20" in j["reason"]'
   run verify "$d/refrows.json" --json
   expect_rc "verify by reference: examples naming rows past the first T" 1
   alter_json "$d/ref13.json" "$d/wrongdig.json" 'j["data"]["digest"] = "sha256:" + "0" * 64'
@@ -711,6 +720,24 @@ section_hostile() {
   printf '{"contexts":[[[1e999,0],[0,1]]],"queries":[[1,0]],"labels":[1]}' >"$d/big.json"
   expect_bad_input "data: 1e999" "$d/z.json" construct theorem1 "$d/big.json" --heads 1 --dh 2 --out "$d/z.json"
   stderr_mentions "data: 1e999" "big.json"
+  # verify: "claim" is a field of every certificate (missing or mistyped: bad input); an unknown kind is
+  # named as such; what a certificate says is shown escaped (no control sequence reaches the terminal).
+  printf '{"kind":"rank"}' >"$d/noclaim.json"
+  expect_bad_input "verify: a certificate without claim" "" verify "$d/noclaim.json"
+  printf '{"kind":"rank","claim":5}' >"$d/numclaim.json"
+  expect_bad_input "verify: a numeric claim" "" verify "$d/numclaim.json"
+  printf '{"kind":"foo"}' >"$d/foo.json"
+  run verify "$d/foo.json"
+  expect_rc "verify: an unknown kind" 1
+  check "verify: an unknown kind is named" grep -q "unknown certificate kind" "$OUT"
+  printf '%s' '{"kind":"x\u001b]0;pwned\u0007","claim":"y\u001b[31m"}' >"$d/esc.json"
+  run verify "$d/esc.json"
+  expect_rc "verify: control characters in kind and claim" 1
+  if LC_ALL=C grep -q "$(printf '\033')" "$OUT"; then fail "verify printed a raw ESC from the certificate"; else pass; fi
+  # claims --cert-dir that cannot be a directory: bad input before any instance runs.
+  : >"$d/afile"
+  expect_bad_input "claims search --cert-dir naming a file" "" claims search mahdavi24/theorem-1 --budget 1 --cert-dir "$d/afile"
+  expect_bad_input "claims run --cert-dir under a file" "" claims run mahdavi24/lemma-3 --cert-dir "$d/afile/sub"
   # verify: a stream that cannot be a certificate is bad input at its first byte (a device of zeros is
   # not read until the budget runs out); an endless stream that could be one is undecided (over budget).
   expect_bad_input "verify /dev/zero" "" verify /dev/zero --max-memory 64

@@ -20,6 +20,9 @@ struct CheckContext {
   // `verify --data`: the certificate's embedded examples were compared with DATA's rows (match_data.hpp),
   // which ties its "examples" field.
   bool data_matched = false;
+  // `verify --data` on a certificate that references its data file: DATA stands in for the file, and the
+  // certificate must cover all of DATA (as an embedded one must), not only its first T rows.
+  bool data_replaces_file = false;
   // kind "rank": matrix.data read by the parser straight into machine integers (json::parse's capture);
   // null or absent when the tree holds the entries.
   json::IntMatrix* int_matrix = nullptr;

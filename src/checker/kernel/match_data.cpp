@@ -201,7 +201,8 @@ bool match_theorem1(const Value& cert, const Value& data, std::string& why) {
       else missing.push_back(r);
     }
     why = "data: the certificate covers " + std::to_string(cert_T) + " of DATA's " + std::to_string(data_T) +
-          " examples (rows " + row_list(rows) + ", equal DATA's exactly); DATA's rows " + row_list(missing) + " are not covered";
+          " examples (rows " + row_list(rows) + ", equal DATA's exactly); DATA's " + (missing.size() == 1 ? "row " : "rows ") +
+          row_list(missing) + (missing.size() == 1 ? " is" : " are") + " not covered";
     return false;
   }
   check_context().data_matched = true;

@@ -107,6 +107,7 @@ bool match_supplied_data(const std::string& kind, const json::Value& cert, const
   if (kind == "theorem1")
     if (const json::Value* cd = cert.find("data"); cd && cd->type == json::Type::Object && cd->find("file")) {
       note_applied("data: DATA replaces the file the certificate references; its contexts and queries are tied by the digest of their values, its labels compared exactly");
+      check_context().data_replaces_file = true;
       return true;
     }
   std::string text, error;
@@ -157,17 +158,20 @@ Verdict verify_in_context(const std::string& json_text, const DataSupplier* data
       kind = cert.find("kind");
     }
     if (captured.present) check_context().int_matrix = &captured;
+    const Kind* chosen = nullptr;
+    for (const Kind& k : kKinds)
+      if (v.kind == k.name) chosen = &k;
+    if (!chosen) return reject(v, "kind: unknown certificate kind \"" + v.kind + "\"");
     const json::Value* claim = cert.find("claim");
-    if (!claim || claim->type != json::Type::String) return reject(v, "claim: missing or not a string");
-    v.claim = claim->text;
-    for (const Kind& k : kKinds) {
-      if (v.kind != k.name) continue;
-      if (data && !match_supplied_data(v.kind, cert, *data, why)) return reject(v, why);
-      if (!k.check(cert, why)) return reject(v, why.empty() ? "rejected (no reason given)" : why);
-      v.valid = true;
-      return v;
+    if (!claim || claim->type != json::Type::String) {
+      check_context().malformed = true;  // a field every certificate has, missing or mistyped: not well-typed
+      return reject(v, "claim: missing or not a string");
     }
-    return reject(v, "kind: unknown certificate kind \"" + v.kind + "\"");
+    v.claim = claim->text;
+    if (data && !match_supplied_data(v.kind, cert, *data, why)) return reject(v, why);
+    if (!chosen->check(cert, why)) return reject(v, why.empty() ? "rejected (no reason given)" : why);
+    v.valid = true;
+    return v;
   } catch (const std::bad_alloc&) {
     // Memory ran out although the estimate admitted the certificate: not a verdict on it.
     check_context().over_budget = true;

@@ -606,6 +606,12 @@ bool read_referenced_data(const Value& data, std::size_t T, std::size_t n, std::
           std::to_string(arrays.d);
     return false;
   }
+  if (check_context().data_replaces_file && arrays.T != T) {
+    // As for an embedded certificate (match_data.cpp): one about some of DATA's rows says so, not VALID.
+    why = "data: DATA has " + std::to_string(arrays.T) + " examples, the certificate is about " + std::to_string(T) +
+          " (the referenced file's first " + std::to_string(T) + "): DATA's rows from " + std::to_string(T) + " on are not covered";
+    return false;
+  }
   for (const std::vector<double>* v : {&arrays.contexts, &arrays.queries})
     for (double x : *v)
       if (!std::isfinite(x)) { why = "data.file: a value is not finite"; return false; }
