@@ -741,7 +741,7 @@ section_hostile() {
   # verify: a stream that cannot be a certificate is bad input at its first byte (a device of zeros is
   # not read until the budget runs out); an endless stream that could be one is undecided (over budget).
   expect_bad_input "verify /dev/zero" "" verify /dev/zero --max-memory 64
-  stderr_mentions "verify /dev/zero" "offset 0"
+  stderr_mentions "verify /dev/zero" "offset 0: expected a certificate (a JSON object, '{'), got a NUL byte"
   yes ' ' | head -c 100000000 | "$BIN" verify /dev/stdin --max-memory 64 >"$OUT" 2>"$ERR"
   RC=$?
   expect_rc "verify an endless stream of whitespace" 3

@@ -127,11 +127,31 @@ bool match_supplied_data(const std::string& kind, const json::Value& cert, const
   return match_data(kind, cert, data, why);
 }
 
+// A certificate is a JSON object: the first byte after JSON whitespace must be '{'. Names that byte
+// otherwise (a NUL of /dev/zero, a byte-order mark, an .npz's "PK"), without quoting the text.
+bool starts_like_certificate(const std::string& text, std::string& why) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    if (c == '{') return true;
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "0x%02x", c);
+    why = "offset " + std::to_string(i) + ": expected a certificate (a JSON object, '{'), got " +
+          (c == 0 ? std::string("a NUL byte") : c == 0xef ? std::string("a byte-order mark or non-ASCII byte 0xef") : "byte " + std::string(buf));
+    return false;
+  }
+  return true;  // empty or blank: the parser says so
+}
+
 Verdict verify_in_context(const std::string& json_text, const DataSupplier* data) {
   Verdict v;
   try {
     json::Value cert;
     std::string why;
+    if (!starts_like_certificate(json_text, why)) {
+      check_context().malformed = true;
+      return reject(v, why);
+    }
     // The text and a captured matrix are admitted before parsing; the tree is charged while it is built,
     // so a huge text is undecided rather than exhausting memory.
     const double text_cost = double(json_text.size()) * kTextBytesPerInputByte;
