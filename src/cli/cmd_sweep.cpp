@@ -256,8 +256,9 @@ json run_capacity(const Spec& s, const Cell& c, const fs::path& root, const fs::
 // A row.json is the cell's done marker, but nothing in it is believed: the certificate it points to is
 // re-verified by `memcert verify` (the independent checker, run as a child like every command of the
 // sweep) against the cell's data regenerated from the spec, and the row's verdict and certified figures
-// are re-derived from that certificate and the cell's parameters. Only wall-clock fields ("seconds")
-// and the command's descriptive output are kept as found. Any disagreement: the cell runs again.
+// are re-derived from that certificate and the cell's parameters. A row whose result carries figures no
+// certificate states (claim, ks, dana24, theorem1 beyond the theorem) runs again: a kept row is what a
+// fresh run would write. Any disagreement: the cell runs again.
 
 // A JSON integer >= 0 of an object, or -1 when absent or of another type.
 std::int64_t int_field(const json& j, const char* key) {
