@@ -461,6 +461,10 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
   if (row.value("cell", json()) != json(c.index) || row.value("task", json()) != json(s.task) ||
       row.value("params", json()) != c.params || row.value("seed", json()) != json(c.seed))
     return "row.json disagrees with the spec (its cell, task, params or seed)";
+  for (auto& [k, v] : row.items())  // only the fields a run writes for a certified cell (no "error")
+    if (!std::set<std::string>{"cell", "task", "params", "seed", "exit", "verdict", "certified", "result", "certificate", "seconds"}.count(k) &&
+        !(s.capacity && k == "capacity"))
+      return "row.json has a field a run of this sweep does not write";
   if (!row.contains("certificate") || !row["certificate"].is_string()) {
     std::string v;  // named only when it is one of the sweep's own words (a row's text is never echoed)
     for (const char* w : {"holds", "negative", "undecided", "bad-input", "internal-error"})

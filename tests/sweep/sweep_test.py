@@ -638,7 +638,8 @@ def test_resume_underived():
     for what, cell, fn in (("saturation / c_network beyond T*", 2, sat_edit), ("generic.* beyond T*", 3, generic_edit),
                            ("a head's c_weyl at T*", 0, lambda r: r["result"]["saturation"][-1].update(c_weyl="5/2")),
                            ("a head dropped at T*", 1, lambda r: r["result"]["saturation"].pop()),
-                           ("theorem_memorized_count at T*", 0, lambda r: r["result"].update(theorem_memorized_count=99))):
+                           ("theorem_memorized_count at T*", 0, lambda r: r["result"].update(theorem_memorized_count=99)),
+                           ("a field added to the row at T*", 1, lambda r: r.update(note="verified twice"))):
         shutil.rmtree(out)
         shutil.copytree(pristine, out)
         edit_json(cell_path(out, cell), fn)
