@@ -256,8 +256,9 @@ json run_capacity(const Spec& s, const Cell& c, const fs::path& root, const fs::
 // A row.json is the cell's done marker, but nothing in it is believed: the certificate it points to is
 // re-verified by `memcert verify` (the independent checker, run as a child like every command of the
 // sweep) against the cell's data regenerated from the spec, and the row's verdict and certified figures
-// are re-derived from that certificate and the cell's parameters. Only wall-clock fields ("seconds")
-// and the command's descriptive output are kept as found. Any disagreement: the cell runs again.
+// are re-derived from that certificate and the cell's parameters. A row whose result carries figures no
+// certificate states (claim, ks, dana24, theorem1 beyond the theorem) runs again: a kept row is what a
+// fresh run would write. Any disagreement: the cell runs again.
 
 // A JSON integer >= 0 of an object, or -1 when absent or of another type.
 std::int64_t int_field(const json& j, const char* key) {
@@ -460,6 +461,10 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
   if (row.value("cell", json()) != json(c.index) || row.value("task", json()) != json(s.task) ||
       row.value("params", json()) != c.params || row.value("seed", json()) != json(c.seed))
     return "row.json disagrees with the spec (its cell, task, params or seed)";
+  for (auto& [k, v] : row.items())  // only the fields a run writes for a certified cell (no "error")
+    if (!std::set<std::string>{"cell", "task", "params", "seed", "exit", "verdict", "certified", "result", "certificate", "seconds"}.count(k) &&
+        !(s.capacity && k == "capacity"))
+      return "row.json has a field a run of this sweep does not write";
   if (!row.contains("certificate") || !row["certificate"].is_string()) {
     std::string v;  // named only when it is one of the sweep's own words (a row's text is never echoed)
     for (const char* w : {"holds", "negative", "undecided", "bad-input", "internal-error"})
@@ -473,6 +478,12 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
         r.value("verdict", json()) != json(verdict_of(d.exit)) || r.value("certified", json()) != d.certified)
       return "row.json disagrees with its certificate";
     if (!result.is_object()) return "row.json has no result object";
+    // Only a theorem1 result built by the theorem's construction is re-derived field by field (from the
+    // certificate's trace); other results carry figures no certificate states (ks bounds and eq55, dana24
+    // rank certificate, the generic route's ranks, c_network, ...): such a cell runs again.
+    if (s.def->name != "theorem1" || !d.trace.is_array())
+      return "its result carries figures that are not re-derived from its certificate (" + s.def->name +
+             (s.def->name == "theorem1" ? ", not the theorem's construction" : "") + ")";
     for (auto& [k, v] : d.certified.items())
       if (result.contains(k) && result[k] != v) return "row.json's result disagrees with its certificate (" + k + ")";
     if (s.def->name == "theorem1" &&
@@ -487,35 +498,26 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
         !k.empty())
       return "row.json's result disagrees with its certificate (" + k + ")";
     // The saturation scales a plot shows, per head, as the kept theorem certificate's trace has them.
+    // Every head's entry is there, each scale as the trace states it (absent in both, or equal).
     const json& sat = result.value("saturation", json());
-    if (d.trace.is_array() && sat.is_array() && sat.size() == d.trace.size())
-      for (std::size_t h = 0; h < sat.size(); ++h)
-        for (const char* k : {"c", "c_proof", "eps"})
-          if (sat[h].is_object() && sat[h].contains(k) && d.trace[h].is_object() && sat[h][k] != d.trace[h].value(k, json()))
-            return "row.json's result disagrees with its certificate (saturation[" + std::to_string(h) + "]." + k + ")";
-    if ((s.def->name == "ks" || s.def->name == "dana24") && result.value("memorized", json()) != json(true))
-      return "row.json's result disagrees with its certificate (memorized)";
+    if (!sat.is_array() || sat.size() != d.trace.size())
+      return "row.json's result disagrees with its certificate (saturation: one entry per head)";
+    for (std::size_t h = 0; h < sat.size(); ++h)
+      for (const char* k : {"head", "c", "c_proof", "c_weyl", "c_minimal", "eps"})
+        if (!sat[h].is_object() || !d.trace[h].is_object() || sat[h].value(k, json()) != d.trace[h].value(k, json()))
+          return "row.json's result disagrees with its certificate (saturation[" + std::to_string(h) + "]." + k + ")";
+    if (result.value("theorem_memorized_count", json()) != d.certified["T_certified"])
+      return "row.json's result disagrees with its certificate (theorem_memorized_count)";
     return "";
   };
+  // A claim's result (its verdict, counts, per-instance outcomes and parameters) is the run's, not stated
+  // by the certificates the run wrote: the cell runs again.
+  if (s.def->name == "claim")
+    return "a claim's result (its verdict, counts and per-instance outcomes) is not re-derived from its certificates";
   const std::string& key = s.def->size_key;
   if (!s.capacity) {
     Derived d = derive(s, c.params, c.seed, root, dir);
     if (!d.why.empty()) return d.why;
-    if (s.def->name == "claim") {
-      // Every instance the row counts (confirmed, or with a certified counterexample) has a certificate
-      // the checker accepted; "holds" only when every instance confirmed the claim.
-      std::size_t certs = 0;
-      for (const auto& e : fs::directory_iterator(dir / "certs")) certs += e.path().extension() == ".json";
-      const json& cf = row.value("certified", json());
-      const std::int64_t inst = int_field(cf, "instances"), conf = int_field(cf, "confirmed"), cex = int_field(cf, "counterexamples");
-      const bool ok = inst >= 1 && conf >= 0 && cex >= 0 && conf <= inst && cex <= inst && std::size_t(std::max(conf, cex)) <= certs &&
-                      (!c.params.contains("instances") || c.params["instances"] == json(inst)) &&
-                      row.value("certificate", json()) == json(d.certificate) && row.value("exit", json()).is_number_integer() &&
-                      row.value("verdict", json()) == json(verdict_of(row["exit"].get<int>())) &&
-                      (row["exit"].get<int>() != kExitHolds || conf == inst) && (row["exit"].get<int>() != kExitNegative || cex >= 1) &&
-                      (!result.is_object() || (result.value("instances", json()) == json(inst) && result.value("confirmed", json()) == json(conf)));
-      return ok ? "" : "row.json disagrees with its certificates";
-    }
     return agrees(d, row, c.params.value(key, std::int64_t(0)));
   }
   // A capacity search: every probe that certified something is re-derived from its own certificate; the
@@ -526,6 +528,7 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
   const std::int64_t from = size_resolve(s.capacity_from, c.params, "capacity/from");
   const std::int64_t to = size_resolve(s.capacity_to, c.params, "capacity/to");
   if (int_field(cap, "from") != from || int_field(cap, "to") != to) return "row.json's capacity bounds disagree with the spec";
+  if (cap.value("stopped", json()) != json(nullptr)) return "row.json's capacity search stopped early, which is not re-derived from a certificate";
   std::int64_t best = 0;
   const json* best_probe = nullptr;
   Derived best_derived;
@@ -587,15 +590,18 @@ std::string fs_message(const fs::filesystem_error& e) {
 }
 
 // The kind of what is at `p` ("" when nothing is), without following a failure into an exception.
+// A symbolic link is reported as one (never followed): a cell's directory or row that is a link may name
+// another cell's, and that cell would then be merged twice.
 std::string entry_kind(const fs::path& p, fs::file_type& t) {
   std::error_code ec;
-  fs::file_status st = fs::status(p, ec);
+  fs::file_status st = fs::symlink_status(p, ec);
   t = st.type();
   if (ec && t != fs::file_type::not_found) throw InputError(p.string() + ": expected a readable path, got " + ec.message());
   switch (t) {
     case fs::file_type::not_found: return "";
     case fs::file_type::regular: return "a file";
     case fs::file_type::directory: return "a directory";
+    case fs::file_type::symlink: return "a symbolic link";
     default: return "a special file";
   }
 }

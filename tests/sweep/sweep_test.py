@@ -269,14 +269,22 @@ def first_string(j):
     return None
 
 
+def beyond_theorem(reference):
+    """The cells whose result is not the theorem's construction (T > T*: the generic route): their rows
+    carry figures no certificate states, so every resume runs them again."""
+    return {r["cell"] for r in reference if (r.get("result") or {}).get("method") != "theorem"}
+
+
 def resumed(spec, out, reference, edited, what, launcher=()):
-    """Resume after damaging cells `edited`: exactly those re-run, each named on stderr, results as before."""
+    """Resume after damaging cells `edited`: exactly those (and the cells beyond the theorem) re-run, each
+    named on stderr, results as before."""
     p = sweep(spec, out, launcher=launcher)
     s = json.loads(p.stdout.strip().splitlines()[-1]) if p.stdout.strip() else {}
     check(p.returncode == 0, f"{what}: resumed sweep exit 0 ({p.returncode}: {p.stderr!r})")
+    again = set(edited) | beyond_theorem(reference)
     if not launcher:
-        check(s.get("ran") == len(edited) and s.get("rerun") == len(edited) and s.get("skipped") == RESUME_CELLS - len(edited),
-              f"{what}: {len(edited)} cell(s) re-run, the rest re-verified and kept ({s})")
+        check(s.get("ran") == len(again) and s.get("rerun") == len(again) and s.get("skipped") == RESUME_CELLS - len(again),
+              f"{what}: {len(again)} cell(s) re-run, the rest re-verified and kept ({s})")
     for i in edited:
         check(re.search(rf"cell {i} \(.*re-running", p.stderr) is not None, f"{what}: stderr names cell {i} ({p.stderr!r})")
     check(normalized(out) == reference, f"{what}: results.jsonl equals the uninterrupted run's")
@@ -522,9 +530,9 @@ def test_unreadable():
     check(p.returncode == 2 and len(lines) == 1 and re.search(r"000003/row.json: expected a readable file", lines[0] if lines else ""),
           f"unreadable row.json: exit 2, one line naming it ({p.returncode}: {p.stderr!r})")
     os.chmod(cell_path(out, 3), 0o666)
-    os.chmod(cell_path(out, 2, "cert.json"), 0)
-    p = run()
-    check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1 and "cell 2 (" in p.stderr,
+    os.chmod(cell_path(out, 1, "cert.json"), 0)
+    p = run()  # cell 1 (at T*), and cells 2-5 beyond T* as every resume does
+    check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 5 and "cell 1 (" in p.stderr,
           f"unreadable certificate: its cell re-run ({p.returncode}: {p.stdout} {p.stderr!r})")
     shutil.rmtree(base)
 
@@ -545,8 +553,10 @@ def test_resume_capacity():
         s = json.loads(p.stdout)
         check(p.returncode == 0 and s.get("rerun") == 1 and "cell 0" in p.stderr, f"capacity row with edited {what}: re-run ({s})")
         check(normalized(out) == reference, f"capacity row with edited {what}: results as before")
+    # Its answer (8 = H d > T* = 7) is the generic route's, whose result carries figures no certificate states.
     p = sweep(spec, out)
-    check(json.loads(p.stdout)["skipped"] == 1, "an intact capacity row is re-verified and kept")
+    check(json.loads(p.stdout)["rerun"] == 1, "an intact capacity row beyond T* runs again")
+    check(normalized(out) == reference, "capacity row run again: results as before")
 
 
 def test_resume_other_tasks():
@@ -561,7 +571,9 @@ def test_resume_other_tasks():
         check(p.returncode == 0, f"{name}: base sweep exit 0 ({p.stderr})")
         reference = normalized(out)
         p = sweep(spec, out)
-        check(p.returncode == 0 and json.loads(p.stdout)["skipped"] == 1, f"{name}: intact row kept ({p.stdout} {p.stderr})")
+        check(p.returncode == 0 and json.loads(p.stdout)["rerun"] == 1 and "cell 0" in p.stderr,
+              f"{name}: an intact row carries figures no certificate states: re-run ({p.stdout} {p.stderr})")
+        check(normalized(out) == reference, f"{name}: re-run results as before")
         edit_json(cell_path(out, 0), lambda r: r["certified"].update({key: bad}))
         p = sweep(spec, out)
         check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1, f"{name}: edited {key} re-run ({p.stdout} {p.stderr})")
@@ -578,6 +590,86 @@ def test_resume_other_tasks():
         os.remove(os.path.join(cell_path(out, 0, "certs"), certs[1]))
     p = sweep(os.path.join(WORK, "rcl.json"), out)
     check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1, f"claim missing a certificate re-run ({p.stdout} {p.stderr})")
+
+
+def test_resume_underived():
+    """Rows whose result carries figures the resume cannot re-derive from a certificate: edits of them never
+    survive a resume (the cell runs again and its row is the fresh run's), and a cell directory that is a
+    symbolic link is a damaged directory (exit 2 naming it), never a second copy of another cell."""
+    # A claim cell: counts, verdict and per-instance outcomes of the run.
+    spec = write_spec("rf1.json", {"task": "claim:mahdavi24/lemma-3", "grid": {"instances": [2]}, "seeds": [3]})
+    out = os.path.join(WORK, "rf1")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"claim base sweep exit 0 ({p.stderr})")
+    reference = normalized(out)
+
+    def claim_edit(r):
+        r["certified"]["counterexamples"] = 1
+        r["result"]["counterexamples"] = [1]
+        r["result"]["verdict"] = "counterexample"
+        r["result"]["results"][-1]["outcome"] = "counterexample"
+    edit_json(cell_path(out, 0), claim_edit)
+    p = sweep(spec, out)
+    check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1 and "cell 0" in p.stderr,
+          f"claim row with an edited outcome: re-run ({p.stdout} {p.stderr})")
+    check(normalized(out) == reference, "claim row with an edited outcome: results as before")
+    # theorem1 beyond T* (generic route), the theorem's construction at T*, a ks and a dana24 row.
+    spec = write_spec("rf2.json", {"task": "theorem1", "data": "general",
+                                    "grid": {"H": [2], "n": [4], "d": [4], "dh": [4], "T": ["T*", "H*d+1"]}, "seeds": [1, 2]})
+    out = os.path.join(WORK, "rf2")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"theorem1 base sweep exit 0 ({p.stderr})")
+    reference = normalized(out)
+    check([r["result"]["method"] == "theorem" for r in reference] == [True, True, False, False], "cells 2, 3 beyond T*")
+    pristine = out + ".orig"
+    shutil.copytree(out, pristine)
+
+    def sat_edit(r):
+        res = r["result"]
+        for h in res.get("saturation") or [{}]:
+            h.update(c="5/2", c_proof="5/2", c_weyl="5/2")
+        res["saturation"] = res.get("saturation") or [{"head": 1, "c": "5/2"}]
+        res["c_network"] = "5/2"
+
+    def generic_edit(r):
+        g = r["result"].setdefault("generic", {})
+        g["rank_Z_lower"] = 99
+        r["result"]["theorem_memorized_count"] = 99
+    for what, cell, fn in (("saturation / c_network beyond T*", 2, sat_edit), ("generic.* beyond T*", 3, generic_edit),
+                           ("a head's c_weyl at T*", 0, lambda r: r["result"]["saturation"][-1].update(c_weyl="5/2")),
+                           ("a head dropped at T*", 1, lambda r: r["result"]["saturation"].pop()),
+                           ("theorem_memorized_count at T*", 0, lambda r: r["result"].update(theorem_memorized_count=99)),
+                           ("a field added to the row at T*", 1, lambda r: r.update(note="verified twice"))):
+        shutil.rmtree(out)
+        shutil.copytree(pristine, out)
+        edit_json(cell_path(out, cell), fn)
+        p = sweep(spec, out)
+        check(p.returncode == 0 and re.search(rf"cell {cell} \(.*re-running", p.stderr) is not None,
+              f"edited {what}: cell {cell} re-run ({p.stdout} {p.stderr})")
+        check(normalized(out) == reference, f"edited {what}: results as before")
+    for name, spec_j, fn in (
+            ("rf2ks", {"task": "ks", "grid": {"N": [20], "n": [4], "d": [3], "C": [3]}},
+             lambda r: (r["result"].setdefault("bounds", {}).update(log2_R=1e9), r["result"].setdefault("eq55", {}).update(holds=False))),
+            ("rf2da", {"task": "dana24", "grid": {"N": [50], "S": [4], "T": [10], "H": [1], "dh": [4], "d": [8]}},
+             lambda r: r["result"].setdefault("rank_certificate", {}).update(rank_lower=99))):
+        spec = write_spec(name + ".json", spec_j)
+        out = os.path.join(WORK, name)
+        p = sweep(spec, out)
+        check(p.returncode == 0, f"{name}: base sweep exit 0 ({p.stderr})")
+        reference = normalized(out)
+        edit_json(cell_path(out, 0), fn)
+        p = sweep(spec, out)
+        check(p.returncode == 0 and json.loads(p.stdout).get("rerun") == 1, f"{name}: edited descriptive figures re-run ({p.stdout} {p.stderr})")
+        check(normalized(out) == reference, f"{name}: results as before")
+    # A cell directory that is a symbolic link to another cell's.
+    out = os.path.join(WORK, "rf2")
+    shutil.rmtree(out)
+    shutil.copytree(pristine, out)
+    shutil.rmtree(os.path.join(out, "cells", "000001"))
+    os.symlink("000000", os.path.join(out, "cells", "000001"))
+    p = sweep(os.path.join(WORK, "rf2.json"), out)
+    check(p.returncode == 2 and "cells/000001" in p.stderr and "symbolic link" in p.stderr,
+          f"a cell directory that is a symbolic link: exit 2 naming it ({p.returncode}: {p.stderr!r})")
 
 
 def test_bad_spec_values():
@@ -653,6 +745,7 @@ else:
     test_unreadable()
     test_resume_capacity()
     test_resume_other_tasks()
+    test_resume_underived()
 
 subprocess.run(["rm", "-rf", WORK])
 print(f"{'FAILED' if FAILED else 'passed'}: {len(FAILED)} failure(s)")
