@@ -378,7 +378,7 @@ TEST_CASE("claims search: every certificate the engine builds is one its checker
     all_accepted(run);
     CHECK(run.confirmed == 7);
   }
-  // dana24/proposition-2, near-uniform family at seeds 9 and 16: rank(P Z*) = 4 > d + 1, and the leading
+  // dana24/proposition-2, near-uniform family at seeds 9 and 16: rank(P Z*) = 4 > d + 1, and the top-left
   // 3 x 3 block of the certified 4 x 4 minor was singular; the certificate now names a non-zero 3-minor.
   for (std::uint64_t seed : {9, 16}) {
     ClaimRun run = claim_search(*claim_find("dana24/proposition-2"), 7, seed);
