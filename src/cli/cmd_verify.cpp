@@ -173,27 +173,13 @@ int run_verify(const VerifyArgs& args) {
   if (v.undecided) j["undecided"] = true;
   // The human lines show what the certificate says (kind, claim, reasons quoting it) escaped and cut: a
   // certificate must not write control sequences to the terminal or flood it (JSON escapes on its own).
-  auto shown = [](const std::string& s, std::size_t max_chars) {
-    std::string out;
-    for (unsigned char c : s) {
-      if (out.size() >= max_chars) return out + "...";
-      if (c < 0x20 || c == 0x7f) {
-        char buf[5];
-        std::snprintf(buf, sizeof buf, "\\x%02x", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c);
-      }
-    }
-    return out;
-  };
-  std::string what = (v.kind.empty() ? std::string("certificate") : shown(v.kind, 80) + " certificate") +
-                     (v.claim.empty() ? "" : " (claim " + shown(v.claim, 120) + ")");
+  std::string what = (v.kind.empty() ? std::string("certificate") : printable_argument(v.kind, 80) + " certificate") +
+                     (v.claim.empty() ? "" : " (claim " + printable_argument(v.claim, 120) + ")");
   std::string human = v.valid       ? "VALID: " + what + " re-checked by the independent checker"
-                      : v.undecided ? "UNDECIDED: " + what + ": " + shown(v.reason, 600)
-                                    : "INVALID: " + what + ": " + shown(v.reason, 600);
-  for (const auto& r : v.applied) human += "\n  applied: " + shown(r, 600);
-  for (const auto& f : v.not_checked) human += "\n  not checked: " + shown(f, 600);
+                      : v.undecided ? "UNDECIDED: " + what + ": " + printable_argument(v.reason, 600)
+                                    : "INVALID: " + what + ": " + printable_argument(v.reason, 600);
+  for (const auto& r : v.applied) human += "\n  applied: " + printable_argument(r, 600);
+  for (const auto& f : v.not_checked) human += "\n  not checked: " + printable_argument(f, 600);
   if (memcert_checker::checker_portable()) human += "\n  checker: portable mode (MEMCERT_CHECKER_PORTABLE=1: no CPU-specific instructions)";
   emit(args.json, j, human, start);
   return v.valid ? kExitHolds : v.undecided ? kExitUndecided : kExitNegative;

@@ -97,6 +97,15 @@ inline std::string zip(const std::vector<std::pair<std::string, std::string>>& m
 }
 
 // A fresh scratch directory per test process.
+// The process's peak resident memory in kB (VmHWM), or -1: the bounded-memory readers' tests compare it
+// before and after a hostile input.
+inline long peak_rss_kb() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
 inline std::filesystem::path scratch() {
   static std::filesystem::path dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("memcert_test_data_" + std::to_string(::getpid()));

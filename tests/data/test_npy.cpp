@@ -180,15 +180,6 @@ TEST_CASE("npy_read_typed on large files equals npy_parse_typed of the bytes", "
   std::filesystem::remove_all(dir);
 }
 
-namespace {
-long peak_rss_kb() {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
-}  // namespace
-
 // A .npy file above 2 GiB (sparse: no disk or memory used by its zeros) is read by its header, like any
 // large file: the header's size is checked against the file's at once. It used to go through
 // file_read_all, which read 2 GiB into memory and then refused the file for its size (a valid one too).
@@ -197,7 +188,7 @@ TEST_CASE("npy_read_typed: a file above 2 GiB is checked from its header, not re
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "huge.npy").string();
   const std::uintmax_t size = (std::uintmax_t(1) << 31) + 4096;
-  const long rss_before = peak_rss_kb();
+  const long rss_before = fixtures::peak_rss_kb();
   const auto t0 = std::chrono::steady_clock::now();
   // Trailing bytes after a (1,) float64 array.
   const std::string small = npy("<f8", {1}, raw_all(std::vector<double>{1.5}));
@@ -217,7 +208,7 @@ TEST_CASE("npy_read_typed: a file above 2 GiB is checked from its header, not re
                std::to_string(size - big.size()) + ")") != std::string::npos);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK(secs < 1.0);
-  const long rss_after = peak_rss_kb();
+  const long rss_after = fixtures::peak_rss_kb();
   if (rss_before > 0 && rss_after > 0) CHECK(rss_after - rss_before < 64 * 1024);
   std::filesystem::remove_all(dir);
 }

@@ -206,12 +206,6 @@ std::string zip_deflated_member(const std::string& name, const std::string& pack
                     raw(static_cast<std::uint32_t>(body.size())) + raw<std::uint16_t>(0);
   return body + dir + end;
 }
-long peak_rss_kb() {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-  return -1;
-}
 }  // namespace
 
 // A zip bomb: the .npy header says 13 x 4 x 7 float64 (2912 data bytes), the member inflates to 1 GiB
@@ -224,7 +218,7 @@ TEST_CASE("npz zip bomb: a deflated member larger than its .npy header says", "[
   const Packed p = deflate_prefix_and_zeros(head, bomb - head.size());
   REQUIRE(p.size == bomb);
   REQUIRE(p.bytes.size() < (std::size_t(8) << 20));  // small on disk
-  const long rss_before = peak_rss_kb();
+  const long rss_before = fixtures::peak_rss_kb();
   // Headers declaring the true size (consistent with the compressed size, not with the .npy header).
   auto t0 = std::chrono::steady_clock::now();
   std::string m = input_error_of([&] {
@@ -247,7 +241,7 @@ TEST_CASE("npz zip bomb: a deflated member larger than its .npy header says", "[
                " bytes, got more data") != std::string::npos);
   CHECK(secs < 0.5);
   // Neither attempt held the inflated gigabyte (nor anything near it).
-  const long rss_after = peak_rss_kb();
+  const long rss_after = fixtures::peak_rss_kb();
   if (rss_before > 0 && rss_after > 0) CHECK(rss_after - rss_before < 64 * 1024);
 }
 

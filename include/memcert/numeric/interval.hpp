@@ -14,6 +14,15 @@ class Interval {
   // Working precision in bits for new intervals (default 128). Thread-local.
   static void set_default_precision(mpfr_prec_t bits);
   static mpfr_prec_t default_precision();
+  // The working precision set for a scope and restored after it (it is thread-local: a task sets its own
+  // and leaves the thread as it found it for the next).
+  struct PrecisionScope {
+    mpfr_prec_t saved;
+    explicit PrecisionScope(mpfr_prec_t bits) : saved(default_precision()) { set_default_precision(bits); }
+    ~PrecisionScope() { set_default_precision(saved); }
+    PrecisionScope(const PrecisionScope&) = delete;
+    PrecisionScope& operator=(const PrecisionScope&) = delete;
+  };
 
   Interval();                                   // [0, 0]
   explicit Interval(const Rational& q);         // tightest enclosure of q at the precision

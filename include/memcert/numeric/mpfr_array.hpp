@@ -18,6 +18,8 @@ struct MpfrArray {
   }
   MpfrArray(const MpfrArray&) = delete;
   MpfrArray& operator=(const MpfrArray&) = delete;
+  mpfr_ptr operator[](std::size_t i) { return v[i]; }
+  mpfr_srcptr operator[](std::size_t i) const { return v[i]; }
 };
 
 }  // namespace memcert

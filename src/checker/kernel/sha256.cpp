@@ -101,7 +101,7 @@ __attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(std::uint32_t* h,
 
 void Sha256::blocks(const unsigned char* p, std::size_t count) {
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (kShaNi && !portable_ && !checker_portable()) { blocks_sha_ni(h_, p, count); return; }
+  if (kShaNi && !checker_portable()) { blocks_sha_ni(h_, p, count); return; }
 #endif
   for (; count > 0; --count, p += 64) block(p);
 }

@@ -9,19 +9,16 @@ namespace memcert_checker {
 class Sha256 {
  public:
   Sha256();
-  // portable: never the SHA-NI instructions (tests compare the two routes).
-  explicit Sha256(bool portable) : Sha256() { portable_ = portable; }
   void update(const void* data, std::size_t bytes);
   std::string hex();  // finishes the digest: 64 lower-case hex digits (call once)
 
  private:
   void block(const unsigned char* p);
-  void blocks(const unsigned char* p, std::size_t count);  // SHA-NI when the CPU has it
+  void blocks(const unsigned char* p, std::size_t count);  // SHA-NI when the CPU has it (not in portable mode)
   std::uint32_t h_[8];
   unsigned char buf_[64];
   std::size_t fill_ = 0;
   std::uint64_t total_ = 0;  // bytes
-  bool portable_ = false;
 };
 
 }  // namespace memcert_checker

@@ -214,16 +214,6 @@ Verdict verify_certificate_text(const std::string& json_text, const Budget& budg
 }
 
 namespace {
-// True once `text` shows it cannot be a certificate: its first byte after JSON whitespace is not '{'.
-// Reading stops there (a device of zeros is "not JSON" at byte 0, not "over budget" after the budget).
-bool cannot_be_certificate(const std::string& text) {
-  for (char c : text) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
-    return c != '{';
-  }
-  return false;
-}
-
 Verdict verify_file(const std::string& path, const Budget& budget, const DataSupplier* data,
                     const ArraysSupplier* arrays = nullptr) {
   try {
@@ -244,7 +234,9 @@ Verdict verify_file(const std::string& path, const Budget& budget, const DataSup
         return v;
       }
       text.append(buf, got);
-      if (cannot_be_certificate(text)) break;  // the parser names the byte
+      // Not a certificate from its first byte on: read no further (a device of zeros is malformed at byte 0,
+      // not over budget after the budget); verify_in_context names the byte.
+      if (std::string unused; !starts_like_certificate(text, unused)) break;
     }
     const bool bad = std::ferror(f) != 0;
     std::fclose(f);

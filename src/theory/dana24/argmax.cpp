@@ -67,11 +67,7 @@ std::vector<DI> encoder_di(const Model& m, const std::vector<std::uint32_t>& seq
 // intervals then widen by ~ 1e10 * 2^-53 per term, while the exact value is within the solve's residual
 // of the target. More bits remove the cancellation loss; nothing else changes.
 double certified_margin_mpfr(const Model& m, const std::vector<std::uint32_t>& seq, std::size_t g, mpfr_prec_t prec) {
-  struct PrecisionScope {  // the default precision is thread-local: restore it for the thread's next user
-    mpfr_prec_t old = Interval::default_precision();
-    ~PrecisionScope() { Interval::set_default_precision(old); }
-  } scope;
-  Interval::set_default_precision(prec);
+  Interval::PrecisionScope scope(prec);
   const std::size_t S = m.S, d = m.d;
   auto point = [](double w) { return Interval(rational_from_double(w)); };
   auto matvec = [&](const DMatrix& W, const std::vector<Interval>& x) {

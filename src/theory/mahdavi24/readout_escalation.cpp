@@ -8,6 +8,7 @@
 #include "memcert/data/dataset.hpp"
 #include "memcert/model/mha.hpp"
 #include "memcert/numeric/interval.hpp"
+#include "memcert/numeric/mpfr_array.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 #include "memcert/util/parallel.hpp"
 #include "z_enclosure.hpp"
@@ -15,34 +16,6 @@
 namespace memcert::mahdavi24 {
 
 namespace {
-
-// n MPFR numbers of one precision, initialised to +0 and cleared together.
-class MpArray {
- public:
-  MpArray(std::size_t n, mpfr_prec_t p) : a_(n) {
-    for (auto& x : a_) {
-      mpfr_init2(&x, p);
-      mpfr_set_zero(&x, 1);
-    }
-  }
-  ~MpArray() {
-    for (auto& x : a_) mpfr_clear(&x);
-  }
-  MpArray(const MpArray&) = delete;
-  MpArray& operator=(const MpArray&) = delete;
-  mpfr_ptr operator[](std::size_t i) { return &a_[i]; }
-  mpfr_srcptr operator[](std::size_t i) const { return &a_[i]; }
-
- private:
-  std::vector<__mpfr_struct> a_;
-};
-
-// Interval's working precision is thread-local: set for one task, restored after it.
-struct PrecisionScope {
-  mpfr_prec_t saved;
-  explicit PrecisionScope(mpfr_prec_t p) : saved(Interval::default_precision()) { Interval::set_default_precision(p); }
-  ~PrecisionScope() { Interval::set_default_precision(saved); }
-};
 
 // One level: Z enclosed at `prec` bits, M solved at `prec` bits, the labels checked rigorously.
 ReadoutEscalation escalate_at(const AttentionDataset& ds, const std::vector<std::size_t>& rows,
@@ -53,9 +26,9 @@ ReadoutEscalation escalate_at(const AttentionDataset& ds, const std::vector<std:
   ReadoutEscalation out;
   out.bits = prec;
   // (a) Z = centre +- radius at prec bits, from the exact logits (softmax and mix as MPFR intervals).
-  MpArray Zc(T * Hd, prec), Zr(T * Hd, prec);
+  MpfrArray Zc(T * Hd, prec), Zr(T * Hd, prec);
   parallel_for(T, mpfr_threads(), [&](std::size_t i) {
-    PrecisionScope scope(prec + 16);
+    Interval::PrecisionScope scope(prec + 16);
     const std::size_t t = rows[i];
     const QMatrix E = attention_context(ds, t);
     const QVector e(ds.queries.row(t), ds.queries.row(t) + d);
@@ -81,7 +54,7 @@ ReadoutEscalation escalate_at(const AttentionDataset& ds, const std::vector<std:
     mpfr_clears(lo, hi, (mpfr_ptr)0);
   });
   // (b) G = Zc Zc^T and its Cholesky factor L (lower, in place), at prec bits (an estimate: (d) is the proof).
-  MpArray G(T * T, prec);
+  MpfrArray G(T * T, prec);
   parallel_for(T, mpfr_threads(), [&](std::size_t i) {
     for (std::size_t j = 0; j <= i; ++j) {
       mpfr_ptr g = G[i * T + j];
@@ -111,7 +84,7 @@ ReadoutEscalation escalate_at(const AttentionDataset& ds, const std::vector<std:
     });
   }
   // (c) M = Zc^T G^{-1} Yt, column by column (prec-bit numbers: M is exactly what they hold).
-  MpArray M(Hd * dout, prec), x(T, prec);
+  MpfrArray M(Hd * dout, prec), x(T, prec);
   for (std::size_t c = 0; c < dout; ++c) {
     for (std::size_t i = 0; i < T; ++i) {  // L z = y
       mpfr_set_q(s, Yt(i, c).get_mpq_t(), MPFR_RNDN);
