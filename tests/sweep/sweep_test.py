@@ -522,8 +522,17 @@ def test_unreadable():
         for x in fs:
             os.chmod(os.path.join(d, x), 0o666)
 
+    # The other uid runs its own copy of the executable from the world-readable scratch directory: the build
+    # directory may lie under one only root can enter (a clone in a mktemp -d), and the sweep starts its
+    # cells from the executable it runs as.
+    binary = BIN
+    if prefix:
+        binary = os.path.join(base, "memcert")
+        shutil.copyfile(BIN, binary)
+        os.chmod(binary, 0o755)
+
     def run():
-        return subprocess.run([*prefix, BIN, "sweep", spec, "--out", out, "--json"], capture_output=True, text=True, timeout=300)
+        return subprocess.run([*prefix, binary, "sweep", spec, "--out", out, "--json"], capture_output=True, text=True, timeout=300)
     os.chmod(cell_path(out, 3), 0)
     p = run()
     lines = p.stderr.strip().splitlines()
