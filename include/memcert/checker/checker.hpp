@@ -116,6 +116,27 @@ class AttentionDigest {
  private:
   std::unique_ptr<Sha256> sha_;
 };
+// Tensors by reference (kind "model", docs/CERTIFICATES.md): a trained model's state_dict and its data set
+// are named by file and digest. The checker asks for the arrays, recomputes the digest itself and checks
+// every verdict from those values. A NamedArray holds one array's exact values (every one a double).
+struct NamedArray {
+  std::string name;
+  std::vector<std::size_t> shape;     // C order; empty for a scalar
+  std::vector<double> values;         // the values, or
+  std::vector<float> values_f32;      // their exact float32 form (values then empty): half the memory
+  std::size_t size() const { return values_f32.empty() ? values.size() : values_f32.size(); }
+  double value(std::size_t i) const { return values_f32.empty() ? values[i] : double(values_f32[i]); }
+};
+// role "model": every tensor of the model file as read (state_dict keys); role "data": the arrays the
+// architecture `arch` reads from the data file (docs/CERTIFICATES.md, kind "model"). Fills `out` or returns
+// false with `error` set (an unreadable file is bad input: the verdict is then malformed with that reason).
+using TensorsSupplier = std::function<bool(const std::string& file, const std::string& role, const std::string& arch,
+                                           std::vector<NamedArray>& out, std::string& error)>;
+// "sha256:" + the SHA-256 (hex) of "memcert-tensors-v1 K\n" (K arrays) followed, for each array in increasing
+// byte order of names, by "<name>\n<ndim>[ <dim>]...\n" and the IEEE-754 binary64 bit patterns (little-endian,
+// -0 as +0) of its values in C order: a digest of the VALUES (float16/32/64 storage of the same numbers
+// agree). Names must be distinct and free of '\n'; every value finite (else "" is returned).
+std::string tensors_digest(const std::vector<NamedArray>& arrays);
 // As the functions above, with the supplier of referenced data (data may be null: no --data).
 Verdict verify_certificate_file(const std::string& path, const Budget& budget, const DataSupplier* data,
                                 const ArraysSupplier& arrays);

@@ -2,6 +2,7 @@
 #include "kernel/sha256.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -152,21 +153,26 @@ AttentionDigest::AttentionDigest(std::size_t T, std::size_t n, std::size_t d, in
 void AttentionDigest::add_text(const std::string& text) { sha_->update(text.data(), text.size()); }
 AttentionDigest::~AttentionDigest() = default;
 
-void AttentionDigest::add(const double* v, std::size_t count) {
-  // Bit patterns in little-endian byte order, whatever the host's, so the digest is portable.
+namespace {
+// Values as IEEE-754 binary64 bit patterns in little-endian byte order, whatever the host's, so a digest
+// is portable; -0 and +0 are the same value.
+void add_binary64(Sha256& sha, const double* v, std::size_t count) {
   unsigned char buf[8 * 512];
   while (count > 0) {
     const std::size_t k = std::min<std::size_t>(count, 512);
     for (std::size_t i = 0; i < k; ++i) {
       std::uint64_t u;
       std::memcpy(&u, &v[i], 8);
-      if (v[i] == 0) u = 0;  // -0 and +0 are the same value
+      if (v[i] == 0) u = 0;
       for (int b = 0; b < 8; ++b) buf[8 * i + b] = static_cast<unsigned char>(u >> (8 * b));
     }
-    sha_->update(buf, 8 * k);
+    sha.update(buf, 8 * k);
     v += k; count -= k;
   }
 }
+}  // namespace
+
+void AttentionDigest::add(const double* v, std::size_t count) { add_binary64(*sha_, v, count); }
 
 void AttentionDigest::add(const float* v, std::size_t count) {
   double wide[512];
@@ -216,5 +222,42 @@ std::string attention_labels_digest_text(const AttentionArrays& a, std::size_t T
 
 std::string attention_arrays_digest(const AttentionArrays& a, std::size_t T) { return digest_of(a, T, 2); }
 std::string attention_arrays_digest_v1(const AttentionArrays& a, std::size_t T) { return digest_of(a, T, 1); }
+
+std::string tensors_digest(const std::vector<NamedArray>& arrays) {
+  std::vector<const NamedArray*> order;
+  for (const NamedArray& a : arrays) {
+    if (a.name.find('\n') != std::string::npos) return "";
+    std::size_t numel = 1;
+    for (std::size_t k : a.shape) numel *= k;
+    if (numel != a.size()) return "";
+    for (std::size_t i = 0; i < a.size(); ++i)
+      if (!std::isfinite(a.value(i))) return "";
+    order.push_back(&a);
+  }
+  std::sort(order.begin(), order.end(), [](const NamedArray* x, const NamedArray* y) { return x->name < y->name; });
+  for (std::size_t i = 1; i < order.size(); ++i)
+    if (order[i - 1]->name == order[i]->name) return "";
+  Sha256 sha;
+  const std::string head = "memcert-tensors-v1 " + std::to_string(order.size()) + "\n";
+  sha.update(head.data(), head.size());
+  double wide[512];
+  for (const NamedArray* a : order) {
+    std::string h = a->name + "\n" + std::to_string(a->shape.size());
+    for (std::size_t k : a->shape) h += " " + std::to_string(k);
+    h += "\n";
+    sha.update(h.data(), h.size());
+    if (a->values_f32.empty()) {
+      add_binary64(sha, a->values.data(), a->values.size());
+      continue;
+    }
+    for (std::size_t i = 0; i < a->size();) {  // float32 widened exactly, a block at a time
+      const std::size_t k = std::min<std::size_t>(a->size() - i, 512);
+      for (std::size_t j = 0; j < k; ++j) wide[j] = a->values_f32[i + j];
+      add_binary64(sha, wide, k);
+      i += k;
+    }
+  }
+  return "sha256:" + sha.hex();
+}
 
 }  // namespace memcert_checker
