@@ -23,8 +23,8 @@ sync  # the files just written are flushed before either program is timed
 rc=0
 /usr/bin/time -f "%e %M %U %S" -o "$WORK/tm" "$BUILD/memcert" --quiet certify "$WORK/model.pt" "$WORK/data.npz" \
   --arch mahdavi24-baseline --json >"$WORK/m.json" || rc=$?
-if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && [ "$rc" -ne 3 ]; then
-  echo "memcert certify: exit $rc" >&2; exit 1
+if { [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ] && [ "$rc" -ne 3 ]; } || [ ! -s "$WORK/m.json" ]; then
+  echo "memcert certify: exit $rc, no result" >&2; exit 1
 fi
 read -r mw mm mu ms < <(tail -n 1 "$WORK/tm")  # time prints "Command exited ..." first on exit 1 or 3
 /usr/bin/time -f "%e %M %U %S" -o "$WORK/tp" "$PY" "$HERE/torch_accuracy.py" "$WORK/model.pt" "$WORK/data.npz" >"$WORK/p.json"

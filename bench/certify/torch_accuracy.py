@@ -2,7 +2,8 @@
 """The PyTorch program a researcher runs instead of `memcert certify`: load the checkpoint into the
 authors' BaselineAttention (shapes read from the state_dict), run it in float32 on every example of
 DATA.npz, and print the float32 accuracy read at the query token (as their RandomTask does) as JSON.
-Nothing is certified: each prediction is whatever float32 rounding makes of it.
+Nothing is certified: each prediction is whatever float32 rounding makes of it. Threads: all cores
+($TORCH_THREADS to change), as memcert's default (Debian's PyTorch would otherwise start with one).
     torch_accuracy.py MODEL.pt DATA.npz [--batch 1024]"""
 import argparse
 import json
@@ -21,6 +22,7 @@ ap.add_argument("model")
 ap.add_argument("data")
 ap.add_argument("--batch", type=int, default=1024)
 a = ap.parse_args()
+torch.set_num_threads(int(os.environ.get("TORCH_THREADS", os.cpu_count())))
 t0 = time.time()
 ckpt = torch.load(a.model, map_location="cpu")
 sd = ckpt.get("state_dict", ckpt)
