@@ -170,12 +170,14 @@ def main():
     color = np.where(m["verdict"] > 0, "tab:green", np.where(m["verdict"] < 0, "tab:red", "tab:gray"))
     mid = np.where(decided, (lo + hi) / 2, np.nan)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.4))
-    ax1.scatter(f32, np.where(decided, mid, f32), c=list(color), s=12)
+    # An undecided example's enclosure straddles 0: drawn at its midpoint (or at 0 when unbounded).
+    shown = np.where(decided, mid, np.where(np.isfinite(lo + hi), (lo + hi) / 2, 0.0))
+    ax1.scatter(f32, shown, c=list(color), s=12)
     ax1.errorbar(f32[decided], mid[decided], yerr=[(mid - lo)[decided], (hi - mid)[decided]], fmt="none",
                  ecolor="k", lw=0.6)
     dis = np.array(sorted(listed), dtype=int)
     if len(dis):
-        ax1.scatter(f32[dis], np.where(decided, mid, f32)[dis], marker="o", s=80, facecolors="none",
+        ax1.scatter(f32[dis], shown[dis], marker="o", s=80, facecolors="none",
                     edgecolors="k", label="float32 disagreement")
     ax1.axhline(0, color="k", lw=0.5)
     ax1.axvline(0, color="k", lw=0.5)
