@@ -423,3 +423,61 @@ def test_torch_module_bfloat16_certificate_verifies(tmp_path):
     else:
         cert["wrong"] = [0]
     assert not memcert.verify(cert).valid
+
+
+def dana24_aot(d, N, nb_layers, parallel_heads, d_head, nb_head, context_window):
+    """Dana et al.'s AoT (github.com/leodana2000/Transformer_Attentional_Memory, models.py: Transformer
+    with width 0), its modules and forward() as their code has them."""
+
+    class AoT(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.d, self.d_head = d, d_head
+            self.word_emb = torch.nn.Linear(d, N, bias=False)
+            self.pos_emb = torch.nn.Linear(d_head, context_window, bias=False)
+            self.attn_seq = torch.nn.Sequential(*[torch.nn.Sequential(*[
+                torch.nn.MultiheadAttention(d_head, nb_head, batch_first=True, bias=False)
+                for _ in range(parallel_heads)]) for _ in range(nb_layers)])
+            self.linear_compress = torch.nn.Linear(d, d_head, bias=False)
+            self.linear_decompress = torch.nn.Linear(d_head, d, bias=False)
+            self.mlp_seq = torch.nn.Sequential(*[torch.nn.Sequential()] * len(self.attn_seq))
+            self.unemb = torch.nn.Linear(d, N, bias=False)
+            self.register_buffer("attn_mask", torch.tril(torch.ones((context_window - 1, context_window - 1))) == 0)
+
+        def forward(self, x):
+            res = self.word_emb.weight[x]
+            pos = self.pos_emb.weight[:x.shape[1]].unsqueeze(0)
+            for para_attn, mlp in zip(self.attn_seq, self.mlp_seq):
+                compressed_res = self.linear_compress(res) + pos if self.d != self.d_head else res + pos
+                para_res = sum(attn(compressed_res, compressed_res, compressed_res, attn_mask=self.attn_mask)[0]
+                               for attn in para_attn)
+                decompressed_res = self.linear_decompress(para_res) if self.d != self.d_head else para_res
+                res = decompressed_res.add_(res)
+            return self.unemb(res)
+
+    return AoT()
+
+
+@needs_command
+@needs_torch
+@pytest.mark.parametrize("d, d_head", [(8, 4), (6, 6)])
+def test_dana24_aot_sequences_and_next(d, d_head, tmp_path):
+    torch.manual_seed(d)
+    S, N, heads = 5, 7, 2
+    model = dana24_aot(d=d, N=N, nb_layers=2, parallel_heads=2, d_head=d_head, nb_head=heads, context_window=S + 1)
+    seqs = torch.randint(0, N, (30, S))
+    nxt = torch.randint(0, N, (30,))
+    r = certify_or_undecided(model, seqs, nxt, arch="dana24-aot", heads=heads)
+    # The same as the command line on the same files (the checkpoint as torch.save writes it).
+    torch.save(model.state_dict(), tmp_path / "m.pt")
+    np.savez(tmp_path / "d.npz", sequences=seqs.numpy(), next=nxt.numpy())
+    code, want, err = cli("certify", tmp_path / "m.pt", tmp_path / "d.npz", "--arch", "dana24-aot", "--heads", heads)
+    assert code == r.exit_code and stable(r.to_json()) == stable(want), err
+    # Their forward() in float64 on the same weights: inside the enclosures, up to float64's own error.
+    with torch.no_grad():
+        logits = model.double()(seqs)[:, -1, :].numpy()
+    m64 = margins_of(logits, nxt.numpy())
+    g = r.margins
+    slack = 1e-9 * (1 + np.abs(m64))
+    assert np.all(g.margin_lo - slack <= m64) and np.all(m64 <= g.margin_hi + slack)
+    assert r.certified_correct + r.certified_wrong + r.undecided == 30
