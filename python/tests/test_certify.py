@@ -481,3 +481,20 @@ def test_dana24_aot_sequences_and_next(d, d_head, tmp_path):
     slack = 1e-9 * (1 + np.abs(m64))
     assert np.all(g.margin_lo - slack <= m64) and np.all(m64 <= g.margin_hi + slack)
     assert r.certified_correct + r.certified_wrong + r.undecided == 30
+
+
+@needs_command
+@pytest.mark.parametrize("change, key", [
+    (lambda sd: sd.update({"attention.Wq": sd["attention.Wq"][:, :, :-1]}), "attention"),  # Wq and Wk disagree
+    (lambda sd: sd.pop("decoder.bias"), "decoder.bias"),                                     # missing
+    (lambda sd: sd.update({"extra.weight": np.zeros(2, dtype=np.float32)}), "extra.weight"),  # not BaselineAttention's
+    (lambda sd: sd["embedding.weight"].__setitem__((0, 0), np.nan), "embedding.weight"),     # not a number
+])
+def test_bad_model_is_value_error_and_leaves_nothing(change, key, tmp_path):
+    sd = random_state_dict(seed=11)
+    change(sd)
+    X, y = random_data(T=5)
+    with pytest.raises(ValueError) as e:
+        memcert.certify(sd, X, y, arch="mahdavi24-baseline", out=tmp_path / "c.json")
+    assert key in str(e.value) and str(tmp_path) not in str(e.value)
+    assert os.listdir(tmp_path) == []
