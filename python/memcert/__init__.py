@@ -15,17 +15,19 @@ import os as _os
 from . import _memcert
 from ._core import (HypothesisFailure, MemcertError, NumericalWarning, Undecided, Workdir, check_keywords,
                     command_options, dataset_file, executable, json_file, matrix_file, option_args, run_command)
-from .results import (AssumptionsResult, ClaimsResult, ConstructResult, GenerateResult, KruskalResult, RankResult,
-                      Result, SweepResult, Theorem1Result, VerifyResult)
+from .results import (AssumptionsResult, CertifyResult, ClaimsResult, ConstructResult, GenerateResult, KruskalResult,
+                      Margins, RankResult, Result, SweepResult, Theorem1Result, VerifyResult)
+from ._certify import certify, has_command
 
 __version__ = _memcert.__version__
 
 __all__ = ["rank", "kruskal", "assumptions", "generate", "generate_theorem1", "generate_shared", "generate_general",
            "generate_ks", "generate_dana24", "generate_pe", "construct_theorem1", "construct_ks", "construct_dana24",
-           "claims_list", "claims_run", "claims_search", "verify", "sweep", "run", "executable",
+           "claims_list", "claims_run", "claims_search", "verify", "sweep", "certify", "run", "executable",
+           "has_command",
            "HypothesisFailure", "Undecided", "MemcertError", "NumericalWarning", "Result", "RankResult",
            "KruskalResult", "AssumptionsResult", "ConstructResult", "Theorem1Result", "GenerateResult",
-           "ClaimsResult", "VerifyResult", "SweepResult"]
+           "ClaimsResult", "VerifyResult", "SweepResult", "CertifyResult", "Margins"]
 
 # Python-only keywords every function takes next to the command's options.
 _PY_KEYWORDS = {"progress"}
@@ -270,7 +272,7 @@ def _set_signatures():
                 claims_run: ["claims", "run"], claims_search: ["claims", "search"], verify: ["verify"],
                 sweep: ["sweep"], generate_theorem1: ["generate", "theorem1"], generate_shared: ["generate", "shared"],
                 generate_general: ["generate", "general"], generate_ks: ["generate", "ks"],
-                generate_dana24: ["generate", "dana24"], generate_pe: ["generate", "pe"]}
+                generate_dana24: ["generate", "dana24"], generate_pe: ["generate", "pe"], certify: ["certify"]}
     for f, command in commands.items():
         sig = inspect.signature(f)
         params = [p for p in sig.parameters.values() if p.kind != p.VAR_KEYWORD]

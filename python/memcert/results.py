@@ -9,7 +9,7 @@ import json
 from fractions import Fraction
 
 __all__ = ["Result", "RankResult", "KruskalResult", "AssumptionsResult", "ConstructResult", "Theorem1Result",
-           "GenerateResult", "ClaimsResult", "VerifyResult", "SweepResult"]
+           "GenerateResult", "ClaimsResult", "VerifyResult", "SweepResult", "CertifyResult", "Margins"]
 
 REPR_LIMIT = 1500  # characters: a result's repr never exceeds this, whatever the data's size
 
@@ -271,3 +271,76 @@ class VerifyResult(Result):
 
 class SweepResult(Result):
     key_fields = ("task", "cells", "done", "skipped", "failed", "out")
+
+
+class Margins:
+    """`memcert certify --margins-out`'s arrays, one entry per example t (docs/MODELS.md): verdict (int8:
+    1 certified correct, -1 certified wrong, 0 undecided), margin_lo <= exact margin <= margin_hi
+    (float64, outward-rounded), float32_margin and float32_error_bound (float64: PyTorch's float32 margin
+    and a bound on its distance to the exact one), bits (int16: 53 the double filter, 128/256/512 MPFR,
+    0 undecided). Attributes and items (m.margin_lo, m["margin_lo"]); len(m) is T."""
+
+    def __init__(self, arrays):
+        self.__dict__["_arrays"] = dict(arrays)
+
+    def __getattr__(self, name):
+        arrays = self.__dict__["_arrays"]
+        if name in arrays:
+            return arrays[name]
+        raise AttributeError("Margins has no array %r (it has: %s)" % (name, ", ".join(sorted(arrays))))
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Margins is read-only")
+
+    def __getitem__(self, key):
+        return self._arrays[key]
+
+    def __contains__(self, key):
+        return key in self._arrays
+
+    def keys(self):
+        return self._arrays.keys()
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._arrays))
+
+    def __len__(self):
+        return len(next(iter(self._arrays.values()))) if self._arrays else 0
+
+    def __repr__(self):
+        return "<Margins: T=%d; %s>" % (len(self), ", ".join("%s %s" % (k, v.dtype) for k, v in self._arrays.items()))
+
+
+class CertifyResult(Result):
+    """memcert certify: per-example verdicts of a trained model. .verdict: True when every example is
+    certified correct, False when some is certified wrong, None when some are undecided (and none wrong);
+    .margins: the per-example arrays (Margins); .certificate: the certificate when out= was given."""
+    key_fields = ("arch", "task", "heads", "T", "certified_correct", "certified_wrong", "undecided", "min_margin",
+                  "max_error")
+    item_fields = ("wrong", "undecided_examples", "float32_disagreements")
+
+    @property
+    def margins(self):
+        """The per-example margins (Margins, numpy arrays of length T), or None when none were written."""
+        return self.__dict__.get("_margins")
+
+    def verdict_text(self):
+        T = self._data.get("T")
+        if self.exit_code == 0:
+            return "all %s certified correct" % T
+        if self.exit_code == 1:
+            return "%s of %s certified WRONG" % (self._data.get("certified_wrong"), T)
+        return "%s of %s undecided" % (self._data.get("undecided"), T)
+
+    def _fields(self):
+        out = list(super()._fields())
+        f32 = self._data.get("float32_disagreements")
+        if isinstance(f32, list):
+            out.append(("float32 disagreements", len(f32)))
+        return out
+
+    def __repr__(self):
+        text = super().__repr__()
+        if self.margins is not None and len(text) < REPR_LIMIT - 40:
+            text = text[:-1] + ", margins=<%d examples>>" % len(self.margins)
+        return text
