@@ -468,7 +468,7 @@ std::vector<typename Ops::V> forward(const Dana24Aot& m, const Net& net, Ops& op
 }
 
 // Exact margin enclosures from the double pass: min over c != y of (U_y - U_c) . h as balls, the row
-// difference rounded (|fl(a - b) - (a - b)| <= 2u |fl(a - b)|; 0 exactly when the rows agree).
+// difference rounded with its exact rounding error as the weight's radius (0 when the rows agree).
 struct Enclosure {
   double lo = -kInf, hi = kInf;
 };
@@ -480,9 +480,11 @@ Enclosure margin_double(const Dana24Aot& m, BallOps<double>& ops, const std::vec
   out.hi = kInf;
   for (std::size_t c = 0; c < m.N; ++c) {
     if (c == y) continue;
-    for (std::size_t j = 0; j < d; ++j) {
-      D[j] = m.unemb[y * d + j] - m.unemb[c * d + j];
-      De[j] = 0x1p-52 * std::abs(D[j]);  // a subnormal difference is exact, so an underflow here loses nothing
+    for (std::size_t j = 0; j < d; ++j) {  // TwoSum (Knuth): D + err = U_y - U_c exactly (finite weights)
+      const double a = m.unemb[y * d + j], b = -m.unemb[c * d + j];
+      const double s = a + b, bb = s - a, err = (a - (s - bb)) + (b - bb);
+      D[j] = s;
+      De[j] = std::isfinite(s) ? std::abs(err) : kInf;
     }
     const Ball<double> b = ops.dotw(D.data(), De.data(), h.data(), d);
     double lo, hi;

@@ -400,3 +400,38 @@ TEST_CASE("dana24-aot: data errors name the position", "[dana24_aot]") {
   d = aot_data(3, 5, c.N, 1);
   CHECK(err(d).find("data.npz: sequences: expected at most 4 tokens per sequence") == 0);
 }
+
+TEST_CASE("dana24-aot: a cancelling sum the double pass gets wrong in sign is not decided by it", "[dana24_aot]") {
+  // No attention layers: logits = unemb word_emb[x]. Token 0 embeds as e = (2^53, -1.25, -2^53, 1.2), so the
+  // margin of target 0 against class 1 is (1, 1, 1, 1) . e = 1.2 - 1.25 < 0 exactly, while the double sum
+  // in order evaluates to 2^53 - 1 - 2^53 + 1.2 > 0: only its rounding-error bound keeps the double filter
+  // from certifying the example correct.
+  StateDict sd;
+  Tensor we = aot_tensor({2, 4}, {0x1p53, -1.25, -0x1p53, 1.2, 0, 0, 0, 0});
+  we.dtype = DType::float64;
+  sd.insert("word_emb.weight", we);
+  sd.insert("pos_emb.weight", aot_tensor({2, 4}, std::vector<double>(8, 0.0)));
+  sd.insert("unemb.weight", aot_tensor({2, 4}, {1, 1, 1, 1, 0, 0, 0, 0}));
+  const Dana24Aot m = dana24_aot_load(sd, 1, "m.pt");
+  CHECK(m.layers == 0);
+  const Rational exact = Rational(1.2) - Rational(1.25);
+  REQUIRE(exact < 0);
+  REQUIRE(((0x1p53 + -1.25) + -0x1p53) + 1.2 > 0);  // the double evaluation's sign
+  Dana24AotData data;
+  data.T = 1;
+  data.S = 1;
+  data.sequences = {0};
+  data.next = {0};
+  CertifyOptions only_double;
+  only_double.max_bits = 0;
+  const ModelVerdicts v0 = dana24_aot_certify(m, data, only_double);
+  CHECK(v0.verdict[0] == ExampleVerdict::undecided);
+  CHECK(Rational(v0.margin_lo[0]) <= exact);
+  CHECK(exact <= Rational(v0.margin_hi[0]));
+  const ModelVerdicts v = dana24_aot_certify(m, data, CertifyOptions{});
+  CHECK(v.verdict[0] == ExampleVerdict::wrong);
+  CHECK(v.bits[0] == 128);
+  CHECK(Rational(v.margin_lo[0]) <= exact);
+  CHECK(exact <= Rational(v.margin_hi[0]));
+  CHECK(v.float32_disagreement[0] == 1);
+}
