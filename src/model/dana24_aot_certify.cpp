@@ -24,6 +24,7 @@
 #include <deque>
 #include <limits>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -583,7 +584,12 @@ ModelVerdicts dana24_aot_certify(const Dana24Aot& m, const Dana24AotData& data, 
     for (int prec : {128, 256, 512}) {
       if (verdict != ExampleVerdict::undecided || prec > opt.max_bits) break;
       Interval::PrecisionScope scope(prec);
-      const Interval e = margin_interval(m, net, seq, data.S, y);
+      Interval e;
+      try {
+        e = margin_interval(m, net, seq, data.S, y);
+      } catch (const std::domain_error&) {  // an interval division by one containing 0: no enclosure here
+        continue;
+      }
       // Both enclosures hold: keep their intersection.
       v.margin_lo[k] = std::max(v.margin_lo[k], e.lower_double_down());
       v.margin_hi[k] = std::min(v.margin_hi[k], e.upper_double_up());
