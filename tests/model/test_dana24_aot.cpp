@@ -228,54 +228,60 @@ TEST_CASE("dana24-aot: a margin below the double filter's reach is decided by MP
   // N = 2: the margin is (U_0 - U_1) . h. Row 1 is row 0 plus (-1, delta) with delta = h_0 / h_1 rounded,
   // so the margin is a rounding error of size ~1e-16 |h_0|: the double filter's radius (~1e-14) cannot
   // decide it; MPFR at 128 bits can.
-  const Config c{2, 4, 4, 4, 1, 1, 2, 0, 1.0};
-  StateDict sd = aot_model(c, 7);
-  Dana24AotData data = aot_data(1, 3, 2, 9);
-  data.next[0] = 0;
-  Config ref = c;
-  std::vector<I> lg;
-  std::vector<double> h(c.d);
-  // Read h off the reference with unemb = unit rows e_0, e_1 (N = 2, d = 4: rows e_0, e_1 give h_0, h_1).
-  {
-    StateDict unit;
+  // One layer; and two layers with parallel blocks, compression and MLPs (the MPFR pass through all of it).
+  const Config configs[] = {{2, 4, 4, 4, 1, 1, 2, 0, 1.0}, {2, 6, 4, 5, 2, 2, 2, 3, 1.0}};
+  for (const Config& c : configs) {
+    INFO("d=" << c.d << " L=" << c.L);
+    StateDict sd = aot_model(c, 7);
+    Dana24AotData data = aot_data(1, c.cw - 1, 2, 9);
+    data.next[0] = 0;
+    Config ref = c;
+    std::vector<I> lg;
+    std::vector<double> h(c.d);
+    // Read h_0, h_1 off the reference with unemb = the unit rows e_0, e_1.
+    {
+      StateDict unit;
+      for (const auto& [k, t] : sd.entries())
+        if (k != "unemb.weight") unit.insert(k, t);
+      std::vector<double> rows(2 * c.d, 0.0);
+      rows[0] = rows[c.d + 1] = 1;
+      unit.insert("unemb.weight", aot_tensor({2, c.d}, rows));
+      Interval::PrecisionScope scope(512);
+      lg = reference_logits(unit, ref, data.sequences.data(), data.S);
+      h[0] = lg[0].upper_double_up();
+      h[1] = lg[1].upper_double_up();
+    }
+    REQUIRE(h[1] != 0);
+    const std::vector<double>& u0 = sd.find("unemb.weight")->f64;
+    std::vector<double> U(u0.begin(), u0.end());
+    const double delta = h[0] / h[1];
+    for (std::size_t k = 0; k < c.d; ++k) U[c.d + k] = U[k];
+    U[c.d + 0] = U[0] - 1.0;
+    U[c.d + 1] = U[1] + delta;  // margin = h_0 - (delta rounded) h_1 ~ 0
+    StateDict sd2;
     for (const auto& [k, t] : sd.entries())
-      if (k != "unemb.weight") unit.insert(k, t);
-    unit.insert("unemb.weight", aot_tensor({2, 4}, {1, 0, 0, 0, 0, 1, 0, 0}));
-    Interval::PrecisionScope scope(512);
-    lg = reference_logits(unit, ref, data.sequences.data(), data.S);
-    h[0] = lg[0].upper_double_up();
-    h[1] = lg[1].upper_double_up();
+      if (k != "unemb.weight") sd2.insert(k, t);
+    Tensor ut = aot_tensor({2, c.d}, U);
+    ut.dtype = DType::float64;
+    sd2.insert("unemb.weight", ut);
+    const Dana24Aot m = dana24_aot_load(sd2, c.heads, "model.pt");
+    const auto [rl, rh] = reference_margin(sd2, c, data.sequences.data(), data.S, 0);
+    REQUIRE(std::abs(rl) < 1e-12);
+    REQUIRE((rl > 0 || rh < 0));  // the exact margin is not 0
+    CertifyOptions only_double;
+    only_double.max_bits = 0;
+    const ModelVerdicts v0 = dana24_aot_certify(m, data, only_double);
+    CHECK(v0.verdict[0] == ExampleVerdict::undecided);
+    CHECK(v0.bits[0] == 0);
+    CHECK(v0.margin_lo[0] <= rh);
+    CHECK(rl <= v0.margin_hi[0]);
+    CHECK(v0.float32_disagreement[0] == 1);
+    const ModelVerdicts v = dana24_aot_certify(m, data, CertifyOptions{});
+    CHECK(v.bits[0] == 128);
+    CHECK(v.verdict[0] == (rl > 0 ? ExampleVerdict::correct : ExampleVerdict::wrong));
+    CHECK(v.margin_lo[0] <= rh);
+    CHECK(rl <= v.margin_hi[0]);
   }
-  REQUIRE(h[1] != 0);
-  const std::vector<double>& u0 = sd.find("unemb.weight")->f64;
-  std::vector<double> U(u0.begin(), u0.end());
-  const double delta = h[0] / h[1];
-  for (std::size_t k = 0; k < c.d; ++k) U[c.d + k] = U[k];
-  U[c.d + 0] = U[0] - 1.0;
-  U[c.d + 1] = U[1] + delta;  // margin = h_0 - (delta rounded) h_1 ~ 0
-  StateDict sd2;
-  for (const auto& [k, t] : sd.entries())
-    if (k != "unemb.weight") sd2.insert(k, t);
-  Tensor ut = aot_tensor({2, 4}, U);
-  ut.dtype = DType::float64;
-  sd2.insert("unemb.weight", ut);
-  const Dana24Aot m = dana24_aot_load(sd2, c.heads, "model.pt");
-  const auto [rl, rh] = reference_margin(sd2, c, data.sequences.data(), data.S, 0);
-  REQUIRE(std::abs(rl) < 1e-12);
-  REQUIRE((rl > 0 || rh < 0));  // the exact margin is not 0
-  CertifyOptions only_double;
-  only_double.max_bits = 0;
-  const ModelVerdicts v0 = dana24_aot_certify(m, data, only_double);
-  CHECK(v0.verdict[0] == ExampleVerdict::undecided);
-  CHECK(v0.bits[0] == 0);
-  CHECK(v0.margin_lo[0] <= rh);
-  CHECK(rl <= v0.margin_hi[0]);
-  CHECK(v0.float32_disagreement[0] == 1);
-  const ModelVerdicts v = dana24_aot_certify(m, data, CertifyOptions{});
-  CHECK(v.bits[0] == 128);
-  CHECK(v.verdict[0] == (rl > 0 ? ExampleVerdict::correct : ExampleVerdict::wrong));
-  CHECK(v.margin_lo[0] <= rh);
-  CHECK(rl <= v.margin_hi[0]);
 }
 
 TEST_CASE("dana24-aot: identical unembedding rows are an exact tie, certified wrong", "[dana24_aot]") {
