@@ -144,6 +144,13 @@ Interval interval_exp(const Interval& a) {  // exp is increasing
   return r;
 }
 
+Interval interval_erf(const Interval& a) {  // erf is increasing
+  Interval r(Interval::PrecTag{}, mpfr_get_prec(a.lo_));
+  mpfr_erf(r.lo_, a.lo_, MPFR_RNDD);
+  mpfr_erf(r.hi_, a.hi_, MPFR_RNDU);
+  return r;
+}
+
 Interval interval_log(const Interval& a) {  // log is increasing on (0, inf)
   if (mpfr_sgn(a.lo_) <= 0) throw std::domain_error("Interval: log of a non-positive interval");
   Interval r(Interval::PrecTag{}, mpfr_get_prec(a.lo_));

@@ -54,6 +54,7 @@ class Interval {
   friend Interval interval_exp(const Interval& a);
   friend Interval interval_log(const Interval& a);   // requires a > 0
   friend Interval interval_sqrt(const Interval& a);  // requires a >= 0
+  friend Interval interval_erf(const Interval& a);
   friend Interval interval_max(const Interval& a, const Interval& b);
   friend Interval interval_hull(const Interval& a, const Interval& b);
   friend Interval endpoint_extremes(const Interval&, const Interval&,
