@@ -224,7 +224,7 @@ def test_labels_real_and_class_labels_keyword():
     H, n, d, dh = 2, 3, 4, 3
     T = H * (min(n, dh) - 1) + 1
     contexts, queries = small_attention_data(T=T, n=n, d=d)
-    ints = np.array([0, 2, 1], dtype=np.int64)[:T]
+    ints = np.array([0, 2, 1, 3, 1], dtype=np.int64)[:T]
     real = memcert.construct_theorem1(contexts, queries, ints, heads=H, dh=dh)
     assert real.memorized and real.verified and "max_label_error" in real and "min_class_margin" not in real
     assert any("read as REAL labels" in note for note in real.notes)
