@@ -1207,11 +1207,18 @@ section_front() {
   expect_rc "construct ks --check within --max-memory 1: the check is over budget" 3
   stderr_mentions "construct ks --check: over budget, with what suffices" "(--max-memory 100 would suffice)"
   check "construct ks --check over budget: nothing written" test ! -e "$d/ks.cert.json"
+  run construct ks "$d/ks.json" --check --max-memory 100 --out "$d/ks.cert.json"
+  expect_rc "construct ks --check at the --max-memory said to suffice" 0
+  rm -f "$d/ks.cert.json"
   run construct ks "$d/ks.json" --check --max-memory 0 --out "$d/ks.cert.json"
   expect_rc "construct ks --check --max-memory 0" 0
   run verify "$d/int.cert.json" --max-memory 0.01
   expect_rc "verify over a tiny budget" 3
   check "verify over budget: what suffices" grep -q 'would suffice)' "$OUT"
+  local enough
+  enough=$(grep -o -- '--max-memory [0-9]* would suffice' "$OUT" | head -1 | cut -d' ' -f2)
+  run verify "$d/int.cert.json" --max-memory "${enough:-0.01}"
+  expect_rc "verify at the --max-memory said to suffice ($enough)" 0
 }
 
 SECTIONS=(section_rank section_kruskal section_verify section_manners)
