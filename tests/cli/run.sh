@@ -1209,7 +1209,11 @@ section_front() {
   check "construct ks --check over budget: nothing written" test ! -e "$d/ks.cert.json"
   run construct ks "$d/ks.json" --check --max-memory 100 --out "$d/ks.cert.json"
   expect_rc "construct ks --check at the --max-memory said to suffice" 0
+  check "construct ks: r^2 and delta^2 with their decimals" grep -Eq 'r\^2 = [0-9]+/[0-9]+ \(~[0-9.e+-]+\), delta\^2 = [0-9]+/[0-9]+ \(~' "$OUT"
   rm -f "$d/ks.cert.json"
+  run generate dana24 --N 8 --S 3 --T 10 --out "$d/a24.json"
+  run construct dana24 "$d/a24.json" --heads 2 --dh 2 --out "$d/a24.cert.json"
+  check "construct dana24: the margin with its decimal" grep -Eq 'smallest certified margin [0-9]+/[0-9]+ \(~[0-9.e+-]+\)' "$OUT"
   run construct ks "$d/ks.json" --check --max-memory 0 --out "$d/ks.cert.json"
   expect_rc "construct ks --check --max-memory 0" 0
   run verify "$d/int.cert.json" --max-memory 0.01
