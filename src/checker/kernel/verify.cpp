@@ -1,6 +1,4 @@
 // Entry point of the checker: parse, read "kind" and "claim", dispatch to the kind's check.
-#include <sys/stat.h>
-
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -246,14 +244,13 @@ Verdict verify_file(const std::string& path, const Budget& budget, const DataSup
     std::size_t got;
     while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
       if (text.size() + got > cap) {
-        // A regular file's size says what would suffice; a stream's is not known.
-        struct stat st {};
-        const bool sized = ::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+        // A seekable file's size says what would suffice; a stream's is not known.
+        const long size = std::fseek(f, 0, SEEK_END) == 0 ? std::ftell(f) : -1L;
         std::fclose(f);
         Verdict v = reject(Verdict{}, "over budget: " + path + " is larger than " + std::to_string(cap) +
                                           " bytes (the memory budget / " + std::to_string(int(kTextBytesPerInputByte)) + ")");
         v.undecided = true;
-        if (sized) v.needs_bytes = double(st.st_size) * kTextBytesPerInputByte;
+        if (size > 0) v.needs_bytes = double(size) * kTextBytesPerInputByte;
         return v;
       }
       text.append(buf, got);
