@@ -333,7 +333,8 @@ int memcert::cli::run_command_line(int argc, char** argv, const RunHooks& hooks)
     const bool verify = sub->get_name() == "verify";
     auto secs = std::make_shared<double>(verify ? 60.0 : 0.0);
     // Memory: verify keeps a fixed 4096 MB; every other command 75% of physical memory.
-    const double mem_default = verify ? 4096.0 : memcert::default_memory_budget_mb();
+    static const double physical_share = memcert::default_memory_budget_mb();  // read once
+    const double mem_default = verify ? 4096.0 : physical_share;
     auto mem = std::make_shared<double>(mem_default);
     // A budget is a finite number in [0, 10^9] ("nan" passes CLI::Range's comparisons, so not that).
     const CLI::Validator budget_range(
