@@ -92,40 +92,51 @@ def kruskal(a, at_least=None, **options):
 
 # ---- attention data sets -------------------------------------------------------------------------------
 
-def _attention_dataset(dataset, queries, labels, wd, extra=None):
-    """DATASET: a path (unchanged), or arrays contexts (T, n, d) [dataset], queries (T, d), labels."""
-    if queries is None and labels is None and (isinstance(dataset, (str, _os.PathLike))):
+def _attention_dataset(dataset, queries, labels, wd, extra=None, class_labels=None):
+    """DATASET: a path (unchanged), or arrays contexts (T, n, d) [dataset], queries (T, d), and labels:
+    `labels` REAL labels (T,) / (T, d_out), or `class_labels` integer classes (T,) -- the file keys of the
+    same names (docs/FORMATS.md); both is bad input, as in a file."""
+    if labels is not None and class_labels is not None:
+        raise ValueError("labels, class_labels: expected either labels (real) or class_labels (integer classes), got both")
+    if queries is None and labels is None and class_labels is None and (isinstance(dataset, (str, _os.PathLike))):
         return _os.fspath(dataset)
     if isinstance(dataset, dict):
-        return dataset_file(dataset, "dataset", wd)
+        given = {k: v for k, v in (("labels", labels), ("class_labels", class_labels)) if v is not None}
+        for k in given:
+            if dataset.get(k) is not None:
+                raise ValueError("%s: given both in the data set dict and as a keyword" % k)
+        return dataset_file(dict(dataset, **given), "dataset", wd)
     if queries is None:
         raise ValueError("queries: expected a (T, d) array with contexts (or a data set path)")
-    arrays = {"contexts": dataset, "queries": queries, "labels": labels}
+    arrays = {"contexts": dataset, "queries": queries, "labels": labels, "class_labels": class_labels}
     arrays.update(extra or {})
     return dataset_file(arrays, "dataset", wd)
 
 
-def assumptions(contexts, queries=None, labels=None, **options):
+def assumptions(contexts, queries=None, labels=None, class_labels=None, **options):
     """memcert assumptions: mahdavi24's Assumptions 1-3, general position and token separation, decided
     exactly, with numpy's numerical ranks (a NumericalWarning when Assumption 2 rests on rounding-level
     directions). contexts: a data set path, a dict of arrays, or the (T, n, d) contexts with queries.
+    labels (real) / class_labels (integer classes) are accepted and ignored (the assumptions do not use them).
 
     Options: tol, budget, separation, max_seconds, max_memory, threads, decimals; progress.
     Verdict (exit code): Assumptions 1 and 2 hold / one fails; an undecided Assumption 1 raises Undecided
     (its .result holds the whole report)."""
     wd = Workdir()
-    path = _attention_dataset(contexts, queries, labels, wd)
+    path = _attention_dataset(contexts, queries, labels, wd, class_labels=class_labels)
     return _call("assumptions", ["assumptions"], [path], options, AssumptionsResult, wd)
 
 
-def construct_theorem1(contexts, queries=None, labels=None, heads=None, dh=None, **options):
+def construct_theorem1(contexts, queries=None, labels=None, heads=None, dh=None, class_labels=None, **options):
     """memcert construct theorem1: mahdavi24 Theorem 1's weights, certified and re-checked by the
     independent checker. T is the data set's size; the theorem memorizes T* = min(T, H(r-1)+1) examples
     and, when T > T*, generic weights are tried on all T (--beyond generic): .memorized is True only when
     all T are certified, .memorized_count / .not_memorized / .theorem_memorized_count say how many.
 
-    contexts: a data set path, a dict of arrays, or (T, n, d) contexts with queries (T, d) and labels
-    ((T,) / (T, d_out) real labels, or None: generated). Options: heads, dh (required), dv, skip, seed,
+    contexts: a data set path, a dict of arrays, or (T, n, d) contexts with queries (T, d) and either
+    labels ((T,) / (T, d_out) REAL labels: regression, even when the array has an integer dtype, which the
+    result's .notes then say) or class_labels ((T,) integer classes: arg-max memorization); neither:
+    generated. Options: heads, dh (required), dv, skip, seed,
     tolerance, c, beyond, data_ref, fit, no_saturation (or saturation=False), no_check, out,
     weights_out, max_seconds, max_memory, threads, decimals; progress.
     .weights: the exact weights (Fraction arrays) from .certificate. A violated hypothesis raises
@@ -134,7 +145,7 @@ def construct_theorem1(contexts, queries=None, labels=None, heads=None, dh=None,
     options.update(heads=heads, dh=dh)
     if "saturation" in options:  # the earlier keyword: saturation=False is --no-saturation
         options.setdefault("no_saturation", not options.pop("saturation"))
-    path = _attention_dataset(contexts, queries, labels, wd)
+    path = _attention_dataset(contexts, queries, labels, wd, class_labels=class_labels)
     return _call("construct_theorem1", ["construct", "theorem1"], [path], options, Theorem1Result, wd,
                  cert_option="out")
 

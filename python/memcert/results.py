@@ -47,6 +47,8 @@ class Result:
         self.__dict__["_certificate"] = None
         lines = human.splitlines() + [l[len("memcert: "):] for l in stderr.splitlines() if l.startswith("memcert: ")]
         self.__dict__["warnings"] = [l[len("warning: "):] for l in lines if l.startswith("warning: ")]
+        # How the input was read (e.g. integer-dtype labels taken as REAL labels): the JSON's "notes", [] if none.
+        self.__dict__["notes"] = list((data or {}).get("notes", []))
 
     # -- the JSON object
     def to_json(self):

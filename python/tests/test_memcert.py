@@ -217,3 +217,32 @@ def test_construct_theorem1_hypothesis_failure_has_witness():
     with pytest.raises(memcert.HypothesisFailure) as e:
         memcert.construct_theorem1(contexts, queries, None, heads=2, dh=3)
     assert isinstance(e.value.witness, dict)
+
+
+def test_labels_real_and_class_labels_keyword():
+    # One contract: labels= are REAL labels (an integer dtype too, said in .notes), class_labels= classes.
+    H, n, d, dh = 2, 3, 4, 3
+    T = H * (min(n, dh) - 1) + 1
+    contexts, queries = small_attention_data(T=T, n=n, d=d)
+    ints = np.array([0, 2, 1, 3, 1], dtype=np.int64)[:T]
+    real = memcert.construct_theorem1(contexts, queries, ints, heads=H, dh=dh)
+    assert real.memorized and real.verified and "max_label_error" in real and "min_class_margin" not in real
+    assert any("read as REAL labels" in note for note in real.notes)
+    assert real.certificate["data"]["labels"] == [[str(int(v))] for v in ints]
+    for t in range(T):  # the read-out reproduces the integer VALUES (regression), checked in float64
+        assert abs(forward_float(real.weights, contexts[t], queries[t])[0] - ints[t]) < 1e-3
+    cls = memcert.construct_theorem1(contexts, queries, heads=H, dh=dh, class_labels=ints)
+    assert cls.memorized and cls.verified and "min_class_margin" in cls and cls.notes == []
+    assert cls.certificate["data"]["class_labels"] == [int(v) for v in ints]
+    for t in range(T):  # arg-max memorization: the largest output is the class
+        assert int(np.argmax(forward_float(cls.weights, contexts[t], queries[t]))) == ints[t]
+    # The same keyword beside a dict, and both at once refused.
+    d2 = memcert.construct_theorem1({"contexts": contexts, "queries": queries}, heads=H, dh=dh, class_labels=ints)
+    assert "min_class_margin" in d2
+    with pytest.raises(ValueError):
+        memcert.construct_theorem1(contexts, queries, ints.astype(float), heads=H, dh=dh, class_labels=ints)
+    # assumptions takes both and ignores them (even labels no command could use).
+    a = memcert.assumptions(contexts, queries, class_labels=[0] * T)
+    assert a.T == T
+    b = memcert.assumptions(contexts, queries, labels=np.zeros((T + 1, 1)))
+    assert b.T == T

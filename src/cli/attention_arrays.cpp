@@ -120,6 +120,7 @@ std::function<std::string()> attention_digest_job(const AttentionDataset& ds, st
 
 memcert_checker::AttentionArrays attention_arrays_read(const std::string& path) {
   TypedAttentionDataset ds = attention_dataset_read_typed(path, /*keep_float32=*/true);
+  if (ds.labels_integer_dtype) note(attention_labels_note());
   memcert_checker::AttentionArrays a;
   a.T = ds.T;
   a.n = ds.n;

@@ -7,6 +7,8 @@
 // Exit: 0 when Assumptions 1 and 2 hold, 1 when one fails (witness in the output) or is undecided,
 // 2 bad input.
 
+#include <gmpxx.h>
+
 #include "command.hpp"
 #include "memcert/data/dataset.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
@@ -30,7 +32,8 @@ int run(const Args& a) {
     throw InputError("--separation: expected auto, on or off, got " + a.separation);
   // Typed storage: float/int data go through the engine's certified kernels, never a rational per entry;
   // float32 contexts stay float32 (the kernels widen one context at a time).
-  TypedAttentionDataset ds = attention_dataset_read_typed(a.dataset, true);
+  // Labels play no part in the assumptions: not read (a file's labels never stop this command).
+  TypedAttentionDataset ds = attention_dataset_read_typed(a.dataset, true, /*with_labels=*/false);
   // numpy's ranks come with the report (the contexts read once for them and Assumption 2).
   const mahdavi24::NumericalRanksOption numerical{numerical_tol_option(a.tol)};
   nlohmann::json j = mahdavi24::assumptions_report_typed(ds, a.budget, threads_option(), sep, &numerical);
@@ -41,13 +44,29 @@ int run(const Args& a) {
        " [kruskal in " + a1["kruskal_lower"].dump() + ".." + a1["kruskal_upper"].dump() + ", " + a1["method"].get<std::string>() + "]";
   if (a1.contains("dependent_subset")) h += " dependent subset " + a1["dependent_subset"].dump();
   h += "\n  Remark 1: " + a1["remark1"].get<std::string>() + "\n";
+  if (a1["holds"].is_null()) {
+    // Why it is undecided, and what construct theorem1 then certifies in its place (docs/THEORY.md).
+    const std::size_t k = a1["required"].get<std::size_t>();
+    mpz_class subsets;
+    mpz_bin_uiui(subsets.get_mpz_t(), ds.T, k);
+    mpf_class f(subsets, 64);
+    char approx[64];
+    gmp_snprintf(approx, sizeof approx, "%.3Fg", f.get_mpf_t());
+    h += "  why undecided: Kruskal rank >= " + std::to_string(k) + " means every " + std::to_string(k) + "-subset of the " +
+         std::to_string(ds.T) + " queries (vectors in " + std::to_string(ds.d) + " dimensions) is independent: C(" +
+         std::to_string(ds.T) + ", " + std::to_string(k) + ") = " + approx + " subsets; within --budget " +
+         std::to_string(a.budget) + " no dependent subset was found and not all were certified\n";
+    h += "  construct theorem1 does not rely on it: it certifies, for its own grouping of the examples, the facts its "
+         "construction uses (hypotheses \"grouping-facts\": every context of rank n, each head's queries Q_{R_h} of full "
+         "column rank, and no earlier query in their span)\n";
+  }
   h += "Assumption 2 (every context rank n): " + holds_text(a2["holds"]);
   if (!a2["failing"].empty()) h += " failing " + a2["failing"].dump();
   h += "\nAssumption 3 (e + xbar Kruskal rank >= " + j["assumption3"]["required"].dump() + "): " + holds_text(j["assumption3"]["holds"]);
   h += "\nGeneral position of the queries: " + holds_text(j["general_position"]["holds"]);
   const auto& js = j["separation"];
-  h += "\nToken separation (ks25 Assumption 4.1): r^2 = " + js["r2"].get<std::string>() + ", delta^2 = ";
-  if (js["computed"].get<bool>()) h += js["delta2"].get<std::string>();
+  h += "\nToken separation (ks25 Assumption 4.1): r^2 = " + exact_text(js["r2"].get<std::string>()) + ", delta^2 = ";
+  if (js["computed"].get<bool>()) h += exact_text(js["delta2"].get<std::string>());
   else
     h += "not computed (" + js["pairs"].dump() + " pairs of tokens" +
          (a.separation == "off" ? std::string(", --separation off") : std::string(" exceed the automatic budget")) +

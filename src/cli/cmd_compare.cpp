@@ -22,6 +22,13 @@
 namespace memcert::cli {
 namespace cmd_compare {
 
+// The run's memory budget for the checks (none with --max-memory 0).
+memcert_checker::Budget run_checker_budget() {
+  memcert_checker::Budget b;
+  b.max_bytes = checker_max_bytes();
+  return b;
+}
+
 struct Args {
   std::string dataset;
   std::size_t H = 0, dh = 0;
@@ -92,7 +99,7 @@ Row run_mahdavi(const dana24::AssocData& a, const std::vector<QMatrix>& X, const
     mahdavi24::Theorem1Result res = mahdavi24::theorem1_construct(ds, o);
     for (const auto& h : res.weights.heads) count(h.WK, r), count(h.WQ, r), count(h.WV, r);
     count(res.weights.WO, r), count(res.weights.WD, r);
-    r.verified = res.memorized && memcert_checker::verify_certificate_text(res.certificate.dump()).valid;
+    r.verified = res.memorized && memcert_checker::verify_certificate_text(res.certificate.dump(), run_checker_budget()).valid;
     r.memorized = r.verified ? res.T_star : 0;
     r.note = "memorizes the first T* = H(r-1)+1 = " + std::to_string(res.T_star) + " examples";
   } catch (const mahdavi24::HypothesisFailure& f) {
@@ -123,7 +130,7 @@ Row run_ks(const dana24::AssocData& a, const std::vector<QMatrix>& X, const Args
       r.parameters = res.total.parameters, r.nonzero = res.total.nonzero_parameters;
       r.max_bits = res.total.bit_complexity;
       r.verified = res.memorized &&
-                   memcert_checker::verify_certificate_text(ks25::ks_certificate_json(res).dump()).valid;
+                   memcert_checker::verify_certificate_text(ks25::ks_certificate_json(res).dump(), run_checker_budget()).valid;
       r.memorized = r.verified ? a.T() : 0;
       r.note = "depth " + std::to_string(res.total.depth) + ", width " + std::to_string(res.total.width);
     }
@@ -147,7 +154,7 @@ Row run_dana(const dana24::AssocData& a, const Args& g, std::size_t d) {
     r.max_bits = s["bit_complexity"]["max_bits"];
     const std::string claim = d == 2 && g.dh <= 2 ? "dana24/corollary-1" : "dana24/theorem-1-assoc";
     r.verified = res.memorized &&
-                 memcert_checker::verify_certificate_text(dana24::dana24_certificate_json(a, res, claim).dump()).valid;
+                 memcert_checker::verify_certificate_text(dana24::dana24_certificate_json(a, res, claim).dump(), run_checker_budget()).valid;
     r.memorized = r.verified ? a.T() : 0;
     r.note = res.memorized ? "embeddings are parameters (chosen by the construction)"
                            : "undecided: rank ceiling " + std::to_string(s["rank_ceiling"].get<std::size_t>());

@@ -87,7 +87,7 @@ int run(const Args& a) {
     emit(a.json, j, h.str(), start);
     return kExitUndecided;
   }
-  h << ", smallest certified margin " << j["min_margin"].get<std::string>() << "\n";
+  h << ", smallest certified margin " << exact_text(j["min_margin"].get<std::string>()) << "\n";
   h << "  parameters " << j["parameters"] << " (Remark 2: " << j["parameters_remark2"] << ", non-zero "
     << j["nonzero_parameters"] << "), bits per weight <= " << j["bit_complexity"]["max_bits"] << "\n";
   const std::string cert = dana24::dana24_certificate_json(data, r, claim).dump();

@@ -48,8 +48,8 @@ int run(const Args& a) {
   h << (P.seq2seq ? "ks25 Corollary 4.1 (seq-to-seq)" : "ks25 Theorem 4.1 (next-token)") << ": N=" << P.N
     << " n=" << P.n << " d=" << P.d << " C=" << P.C << ", " << P.tokens.size() << " distinct tokens, "
     << P.distinct_multisets.size() << " distinct multisets\n";
-  h << "  separation (exact): r^2 = " << rational_to_string(P.r2) << ", delta^2 = " << rational_to_string(P.delta2)
-    << "\n";
+  h << "  separation (exact): r^2 = " << exact_text(rational_to_string(P.r2))
+    << ", delta^2 = " << exact_text(rational_to_string(P.delta2)) << "\n";
   ks25::KsOptions o;
   o.seed = a.seed;
   o.ablation_linear_phi = a.ablation == "linear-phi";

@@ -169,8 +169,8 @@ Beyond beyond_generic(const AttentionDataset& ds, const mahdavi24::Theorem1Optio
       b.result.certificate = nlohmann::json();  // the text is what is checked and written: the tree goes
       release_free_memory();
       StageTimes::Scope clock(&times, "independent checker (generic)");
-      memcert_checker::Budget budget;  // what the budget leaves beside the process's memory now
-      if (cap > 0) budget.max_bytes = std::max(0.0, cap - resident_bytes());
+      memcert_checker::Budget budget;  // what the budget leaves beside the process's memory now (none: none)
+      budget.max_bytes = cap > 0 ? std::max(0.0, cap - resident_bytes()) : checker_max_bytes();
       b.verdict = memcert_checker::verify_certificate_text(b.text, budget);
     } catch (const std::bad_alloc&) {
       stopped("stopped", over);
@@ -208,6 +208,7 @@ int run(const Args& a) {
   // Contexts in typed storage when the file allows (float32 as stored): the engine works on their exact
   // doubles, never a rational per entry; they become rationals below only when the certificate embeds them.
   AttentionDataset ds = attention_dataset_read_backed(a.dataset);
+  if (ds.labels_integer_dtype) note(attention_labels_note());
   mahdavi24::Theorem1Options opt;
   opt.H = a.H;
   opt.dh = a.dh;
@@ -281,9 +282,9 @@ int run(const Args& a) {
     StageTimes::Scope clock(&times, "independent checker");
     // Referenced data: the checker is handed the values read from DATASET (as `verify` reads them, without
     // reading the file a second time) and recomputes the digest.
-    // The checker's memory budget is the run's (--max-memory), as for `verify`; no time limit.
+    // The checker's memory budget is the run's (--max-memory; none with 0), as for `verify`; no time limit.
     memcert_checker::Budget budget;
-    if (run_budget().max_memory_mb > 0) budget.max_bytes = run_budget().max_memory_mb * 1048576.0;
+    budget.max_bytes = checker_max_bytes();
     v = opt.data_file.empty() ? memcert_checker::verify_certificate_text(text, budget)
                               : memcert_checker::verify_certificate_text(text, budget, nullptr,
                                                                          in_memory_supplier(ds, r.T_star, a.dataset));
@@ -338,7 +339,8 @@ int run(const Args& a) {
                                 : "labels reproduced only within " + nlohmann::json(res.max_label_error).dump() +
                                       " > tolerance " + a.tolerance;
   if (res.memorized && !v.valid && v.undecided) {  // the check itself ran over the budget: nothing is decided
-    std::cerr << "memcert: undecided: the independent checker did not finish: " << v.reason << " (nothing written)\n";
+    std::cerr << "memcert: undecided: the independent checker did not finish: " << v.reason
+              << budget_suffices_text(v.needs_seconds, v.needs_bytes) << " (nothing written)\n";
     return kExitUndecided;
   }
   if (res.memorized && !v.valid && res.readout_bits > 53 && v.reason.rfind("labels:", 0) == 0) {
@@ -424,14 +426,15 @@ int run(const Args& a) {
                      {"eps_weyl", t.eps_weyl}};
     sat.push_back(e);
     human += "  head " + std::to_string(t.head) + ": " + std::to_string(t.group.size()) + " new examples, c = " +
-             num(tr[h]["c"]) + " (proof " + rational_to_string(t.c_proof) + ", c_weyl " + num(q(t.c_weyl)) + "), eps = " +
-             num(tr[h]["eps"]) + " (" + t.eps_criterion + "), sigma_lower = " + std::to_string(t.sigma_lower) + "\n";
+             exact_text(num(tr[h]["c"])) + " (proof " + exact_text(rational_to_string(t.c_proof)) + ", c_weyl " +
+             exact_text(num(q(t.c_weyl))) + "), eps = " + exact_text(num(tr[h]["eps"])) + " (" + t.eps_criterion +
+             "), sigma_lower = " + std::to_string(t.sigma_lower) + "\n";
   }
   j["saturation"] = sat;
   j["c_scale"] = a.c;
   j["c_network"] = res.c_network ? nlohmann::json(rational_to_string(*res.c_network)) : nlohmann::json(nullptr);
   j["c_network_sigma_lower"] = res.network_sigma_lower;
-  human += "c_network = " + (res.c_network ? rational_to_string(*res.c_network) : std::string("not found on the grid")) +
+  human += "c_network = " + (res.c_network ? exact_text(rational_to_string(*res.c_network)) : std::string("not found on the grid")) +
            " (every head at one c); weights built at --c " + a.c + "\n";
   nlohmann::json tj = nlohmann::json::object();  // wall-clock seconds per stage (construction, checker, write)
   for (auto& [stage, secs] : times.entries()) tj[stage] = secs;
@@ -442,6 +445,37 @@ int run(const Args& a) {
             : v.valid                   ? std::string("VALID")
                                         : (res.memorized ? "REJECTED (" : "not run (") + v.reason + ")");
   if (!beyond.report.is_null()) human += "\n" + beyond.summary;
+  if (ds.T() > res.T_star) {
+    // In plain words: what the theorem certified, and what the generic weights added (or why not).
+    const std::size_t Ts = res.T_star;
+    human += "\nin short: the theorem " +
+             (v.valid ? "certifies the first T* = " + std::to_string(Ts) + " examples (0.." + std::to_string(Ts - 1) + ")"
+                      : "certified none of the first T* = " + std::to_string(Ts) + " examples (" + v.reason + ")");
+    if (a.beyond == "off") {
+      human += "; generic weights were not tried (--beyond off), so the other " + std::to_string(ds.T() - Ts) +
+               " examples are not certified";
+    } else if (use_generic) {
+      std::size_t shared = 0;
+      for (std::size_t t : beyond.result.examples) shared += t < Ts ? 1 : 0;
+      human += "; the generic weights certify " + std::to_string(beyond.result.examples.size()) + " of the " +
+               std::to_string(ds.T()) + " examples (" + std::to_string(beyond.result.examples.size() - (v.valid ? Ts : 0)) +
+               " more" + (v.valid ? " than the theorem" : "") + "; those whose rows of Z they make independent, " +
+               std::to_string(shared) + " of the first " + std::to_string(Ts) +
+               " among them), and their certificate is the one written: the examples listed below are the ones it does "
+               "not cover";
+    } else if (beyond.verdict.valid) {
+      human += "; the generic weights certify " + std::to_string(beyond.result.examples.size()) +
+               ", no more, so the theorem's certificate is kept";
+    } else {
+      human += "; the generic weights added nothing (" +
+               std::string(beyond.report.contains("skipped")   ? "not tried: over the memory budget"
+                           : beyond.report.contains("stopped") ? "stopped: over the memory budget"
+                           : beyond.report.contains("error")   ? "they failed inside"
+                           : beyond.result.rank_Z_lower == 0   ? "no rank certificate went through"
+                                                               : "their labels were not certified") +
+               ")" + (v.valid ? ", so the theorem's certificate for the first " + std::to_string(Ts) + " is the one written" : "");
+    }
+  }
   human += kept_valid ? "\n" + std::string(use_generic ? "generic-weights" : "theorem") + " certificate written to " + a.out
                       : "\nnothing written";
   if (j.contains("weights_out"))

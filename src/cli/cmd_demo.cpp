@@ -37,7 +37,9 @@ int run(const Args& a) {
   opt.seed = a.seed;
   opt.narrate = say;
   mahdavi24::Theorem1Result res = mahdavi24::theorem1_construct(ds, opt);
-  memcert_checker::Verdict v = memcert_checker::verify_certificate_text(res.certificate.dump());
+  memcert_checker::Budget budget;  // the run's memory budget (none with --max-memory 0)
+  budget.max_bytes = checker_max_bytes();
+  memcert_checker::Verdict v = memcert_checker::verify_certificate_text(res.certificate.dump(), budget);
   say(std::string("Independent checker (GMP + MPFR only, recomputes the forward pass from the exact weights): ") +
       (v.valid ? "certificate VALID." : "certificate REJECTED: " + v.reason));
   say(res.memorized && v.valid

@@ -25,6 +25,7 @@
 #include "memcert/checker/checker.hpp"
 #include "attention_arrays.hpp"
 #include "memcert/data/dataset.hpp"
+#include "memcert/data/file_kind.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/theory/dana24/assoc_data.hpp"
 #include "memcert/util/error.hpp"
@@ -51,6 +52,7 @@ std::string data_as_exact_json(const std::string& path, const std::string& kind)
   nlohmann::json j;
   if (kind == "theorem1") {
     const AttentionDataset ds = attention_dataset_read(path);
+    if (ds.labels_integer_dtype) note(attention_labels_note());
     j["contexts"] = nlohmann::json::array();
     for (const auto& e : ds.contexts) j["contexts"].push_back(qmat_to_json(e));
     j["queries"] = qmat_to_json(ds.queries);
@@ -109,6 +111,7 @@ int run_verify(const VerifyArgs& args) {
   struct stat st {};
   if (::stat(args.cert.c_str(), &st) != 0 || ::access(args.cert.c_str(), R_OK) != 0)
     throw InputError(args.cert + ": cannot open");
+  expect_certificate_file(args.cert);  // an array, archive or model: named, with what verify takes
   memcert_checker::Budget budget;
   const RunBudget& rb = run_budget();
   budget.max_seconds = rb.max_seconds > 0 ? rb.max_seconds : 1e300;
@@ -169,6 +172,7 @@ int run_verify(const VerifyArgs& args) {
   nlohmann::json j{{"valid", v.valid}, {"kind", v.kind}, {"claim", v.claim},
                    {"applied", v.applied}, {"not_checked", v.not_checked},
                    {"portable", memcert_checker::checker_portable()}};
+  if (v.undecided) v.reason += budget_suffices_text(v.needs_seconds, v.needs_bytes);  // what would have sufficed
   if (!v.valid) j["reason"] = v.reason;
   if (v.undecided) j["undecided"] = true;
   // The human lines show what the certificate says (kind, claim, reasons quoting it) escaped and cut: a

@@ -43,12 +43,20 @@ struct CommandRegistrar {
 void emit(bool json, nlohmann::json j, const std::string& human,
           std::chrono::steady_clock::time_point start);
 
+// A note about how the input was read, printed by emit() as a human "note: ..." line and in the JSON's
+// "notes" list (each text once).
+void note(const std::string& text);
+
 // Adds one worked example to the foot of every registered command's --help (help_manners.cpp).
 void help_examples_apply(CLI::App& root);
 // Before parsing: when argv names a command that does not exist, the one-line message
 // "unknown command 'rnak'; did you mean 'rank'?" (nearest name by edit distance, when it is close);
 // "" when every command word is known.
 std::string command_name_check(CLI::App& root, int argc, char** argv);
+// The same for option names: "unknown option '--weight-out' for 'construct theorem1'; did you mean
+// '--weights-out'?" when a --option the command (or a command above it) does not take is close to one it
+// does; "" otherwise (an unknown option with no close match is left to the parser's message).
+std::string option_name_check(CLI::App& root, int argc, char** argv);
 
 // --tol for the numerical rank: "" -> nullopt (numpy's default), else a finite number >= 0 (InputError).
 std::optional<double> numerical_tol_option(const std::string& tol);
@@ -56,6 +64,10 @@ std::optional<double> numerical_tol_option(const std::string& tol);
 std::string numerical_rank_warning(std::size_t exact, const memcert::NumericalRank& nr, const std::string& what);
 // A double with 3 significant digits ("1.2e-13").
 std::string double_text(double x);
+// An exact number as a human line prints it: the exact text with a short decimal beside it when it is
+// a fraction, "594013787898139033/9007199254740992 (~0.0659)"; integers and text that is not an exact
+// number unchanged. JSON keeps the exact strings alone.
+std::string exact_text(const std::string& exact);
 
 // The value of `text` when it is a decimal integer (an optional '-', then digits only: no '+', spaces or
 // base prefixes such as 0x) within [min, max], read exactly (no saturation: 2^64 is not 2^64 - 1); nullopt
@@ -85,7 +97,8 @@ CLI::Option* add_int_option(CLI::App* sub, const std::string& name, T& var, long
 }
 
 // The resource budget of this run: --max-seconds and --max-memory, which main() adds to every command
-// (verify: 60 s, 4096 MB by default; the others: no time limit, 4096 MB). 0 means no limit. The time
+// (verify: 60 s, 4096 MB by default; the others: no time limit, 75% of physical memory,
+// memcert::default_memory_budget_mb). 0 means no limit, for the command and every check it runs. The time
 // limit is enforced by a watchdog (exit 3, "undecided: over budget"), the memory limit by the address
 // space limit; commands also check their own estimates BEFORE allocating (require_memory).
 struct RunBudget {
@@ -98,6 +111,16 @@ RunBudget& run_budget();
 // allocating anything whose size the user chose (e.g. generate --T * --n * --d).
 void require_memory(double bytes, const std::string& what);
 
+// The independent checker's memory budget (memcert_checker::Budget::max_bytes) for a check a command
+// runs inside: the run's --max-memory, or unlimited (1e300) when it is 0 -- never the checker's own default.
+double checker_max_bytes();
+// --max-memory in MB that covers `bytes`, rounded up to 100 MB.
+long long memory_that_suffices_mb(double bytes);
+// " (--max-memory 900 would suffice)" (and/or --max-seconds) for an over-budget verdict whose refused step
+// estimated what it needs (memcert_checker::Verdict::needs_*), when that is over this run's budget; ""
+// when not known.
+std::string budget_suffices_text(double needs_seconds, double needs_bytes);
+
 // Global options (every command): --threads N (default 0 = all hardware threads) sets the engine's and
 // the checker's worker threads; --quiet silences progress.
 int threads_option();
@@ -109,7 +132,7 @@ bool progress_enabled();
 // when it accepts; otherwise one line on stderr ("undecided: the independent checker did not ...
 // (nothing written)") and false, and the caller returns kExitUndecided: a certificate the checker does
 // not accept (or cannot finish within its budget) is never written.
-bool checker_accepts_before_write(const std::string& cert);
+bool checker_accepts_before_write(const std::string& cert);  // within the run's budget (checker_max_bytes)
 // Progress of stage `label` (done of total units) on stderr: on a terminal a bar with percentage and ETA
 // (redrawn at most 10 times a second, newline when done == total); otherwise plain lines: one when a
 // stage has run 2 s, one every 30 s after that, and one when it ends (stages under 2 s print nothing).

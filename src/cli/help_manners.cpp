@@ -1,5 +1,5 @@
 // Command-line manners: one worked example at the foot of every command's --help, a "did you mean"
-// suggestion for a mistyped command name (nearest registered name by edit distance), integer options
+// suggestion for a mistyped command or option name (nearest registered name by edit distance), integer options
 // read exactly, and arguments shown escaped in messages.
 #include <algorithm>
 #include <limits>
@@ -104,6 +104,48 @@ std::string command_name_check(CLI::App& root, int argc, char** argv) {
     return msg;
   }
   return "";
+}
+
+std::string option_name_check(CLI::App& root, int argc, char** argv) {
+  // The command the words name (options may come before, between or after them), and the --options given.
+  std::vector<CLI::App*> chain{&root};
+  std::vector<std::string> given;
+  for (int i = 1; i < argc; ++i) {
+    const std::string tok = argv[i];
+    if (tok == "--") break;  // the rest are positional
+    if (tok.rfind("--", 0) == 0) {
+      given.push_back(tok.substr(0, tok.find('=')));
+      continue;
+    }
+    if (tok.empty() || tok[0] == '-') continue;
+    for (CLI::App* s : chain.back()->get_subcommands({}))
+      if (s->check_name(tok)) {
+        chain.push_back(s);
+        break;
+      }
+  }
+  std::string path;
+  for (std::size_t k = 1; k < chain.size(); ++k) path += (k > 1 ? " " : "") + chain[k]->get_name();
+  for (const std::string& opt : given) {
+    const std::string name = opt.substr(2);
+    if (name.empty()) continue;
+    bool known = false;
+    std::string best;
+    std::size_t best_d = SIZE_MAX;
+    for (CLI::App* app : chain)  // the command's own options and those it inherits (global ones)
+      for (const CLI::Option* o : app->get_options()) {
+        for (const std::string& l : o->get_lnames()) {
+          if (l == name) known = true;
+          const std::size_t dist = edit_distance(name, l);
+          if (dist < best_d) best_d = dist, best = l;
+        }
+      }
+    if (known) continue;
+    if (best_d <= 2 && 2 * best_d < std::max<std::size_t>(name.size(), 2))
+      return "unknown option '" + printable_argument(opt, 80) + "'" + (path.empty() ? "" : " for '" + path + "'") +
+             "; did you mean '--" + best + "'?";
+  }
+  return "";  // unknown options without a close match: the parser's own message
 }
 
 }  // namespace memcert::cli

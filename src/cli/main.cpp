@@ -23,6 +23,7 @@
 #include "memcert/checker/checker.hpp"
 #include "memcert/linalg/fast/dmod.hpp"
 #include "memcert/util/error.hpp"
+#include "memcert/util/memory.hpp"
 #include "memcert/util/progress.hpp"
 #include "memcert/version.hpp"
 
@@ -49,6 +50,7 @@ bool g_quiet = false;
 ProgressHook g_progress_hook;  // in-process runs: where progress goes instead of stderr
 std::string g_self_executable;  // in-process runs: the memcert executable child commands run as
 EmitHook g_emit_hook;           // in-process runs: receives emit()'s JSON and human text
+std::vector<std::string> g_notes;  // note(): said by emit() (human "note:" lines, JSON "notes")
 
 // State of the stage on display (progress() is called under one lock by the library's sink, and from
 // the command's own thread otherwise).
@@ -108,9 +110,20 @@ const std::string& self_executable() {
 
 CommandRegistrar::CommandRegistrar(Registration r) { registry().push_back(std::move(r)); }
 
-void emit(bool json, nlohmann::json j, const std::string& human,
+void note(const std::string& text) {
+  if (std::find(g_notes.begin(), g_notes.end(), text) == g_notes.end()) g_notes.push_back(text);
+}
+
+void emit(bool json, nlohmann::json j, const std::string& human_in,
           std::chrono::steady_clock::time_point start) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Notes about how the input was read (e.g. integer-dtype labels taken as real): a line each, and "notes".
+  std::string human = human_in;
+  if (!g_notes.empty()) {
+    if (!human.empty() && human.back() != '\n') human += '\n';
+    for (const auto& n : g_notes) human += "note: " + n + "\n";
+    j["notes"] = g_notes;
+  }
   // Decimal literals whose meaning depends on --decimals (docs/FORMATS.md "Numbers"): said, never silent.
   const std::string decimals = memcert::decimal_note();
   if (json || g_emit_hook) {
@@ -140,12 +153,33 @@ RunBudget& run_budget() {
   return b;
 }
 
+long long memory_that_suffices_mb(double bytes) {
+  return static_cast<long long>(std::ceil(bytes / 1048576.0 / 100) * 100);
+}
+
+double checker_max_bytes() {
+  return run_budget().max_memory_mb > 0 ? run_budget().max_memory_mb * 1048576.0 : 1e300;
+}
+
+std::string budget_suffices_text(double needs_seconds, double needs_bytes) {
+  std::string s;
+  if (needs_bytes > run_budget().max_memory_mb * 1048576.0 && run_budget().max_memory_mb > 0 && needs_bytes / 1048576 <= 1e9)
+    s = "--max-memory " + std::to_string(memory_that_suffices_mb(needs_bytes));
+  if (needs_seconds > run_budget().max_seconds && run_budget().max_seconds > 0 && needs_seconds < 1e9)
+    s += (s.empty() ? "" : " ") + std::string("--max-seconds ") +
+         std::to_string(static_cast<long long>(std::ceil(needs_seconds)));
+  return s.empty() ? s : " (" + s + " would suffice)";
+}
+
 void require_memory(double bytes, const std::string& what) {
   const double cap = run_budget().max_memory_mb * 1024 * 1024;
   if (run_budget().max_memory_mb > 0 && !(bytes <= cap))
     throw memcert::InputError(what + ": needs about " + std::to_string(static_cast<long long>(bytes / 1048576)) +
                               " MB, over the --max-memory budget of " +
-                              std::to_string(static_cast<long long>(run_budget().max_memory_mb)) + " MB");
+                              std::to_string(static_cast<long long>(run_budget().max_memory_mb)) + " MB" +
+                              (std::isfinite(bytes) && bytes / 1048576 <= 1e9
+                                   ? " (--max-memory " + std::to_string(memory_that_suffices_mb(bytes)) + " would suffice)"
+                                   : std::string(" (beyond any --max-memory: a smaller size is needed)")));
 }
 
 namespace {
@@ -269,6 +303,7 @@ int memcert::cli::run_command_line(int argc, char** argv, const RunHooks& hooks)
   g_progress_hook = hooks.progress;
   g_self_executable = hooks.self_executable;
   g_emit_hook = hooks.emitted;
+  g_notes.clear();
   struct ClearHooks {  // nothing of the caller's outlives the run
     ~ClearHooks() {
       g_progress_hook = nullptr;
@@ -297,7 +332,10 @@ int memcert::cli::run_command_line(int argc, char** argv, const RunHooks& hooks)
   auto bind = [&chosen](CLI::App* sub, CommandRun run) {
     const bool verify = sub->get_name() == "verify";
     auto secs = std::make_shared<double>(verify ? 60.0 : 0.0);
-    auto mem = std::make_shared<double>(4096.0);
+    // Memory: verify keeps a fixed 4096 MB; every other command 75% of physical memory.
+    static const double physical_share = memcert::default_memory_budget_mb();  // read once
+    const double mem_default = verify ? 4096.0 : physical_share;
+    auto mem = std::make_shared<double>(mem_default);
     // A budget is a finite number in [0, 10^9] ("nan" passes CLI::Range's comparisons, so not that).
     const CLI::Validator budget_range(
         [](std::string& text) {
@@ -309,10 +347,15 @@ int memcert::cli::run_command_line(int argc, char** argv, const RunHooks& hooks)
         },
         "NUMBER in [0 - 1e9]");
     if (!sub->get_option_no_throw("--max-seconds"))
-      sub->add_option("--max-seconds", *secs, "Time budget in seconds, 0 = none (verify: default 60); over it: exit 3")
+      sub->add_option("--max-seconds", *secs,
+                      "Time budget in seconds, 0 = none, for the command and every check it runs (verify: default 60); "
+                      "over it: exit 3")
           ->check(budget_range);
     if (!sub->get_option_no_throw("--max-memory"))
-      sub->add_option("--max-memory", *mem, "Memory budget in MB, 0 = none (default 4096); over it: exit 3")
+      sub->add_option("--max-memory", *mem,
+                      "Memory budget in MB, 0 = none, for the command and every check it runs (default " +
+                          (verify ? std::string("4096") : "75% of physical memory: " + std::to_string(long(mem_default))) +
+                          "); over it: exit 3")
           ->check(budget_range);
     sub->callback([&chosen, run, secs, mem]() {
       run_budget() = RunBudget{*secs, *mem};
@@ -323,7 +366,8 @@ int memcert::cli::run_command_line(int argc, char** argv, const RunHooks& hooks)
   std::stable_sort(regs.begin(), regs.end(), [](auto& a, auto& b) { return a.order < b.order; });
   for (auto& r : regs) r.setup(app, bind);
   help_examples_apply(app);
-  if (std::string unknown = command_name_check(app, argc, argv); !unknown.empty()) {
+  if (std::string unknown = command_name_check(app, argc, argv); !unknown.empty() ||
+                                                                   !(unknown = option_name_check(app, argc, argv)).empty()) {
     std::cerr << "memcert: " << one_line(unknown) << "\n";
     return kExitBadInput;
   }

@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "memcert/linalg/numerical_rank.hpp"
+#include "memcert/numeric/rational.hpp"
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {
@@ -23,6 +24,18 @@ std::string double_text(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", x);
   return buf;
+}
+
+std::string exact_text(const std::string& exact) {
+  if (exact.find('/') == std::string::npos) return exact;
+  const std::optional<Rational> q = rational_parse(exact);
+  if (!q) return exact;
+  // Through mpf (its exponent range is GMP's), so 1/10^400 is "~1e-400", never 0 or inf.
+  mpf_class f(0, 64);
+  f = *q;
+  char buf[64];
+  gmp_snprintf(buf, sizeof buf, "%.3Fg", f.get_mpf_t());
+  return exact + " (~" + buf + ")";
 }
 
 std::string numerical_rank_warning(std::size_t exact, const NumericalRank& nr, const std::string& what) {

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memcert/data/dataset.hpp"
+#include "memcert/data/file_kind.hpp"
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/data/typed_dataset.hpp"
 
@@ -16,6 +17,8 @@ namespace memcert {
 namespace {
 
 using nlohmann::json;
+
+const char* const kAttentionKeys = "contexts, queries";
 
 bool has_extension(const std::string& path, const std::string& ext) {
   if (path.size() < ext.size()) return false;
@@ -96,7 +99,8 @@ std::string shape_text(const std::vector<std::size_t>& s) {
 const NdArray& npz_member(const std::map<std::string, NdArray>& arrays, const std::string& file,
                           const std::string& name, const std::string& what) {
   auto it = arrays.find(name);
-  if (it == arrays.end()) throw input_error(file, "", "expected an array named \"" + name + "\" " + what);
+  if (it == arrays.end())
+    throw input_error(file, "", "expected an array named \"" + name + "\" " + what + "; " + npz_members_text(arrays));
   return it->second;
 }
 
@@ -143,7 +147,7 @@ QMatrix ndarray_matrix(const NdArray& a) {
   return m;
 }
 
-AttentionDataset attention_from_json(const json& root, const std::string& file) {
+AttentionDataset attention_from_json(const json& root, const std::string& file, bool with_labels = true) {
   if (!root.is_object()) throw input_error(file, "", "expected an object {\"contexts\", \"queries\", \"labels\"}, got " + describe(root));
   for (const char* key : {"contexts", "queries"})
     if (!root.contains(key)) throw input_error(file, "", std::string("expected a key \"") + key + "\"");
@@ -151,8 +155,8 @@ AttentionDataset attention_from_json(const json& root, const std::string& file) 
   ds.contexts = json_blocks(root["contexts"], file, "contexts", "contexts", "tokens");
   std::size_t T = ds.contexts.size(), d = ds.contexts[0].cols();
   ds.queries = json_rows(root["queries"], file, "queries", "queries", T, "T = " + std::to_string(T), d, "d");
-  const bool has_real = root.contains("labels") && !root["labels"].is_null();
-  const bool has_class = root.contains("class_labels") && !root["class_labels"].is_null();
+  const bool has_real = with_labels && root.contains("labels") && !root["labels"].is_null();
+  const bool has_class = with_labels && root.contains("class_labels") && !root["class_labels"].is_null();
   if (has_real && has_class)
     throw input_error(file, "class_labels", "expected either \"labels\" (real) or \"class_labels\" (integer classes), got both");
   if (has_real) {
@@ -217,6 +221,7 @@ void attention_labels_from_arrays(const std::map<std::string, NdArray>& arrays, 
     if (l.shape.size() == 1) check_shape(l, file, "labels", 1, "(T,)", {T});
     else check_shape(l, file, "labels", 2, "(T, d_out)", {T, std::nullopt});
     ds.labels = ndarray_matrix(l);
+    ds.labels_integer_dtype = l.integral;  // real labels all the same (the note says so)
   } else if (cls != arrays.end()) {
     const NdArray& l = cls->second;
     check_shape(l, file, "class_labels", 1, "(T,)", {T});
@@ -243,11 +248,12 @@ TypedMatrix typed_array_matrix(TypedArray& a, std::size_t rows, std::size_t cols
 }
 
 // attention_from_npz's checks without a rational per entry: only the (small) labels array is converted.
-TypedAttentionDataset attention_typed_from_npz(const std::string& file, bool keep_float32) {
+TypedAttentionDataset attention_typed_from_npz(const std::string& file, bool keep_float32, bool with_labels) {
   auto arrays = npz_read_typed(file, keep_float32);
   auto member = [&](const std::string& name, const std::string& what) -> TypedArray& {
     auto it = arrays.find(name);
-    if (it == arrays.end()) throw input_error(file, "", "expected an array named \"" + name + "\" " + what);
+    if (it == arrays.end())
+      throw input_error(file, "", "expected an array named \"" + name + "\" " + what + "; " + npz_members_text(arrays));
     return it->second;
   };
   TypedArray& c = member("contexts", "of shape (T, n, d)");
@@ -256,7 +262,7 @@ TypedAttentionDataset attention_typed_from_npz(const std::string& file, bool kee
   ds.T = c.shape[0], ds.n = c.shape[1], ds.d = c.shape[2];
   TypedArray& q = member("queries", "of shape (T, d)");
   check_shape(Shaped{q.shape}, file, "queries", 2, "(T, d)", {ds.T, ds.d});
-  {
+  if (with_labels) {
     std::map<std::string, NdArray> label_arrays;  // the (small) label arrays as rationals, read as construct reads them
     for (const char* key : {"labels", "class_labels"}) {
       auto it = arrays.find(key);
@@ -268,6 +274,7 @@ TypedAttentionDataset attention_typed_from_npz(const std::string& file, bool kee
     attention_labels_from_arrays(label_arrays, file, ds.T, labelled);
     ds.labels = std::move(labelled.labels);
     ds.class_labels = labelled.class_labels;
+    ds.labels_integer_dtype = labelled.labels_integer_dtype;
   }
   if (!c.f32.empty()) ds.contexts_f32 = std::move(c.f32);
   else ds.contexts = typed_array_matrix(c, ds.T * ds.n, ds.d);
@@ -339,13 +346,20 @@ SequenceDataset sequence_from_npz(const std::string& file) {
 
 }  // namespace
 
+std::string attention_labels_note() {
+  return "labels: stored with an integer dtype and read as REAL labels (regression, as in Theorem 1); integer "
+         "classes for arg-max memorization go under \"class_labels\"";
+}
+
 AttentionDataset attention_dataset_read(const std::string& path) {
+  expect_data_set_file(path, kAttentionKeys);
   return has_extension(path, ".npz") ? attention_from_npz(path) : attention_from_json(json_read(path), path);
 }
 
-TypedAttentionDataset attention_dataset_read_typed(const std::string& path, bool keep_float32) {
-  if (has_extension(path, ".npz")) return attention_typed_from_npz(path, keep_float32);
-  AttentionDataset q = attention_from_json(json_read(path), path);
+TypedAttentionDataset attention_dataset_read_typed(const std::string& path, bool keep_float32, bool with_labels) {
+  expect_data_set_file(path, kAttentionKeys);
+  if (has_extension(path, ".npz")) return attention_typed_from_npz(path, keep_float32, with_labels);
+  AttentionDataset q = attention_from_json(json_read(path), path, with_labels);
   TypedAttentionDataset ds;
   ds.T = q.T(), ds.n = q.n(), ds.d = q.d();
   QMatrix all(ds.T * ds.n, ds.d);
@@ -355,6 +369,7 @@ TypedAttentionDataset attention_dataset_read_typed(const std::string& path, bool
   ds.queries = typed_matrix_from_qmat(std::move(q.queries));
   ds.labels = std::move(q.labels);
   ds.class_labels = q.class_labels;
+  ds.labels_integer_dtype = q.labels_integer_dtype;
   return ds;
 }
 
@@ -376,6 +391,7 @@ AttentionDataset attention_dataset_from_typed(const TypedAttentionDataset& ds) {
 
 AttentionDataset attention_dataset_read_backed(const std::string& path) {
   if (!has_extension(path, ".npz")) return attention_dataset_read(path);
+  expect_data_set_file(path, kAttentionKeys);
   auto arrays = npz_read_typed(path, true);
   auto c = arrays.find("contexts");
   // Missing or exotic contexts: the rational reader gives the same messages and takes any exact value.
@@ -387,6 +403,8 @@ AttentionDataset attention_dataset_read_backed(const std::string& path) {
     for (std::int64_t x : ca.i64) doubles = doubles && x <= (std::int64_t(1) << 53) && x >= -(std::int64_t(1) << 53);
   }
   if (!doubles) return attention_dataset_read(path);
+  if (arrays.find("queries") == arrays.end())  // named with every array the file has (contexts included)
+    throw input_error(path, "", "expected an array named \"queries\" of shape (T, d); " + npz_members_text(arrays));
   auto typed = std::make_shared<TypedAttentionDataset>();
   typed->T = ca.shape[0], typed->n = ca.shape[1], typed->d = ca.shape[2];
   const std::size_t rows = typed->T * typed->n, d = typed->d;
@@ -443,6 +461,7 @@ void attention_dataset_materialize(AttentionDataset& ds) {
 }
 
 SequenceDataset sequence_dataset_read(const std::string& path) {
+  expect_data_set_file(path, "sequences, labels");
   return has_extension(path, ".npz") ? sequence_from_npz(path) : sequence_from_json(json_read(path), path);
 }
 

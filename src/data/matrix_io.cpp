@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memcert/data/file_kind.hpp"
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/data/decimals.hpp"
 #include "printable.hpp"
@@ -101,6 +102,21 @@ TypedMatrix matrix_read_typed(const std::string& path, const std::string& key) {
   if (!key.empty() && ext != ".npz")
     throw input_error(path, "--key", "expected a .npz archive for --key '" + detail::printable_excerpt(key, 80) +
                                          "', got a '" + detail::printable_excerpt(ext) + "' file");
+  // The wrong kind of file is named before its bytes are parsed as the suffix says.
+  switch (const FileKind kind = file_kind_sniff(path)) {
+    case FileKind::torch:
+    case FileKind::safetensors:
+      throw input_error(path, "", file_kind_text(kind) + " where a matrix (.npy, .npz, .txt or .json) was expected: a trained "
+                                  "model is checked by `memcert certify`");
+    case FileKind::npy:
+    case FileKind::npz:
+      if (ext != (kind == FileKind::npy ? ".npy" : ".npz"))
+        throw input_error(path, "", file_kind_text(kind) + " named '" + detail::printable_excerpt(ext) +
+                                        "': matrix files are read by their suffix; name it " +
+                                        (kind == FileKind::npy ? ".npy" : ".npz"));
+      break;
+    default: break;
+  }
   TypedMatrix a;
   if (ext == ".npy") {
     a = typed_array_to_matrix(npy_read_typed(path), path);
@@ -120,7 +136,14 @@ TypedMatrix matrix_read_typed(const std::string& path, const std::string& key) {
   } else if (ext == ".txt") {
     a = typed_matrix_from_qmat(txt_parse(file_read_all(path), path));
   } else if (ext == ".json") {
-    a = typed_matrix_from_qmat(json_matrix_to_qmat(json_read(path), path, ""));
+    const nlohmann::json j = json_read(path);
+    if (j.is_object() && j.contains("contexts") && !j.contains("data"))
+      throw input_error(path, "", "a data set (contexts, queries) where a matrix {\"rows\", \"cols\", \"data\"} was expected: "
+                                  "`memcert assumptions` reads data sets");
+    if (j.is_object() && j.contains("kind") && j.contains("claim"))
+      throw input_error(path, "", "a certificate where a matrix {\"rows\", \"cols\", \"data\"} was expected: "
+                                  "`memcert verify` reads certificates");
+    a = typed_matrix_from_qmat(json_matrix_to_qmat(j, path, ""));
   } else {
     throw input_error(path, "", "expected a matrix file ending in .npy, .npz, .txt or .json, got '" + detail::printable_excerpt(ext) + "'");
   }

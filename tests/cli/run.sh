@@ -1072,6 +1072,159 @@ PY
   if [ "$n" -ge 50 ]; then pass; else fail "portable twin: only $n certificates found to compare"; fi
 }
 
+# ---------------------------------------------------------------------------------------------------
+# One front: the label contract, messages naming the wrong kind of file and close option names, decimals
+# beside exact fractions, plain summaries, and budgets that reach every check a command runs.
+# ---------------------------------------------------------------------------------------------------
+# json_to_npz IN OUT LABEL_DTYPE: the JSON data set IN as an .npz OUT (float64 contexts and queries, the
+# exact values; labels, or class_labels, in LABEL_DTYPE: i8 or f8), without numpy.
+json_to_npz() {
+  python3 - "$@" <<'PY'
+import json, struct, sys, zipfile
+from fractions import Fraction
+src, dst, ldt = sys.argv[1:4]
+j = json.load(open(src))
+def npy(descr, shape, vals):
+    st = "(%d,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, st)
+    h += " " * ((64 - (10 + len(h) + 1) % 64) % 64) + "\n"
+    f = {"<f8": "d", "<i8": "q"}[descr]
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + b"".join(struct.pack("<" + f, v) for v in vals)
+flat = lambda x: [v for r in x for v in (flat(r) if isinstance(r, list) else [r])]
+num = lambda v: float(Fraction(v))
+T, n, d = len(j["contexts"]), len(j["contexts"][0]), len(j["queries"][0])
+with zipfile.ZipFile(dst, "w") as z:
+    z.writestr("contexts.npy", npy("<f8", (T, n, d), [num(v) for v in flat(j["contexts"])]))
+    z.writestr("queries.npy", npy("<f8", (T, d), [num(v) for v in flat(j["queries"])]))
+    key = "labels" if "labels" in j else "class_labels"
+    vals = [Fraction(v) for v in flat(j[key])]
+    vals = [int(v) for v in vals] if ldt == "i8" else [float(v) for v in vals]
+    z.writestr(key + ".npy", npy("<" + ldt, (len(vals),), vals))
+PY
+}
+
+section_front() {
+  local d=$WORK/front
+  mkdir -p "$d"
+  # --- A. labels: REAL under "labels" whatever the dtype (a note says so), ignored where not used -----
+  run generate theorem1 --T 3 --n 3 --d 4 --seed 2 --out "$d/t3.json"
+  expect_rc "front: generate" 0
+  alter_json "$d/t3.json" "$d/t3int.json" 'j["labels"] = [["0"], ["2"], ["1"]]'
+  json_to_npz "$d/t3int.json" "$d/int.npz" i8
+  json_to_npz "$d/t3int.json" "$d/flt.npz" f8
+  run construct theorem1 "$d/int.npz" --heads 2 --dh 3 --out "$d/int.cert.json" --json
+  expect_rc "integer-dtype labels: construct" 0
+  json_check "integer-dtype labels are REAL labels, with a note" \
+    '"max_label_error" in j and "min_class_margin" not in j and any("read as REAL labels" in x for x in j["notes"])'
+  file_check "integer-dtype labels: the certificate holds real labels" "$d/int.cert.json" \
+    'j["data"]["labels"] == [["0"], ["2"], ["1"]] and "class_labels" not in j["data"]'
+  run construct theorem1 "$d/int.npz" --heads 2 --dh 3 --out "$d/int2.cert.json"
+  check "integer-dtype labels: the human note line" grep -q '^note: labels: stored with an integer dtype and read as REAL labels' "$OUT"
+  run construct theorem1 "$d/flt.npz" --heads 2 --dh 3 --out "$d/flt.cert.json" --json
+  json_check "float labels: no note" '"notes" not in j and "max_label_error" in j'
+  run verify "$d/int.cert.json" --data "$d/int.npz" --json
+  expect_rc "verify --data with integer-dtype labels" 0
+  json_check "verify --data: the same note" 'j["valid"] is True and any("read as REAL labels" in x for x in j["notes"])'
+  # Commands that do not use labels ignore them: both keys, or labels of the wrong length, stop nothing.
+  alter_json "$d/t3.json" "$d/both.json" 'j["class_labels"] = [0, 1, 0]'
+  alter_json "$d/t3.json" "$d/short.json" 'j["labels"] = [["1"]]'
+  for f in both short; do
+    run assumptions "$d/$f.json" --json
+    json_check "assumptions ignores labels ($f)" 'j["T"] == 3 and j["assumption2"]["holds"] is True'
+  done
+  expect_bad_input "construct still refuses both label keys" "$d/x.json" construct theorem1 "$d/both.json" --heads 2 --dh 3 --out "$d/x.json"
+
+  # --- B. the wrong kind of file, named with what to do; close option names --------------------------
+  write_npy "$d/E.npy" '<f8' '2,2' '1,0,0,1'
+  expect_bad_input "assumptions on a .npy" "" assumptions "$d/E.npy"
+  stderr_mentions "assumptions on a .npy" "E.npy: a .npy array where a data set (.json or .npz with contexts, queries) was expected"
+  stderr_mentions "assumptions on a .npy: what to do" "numpy.savez(FILE.npz, contexts=..., queries=...)"
+  python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], "w"); z.writestr("archive/data.pkl", b"\x80\x02}q\x00."); z.writestr("archive/version", "3\n"); z.close()' "$d/model.pt"
+  expect_bad_input "assumptions on a PyTorch checkpoint" "" assumptions "$d/model.pt"
+  stderr_mentions "assumptions on a PyTorch checkpoint" "model.pt: a PyTorch checkpoint where a data set"
+  stderr_mentions "assumptions on a PyTorch checkpoint: what to do" "memcert certify"
+  expect_bad_input "construct theorem1 on a PyTorch checkpoint" "$d/x.json" construct theorem1 "$d/model.pt" --heads 2 --dh 3 --out "$d/x.json"
+  stderr_mentions "construct theorem1 on a PyTorch checkpoint" "a PyTorch checkpoint where a data set"
+  write_npz "$d/emb.npz" stored 'emb=<f8:2,2:1,0,0,1'
+  expect_bad_input "verify on an .npz" "" verify "$d/emb.npz"
+  stderr_mentions "verify on an .npz" "emb.npz: an .npz archive, not a certificate (JSON)"
+  expect_bad_input "verify on a PyTorch checkpoint" "" verify "$d/model.pt"
+  stderr_mentions "verify on a PyTorch checkpoint" "a PyTorch checkpoint, not a certificate (JSON)"
+  expect_bad_input "rank on a data set" "" rank "$d/t3.json"
+  stderr_mentions "rank on a data set" "a data set (contexts, queries) where a matrix"
+  expect_bad_input "rank on a certificate" "" rank "$d/int.cert.json"
+  stderr_mentions "rank on a certificate" "a certificate where a matrix"
+  cp "$d/emb.npz" "$d/emb.npy"
+  expect_bad_input "rank on an .npz named .npy" "" rank "$d/emb.npy"
+  stderr_mentions "rank on an .npz named .npy" "an .npz archive named '.npy'"
+  write_npz "$d/nokey.npz" stored 'contexts=<f8:2,2,2:1,0,0,1,1,0,0,1' 'E=<f8:2,2:1,0,0,1'
+  expect_bad_input "an .npz lacking queries" "" assumptions "$d/nokey.npz"
+  stderr_mentions "an .npz lacking queries lists its keys" "expected an array named \"queries\" of shape (T, d); it has 'E', 'contexts'"
+  expect_bad_input "construct theorem1: an .npz lacking queries" "$d/x.json" construct theorem1 "$d/nokey.npz" --heads 2 --dh 3 --out "$d/x.json"
+  stderr_mentions "construct theorem1: an .npz lacking queries lists its keys" "it has 'E', 'contexts'"
+  expect_bad_input "option: --weight-out" "$d/x.json" construct theorem1 "$d/t3.json" --heads 2 --dh 3 --out "$d/x.json" --weight-out "$d/w.npz"
+  stderr_mentions "option: --weight-out" "unknown option '--weight-out' for 'construct theorem1'; did you mean '--weights-out'?"
+  expect_bad_input "option: --head" "$d/x.json" construct theorem1 "$d/t3.json" --head 2 --dh 3 --out "$d/x.json"
+  stderr_mentions "option: --head" "did you mean '--heads'?"
+  expect_bad_input "option: --max-memroy" "" rank "$d/E.npy" --max-memroy=10
+  stderr_mentions "option: --max-memroy (inherited option)" "did you mean '--max-memory'?"
+
+  # --- C. human lines: a decimal beside each exact fraction; plain summaries ---------------------------
+  run assumptions "$d/t3.json"
+  check "assumptions: r^2 with its decimal" grep -Eq 'r\^2 = -?[0-9]+/[0-9]+ \(~[0-9.e+-]+\)' "$OUT"
+  run assumptions "$d/t3.json" --json
+  json_check "assumptions JSON: r2 stays exact" '"~" not in j["separation"]["r2"] and "/" in j["separation"]["r2"]'
+  # T = 9 > T* = 3: the summary says what the theorem certified and what the generic weights added.
+  run generate theorem1 --T 9 --n 3 --d 4 --seed 4 --out "$d/t9.json"
+  run construct theorem1 "$d/t9.json" --heads 2 --dh 2 --out "$d/t9.cert.json"
+  expect_rc "T > T*: exit 1 (not all memorized)" 1
+  check "construct theorem1: c and eps with their decimals" grep -Eq 'c = [0-9]+/[0-9]+ \(~[0-9.e+-]+\) \(proof [0-9]+/[0-9]+ \(~[0-9.e+-]+\).*eps = [0-9]+/[0-9]+ \(~0\.999\)' "$OUT"
+  check "T > T*: what the theorem certified" grep -q '^in short: the theorem certifies the first T\* = 3 examples (0..2); the generic weights' "$OUT"
+  run construct theorem1 "$d/t9.json" --heads 2 --dh 2 --beyond off --out "$d/t9off.cert.json"
+  check "T > T*, --beyond off: said" grep -q '^in short: the theorem certifies the first T\* = 3 examples (0..2); generic weights were not tried (--beyond off), so the other 6 examples are not certified' "$OUT"
+  # Assumption 1 undecided: why (C(T, k) subsets), and what the construction relies on instead.
+  run generate theorem1 --T 40 --n 6 --d 8 --seed 3 --out "$d/t40.json"
+  run assumptions "$d/t40.json" --budget 1
+  expect_rc "assumptions: Assumption 1 undecided" 3
+  check "Assumption 1 undecided: why" grep -q '^  why undecided: Kruskal rank >= 6 means every 6-subset of the 40 queries (vectors in 8 dimensions) is independent: C(40, 6) = 3.84e+06 subsets' "$OUT"
+  check "Assumption 1 undecided: what construct relies on" grep -q 'grouping-facts' "$OUT"
+
+  # --- D. budgets ----------------------------------------------------------------------------------------
+  # Default --max-memory: 75% of physical memory (MemTotal), except verify's 4096 MB.
+  local mem_mb
+  mem_mb=$(awk '/^MemTotal:/ { printf "%d", int($2 * 0.75 / 1024) }' /proc/meminfo)
+  run rank --help
+  check "rank --help: default memory budget 75% of MemTotal ($mem_mb MB)" grep -q "75% of physical memory: $mem_mb)" "$OUT"
+  run verify --help
+  check "verify --help: default memory budget 4096" grep -q "(default 4096)" "$OUT"
+  # 64 T (n + 1) d bytes = 468750 MB: over the default, and the option's value that would suffice.
+  expect_bad_input "generate over the default memory budget" "$d/huge.json" generate theorem1 --T 1000000 --n 127 --d 60 --out "$d/huge.json"
+  stderr_mentions "generate: the default budget is 75% of MemTotal" "over the --max-memory budget of $mem_mb MB"
+  stderr_mentions "generate: the value that would suffice" "(--max-memory 468800 would suffice)"
+  # The run's budget reaches the checks a command runs inside (the checker's own 4 GiB default never does).
+  run generate ks --N 64 --n 4 --d 3 --C 2 --seed 1 --out "$d/ks.json"
+  run construct ks "$d/ks.json" --check --max-memory 1 --out "$d/ks.cert.json"
+  expect_rc "construct ks --check within --max-memory 1: the check is over budget" 3
+  stderr_mentions "construct ks --check: over budget, with what suffices" "(--max-memory 100 would suffice)"
+  check "construct ks --check over budget: nothing written" test ! -e "$d/ks.cert.json"
+  run construct ks "$d/ks.json" --check --max-memory 100 --out "$d/ks.cert.json"
+  expect_rc "construct ks --check at the --max-memory said to suffice" 0
+  check "construct ks: r^2 and delta^2 with their decimals" grep -Eq 'r\^2 = [0-9]+/[0-9]+ \(~[0-9.e+-]+\), delta\^2 = [0-9]+/[0-9]+ \(~' "$OUT"
+  rm -f "$d/ks.cert.json"
+  run generate dana24 --N 8 --S 3 --T 10 --out "$d/a24.json"
+  run construct dana24 "$d/a24.json" --heads 2 --dh 2 --out "$d/a24.cert.json"
+  check "construct dana24: the margin with its decimal" grep -Eq 'smallest certified margin [0-9]+/[0-9]+ \(~[0-9.e+-]+\)' "$OUT"
+  run construct ks "$d/ks.json" --check --max-memory 0 --out "$d/ks.cert.json"
+  expect_rc "construct ks --check --max-memory 0" 0
+  run verify "$d/int.cert.json" --max-memory 0.01
+  expect_rc "verify over a tiny budget" 3
+  check "verify over budget: what suffices" grep -q 'would suffice)' "$OUT"
+  local enough
+  enough=$(grep -o -- '--max-memory [0-9]* would suffice' "$OUT" | head -1 | cut -d' ' -f2)
+  run verify "$d/int.cert.json" --max-memory "${enough:-0.01}"
+  expect_rc "verify at the --max-memory said to suffice ($enough)" 0
+}
+
 SECTIONS=(section_rank section_kruskal section_verify section_manners)
 SECTIONS+=(section_engine_route)
 SECTIONS+=(section_theorem1)
@@ -1081,6 +1234,7 @@ SECTIONS+=(section_verify_data)
 SECTIONS+=(section_hostile_input)
 SECTIONS+=(section_agreement)
 SECTIONS+=(section_portable_twins)
+SECTIONS+=(section_front)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2

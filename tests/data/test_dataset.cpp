@@ -5,6 +5,7 @@
 
 #include "memcert/data/dataset.hpp"
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/data/typed_dataset.hpp"
 #include "npy_fixtures.hpp"
 
 using namespace memcert;
@@ -99,7 +100,42 @@ TEST_CASE("attention data set from npz (float and integer arrays)", "[dataset]")
   CHECK(m == "f.npz: contexts: expected a 3-d array (T, n, d), got shape (4, 3)");
   std::string noq = fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))}});
   m = input_error_of([&] { attention_dataset_read(write_file("q.npz", noq)); });
-  CHECK(m == "q.npz: expected an array named \"queries\" of shape (T, d)");
+  CHECK(m == "q.npz: expected an array named \"queries\" of shape (T, d); it has 'contexts'");
+  // The same message from the typed reader construct uses (contexts already taken out of the archive).
+  m = input_error_of([&] { attention_dataset_read_backed(write_file("q.npz", noq)); });
+  CHECK(m == "q.npz: expected an array named \"queries\" of shape (T, d); it has 'contexts'");
+}
+
+TEST_CASE("integer-dtype labels are real labels, flagged for a note; labels can be left unread", "[dataset]") {
+  using fixtures::npy;
+  using fixtures::raw_all;
+  const std::vector<double> c{1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0}, q{1, 2, 0, 0, 1, 3};
+  auto npy_i8 = [](std::vector<std::size_t> shape, const std::vector<std::int64_t>& v) {
+    return npy("<i8", shape, raw_all(v));
+  };
+  std::string ints = fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))},
+                                    {"queries.npy", npy("<f8", {2, 3}, raw_all(q))},
+                                    {"labels.npy", npy_i8({2}, {3, 1})}});
+  const std::string path = write_file("ints.npz", ints);
+  for (const AttentionDataset& ds : {attention_dataset_read(path), attention_dataset_read_backed(path)}) {
+    REQUIRE(ds.labels);
+    CHECK(!ds.class_labels);
+    CHECK(ds.labels_integer_dtype);
+    CHECK((*ds.labels)(0, 0) == Rational(3));
+    CHECK((*ds.labels)(1, 0) == Rational(1));
+  }
+  TypedAttentionDataset ty = attention_dataset_read_typed(path, true);
+  CHECK(ty.labels_integer_dtype);
+  CHECK(!ty.class_labels);
+  // Labels of the wrong length stop a reader that uses them, never one that does not read them.
+  std::string bad = fixtures::zip({{"contexts.npy", npy("<f8", {2, 2, 3}, raw_all(c))},
+                                   {"queries.npy", npy("<f8", {2, 3}, raw_all(q))},
+                                   {"labels.npy", npy_i8({3}, {3, 1, 2})}});
+  const std::string bad_path = write_file("bad.npz", bad);
+  CHECK(!input_error_of([&] { attention_dataset_read_typed(bad_path, true); }).empty());
+  TypedAttentionDataset unlabelled = attention_dataset_read_typed(bad_path, true, /*with_labels=*/false);
+  CHECK(unlabelled.T == 2);
+  CHECK(!unlabelled.labels);
 }
 
 TEST_CASE("flat labels [T] are real labels with d_out = 1", "[dataset]") {

@@ -33,6 +33,10 @@ struct Verdict {
   std::string reason;  // why it was rejected or undecided (empty when valid)
   std::vector<std::string> applied;      // acceptance rules the checker applied (e.g. its label tolerance)
   std::vector<std::string> not_checked;  // recorded fields the verdict does not rest on, NOT re-established
+  // Over budget (undecided): what the refused step estimated it needs, 0 when not known. A caller can
+  // name the budget that would suffice.
+  double needs_seconds = 0;
+  double needs_bytes = 0;
 };
 
 // Portable mode: every kernel routine with a CPU-specific form (SHA-256 on the SHA instructions, the

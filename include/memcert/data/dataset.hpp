@@ -20,6 +20,9 @@ struct AttentionDataset {
   QMatrix queries;
   std::optional<QMatrix> labels;
   bool class_labels = false;  // labels are integer classes in [0, C) ("class_labels" in files)
+  // "labels" stored in an .npz with an integer (or bool) dtype: read as REAL labels all the same, which
+  // commands say in a note (attention_labels_note), since integer classes belong under "class_labels".
+  bool labels_integer_dtype = false;
   // Typed backing (attention_dataset_read_backed): when set, `contexts` is empty and example t's context
   // is rows t n .. t n + n - 1 of typed's contexts, every value exactly a double (float32 as stored,
   // float64, or int64 of magnitude <= 2^53): 4-8 bytes per entry instead of a GMP rational. Only the
@@ -36,6 +39,10 @@ struct AttentionDataset {
 // InputError naming file and position. "labels" are REAL numbers: [T] means d_out = 1, [T][d_out] is
 // general. "class_labels" [T] are non-negative integers. Both keys present is bad input.
 AttentionDataset attention_dataset_read(const std::string& path);
+// The note a command that uses the labels prints (human "note:" line, JSON "notes") when `labels` were
+// stored with an integer dtype: "labels: stored with an integer dtype and read as REAL labels (regression,
+// ...); integer classes for arg-max memorization go under \"class_labels\"".
+std::string attention_labels_note();
 // The same data set from arrays already in memory, named as in a .npz ("contexts" (T, n, d), "queries"
 // (T, d), optional "labels" (T,) | (T, d_out)), with the .npz reader's checks and one-line messages
 // (`file` names the source in them). The Python module hands numpy arrays in through this.

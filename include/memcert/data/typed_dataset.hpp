@@ -26,12 +26,16 @@ struct TypedAttentionDataset {
   // with class_labels); none when the file has none.
   std::optional<QMatrix> labels;
   bool class_labels = false;
+  bool labels_integer_dtype = false;  // as AttentionDataset's
 };
 // Same files, checks and error messages as attention_dataset_read (labels read as it reads them); JSON
 // data are read as rationals and then narrowed (typed_matrix_from_qmat). keep_float32: float32 contexts
 // stay float32 (contexts_f32) instead of being widened to double; queries are widened either way (T x d
 // is small next to the T n x d contexts).
-TypedAttentionDataset attention_dataset_read_typed(const std::string& path, bool keep_float32 = false);
+// with_labels = false: the labels are not read at all (commands that do not use them ignore them: a file's
+// labels, even malformed ones, never stop such a command).
+TypedAttentionDataset attention_dataset_read_typed(const std::string& path, bool keep_float32 = false,
+                                                   bool with_labels = true);
 // Context t (n x d) as a typed matrix of its own (a copy; float32 widened exactly to float64).
 TypedMatrix typed_dataset_context(const TypedAttentionDataset& ds, std::size_t t);
 // The rational form (for the exact routes and witnesses).

@@ -15,6 +15,7 @@ struct CheckContext {
   std::vector<std::string> applied;      // e.g. "labels: |y_hat - y| <= 2^-20 max(1, |y|)"
   std::vector<std::string> not_checked;  // e.g. "hypotheses (recorded, not needed for the verdict)"
   bool over_budget = false;
+  double needs_seconds = 0, needs_bytes = 0;  // the refused step's estimate (Verdict::needs_*)
   bool malformed = false;  // a field could not be read as its type (set by the readers in read.hpp)
   const ArraysSupplier* arrays = nullptr;  // the supplier of data referenced by file (null: none given)
   // `verify --data`: the certificate's embedded examples were compared with DATA's rows (match_data.hpp),

@@ -4,6 +4,7 @@
 
 #include <gmpxx.h>
 
+#include <cstdio>
 #include <new>
 #include <string_view>
 #include <unordered_map>
@@ -53,7 +54,9 @@ struct Parser {
     tree_bytes += 2.0 * sizeof(Value) + (text_bytes > 15 ? double(text_bytes) + 16 : 0.0);
     if (tree_bytes <= max_tree_bytes) return true;
     over_budget = true;
-    return fail("over budget: the parsed tree would take more than " + std::to_string(long(max_tree_bytes / 1e6)) + " MB");
+    char room[32];
+    std::snprintf(room, sizeof room, "%.3g", max_tree_bytes / 1e6);
+    return fail("over budget: the parsed tree would take more than " + std::string(room) + " MB");
   }
 
   bool fail(const std::string& what) {

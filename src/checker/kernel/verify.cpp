@@ -1,4 +1,5 @@
 // Entry point of the checker: parse, read "kind" and "claim", dispatch to the kind's check.
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -67,9 +68,16 @@ bool within_budget(double ops, double bytes, const std::string& what, std::strin
   const double secs = ops / Budget::kOpsPerSecond;
   if (!(secs <= c.budget.max_seconds) || !(bytes <= c.budget.max_bytes)) {  // NaN / inf are over, too
     c.over_budget = true;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, " needs about %.3g s and %.3g MB (budget %.3g s, %.3g MB)", secs, bytes / 1e6,
-                  c.budget.max_seconds, c.budget.max_bytes / 1e6);
+    c.needs_seconds = std::isfinite(secs) ? secs : 0;
+    c.needs_bytes = std::isfinite(bytes) ? bytes : 0;
+    char buf[160], secs_budget[40], bytes_budget[40];
+    // An unlimited side (1e300, as for --max-memory 0) is said as such.
+    if (c.budget.max_seconds >= 1e299) std::snprintf(secs_budget, sizeof secs_budget, "no time limit");
+    else std::snprintf(secs_budget, sizeof secs_budget, "%.3g s", c.budget.max_seconds);
+    if (c.budget.max_bytes >= 1e299) std::snprintf(bytes_budget, sizeof bytes_budget, "no memory limit");
+    else std::snprintf(bytes_budget, sizeof bytes_budget, "%.3g MB", c.budget.max_bytes / 1e6);
+    std::snprintf(buf, sizeof buf, " needs about %.3g s and %.3g MB (budget %s, %s)", secs, bytes / 1e6, secs_budget,
+                  bytes_budget);
     why = "over budget: " + what + buf;
     return false;
   }
@@ -87,7 +95,11 @@ Verdict with_context(const Budget& budget, Verdict (*body)(const std::string&, c
   current = &ctx;
   Verdict v = body(text, data);
   current = saved;
-  if (ctx.over_budget && !v.valid) v.undecided = true;
+  if (ctx.over_budget && !v.valid) {
+    v.undecided = true;
+    v.needs_seconds = ctx.needs_seconds;
+    v.needs_bytes = ctx.needs_bytes;
+  }
   if (ctx.malformed && !v.valid && !v.undecided) v.malformed = true;
   v.applied = std::move(ctx.applied);
   v.not_checked = std::move(ctx.not_checked);
@@ -159,8 +171,13 @@ Verdict verify_in_context(const std::string& json_text, const DataSupplier* data
     const double tree_room = check_context().budget.max_bytes - text_cost;
     bool over = false;
     auto parse_failed = [&] {
-      if (over) check_context().over_budget = true;
-      else check_context().malformed = true;
+      if (over) {
+        check_context().over_budget = true;
+        // A parsed tree takes at most kBytesPerInputByte per byte of text: that, beside the text, suffices.
+        check_context().needs_bytes = text_cost + double(json_text.size()) * kBytesPerInputByte;
+      } else {
+        check_context().malformed = true;
+      }
       return reject(v, why);
     };
     // A large integer matrix at matrix.data is read straight into machine integers; it is used only by
@@ -227,10 +244,13 @@ Verdict verify_file(const std::string& path, const Budget& budget, const DataSup
     std::size_t got;
     while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) {
       if (text.size() + got > cap) {
+        // A seekable file's size says what would suffice; a stream's is not known.
+        const long size = std::fseek(f, 0, SEEK_END) == 0 ? std::ftell(f) : -1L;
         std::fclose(f);
         Verdict v = reject(Verdict{}, "over budget: " + path + " is larger than " + std::to_string(cap) +
                                           " bytes (the memory budget / " + std::to_string(int(kTextBytesPerInputByte)) + ")");
         v.undecided = true;
+        if (size > 0) v.needs_bytes = double(size) * kTextBytesPerInputByte;
         return v;
       }
       text.append(buf, got);

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "memcert/data/file_kind.hpp"
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/util/error.hpp"
 
@@ -70,7 +71,8 @@ AssocData from_json(const json& root, const std::string& file) {
 AssocData from_npz(const std::string& file) {
   auto arrays = npz_read(file);
   for (const char* k : {"vocab", "sequences", "next"})
-    if (!arrays.count(k)) throw input_error(file, "", std::string("expected a member \"") + k + ".npy\"");
+    if (!arrays.count(k))
+      throw input_error(file, "", std::string("expected a member \"") + k + ".npy\"; " + npz_members_text(arrays));
   const NdArray& v = arrays.at("vocab");
   if (v.data.size() != 1) throw input_error(file, "vocab", "expected a single integer (shape () or (1,))");
   AssocData a;
@@ -122,6 +124,7 @@ void assoc_data_validate(const AssocData& a, const std::string& file) {
 }
 
 AssocData assoc_data_read(const std::string& path) {
+  expect_data_set_file(path, "vocab, sequences, next");
   AssocData a = ends_with_npz(path) ? from_npz(path) : from_json(json_read(path), path);
   assoc_data_validate(a, path);
   return a;
