@@ -242,9 +242,14 @@ std::string tensors_digest(const std::vector<NamedArray>& arrays) {
   sha.update(head.data(), head.size());
   double wide[512];
   for (const NamedArray* a : order) {
-    std::string h = a->name + "\n" + std::to_string(a->shape.size());
-    for (std::size_t k : a->shape) h += " " + std::to_string(k);
-    h += "\n";
+    std::string h = a->name;
+    h += '\n';
+    h += std::to_string(a->shape.size());
+    for (std::size_t k : a->shape) {
+      h += ' ';
+      h += std::to_string(k);
+    }
+    h += '\n';
     sha.update(h.data(), h.size());
     if (a->values_f32.empty()) {
       add_binary64(sha, a->values.data(), a->values.size());
