@@ -103,7 +103,7 @@ struct Prepared {
   const AttentionReadout& net;
   std::size_t n = 0, N = 0;  // key tokens, all tokens
   std::size_t Hdh = 0, Hdv = 0;
-  std::vector<double> WeT, WqA, WkT, WvA, absWo, WrT, absWrT;
+  std::vector<double> WeT, WqA, WkT, WvA, absWo, WrT, absWrT, absWqA, absWkT;
   std::vector<float> WeT32, be32, pe32, WqA32, bq32, WkT32, bk32, WvA32, bv32, Wo32, bo32, WrT32, br32;
   double we1max = 0;
   std::vector<double> bpe;            // N: max_k |be_k| + |pe_jk|
@@ -112,7 +112,7 @@ struct Prepared {
   float sc32 = 1;
   std::vector<unsigned char> same_row;  // C x C: the final layer's rows c and c' are identical
   // Constants of the bounds.
-  double g_emb, g_D1, g_dh, g_D, g_5, g_n, g_H, g_o, inflN, inflH, inflO, kappa;
+  double g_emb, g_D1, g_dh, g_D, g_5, g_n, g_H, g_o, inflN, inflH, inflO, inflD, kappa;
   double G_e, G_D1, G_dh, G_n1, G_H, G_o, kappa32;
   bool classification = true;
   std::vector<double> tol;  // [lo, hi] of the tolerance (regression)
@@ -162,6 +162,10 @@ struct Prepared {
           wv1[h * m.dv + c] = add_up(wv1[h * m.dv + c], std::fabs(v));
         }
       }
+    absWqA.resize(WqA.size());
+    for (std::size_t i = 0; i < WqA.size(); ++i) absWqA[i] = std::fabs(WqA[i]);
+    absWkT.resize(WkT.size());
+    for (std::size_t i = 0; i < WkT.size(); ++i) absWkT[i] = std::fabs(WkT[i]);
     absWo.resize(m.Wo.size());
     for (std::size_t i = 0; i < m.Wo.size(); ++i) absWo[i] = std::fabs(m.Wo[i]);
     if (m.readout) {
@@ -211,6 +215,7 @@ struct Prepared {
     inflN = up(1.0 + up(2.0 * gam(nn + 2, kU)));
     inflH = up(1.0 + up(2.0 * gam(double(Hdv + 2), kU)));
     inflO = up(1.0 + up(2.0 * gam(double(m.d_o + 2), kU)));
+    inflD = up(1.0 + up(2.0 * gam(double(D + 2), kU)));
     kappa = up(2.0 * up(up(up(kU + 2.0 * kExpRelErr) + g_n) + up(2.0 * nn * kExpAbsErr)));
     G_e = gam(double(di + 4), kU32);
     G_D1 = gam(double(D + 3), kU32);
@@ -226,7 +231,7 @@ struct Prepared {
 
 // Per-thread scratch.
 struct Work {
-  std::vector<double> tok, xin, x, xinf, exd, Xb, ex32, xT, q, u, raw, s, dd, del, e, al, V, ev, o, eo, AV, SV, eO32,
+  std::vector<double> tok, xin, x, xinf, exd, Xb, ex32, xT, xaT, mq, r, mag, q, u, raw, s, dd, del, e, al, V, ev, o, eo, AV, SV, eO32,
       out, eout, m1, e1, lg, elg, m2, e2, Mout, eOut32, eL;
   std::vector<float> tok32, x32, xT32, q32, w32, raw32, al32, V32, o32, out32, lg32;
 };
@@ -341,13 +346,18 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
   }
   if (!std::isfinite(Xbmax) || !std::isfinite(w.Xb[0])) return false;
   w.xT.assign(D * n, 0.0);
+  w.xaT.assign(D * n, 0.0);
   for (std::size_t j = 1; j < N; ++j)
-    for (std::size_t k = 0; k < D; ++k) w.xT[k * n + (j - 1)] = w.x[j * D + k];
+    for (std::size_t k = 0; k < D; ++k) w.xaT[k * n + (j - 1)] = std::fabs(w.xT[k * n + (j - 1)] = w.x[j * D + k]);
   // Queries of every head, values of every key.
   w.q.assign(Hdh, 0.0);
   if (!m.bq.empty()) std::copy(m.bq.begin(), m.bq.end(), w.q.begin());
+  w.mq.assign(Hdh, 0.0);  // |Wq|^T |x^_0|, for the float32 bound
   for (std::size_t l = 0; l < D; ++l)
-    if (w.x[l] != 0) axpy(w.q.data(), &P.WqA[l * Hdh], w.x[l], Hdh);
+    if (w.x[l] != 0) {
+      axpy(w.q.data(), &P.WqA[l * Hdh], w.x[l], Hdh);
+      axpy(w.mq.data(), &P.absWqA[l * Hdh], std::fabs(w.x[l]), Hdh);
+    }
   w.V.assign(n * Hdv, 0.0);
   for (std::size_t j = 0; j < n; ++j) {
     double* vr = &w.V[j * Hdv];
@@ -369,6 +379,8 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
   w.SV.assign(Hdv, 0.0);
   w.eO32.assign(Hdv, 0.0);
   w.u.resize(D);
+  w.r.resize(D);
+  w.mag.resize(n);
   w.raw.resize(n);
   w.s.resize(n);
   w.dd.resize(n);
@@ -381,8 +393,10 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
     const double* q = &w.q[h * dh];
     std::fill(w.u.begin(), w.u.end(), 0.0);
     double eu1 = 0;
-    // float32 score bound coefficients (see the header comment).
-    double A1 = 0, A2 = 0, A3 = 0;
+    // float32 score bound: sum_c coefA_c |K_jc| is bounded through r = |Wk| coefA and |x_j| componentwise,
+    // the rest through column norms (see the header comment).
+    double A2 = 0, A3 = 0;
+    std::fill(w.r.begin(), w.r.end(), 0.0);
     for (std::size_t c = 0; c < dh; ++c) {
       const std::size_t hc = h * dh + c;
       if (q[c] != 0) axpy(w.u.data(), &P.WkT[hc * D], q[c], D);
@@ -391,11 +405,14 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
                                double(D + 1) * kEta);
       eu1 = add_up(eu1, mul_up(P.wk1[hc], add_up(eq, mul_up(P.g_dh, std::fabs(q[c])))));
       const double MQ = add_up(std::fabs(q[c]), eq);
+      // sum_l |Wq_lc| |x_0l| <= (|Wq|^T |x^_0|)_c + |Wq_.c|_1 ex_0 (the product itself rounded: inflated)
+      const double magQ = add_up(add_up(mul_up(w.mq[hc], P.inflD), double(D) * kEta), mul_up(P.wq1[hc], ex0));
       const double eQ = add_up(add_up(mul_up(P.wq1[hc], ex320),
-                                      mul_up(P.G_D1, add_up(mul_up(P.wq1[hc], add_up(Xb0, ex320)), bqc))),
+                                      mul_up(P.G_D1, add_up(add_up(magQ, mul_up(P.wq1[hc], ex320)), bqc))),
                                double(D + 3) * kEta32);
       const double PQ = add_up(MQ, eQ), w1G = mul_up(P.wk1[hc], up(1.0 + P.G_D1)), bG = mul_up(bkc, up(1.0 + P.G_D1));
-      A1 = add_up(A1, add_up(add_up(mul_up(eQ, w1G), mul_up(mul_up(MQ, P.wk1[hc]), P.G_D1)), mul_up(mul_up(P.G_dh, PQ), w1G)));
+      const double coefA = add_up(add_up(mul_up(eQ, up(1.0 + P.G_D1)), mul_up(MQ, P.G_D1)), mul_up(mul_up(P.G_dh, PQ), up(1.0 + P.G_D1)));
+      axpy(w.r.data(), &P.absWkT[hc * D], coefA, D);
       A2 = add_up(A2, add_up(add_up(mul_up(eQ, w1G), mul_up(MQ, w1G)), mul_up(mul_up(P.G_dh, PQ), w1G)));
       A3 = add_up(A3, add_up(add_up(mul_up(eQ, bG), mul_up(mul_up(MQ, P.G_D1), bkc)), mul_up(mul_up(P.G_dh, PQ), bG)));
     }
@@ -405,6 +422,11 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
     std::fill(w.raw.begin(), w.raw.end(), 0.0);
     for (std::size_t k = 0; k < D; ++k)
       if (w.u[k] != 0) axpy(w.raw.data(), &w.xT[k * n], w.u[k], n);
+    double r1 = 0;
+    for (std::size_t k = 0; k < D; ++k) r1 = add_up(r1, w.r[k] = add_up(mul_up(w.r[k], P.inflD), double(dh) * kEta));
+    std::fill(w.mag.begin(), w.mag.end(), 0.0);
+    for (std::size_t k = 0; k < D; ++k)
+      if (w.r[k] != 0) axpy(w.mag.data(), &w.xaT[k * n], w.r[k], n);
     double mx = -kInf, d32max = 0;
     for (std::size_t j = 0; j < n; ++j) {
       const double exj = w.exd[j + 1], xj = w.xinf[j + 1];
@@ -418,7 +440,8 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
         w.del[j] = add_up(add_up(mul_up(P.scu, err), mul_up(P.g_5, std::fabs(w.s[j]))), kEta);
       }
       mx = std::max(mx, w.s[j]);
-      const double d32 = mul_up(P.scu, add_up(add_up(mul_up(A1, w.Xb[j + 1]), mul_up(A2, w.ex32[j + 1])), A3));
+      const double magK = add_up(add_up(mul_up(w.mag[j], P.inflD), double(D) * kEta), mul_up(r1, exj));
+      const double d32 = mul_up(P.scu, add_up(add_up(magK, mul_up(A2, w.ex32[j + 1])), A3));
       d32max = std::max(d32max, add_up(d32, double(dh + 6) * kEta32));
     }
     if (!std::isfinite(mx)) return false;
