@@ -6,10 +6,16 @@
 // are never accepted as correct.
 #include "catch.hpp"
 
+#include <sys/wait.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "kinds/model/model_enclosure.hpp"
+#include "memcert/data/matrix_io.hpp"
 #include "model_fixture.hpp"
 #include "portable_mode.hpp"
 
@@ -333,6 +339,52 @@ TEST_CASE("model: mha, classification and regression") {
   INFO(v.reason);
   REQUIRE(v.valid);
   every_altered_verdict(reg, cert);
+}
+
+// The command line: `memcert verify CERT` reads the files a model certificate names (relative names next to
+// CERT), and says how many examples each verdict covers.
+TEST_CASE("model: memcert verify reads the model and data files the certificate names") {
+  const char* bin = std::getenv("MEMCERT_BIN");
+  if (!bin) { WARN("MEMCERT_BIN not set (run through ctest): skipped"); return; }
+  const std::string dir = "checker_model_tmp";
+  REQUIRE(std::system(("mkdir -p " + dir).c_str()) == 0);
+  const Instance in = mahdavi(91);
+  auto npz = [](const std::string& path, const std::vector<NamedArray>& arrays) {
+    std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>> m;
+    for (const auto& a : arrays) {
+      std::vector<double> v(a.size());
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = a.value(i);
+      m[a.name] = {a.shape, v};
+    }
+    memcert::npz_write_float64(path, m);
+  };
+  npz(dir + "/model.npz", in.model);
+  npz(dir + "/data.npz", in.data);
+  json cert = certificate(in);
+  cert["model"]["file"] = "model.npz";
+  auto verify_cli = [&](const json& c, json& out) {
+    std::ofstream(dir + "/cert.json") << c.dump();
+    const int s = std::system((std::string(bin) + " verify " + dir + "/cert.json --json >" + dir + "/out.json 2>" + dir + "/err.txt").c_str());
+    std::ifstream f(dir + "/out.json");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    out = ss.str().empty() ? json() : json::parse(ss.str());
+    return WEXITSTATUS(s);
+  };
+  json out;
+  CHECK(verify_cli(cert, out) == 0);
+  CHECK(out["valid"] == true);
+  CHECK(out["certified_wrong"] == cert["wrong"].size());
+  CHECK(out["certified_correct"] == in.T() - cert["wrong"].size());
+  CHECK(out["undecided"] == 0);
+  json alt = cert;
+  alt["wrong"] = json::array();
+  alt["min_margin"] = "0";
+  CHECK(verify_cli(alt, out) == 1);
+  CHECK(out["valid"] == false);
+  alt = cert;
+  alt["model"]["file"] = "missing.npz";
+  CHECK(verify_cli(alt, out) == 2);
 }
 
 TEST_CASE("model: the double exp enclosure contains exp(x) and is tight") {

@@ -240,8 +240,11 @@ bool check_model(const Value& cert, std::string& why) {
       why = error.empty() ? "data.file: " + data_file + ": could not be read" : error;
       return false;
     }
-    if (att.context_values() != att.T * att.n * att.d || att.queries.size() != att.T * att.d) {
-      why = "data: the contexts / queries supplied disagree with their shapes";
+    using L = AttentionArrays::Labels;
+    if (att.context_values() != att.T * att.n * att.d || att.queries.size() != att.T * att.d ||
+        (att.label_kind == L::classes && att.classes.size() != att.T) ||
+        (att.label_kind == L::real && att.labels.size() != att.T * att.d_out)) {
+      why = "data: the contexts / queries / labels supplied disagree with their shapes";
       return false;
     }
     for (std::size_t i = 0; i < att.context_values(); ++i)
