@@ -7,10 +7,12 @@
 // undecided examples need nothing. Each enclosure comes from the checker's own forward pass
 // (forward_*.cpp): first in doubles with a rigorous error bound, then, for the examples that bound does
 // not decide, in MPFR intervals at 128, 256 and 512 bits, before a rejection. Examples run on
-// checker_threads() threads; the first failing example in index order is reported.
+// checker_threads() threads; the first example whose claim is refuted (else the first one left undecided at
+// 512 bits) in index order is reported, whatever the number of threads.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "kernel/context.hpp"
 #include "kernel/float_kernels.hpp"
@@ -309,7 +311,8 @@ bool check_model(const Value& cert, std::string& why) {
   for (std::size_t t = 0; t < T; ++t)
     if (claims[t] != Claim::undecided) open.push_back(t);
   std::vector<Status> status(T, Status::open);
-  std::vector<Bounds> last(T);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<Bounds> last(T, Bounds{-inf, inf});  // until an evaluation is finite
   std::size_t decided_by[4] = {0, 0, 0, 0};
   const long bits_seq[4] = {53, kLadder[0], kLadder[1], kLadder[2]};
   for (int level = 0; level < 4 && !open.empty(); ++level) {
@@ -338,8 +341,14 @@ bool check_model(const Value& cert, std::string& why) {
     for (std::size_t t = 0; t < T && !refuted; ++t) refuted = status[t] == Status::refuted;
     if (refuted) break;
   }
-  for (std::size_t t = 0; t < T; ++t) {
-    if (claims[t] == Claim::undecided || status[t] == Status::proved) continue;
+  // The first example whose claim the enclosure refutes, else the first one 512 bits did not decide.
+  std::size_t bad = T;
+  for (std::size_t t = 0; t < T && bad == T; ++t)
+    if (status[t] == Status::refuted) bad = t;
+  for (std::size_t t = 0; t < T && bad == T; ++t)
+    if (claims[t] != Claim::undecided && status[t] != Status::proved) bad = t;
+  if (bad < T) {
+    const std::size_t t = bad;
     const std::string ex = "example " + std::to_string(t) + ": ";
     const std::string enc = "[" + num(last[t].lo) + ", " + num(last[t].hi) + "]";
     const bool settled = status[t] == Status::refuted;
