@@ -86,6 +86,10 @@ TEST_CASE("model: mahdavi24-baseline certificate of the true verdicts is accepte
   CHECK(count_of(v, "certified_wrong") == cert["wrong"].size());
   CHECK(count_of(v, "certified_correct") == in.T() - cert["wrong"].size());
   CHECK(count_of(v, "undecided") == 0);
+  CHECK(has(v.not_checked, "float32_disagreements: 0 example(s)"));
+  json f = cert;
+  f["float32_disagreements"] = json::array({1, 4});
+  CHECK(has(verify(in, f).not_checked, "float32_disagreements: 2 example(s)"));
   every_altered_verdict(in, cert);
 }
 
