@@ -343,7 +343,7 @@ int run_rank(const Args& a, const sweep::Group& g, std::chrono::steady_clock::ti
     const std::string text = c.dump() + "\n";
     const std::string tmp = a.out + ".tmp." + std::to_string(::getpid());
     file_write_atomic(tmp, text);
-    const int verified = checker_accepts_model_before_write(tmp, a.data);
+    const int verified = checker_accepts_model_before_write(tmp, a.out);
     if (verified < 0) {
       std::remove(tmp.c_str());
       return kExitUndecided;
