@@ -294,6 +294,32 @@ TEST_CASE("model: near-ties escalate to MPFR and are decided correctly; exact ti
   }
 }
 
+TEST_CASE("model: a tolerance within 1e-60 of an example's error is decided at 256 bits") {
+  MahdaviShape rs;
+  rs.regression = true;
+  for (const double sign : {1.0, -1.0}) {
+    Instance in = mahdavi(18, rs);
+    // tolerance = example 0's error (300-bit reference) +- 1e-60, written with 75 significant digits
+    R tol = in.margin[0] + R(sign) * R(1e-60);
+    char* text = nullptr;
+    mpfr_asprintf(&text, "%.75Re", tol.v);
+    in.tolerance = text;
+    mpfr_free_str(text);
+    const json cert = certificate(in);
+    REQUIRE(is_correct(in, 0) == (sign > 0));
+    const Verdict v = verify(in, cert);
+    INFO(v.reason);
+    REQUIRE(v.valid);
+    CHECK(has(v.applied, "by MPFR at 256 bits"));
+    json alt = cert;  // example 0's verdict flipped
+    std::vector<std::size_t> w = indices(cert["wrong"]);
+    if (sign > 0) w.insert(w.begin(), 0);
+    else w.erase(w.begin()), alt["max_error"] = "1e9";
+    alt["wrong"] = w;
+    CHECK_FALSE(verify(in, alt).valid);
+  }
+}
+
 TEST_CASE("model: dana24-aot, with and without compression and MLP") {
   DanaShape shapes[3];
   shapes[1].d = 6;  // linear_compress / linear_decompress in use

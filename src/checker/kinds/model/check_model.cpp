@@ -73,15 +73,15 @@ struct Rule {
   bool have_bound = false;  // min_margin / max_error given
   // Proved: the claim holds for every value in the enclosure; refuted: for none.
   Status decide(Claim c, const Bounds& b) const {
-    const mpq_class lo(b.lo), hi(b.hi);
+    const mpq_class &lo = b.lo, &hi = b.hi;
     if (!regression) {
       if (c == Claim::correct) {
-        if (b.lo > 0 && lo >= min_margin) return Status::proved;
-        if (b.hi <= 0 || hi < min_margin) return Status::refuted;
+        if (sgn(lo) > 0 && lo >= min_margin) return Status::proved;
+        if (sgn(hi) <= 0 || hi < min_margin) return Status::refuted;
         return Status::open;
       }
-      if (b.hi <= 0) return Status::proved;
-      if (b.lo > 0) return Status::refuted;
+      if (sgn(hi) <= 0) return Status::proved;
+      if (sgn(lo) > 0) return Status::refuted;
       return Status::open;
     }
     if (c == Claim::correct) {
@@ -311,8 +311,8 @@ bool check_model(const Value& cert, std::string& why) {
   for (std::size_t t = 0; t < T; ++t)
     if (claims[t] != Claim::undecided) open.push_back(t);
   std::vector<Status> status(T, Status::open);
-  const double inf = std::numeric_limits<double>::infinity();
-  std::vector<Bounds> last(T, Bounds{-inf, inf});  // until an evaluation is finite
+  std::vector<Bounds> last(T);
+  std::vector<char> evaluated(T, 0);  // some evaluation of the example was finite
   std::size_t decided_by[4] = {0, 0, 0, 0};
   const long bits_seq[4] = {53, kLadder[0], kLadder[1], kLadder[2]};
   for (int level = 0; level < 4 && !open.empty(); ++level) {
@@ -327,6 +327,7 @@ bool check_model(const Value& cert, std::string& why) {
       Bounds b;
       if (!m->evaluate(t, bits, b)) return;  // not finite at this precision: stays open
       last[t] = b;
+      evaluated[t] = 1;
       status[t] = rule.decide(claims[t], b);
     });
     std::vector<std::size_t> still;
@@ -350,7 +351,8 @@ bool check_model(const Value& cert, std::string& why) {
   if (bad < T) {
     const std::size_t t = bad;
     const std::string ex = "example " + std::to_string(t) + ": ";
-    const std::string enc = "[" + num(last[t].lo) + ", " + num(last[t].hi) + "]";
+    const std::string enc = evaluated[t] ? "[" + num(last[t].lo.get_d()) + ", " + num(last[t].hi.get_d()) + "]"
+                                         : std::string("unbounded (a value was not finite)");
     const bool settled = status[t] == Status::refuted;
     const std::string how = settled ? "" : " (not decided at 512 bits)";
     if (!rule.regression)

@@ -313,8 +313,7 @@ bool DoubleEnc::class_margin(const double* W, const double* bias, std::size_t C,
   dm.resize(n);
   dr.resize(n);
   const double inf = std::numeric_limits<double>::infinity();
-  out.lo = inf;
-  out.hi = inf;
+  double mlo = inf, mhi = inf;
   for (std::size_t c = 0; c < C; ++c) {
     if (c == y) continue;
     for (std::size_t i = 0; i < n; ++i) {  // W_y - W_c with its exact rounding error
@@ -334,9 +333,11 @@ bool DoubleEnc::class_margin(const double* W, const double* bias, std::size_t C,
     double lo, hi;
     ends(s, rad, lo, hi);
     if (!finite(lo) || !finite(hi)) return false;
-    out.lo = std::min(out.lo, lo);
-    out.hi = std::min(out.hi, hi);
+    mlo = std::min(mlo, lo);
+    mhi = std::min(mhi, hi);
   }
+  out.lo = mlo;  // exact: every double is a rational
+  out.hi = mhi;
   return true;
 }
 
@@ -344,8 +345,7 @@ bool DoubleEnc::abs_error(const Vec& f, const std::vector<mpq_class>& target, Bo
   if (f.size() != target.size()) return false;
   mpfr_t t;
   mpfr_init2(t, 53);
-  out.lo = 0;
-  out.hi = 0;
+  double elo = 0, ehi = 0;
   bool ok = true;
   for (std::size_t c = 0; c < f.size() && ok; ++c) {
     mpfr_set_q(t, target[c].get_mpq_t(), MPFR_RNDD);
@@ -357,10 +357,14 @@ bool DoubleEnc::abs_error(const Vec& f, const std::vector<mpq_class>& target, Bo
     const double dl = dn(lo - th), dh = up(hi - tl);
     ok = finite(dl) && finite(dh);
     const double al = dl >= 0 ? dl : dh <= 0 ? -dh : 0.0, ah = std::max(-dl, dh);
-    out.lo = std::max(out.lo, al);
-    out.hi = std::max(out.hi, ah);
+    elo = std::max(elo, al);
+    ehi = std::max(ehi, ah);
   }
   mpfr_clear(t);
+  if (ok) {
+    out.lo = elo;
+    out.hi = ehi;
+  }
   return ok;
 }
 

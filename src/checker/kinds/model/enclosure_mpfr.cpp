@@ -263,9 +263,11 @@ bool MpfrEnc::class_margin(const double* W, const double* bias, std::size_t C, s
     if (first || mpfr_less_p(s.ah, mh)) mpfr_set(mh, s.ah, MPFR_RNDU);
     first = false;
   }
-  out.lo = mpfr_get_d(ml, MPFR_RNDD);
-  out.hi = mpfr_get_d(mh, MPFR_RNDU);
   const bool ok = mpfr_number_p(ml) && mpfr_number_p(mh);
+  if (ok) {  // the ends exactly
+    mpfr_get_q(out.lo.get_mpq_t(), ml);
+    mpfr_get_q(out.hi.get_mpq_t(), mh);
+  }
   mpfr_clears(dl, dh, ml, mh, static_cast<mpfr_ptr>(nullptr));
   return ok;
 }
@@ -285,9 +287,10 @@ bool MpfrEnc::abs_error(const Vec& f, const std::vector<mpq_class>& target, Boun
     mpfr_max(s.ah, s.ah, s.t, MPFR_RNDU);
     mpfr_max(s.ah, s.ah, s.u, MPFR_RNDU);
   }
-  out.lo = mpfr_get_d(s.al, MPFR_RNDD);
-  out.hi = mpfr_get_d(s.ah, MPFR_RNDU);
-  return mpfr_number_p(s.al) && mpfr_number_p(s.ah);
+  if (!mpfr_number_p(s.al) || !mpfr_number_p(s.ah)) return false;
+  mpfr_get_q(out.lo.get_mpq_t(), s.al);  // the ends exactly
+  mpfr_get_q(out.hi.get_mpq_t(), s.ah);
+  return true;
 }
 
 }  // namespace memcert_checker::model_kind

@@ -17,9 +17,10 @@
 
 namespace memcert_checker::model_kind {
 
-// Bounds [lo, hi] of a margin or an error (doubles, outward-rounded).
+// Bounds [lo, hi] of a margin or an error, exact (the ends of the enclosure as rationals: an MPFR
+// enclosure keeps its precision up to the comparison with a tolerance or min_margin).
 struct Bounds {
-  double lo = 0, hi = 0;
+  mpq_class lo, hi;
 };
 
 // ---- doubles, midpoint-radius ----------------------------------------------------------------------
