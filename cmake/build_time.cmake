@@ -29,6 +29,8 @@ endfunction()
 # is small next to the engine's JSON code.
 file(GLOB MEMCERT_FAST_KERNEL_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/linalg/fast/*.cpp)
 set_source_files_properties(${MEMCERT_FAST_KERNEL_SOURCES} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+# The same for the certify kernel of trained models (per-function AVX clones).
+set_source_files_properties(${PROJECT_SOURCE_DIR}/src/model/attention_readout.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 
 memcert_unity_build(memcert_checker 12)
 memcert_unity_build(memcert_core 10)

@@ -246,3 +246,43 @@ def test_labels_real_and_class_labels_keyword():
     assert a.T == T
     b = memcert.assumptions(contexts, queries, labels=np.zeros((T + 1, 1)))
     assert b.T == T
+
+
+def tensors_digest(arrays):
+    """The digest of named arrays' values (docs/CERTIFICATES.md, kind "model"), written here again."""
+    import hashlib
+    h = hashlib.sha256(("memcert-tensors-v1 %d\n" % len(arrays)).encode())
+    for name in sorted(arrays, key=lambda s: s.encode()):
+        a = np.asarray(arrays[name])
+        h.update((name + "\n" + str(a.ndim) + "".join(" %d" % k for k in a.shape) + "\n").encode())
+        h.update((a.astype("<f8").ravel() + 0.0).tobytes())  # -0 as +0
+    return "sha256:" + h.hexdigest()
+
+
+def test_verify_model_certificate(tmp_path):
+    # A mahdavi24-baseline model whose decoder weight is zero: every logit vector is the decoder bias
+    # (1, 0, 0), so an example is correct (margin 1) exactly when its class is 0 -- known without a forward pass.
+    rng = np.random.default_rng(5)
+    T, n, d, H = 12, 4, 3, 2
+    f = lambda *s: rng.uniform(-1, 1, s).astype(np.float32)
+    model = {"embedding.weight": f(d, d), "embedding.bias": f(d), "pos_enc.pe": f(8, d), "attention.Wq": f(H, d, 2),
+             "attention.Wk": f(H, d, 2), "attention.Wv": f(H, d, 1), "attention.Wo": f(H, d),
+             "decoder.weight": np.zeros((3, d), np.float32), "decoder.bias": np.array([1, 0, 0], np.float32)}
+    y = np.arange(T) % 3
+    data = {"X": f(T, n + 1, d), "y": y}
+    np.savez(tmp_path / "model.npz", **model)
+    np.savez(tmp_path / "data.npz", **data)
+    cert = {"kind": "model", "version": 1, "claim": "certified predictions of a trained model",
+            "arch": "mahdavi24-baseline", "task": "classification",
+            "model": {"file": str(tmp_path / "model.npz"), "digest": tensors_digest(model)},
+            "data": {"file": str(tmp_path / "data.npz"), "digest": tensors_digest(data)},
+            "T": T, "wrong": [t for t in range(T) if y[t] != 0], "undecided": [], "min_margin": "1"}
+    v = memcert.verify(cert)
+    assert v.valid, v.reason
+    assert (v.certified_correct, v.certified_wrong, v.undecided) == (4, 8, 0)
+    cert["min_margin"] = "1.000001"
+    assert not memcert.verify(cert).valid
+    cert["min_margin"] = "1"
+    cert["wrong"] = cert["wrong"][1:]
+    v = memcert.verify(cert)
+    assert not v.valid and v.reason.startswith("example 1:")

@@ -4,7 +4,8 @@
 // it), handed to the checker as exact JSON, and compared by the checker with the certificate's embedded
 // data (docs/CERTIFICATES.md "Tying a certificate to a data set"); a difference is exit 1. JSON (docs/CLI.md):
 //   {"valid","kind","claim","reason" (when invalid or undecided),"applied":[rules],"not_checked":[fields],
-//    "undecided" (when over budget),"seconds"}
+//    "undecided" (when over budget),"seconds"} (+ a kind "model" certificate's counts: "certified_correct",
+//    "certified_wrong", "undecided" as integers)
 // Exit: 0 valid, 1 rejected (well-formed but false), 2 bad input (unreadable, not JSON, or a field of the
 // wrong type / syntax / length: one line "CERT: field: expected ..."), 3 undecided: over budget, decided
 // from the checker's cost estimate before the work starts.
@@ -24,6 +25,7 @@
 #include "command.hpp"
 #include "memcert/checker/checker.hpp"
 #include "attention_arrays.hpp"
+#include "model_tensors.hpp"
 #include "memcert/data/dataset.hpp"
 #include "memcert/data/file_kind.hpp"
 #include "memcert/numeric/rational.hpp"
@@ -138,11 +140,13 @@ int run_verify(const VerifyArgs& args) {
   // A theorem1 certificate may reference its data file (docs/CERTIFICATES.md "Data by reference"): the
   // checker asks for it through this supplier (DATA when given, else the file the certificate names).
   const memcert_checker::ArraysSupplier arrays = attention_arrays_supplier(args.data, args.cert);
+  // A kind "model" certificate references its model file and data file: read through this supplier.
+  const memcert_checker::TensorsSupplier tensors = model_tensors_supplier(args.cert);
   // The checker reports nothing itself (it includes no engine code): one stage line for the whole check.
   progress("verify: independent checker", 0, 1);
   if (args.data.empty()) {
-    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, nullptr, arrays)
-                    : memcert_checker::verify_certificate_file(args.cert, budget, nullptr, arrays);
+    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, tensors, &arrays)
+                    : memcert_checker::verify_certificate_file(args.cert, budget, tensors, &arrays);
   } else {
     // DATA is read only once the checker has parsed the certificate and knows its kind; a bad DATA is
     // reported as DATA's own bad input (exit 2), not as the certificate's.
@@ -175,6 +179,7 @@ int run_verify(const VerifyArgs& args) {
   if (v.undecided) v.reason += budget_suffices_text(v.needs_seconds, v.needs_bytes);  // what would have sufficed
   if (!v.valid) j["reason"] = v.reason;
   if (v.undecided) j["undecided"] = true;
+  for (const auto& [name, count] : v.counts) j[name] = count;  // kind "model": certified_correct, ...
   // The human lines show what the certificate says (kind, claim, reasons quoting it) escaped and cut: a
   // certificate must not write control sequences to the terminal or flood it (JSON escapes on its own).
   std::string what = (v.kind.empty() ? std::string("certificate") : printable_argument(v.kind, 80) + " certificate") +
@@ -182,6 +187,11 @@ int run_verify(const VerifyArgs& args) {
   std::string human = v.valid       ? "VALID: " + what + " re-checked by the independent checker"
                       : v.undecided ? "UNDECIDED: " + what + ": " + printable_argument(v.reason, 600)
                                     : "INVALID: " + what + ": " + printable_argument(v.reason, 600);
+  if (!v.counts.empty()) {
+    human += "\n  counts:";
+    for (std::size_t i = 0; i < v.counts.size(); ++i)
+      human += (i ? ", " : " ") + v.counts[i].first + " " + std::to_string(v.counts[i].second);
+  }
   for (const auto& r : v.applied) human += "\n  applied: " + printable_argument(r, 600);
   for (const auto& f : v.not_checked) human += "\n  not checked: " + printable_argument(f, 600);
   if (memcert_checker::checker_portable()) human += "\n  checker: portable mode (MEMCERT_CHECKER_PORTABLE=1: no CPU-specific instructions)";

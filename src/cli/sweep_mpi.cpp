@@ -3,6 +3,7 @@
 #include "sweep_mpi.hpp"
 
 #include <cstdlib>
+#include <stdexcept>
 
 #include "memcert/util/error.hpp"
 
@@ -49,6 +50,25 @@ int group_max_int(const Group& g, int value) {
   return value;
 }
 
+std::vector<std::string> group_gather(const Group& g, const std::string& mine) {
+  if (g.size <= 1) return {mine};
+  if (mine.size() > 0x7fffffffu) throw std::length_error("group_gather: more than 2 GB from one rank");
+  int len = static_cast<int>(mine.size());
+  std::vector<int> lens(g.rank == 0 ? std::size_t(g.size) : 0), offs(lens.size());
+  MPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::string all;
+  if (g.rank == 0) {
+    long long total = 0;
+    for (std::size_t r = 0; r < lens.size(); ++r) offs[r] = static_cast<int>(total), total += lens[r];
+    if (total > 0x7fffffffLL) throw std::length_error("group_gather: more than 2 GB in all");
+    all.resize(std::size_t(total));
+  }
+  MPI_Gatherv(mine.data(), len, MPI_CHAR, all.data(), lens.data(), offs.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r < lens.size(); ++r) out.push_back(all.substr(std::size_t(offs[r]), std::size_t(lens[r])));
+  return out;
+}
+
 void group_leave(const Group& g, bool failed) {
   if (!g_initialized) return;
   if (failed && g.size > 1) MPI_Abort(MPI_COMM_WORLD, 3);  // the CLI's internal-error status (docs/CLI.md)
@@ -69,6 +89,7 @@ Group group_join() {
 void group_barrier(const Group&) {}
 int group_broadcast_int(const Group&, int value) { return value; }
 int group_max_int(const Group&, int value) { return value; }
+std::vector<std::string> group_gather(const Group&, const std::string& mine) { return {mine}; }
 void group_leave(const Group&, bool) {}
 std::string group_support() { return "no MPI"; }
 #endif

@@ -2,6 +2,7 @@
 // The sweep's use of MPI, behind a tiny interface so the command builds with or without MPI
 // (MEMCERT_HAVE_MPI is defined by cmake/sweep_mpi.cmake when MPI was found at configure time).
 #include <string>
+#include <vector>
 
 namespace memcert::cli::sweep {
 
@@ -20,6 +21,8 @@ void group_barrier(const Group& g);
 int group_broadcast_int(const Group& g, int value);
 // The largest of every rank's `value`, on every rank (a barrier too).
 int group_max_int(const Group& g, int value);
+// Every rank's `mine` in rank order, on rank 0 (empty on the others).
+std::vector<std::string> group_gather(const Group& g, const std::string& mine);
 // Finalizes MPI if group_join initialized it; with `failed` (an exception is escaping this rank) aborts
 // the whole group instead (exit status 3, an internal error), so no rank waits forever at a barrier.
 void group_leave(const Group& g, bool failed);

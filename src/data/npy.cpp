@@ -503,6 +503,20 @@ NdArray npy_parse(const std::string& bytes, const std::string& name) {
 
 NdArray npy_read(const std::string& path) { return npy_parse(file_read_all(path), path); }
 
+std::string npy_bytes_int(const std::vector<std::size_t>& shape, const std::vector<std::int64_t>& data, int bytes) {
+  std::string out = npy_bytes_float64(shape, std::vector<double>(data.size(), 0.0));
+  const std::size_t head = out.size() - 8 * data.size();
+  std::string header = out.substr(0, head);
+  const std::string descr = std::string("'<i") + char('0' + bytes) + "'";
+  header.replace(header.find("'<f8'"), 5, descr);
+  header.resize(head);
+  std::string body;
+  body.reserve(data.size() * std::size_t(bytes));
+  for (std::int64_t v : data)
+    for (int b = 0; b < bytes; ++b) body += static_cast<char>((static_cast<std::uint64_t>(v) >> (8 * b)) & 0xff);
+  return header + body;
+}
+
 std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::vector<double>& data) {
   std::size_t count = 1;
   for (std::size_t s : shape) count *= s;

@@ -348,10 +348,16 @@ std::map<std::string, TypedArray> npz_parse_typed(const std::string& bytes, cons
 
 void npz_write_float64(const std::string& path,
                        const std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>>& arrays) {
+  std::map<std::string, std::string> members;
+  for (const auto& [key, arr] : arrays) members[key] = npy_bytes_float64(arr.first, arr.second);
+  npz_write_members(path, members);
+}
+
+void npz_write_members(const std::string& path, const std::map<std::string, std::string>& members) {
+  const auto& arrays = members;
   std::string zip, central;
-  for (const auto& [key, arr] : arrays) {
+  for (const auto& [key, content] : arrays) {
     std::string name = key + ".npy";
-    std::string content = npy_bytes_float64(arr.first, arr.second);
     std::uint64_t crc = crc32_of(0, reinterpret_cast<const unsigned char*>(content.data()), content.size());
     std::uint64_t offset = zip.size();
     if (offset >= 0xffffffffULL || content.size() >= 0xffffffffULL)

@@ -18,6 +18,7 @@
 
 #include "memcert/checker/checker.hpp"
 
+#include "model_fixture.hpp"
 #include "support/cli_run.hpp"
 
 using nlohmann::json;
@@ -287,4 +288,71 @@ TEST_CASE("hostile dana24-claim: a weight of 1e999 is decided quickly (exp under
   CHECK(secs < 10);
   CHECK((v.valid || !v.reason.empty()));
   CHECK(v.reason.find("unexpected error") == std::string::npos);
+}
+
+// Kind "model": hostile suppliers and certificates. The suppliers stand for the files the certificate
+// names; whatever they hand over, the checker answers with one of its four verdicts and a reason.
+TEST_CASE("hostile model: tensors that are not what the certificate says", "[checker][hostile]") {
+  using namespace model_fixture;
+  const Instance in = mahdavi(71);
+  const json cert = certificate(in);
+  REQUIRE(verify(in, cert).valid);
+  SECTION("a supplier that cannot read the file: malformed with its message") {
+    memcert_checker::TensorsSupplier fail = [](const std::string&, const std::string&, const std::string&,
+                                               std::vector<NamedArray>&, std::string& e) {
+      e = "model.pt: cannot open";
+      return false;
+    };
+    const Verdict v = verify_certificate_text(cert.dump(), {}, fail);
+    CHECK(v.malformed);
+    CHECK(v.reason == "model.pt: cannot open");
+  }
+  SECTION("a NaN weight (digest recomputed over it) is rejected") {
+    Instance bad = in;
+    bad.model[4].values[0] = std::nan("");
+    json c = cert;
+    const Verdict v = verify(bad, c);
+    CHECK_FALSE(v.valid);
+    CHECK(v.reason.find("non-finite") != std::string::npos);
+  }
+  SECTION("a shape whose product overflows, values empty") {
+    Instance bad = in;
+    NamedArray& x = *find(bad.data, "X");
+    x.shape = {std::size_t(1) << 33, std::size_t(1) << 31, 1};
+    x.values_f32.clear();
+    x.values.clear();
+    const Verdict v = verify(bad, certificate(bad));
+    CHECK_FALSE(v.valid);
+    CHECK_FALSE(v.reason.empty());
+  }
+  SECTION("values that disagree with the shape") {
+    Instance bad = in;
+    find(bad.model, "decoder.bias")->values.push_back(1.0);
+    const Verdict v = verify(bad, cert);
+    CHECK_FALSE(v.valid);
+  }
+  SECTION("huge T with empty lists: rejected against the data, nothing allocated per example first") {
+    json c = cert;
+    c["T"] = std::uint64_t{1} << 31;
+    const Verdict v = verify(in, c);
+    CHECK_FALSE(v.valid);
+  }
+  SECTION("a class label out of range, a negative or fractional one") {
+    for (double y : {3.0, -1.0, 0.5}) {
+      Instance bad = in;
+      find(bad.data, "y")->values[0] = y;
+      const Verdict v = verify(bad, certificate(bad));
+      CHECK(v.reason.find("y[0]") != std::string::npos);
+    }
+  }
+  SECTION("weights so large the forward pass overflows: never accepted") {
+    Instance bad = in;
+    for (double& w : find(bad.model, "attention.Wo")->values) w *= 1e300;
+    json c = certificate(bad);
+    c["wrong"] = json::array();
+    c["min_margin"] = "0";
+    const Verdict v = verify(bad, c);
+    CHECK_FALSE(v.valid);
+    CHECK(v.reason.find("example") == 0);
+  }
 }

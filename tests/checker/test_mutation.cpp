@@ -27,6 +27,7 @@
 #include <string>
 
 #include "brute_q.hpp"
+#include "model_fixture.hpp"
 #include "memcert/checker/checker.hpp"
 
 using nlohmann::json;
@@ -665,4 +666,51 @@ TEST_CASE("mutation campaign: theorem1, ks, claim, dana24, dana24-claim (accepte
   SECTION("claim sinusoidal-rank-margin") {
     campaign(json::parse(slurp(kDir + "/pe/vaswani17_sinusoidal-rank-margin-0.json")), 6, unchecked);
   }
+}
+
+// Kind "model": mutants of an honest certificate about a small mahdavi24-baseline model (the tensors
+// supplied unchanged). An accepted mutant must state true verdicts by the independent 300-bit forward pass
+// (model_fixture.hpp): every example it claims correct has margin > 0 and >= min_margin, every example it
+// claims wrong margin <= 0; or touch only the file names or float32_disagreements (not checked).
+TEST_CASE("mutation campaign: model (accepted only if the reference forward pass shows it true)", "[checker][mutation]") {
+  using namespace model_fixture;
+  const Instance in = mahdavi(61);
+  const json honest = certificate(in);
+  REQUIRE(verify(in, honest).valid);
+  auto still_true = [&](const Mutant& m) {
+    if (starts(m.where, "/model/file") || starts(m.where, "/data/file") || starts(m.where, "/float32_disagreements"))
+      return true;
+    const json& c = m.value;
+    if (!c.contains("wrong") || !c.contains("undecided") || c["T"] != in.T()) return false;
+    std::vector<int> claim(in.T(), 1);
+    for (const auto& t : c["wrong"]) claim.at(t.get<std::size_t>()) = -1;
+    for (const auto& t : c["undecided"]) claim.at(t.get<std::size_t>()) = 0;
+    mpq_class mm;
+    const bool have = c.contains("min_margin") && rational(c["min_margin"].get<std::string>(), mm);
+    for (std::size_t t = 0; t < in.T(); ++t) {
+      if (claim[t] == -1 && in.margin[t].sign() > 0) return false;
+      if (claim[t] == 1) {
+        if (!have || in.margin[t].sign() <= 0) return false;
+        R q;
+        mpfr_set_q(q.v, mm.get_mpq_t(), MPFR_RNDU);
+        if (in.margin[t] < q) return false;
+      }
+    }
+    return true;
+  };
+  std::mt19937_64 rng(62);
+  int accepted = 0;
+  for (int i = 0; i < 300; ++i) {
+    const Mutant m = mutate(honest, rng);
+    const auto ts = tensors_of(in);
+    const auto as = arrays_of(in);
+    const auto v = memcert_checker::verify_certificate_text(m.text, {}, ts, &as);
+    INFO("mutation " << i << " at " << m.where << ": " << v.reason);
+    REQUIRE(well_formed(v));
+    if (!v.valid) continue;
+    ++accepted;
+    const bool same = !m.where.empty() && canonical(m.value) == canonical(honest);
+    CHECK((same || still_true(m)));
+  }
+  WARN(accepted << " of 300 model mutants verified (each shown true independently)");
 }

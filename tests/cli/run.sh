@@ -1223,6 +1223,35 @@ section_front() {
   enough=$(grep -o -- '--max-memory [0-9]* would suffice' "$OUT" | head -1 | cut -d' ' -f2)
   run verify "$d/int.cert.json" --max-memory "${enough:-0.01}"
   expect_rc "verify at the --max-memory said to suffice ($enough)" 0
+# memcert certify (trained models; the PyTorch comparisons are tests/model/certify_torch.py)
+# ---------------------------------------------------------------------------------------------------
+section_certify() {
+  local d=$WORK/certify
+  mkdir -p "$d"
+  run generate theorem1 --T 13 --n 4 --d 6 --out "$d/data.npz"
+  expect_rc "certify: generate" 0
+  run construct theorem1 "$d/data.npz" --heads 4 --dh 4 --out "$d/t1.json" --weights-out "$d/w.npz"
+  expect_rc "certify: construct with --weights-out" 0
+  # memcert's own weights certified as mha on the same data: every label within the tolerance.
+  run certify "$d/w.npz" "$d/data.npz" --arch mha --tolerance 1e-6 --json --margins-out "$d/m.npz" --out "$d/c.json"
+  expect_rc "certify weights-out as mha" 0
+  json_keys "certify" arch task T certified_correct certified_wrong undecided wrong undecided_examples float32_disagreements max_error decided_by heads seconds
+  json_check "certify values" 'j["T"] == 13 and j["certified_correct"] == 13 and j["wrong"] == [] and j["task"] == "regression" and j["heads"] == 4'
+  file_check "certify certificate" "$d/c.json" 'j["kind"] == "model" and j["version"] == 1 and j["arch"] == "mha" and j["T"] == 13 and j["wrong"] == [] and j["undecided"] == [] and j["data"]["digest"].startswith("sha256:") and j["tolerance"] == "1e-6"'
+  check "certify margins-out written" test -s "$d/m.npz"
+  # A tolerance nothing meets: every example certified wrong (exit 1).
+  run certify "$d/w.npz" "$d/data.npz" --arch mha --tolerance 0 --json
+  expect_rc "certify tolerance 0" 1
+  # Bad input: one line, nothing written.
+  expect_bad_input "certify unknown arch" "$d/x.json" certify "$d/w.npz" "$d/data.npz" --arch transformer --out "$d/x.json"
+  expect_bad_input "certify regression without --tolerance" "$d/x.json" certify "$d/w.npz" "$d/data.npz" --arch mha --out "$d/x.json"
+  stderr_mentions "certify without --tolerance" "--tolerance"
+  expect_bad_input "certify --heads other than H" "$d/x.json" certify "$d/w.npz" "$d/data.npz" --arch mha --heads 3 --tolerance 1e-6 --out "$d/x.json"
+  expect_bad_input "certify missing model" "$d/x.json" certify "$d/none.pt" "$d/data.npz" --arch mha --tolerance 1e-6 --out "$d/x.json"
+  expect_bad_input "certify data as model" "$d/x.json" certify "$d/data.npz" "$d/data.npz" --arch mha --tolerance 1e-6 --out "$d/x.json"
+  stderr_mentions "certify data as model" "in_proj_weight"
+  expect_bad_input "certify mahdavi24 on attention data" "$d/x.json" certify "$d/w.npz" "$d/data.npz" --arch mahdavi24-baseline --out "$d/x.json"
+  expect_bad_input "certify bad --tolerance" "$d/x.json" certify "$d/w.npz" "$d/data.npz" --arch mha --tolerance abc --out "$d/x.json"
 }
 
 SECTIONS=(section_rank section_kruskal section_verify section_manners)
@@ -1235,6 +1264,7 @@ SECTIONS+=(section_hostile_input)
 SECTIONS+=(section_agreement)
 SECTIONS+=(section_portable_twins)
 SECTIONS+=(section_front)
+SECTIONS+=(section_certify)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace memcert_checker {
@@ -37,6 +38,9 @@ struct Verdict {
   // name the budget that would suffice.
   double needs_seconds = 0;
   double needs_bytes = 0;
+  // Counts a valid certificate establishes, by name (kind "model": certified_correct, certified_wrong,
+  // undecided); empty for other kinds.
+  std::vector<std::pair<std::string, std::size_t>> counts;
 };
 
 // Portable mode: every kernel routine with a CPU-specific form (SHA-256 on the SHA instructions, the
@@ -141,6 +145,12 @@ using TensorsSupplier = std::function<bool(const std::string& file, const std::s
 // -0 as +0) of its values in C order: a digest of the VALUES (float16/32/64 storage of the same numbers
 // agree). Names must be distinct and free of '\n'; every value finite (else "" is returned).
 std::string tensors_digest(const std::vector<NamedArray>& arrays);
+// Kind "model": the certificate's model and data files are asked of `tensors` (an "mha" certificate's
+// attention data set of `arrays`, when given). Other kinds are checked as by the functions above.
+Verdict verify_certificate_file(const std::string& path, const Budget& budget, const TensorsSupplier& tensors,
+                                const ArraysSupplier* arrays = nullptr);
+Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const TensorsSupplier& tensors,
+                                const ArraysSupplier* arrays = nullptr);
 // As the functions above, with the supplier of referenced data (data may be null: no --data).
 Verdict verify_certificate_file(const std::string& path, const Budget& budget, const DataSupplier* data,
                                 const ArraysSupplier& arrays);

@@ -85,6 +85,10 @@ std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::st
 std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::vector<double>& data);
 void npz_write_float64(const std::string& path,
                        const std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>>& arrays);
+// A little-endian signed integer .npy ('<i1', '<i2', '<i4', '<i8' for bytes = 1, 2, 4, 8; values must fit).
+std::string npy_bytes_int(const std::vector<std::size_t>& shape, const std::vector<std::int64_t>& data, int bytes);
+// An .npz of stored members (name without ".npy" -> .npy bytes), written atomically.
+void npz_write_members(const std::string& path, const std::map<std::string, std::string>& members);
 
 // Matrix by extension (case-insensitive): .npy (2-D), .npz (exactly one 2-D member, or the member `key`
 // when non-empty; a key with any other extension is bad input), .txt (rows of whitespace-separated exact

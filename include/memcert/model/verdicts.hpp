@@ -9,6 +9,7 @@
 // of the stored weights (every float16/bfloat16/float32/float64 weight taken as the dyadic rational it is).
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace memcert {
@@ -36,6 +37,8 @@ struct CertifyOptions {
   int max_bits = 512;                     // the ladder's last MPFR precision (128, 256, 512)
   // Called now and then with the number of examples done (of `count`); may throw to stop (Ctrl-C, budget).
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // Regression: the tolerance as an exact decimal or p/q ("1e-3", "1/8"); "" for classification.
+  std::string tolerance;
 };
 
 }  // namespace memcert

@@ -2,7 +2,9 @@
 // What a check reports besides valid / invalid: the acceptance rule it applied (printed by `verify`),
 // the recorded fields it did NOT re-establish (printed as "not checked"), and the cost budget it must
 // stay within. One context per verify_certificate_text call, on the calling thread.
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel/json.hpp"
@@ -18,6 +20,8 @@ struct CheckContext {
   double needs_seconds = 0, needs_bytes = 0;  // the refused step's estimate (Verdict::needs_*)
   bool malformed = false;  // a field could not be read as its type (set by the readers in read.hpp)
   const ArraysSupplier* arrays = nullptr;  // the supplier of data referenced by file (null: none given)
+  const TensorsSupplier* tensors = nullptr;  // kind "model": the supplier of its model / data tensors (null: none)
+  std::vector<std::pair<std::string, std::size_t>> counts;  // copied to Verdict::counts
   // `verify --data`: the certificate's embedded examples were compared with DATA's rows (match_data.hpp),
   // which ties its "examples" field.
   bool data_matched = false;

@@ -31,7 +31,8 @@ namespace memcert_checker {
   X("ks", check_ks)                             \
   X("theorem1", check_theorem1)               \
   X("dana24", check_dana24)                   \
-  X("dana24-claim", check_dana24_claim)
+  X("dana24-claim", check_dana24_claim)        \
+  X("model", check_model)
 
 using CheckFn = bool (*)(const json::Value& cert, std::string& why);
 #define MEMCERT_DECLARE_KIND(name, fn) bool fn(const json::Value& cert, std::string& why);
@@ -87,10 +88,12 @@ bool within_budget(double ops, double bytes, const std::string& what, std::strin
 namespace {
 // Runs `body` with a fresh context installed; copies what the check noted into the verdict.
 Verdict with_context(const Budget& budget, Verdict (*body)(const std::string&, const DataSupplier*),
-                     const std::string& text, const DataSupplier* data, const ArraysSupplier* arrays = nullptr) {
+                     const std::string& text, const DataSupplier* data, const ArraysSupplier* arrays = nullptr,
+                     const TensorsSupplier* tensors = nullptr) {
   CheckContext ctx;
   ctx.budget = budget;
   ctx.arrays = arrays;
+  ctx.tensors = tensors;
   CheckContext* saved = current;
   current = &ctx;
   Verdict v = body(text, data);
@@ -103,6 +106,7 @@ Verdict with_context(const Budget& budget, Verdict (*body)(const std::string&, c
   if (ctx.malformed && !v.valid && !v.undecided) v.malformed = true;
   v.applied = std::move(ctx.applied);
   v.not_checked = std::move(ctx.not_checked);
+  if (v.valid) v.counts = std::move(ctx.counts);
   return v;
 }
 
@@ -232,7 +236,7 @@ Verdict verify_certificate_text(const std::string& json_text, const Budget& budg
 
 namespace {
 Verdict verify_file(const std::string& path, const Budget& budget, const DataSupplier* data,
-                    const ArraysSupplier* arrays = nullptr) {
+                    const ArraysSupplier* arrays = nullptr, const TensorsSupplier* tensors = nullptr) {
   try {
     // Bounded read: never more than the budget admits plus one byte (so /dev/zero or a FIFO ends too).
     const double cap_d = budget.max_bytes / kTextBytesPerInputByte;
@@ -261,7 +265,7 @@ Verdict verify_file(const std::string& path, const Budget& budget, const DataSup
     const bool bad = std::ferror(f) != 0;
     std::fclose(f);
     if (bad) return reject(Verdict{}, path + ": read error");
-    return with_context(budget, verify_in_context, text, data, arrays);
+    return with_context(budget, verify_in_context, text, data, arrays, tensors);
   } catch (...) {
     return reject(Verdict{}, path + ": cannot read");
   }
@@ -281,6 +285,14 @@ Verdict verify_certificate_file(const std::string& path, const Budget& budget, c
 Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const DataSupplier* data,
                                 const ArraysSupplier& arrays) {
   return with_context(budget, verify_in_context, json_text, data, &arrays);
+}
+Verdict verify_certificate_file(const std::string& path, const Budget& budget, const TensorsSupplier& tensors,
+                                const ArraysSupplier* arrays) {
+  return verify_file(path, budget, nullptr, arrays, &tensors);
+}
+Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const TensorsSupplier& tensors,
+                                const ArraysSupplier* arrays) {
+  return with_context(budget, verify_in_context, json_text, nullptr, arrays, &tensors);
 }
 
 }  // namespace memcert_checker

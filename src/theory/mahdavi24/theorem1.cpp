@@ -19,6 +19,7 @@
 #include "memcert/util/memory.hpp"
 #include "format.hpp"
 #include "memcert/util/parallel.hpp"
+#include "memcert/util/threads.hpp"
 #include "z_enclosure.hpp"
 
 namespace memcert::mahdavi24 {
