@@ -37,6 +37,7 @@ const std::map<std::string, std::string>& help_examples() {
       {"claims run", "memcert claims run mahdavi24/theorem-1 --cert-dir certs"},
       {"demo", "memcert demo --json   (narrates every proof step without --json)"},
       {"verify", "memcert verify cert.json --json"},
+      {"certify", "memcert construct theorem1 data.npz --heads 4 --dh 4 --out cert.json --weights-out w.npz && memcert certify w.npz data.npz --arch mha --tolerance 1e-6 --json"},
   };
   return m;
 }

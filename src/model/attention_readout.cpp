@@ -103,7 +103,7 @@ struct Prepared {
   const AttentionReadout& net;
   std::size_t n = 0, N = 0;  // key tokens, all tokens
   std::size_t Hdh = 0, Hdv = 0;
-  std::vector<double> WeT, WqA, WkT, WvA, absWo, WrT, absWrT, absWqA, absWkT;
+  std::vector<double> WeT, WqA, WkT, WvA, absWo, WrT, absWrT, absWqA, absWkT, absWeT;
   std::vector<float> WeT32, be32, pe32, WqA32, bq32, WkT32, bk32, WvA32, bv32, Wo32, bo32, WrT32, br32;
   double we1max = 0;
   std::vector<double> bpe;            // N: max_k |be_k| + |pe_jk|
@@ -112,7 +112,7 @@ struct Prepared {
   float sc32 = 1;
   std::vector<unsigned char> same_row;  // C x C: the final layer's rows c and c' are identical
   // Constants of the bounds.
-  double g_emb, g_D1, g_dh, g_D, g_5, g_n, g_H, g_o, inflN, inflH, inflO, inflD, kappa;
+  double g_emb, g_D1, g_dh, g_D, g_5, g_n, g_H, g_o, inflN, inflH, inflO, inflD, inflI, kappa;
   double G_e, G_D1, G_dh, G_n1, G_H, G_o, kappa32;
   bool classification = true;
   std::vector<double> tol;  // [lo, hi] of the tolerance (regression)
@@ -162,6 +162,8 @@ struct Prepared {
           wv1[h * m.dv + c] = add_up(wv1[h * m.dv + c], std::fabs(v));
         }
       }
+    absWeT.resize(WeT.size());
+    for (std::size_t i = 0; i < WeT.size(); ++i) absWeT[i] = std::fabs(WeT[i]);
     absWqA.resize(WqA.size());
     for (std::size_t i = 0; i < WqA.size(); ++i) absWqA[i] = std::fabs(WqA[i]);
     absWkT.resize(WkT.size());
@@ -216,6 +218,7 @@ struct Prepared {
     inflH = up(1.0 + up(2.0 * gam(double(Hdv + 2), kU)));
     inflO = up(1.0 + up(2.0 * gam(double(m.d_o + 2), kU)));
     inflD = up(1.0 + up(2.0 * gam(double(D + 2), kU)));
+    inflI = up(1.0 + up(2.0 * gam(double(di + 2), kU)));
     kappa = up(2.0 * up(up(up(kU + 2.0 * kExpRelErr) + g_n) + up(2.0 * nn * kExpAbsErr)));
     G_e = gam(double(di + 4), kU32);
     G_D1 = gam(double(D + 3), kU32);
@@ -231,7 +234,7 @@ struct Prepared {
 
 // Per-thread scratch.
 struct Work {
-  std::vector<double> tok, xin, x, xinf, exd, Xb, ex32, xT, xaT, mq, r, mag, q, u, raw, s, dd, del, e, al, V, ev, o, eo, AV, SV, eO32,
+  std::vector<double> tok, xin, x, xinf, exd, Xb, ex32, ex32v, ex32T, mq, mq32, r, r2, mag, mag2, xT, xaT, q, u, raw, s, dd, del, e, al, V, ev, o, eo, AV, SV, eO32,
       out, eout, m1, e1, lg, elg, m2, e2, Mout, eOut32, eL;
   std::vector<float> tok32, x32, xT32, q32, w32, raw32, al32, V32, o32, out32, lg32;
 };
@@ -313,6 +316,7 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
   // Embedding.
   w.exd.assign(N, 0.0);
   w.ex32.assign(N, 0.0);
+  w.ex32v.assign(N * D, 0.0);  // componentwise float32 token errors
   if (m.embed) {
     w.x.assign(N * D, 0.0);
     for (std::size_t j = 0; j < N; ++j) {
@@ -325,11 +329,24 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
       if (!m.pe.empty()) axpy(xr, &m.pe[j * D], 1.0, D);
       const double mag = add_up(mul_up(P.we1max, w.xin[j]), P.bpe[j]);
       w.exd[j] = add_up(mul_up(P.g_emb, mag), double(di + 2) * kEta);
-      w.ex32[j] = add_up(mul_up(P.G_e, mag), double(di + 4) * kEta32);
+      // float32: gamma32_{d_in+4} (sum_i |We_ki| |t_ji| + |be_k| + |pe_jk|), per coordinate k
+      double* ev = &w.ex32v[j * D];
+      for (std::size_t i = 0; i < di; ++i) {
+        const double a = std::fabs(w.tok[j * di + i]);
+        if (a != 0) axpy(ev, &P.absWeT[i * D], a, D);
+      }
+      for (std::size_t k = 0; k < D; ++k) {
+        const double b = add_up(m.be.empty() ? 0.0 : std::fabs(m.be[k]), m.pe.empty() ? 0.0 : std::fabs(m.pe[j * D + k]));
+        ev[k] = add_up(mul_up(P.G_e, add_up(add_up(mul_up(ev[k], P.inflI), double(di) * kEta), b)), double(di + 4) * kEta32);
+        w.ex32[j] = std::max(w.ex32[j], ev[k]);
+      }
     }
   } else {
     w.x = w.tok;
-    for (std::size_t j = 0; j < N; ++j) w.ex32[j] = add_up(mul_up(kU32, w.xin[j]), kEta32);
+    for (std::size_t j = 0; j < N; ++j) {
+      for (std::size_t k = 0; k < D; ++k)
+        w.ex32[j] = std::max(w.ex32[j], w.ex32v[j * D + k] = add_up(mul_up(kU32, std::fabs(w.x[j * D + k])), kEta32));
+    }
   }
   w.xinf.assign(N, 0.0);
   w.Xb.assign(N, 0.0);
@@ -347,17 +364,23 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
   if (!std::isfinite(Xbmax) || !std::isfinite(w.Xb[0])) return false;
   w.xT.assign(D * n, 0.0);
   w.xaT.assign(D * n, 0.0);
+  w.ex32T.assign(D * n, 0.0);
+  for (std::size_t j = 1; j < N; ++j)
+    for (std::size_t k = 0; k < D; ++k) w.ex32T[k * n + (j - 1)] = w.ex32v[j * D + k];
   for (std::size_t j = 1; j < N; ++j)
     for (std::size_t k = 0; k < D; ++k) w.xaT[k * n + (j - 1)] = std::fabs(w.xT[k * n + (j - 1)] = w.x[j * D + k]);
   // Queries of every head, values of every key.
   w.q.assign(Hdh, 0.0);
   if (!m.bq.empty()) std::copy(m.bq.begin(), m.bq.end(), w.q.begin());
-  w.mq.assign(Hdh, 0.0);  // |Wq|^T |x^_0|, for the float32 bound
-  for (std::size_t l = 0; l < D; ++l)
+  w.mq.assign(Hdh, 0.0);    // |Wq|^T |x^_0|, for the float32 bound
+  w.mq32.assign(Hdh, 0.0);  // |Wq|^T ex32_0 (the float32 query token's errors)
+  for (std::size_t l = 0; l < D; ++l) {
     if (w.x[l] != 0) {
       axpy(w.q.data(), &P.WqA[l * Hdh], w.x[l], Hdh);
       axpy(w.mq.data(), &P.absWqA[l * Hdh], std::fabs(w.x[l]), Hdh);
     }
+    axpy(w.mq32.data(), &P.absWqA[l * Hdh], w.ex32v[l], Hdh);
+  }
   w.V.assign(n * Hdv, 0.0);
   for (std::size_t j = 0; j < n; ++j) {
     double* vr = &w.V[j * Hdv];
@@ -380,7 +403,9 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
   w.eO32.assign(Hdv, 0.0);
   w.u.resize(D);
   w.r.resize(D);
+  w.r2.resize(D);
   w.mag.resize(n);
+  w.mag2.resize(n);
   w.raw.resize(n);
   w.s.resize(n);
   w.dd.resize(n);
@@ -395,8 +420,9 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
     double eu1 = 0;
     // float32 score bound: sum_c coefA_c |K_jc| is bounded through r = |Wk| coefA and |x_j| componentwise,
     // the rest through column norms (see the header comment).
-    double A2 = 0, A3 = 0;
+    double A3 = 0;
     std::fill(w.r.begin(), w.r.end(), 0.0);
+    std::fill(w.r2.begin(), w.r2.end(), 0.0);
     for (std::size_t c = 0; c < dh; ++c) {
       const std::size_t hc = h * dh + c;
       if (q[c] != 0) axpy(w.u.data(), &P.WkT[hc * D], q[c], D);
@@ -407,13 +433,13 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
       const double MQ = add_up(std::fabs(q[c]), eq);
       // sum_l |Wq_lc| |x_0l| <= (|Wq|^T |x^_0|)_c + |Wq_.c|_1 ex_0 (the product itself rounded: inflated)
       const double magQ = add_up(add_up(mul_up(w.mq[hc], P.inflD), double(D) * kEta), mul_up(P.wq1[hc], ex0));
-      const double eQ = add_up(add_up(mul_up(P.wq1[hc], ex320),
-                                      mul_up(P.G_D1, add_up(add_up(magQ, mul_up(P.wq1[hc], ex320)), bqc))),
-                               double(D + 3) * kEta32);
-      const double PQ = add_up(MQ, eQ), w1G = mul_up(P.wk1[hc], up(1.0 + P.G_D1)), bG = mul_up(bkc, up(1.0 + P.G_D1));
+      const double eQ0 = add_up(mul_up(w.mq32[hc], P.inflD), double(D) * kEta);  // sum_l |Wq_lc| ex32_0l
+      const double eQ = add_up(add_up(eQ0, mul_up(P.G_D1, add_up(add_up(magQ, eQ0), bqc))), double(D + 3) * kEta32);
+      const double PQ = add_up(MQ, eQ), bG = mul_up(bkc, up(1.0 + P.G_D1));
       const double coefA = add_up(add_up(mul_up(eQ, up(1.0 + P.G_D1)), mul_up(MQ, P.G_D1)), mul_up(mul_up(P.G_dh, PQ), up(1.0 + P.G_D1)));
       axpy(w.r.data(), &P.absWkT[hc * D], coefA, D);
-      A2 = add_up(A2, add_up(add_up(mul_up(eQ, w1G), mul_up(MQ, w1G)), mul_up(mul_up(P.G_dh, PQ), w1G)));
+      const double coef2 = mul_up(add_up(add_up(eQ, MQ), mul_up(P.G_dh, PQ)), up(1.0 + P.G_D1));
+      axpy(w.r2.data(), &P.absWkT[hc * D], coef2, D);  // sum_c coef2_c |Wk_kc|, against ex32_jk
       A3 = add_up(A3, add_up(add_up(mul_up(eQ, bG), mul_up(mul_up(MQ, P.G_D1), bkc)), mul_up(mul_up(P.G_dh, PQ), bG)));
     }
     eu1 = add_up(eu1, double(D * dh) * kEta);
@@ -425,8 +451,12 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
     double r1 = 0;
     for (std::size_t k = 0; k < D; ++k) r1 = add_up(r1, w.r[k] = add_up(mul_up(w.r[k], P.inflD), double(dh) * kEta));
     std::fill(w.mag.begin(), w.mag.end(), 0.0);
-    for (std::size_t k = 0; k < D; ++k)
+    std::fill(w.mag2.begin(), w.mag2.end(), 0.0);
+    for (std::size_t k = 0; k < D; ++k) {
       if (w.r[k] != 0) axpy(w.mag.data(), &w.xaT[k * n], w.r[k], n);
+      const double r2k = add_up(mul_up(w.r2[k], P.inflD), double(dh) * kEta);
+      if (r2k != 0) axpy(w.mag2.data(), &w.ex32T[k * n], r2k, n);
+    }
     double mx = -kInf, d32max = 0;
     for (std::size_t j = 0; j < n; ++j) {
       const double exj = w.exd[j + 1], xj = w.xinf[j + 1];
@@ -441,7 +471,8 @@ bool double_pass(const Prepared& P, const ReadoutExamples& ex, std::size_t t, Wo
       }
       mx = std::max(mx, w.s[j]);
       const double magK = add_up(add_up(mul_up(w.mag[j], P.inflD), double(D) * kEta), mul_up(r1, exj));
-      const double d32 = mul_up(P.scu, add_up(add_up(magK, mul_up(A2, w.ex32[j + 1])), A3));
+      const double e2 = add_up(mul_up(w.mag2[j], P.inflD), double(D) * kEta);
+      const double d32 = mul_up(P.scu, add_up(add_up(magK, e2), A3));
       d32max = std::max(d32max, add_up(d32, double(dh + 6) * kEta32));
     }
     if (!std::isfinite(mx)) return false;
