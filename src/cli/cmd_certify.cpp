@@ -22,15 +22,12 @@
 #include "memcert/model/state_dict.hpp"
 #include "memcert/model/verdicts.hpp"
 #include "memcert/util/error.hpp"
+#include "memcert/model/dana24_aot.hpp"
 #include "memcert/util/progress.hpp"
 #include "attention_arrays.hpp"
 #include "model_tensors.hpp"
 #include <limits>
 #include "sweep_mpi.hpp"
-#if __has_include("memcert/model/dana24_aot.hpp")
-#include "memcert/model/dana24_aot.hpp"
-#define MEMCERT_CERTIFY_DANA24_AOT 1
-#endif
 
 namespace memcert::cli {
 namespace cmd_certify {
@@ -91,10 +88,9 @@ Job setup_mha(const StateDict& sd, const Args& a, const CertifyOptions& opts) {
   return j;
 }
 
-#ifdef MEMCERT_CERTIFY_DANA24_AOT
 Job setup_dana24_aot(const StateDict& sd, const Args& a, const CertifyOptions&) {
-  auto model = std::make_shared<decltype(dana24_aot_load(sd, a.heads, a.model))>(dana24_aot_load(sd, a.heads, a.model));
-  auto data = std::make_shared<decltype(dana24_aot_read_data(a.data))>(dana24_aot_read_data(a.data));
+  auto model = std::make_shared<Dana24Aot>(dana24_aot_load(sd, a.heads, a.model));
+  auto data = std::make_shared<Dana24AotData>(dana24_aot_read_data(a.data));
   Job j;
   j.T = data->T;
   j.classification = true;
@@ -114,7 +110,6 @@ Job setup_dana24_aot(const StateDict& sd, const Args& a, const CertifyOptions&) 
   };
   return j;
 }
-#endif
 
 // THE DISPATCH POINT: one line per architecture (name as --arch spells it, its setup).
 struct ArchEntry {
@@ -124,9 +119,7 @@ struct ArchEntry {
 const ArchEntry kArchs[] = {
     {"mahdavi24-baseline", setup_mahdavi24},
     {"mha", setup_mha},
-#ifdef MEMCERT_CERTIFY_DANA24_AOT
     {"dana24-aot", setup_dana24_aot},
-#endif
 };
 
 std::string arch_names() {
