@@ -203,6 +203,80 @@ TEST_CASE("tampered certificates are rejected", "[ks25][construct][checker]") {
   }
 }
 
+TEST_CASE("a larger certificate: checker = construction, machine route = GMP route, mutants rejected",
+          "[ks25][construct][checker][scale]") {
+  const std::size_t N = 3000, n = 16;
+  KsPrepared P = ks_prepare(ks_generate_tokens(N, n, 32, 512, 10, 5, false, false), 10, "t");
+  KsResult r = ks_construct(P, KsOptions{});
+  REQUIRE(r.memorized);
+  REQUIRE(r.eq55_holds);
+  // The construction's verdict came from the machine-integer route: the GMP-rational route agrees on a
+  // sample of contexts, through f2's thousands of layers.
+  ReluNetSparse f2(r.net.f2);
+  for (std::size_t c = 0; c < N; c += 149) CHECK(f2.eval(r.contexts[c]) == f2.eval_rational(r.contexts[c]));
+  const nlohmann::json cert = ks_certificate_json(r);
+  REQUIRE(memcert_checker::verify_certificate_text(cert.dump()).valid);
+  auto verdict = [](const nlohmann::json& c) { return memcert_checker::verify_certificate_text(c.dump()); };
+  auto reseal = [](nlohmann::json c) {
+    Rational sum = 0;
+    unsigned long pos = 0;
+    auto add = [&](const nlohmann::json& s) {
+      ++pos;
+      const Rational v = *rational_parse(s.get<std::string>());
+      if (sgn(v) != 0) sum += v * Rational(pos);
+    };
+    for (const char* part : {"f1", "f2"}) {
+      if (std::string(part) == "f2")
+        for (auto& row : c["network"]["attention"]["WOV"])
+          for (auto& x : row) add(x);
+      for (auto& L : c["network"][part]) {
+        for (auto& row : L["W"])
+          for (auto& x : row) add(x);
+        for (auto& x : L["b"]) add(x);
+      }
+    }
+    c["checksum"] = rational_to_string(sum);
+    return c;
+  };
+  {  // the last label
+    auto c = cert;
+    c["labels"][N - 1] = (c["labels"][N - 1].get<long>() + 1) % 10;
+    CHECK_FALSE(verdict(c).valid);
+  }
+  {  // one token id of the last sequence
+    auto c = cert;
+    auto& t = c["sequences"][N - 1][n - 1];
+    t = (t.get<long>() + 1) % static_cast<long>(P.tokens.size());
+    CHECK_FALSE(verdict(c).valid);
+  }
+  {  // the largest weight of f2 off by one unit of its last bit, checksum resealed: evaluation catches it
+    auto c = cert;
+    std::size_t best_l = 0, best_i = 0, best_j = 0, bits = 0;
+    auto& f2l = c["network"]["f2"];
+    for (std::size_t l = 0; l + 1 < f2l.size(); ++l)
+      for (std::size_t i = 0; i < f2l[l]["W"].size(); ++i)
+        for (std::size_t j = 0; j < f2l[l]["W"][i].size(); ++j) {
+          const std::size_t b = rational_bits(*rational_parse(f2l[l]["W"][i][j].get<std::string>()));
+          if (b > bits) bits = b, best_l = l, best_i = i, best_j = j;
+        }
+    REQUIRE(bits > 64);  // a weight only GMP holds
+    auto& w = f2l[best_l]["W"][best_i][best_j];
+    w = rational_to_string(*rational_parse(w.get<std::string>()) + 1);
+    const auto v = verdict(reseal(c));
+    CHECK_FALSE(v.valid);
+  }
+  {  // a bias of f2's middle layer moved by 2^-80 (dyadic, beyond 64 bits: the checked route's GMP rows)
+    auto c = cert;
+    auto& L = c["network"]["f2"][c["network"]["f2"].size() / 2];
+    Rational b = *rational_parse(L["b"][0].get<std::string>());
+    Rational eps(1);
+    mpq_div_2exp(eps.get_mpq_t(), eps.get_mpq_t(), 80);
+    L["b"][0] = rational_to_string(b + eps);
+    const auto v = verdict(reseal(c));
+    CHECK_FALSE(v.valid);
+  }
+}
+
 TEST_CASE("ablation linear-phi: a certified collision", "[ks25][ablation]") {
   std::vector<Rational> z{Rational(0)}, o{Rational(1)}, t{Rational(2)};
   // {0,2,1} and {1,1,1}: same last token, equal token sums, different multisets and labels.
