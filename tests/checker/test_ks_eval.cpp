@@ -15,7 +15,7 @@ mpq_class edge(std::mt19937_64& rng, bool non_dyadic) {
                                      "4611686018427387903", "9223372036854775807", "-9223372036854775807",
                                      "-9223372036854775808", "9223372036854775808", "18446744073709551617",
                                      "-170141183460469231731687303715884105727", "3037000499", "-3037000500"};
-  mpq_class q(mpz_class(ints[rng() % (sizeof ints / sizeof *ints)]));
+  mpq_class q{mpz_class{ints[rng() % (sizeof ints / sizeof *ints)]}};
   switch (rng() % 6) {
     case 0: break;
     case 1: mpq_div_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<mp_bitcnt_t>(rng() % 70)); break;
