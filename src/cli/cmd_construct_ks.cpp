@@ -39,10 +39,10 @@ int run(const Args& a) {
     throw input_error(a.weights_out, "", "expected a --weights-out file name ending in .npz");
   // One progress line per stage that runs 2 s or more (a large data set's reading and checking do).
   progress("construct ks: read data", 0, 1);
-  SequenceDataset ds = sequence_dataset_read(a.dataset);
+  TokenSequenceDataset ds = sequence_dataset_read_tokens(a.dataset);
   progress("construct ks: read data", 1, 1);
   progress("construct ks: separation and labels", 0, 1);
-  ks25::KsPrepared P = ks25::ks_prepare(ds, a.C, a.dataset);
+  ks25::KsPrepared P = ks25::ks_prepare(std::move(ds), a.C, a.dataset);
   progress("construct ks: separation and labels", 1, 1);
   std::ostringstream h;
   h << (P.seq2seq ? "ks25 Corollary 4.1 (seq-to-seq)" : "ks25 Theorem 4.1 (next-token)") << ": N=" << P.N

@@ -21,7 +21,9 @@ struct Args {
 };
 
 int run(const Args& a) {
-  require_memory(64.0 * double(a.N) * double(a.n) * double(a.d), "--N * --n * --d");
+  // The written form: a double (.npz, twice while the file is assembled) or a short string (.json) per
+  // coordinate, besides 8 bytes per token of the data.
+  require_memory(24.0 * double(a.N) * double(a.n) * double(a.d) + 16.0 * double(a.N) * double(a.n), "--N * --n * --d");
 
   auto start = std::chrono::steady_clock::now();
   if (a.N == 0 || a.n == 0 || a.d == 0 || a.C < 1)
@@ -36,11 +38,10 @@ int run(const Args& a) {
     }
   }
   progress("generate ks: draw the data", 0, 1);  // a line per stage that runs 2 s or more
-  SequenceDataset ds = a.seq2seq ? ks25::ks_generate_seq2seq(a.N, a.n, a.d, V, a.C, a.seed, a.float64)
-                                 : ks25::ks_generate(a.N, a.n, a.d, V, a.C, a.seed, a.float64);
+  const TokenSequenceDataset ds = ks25::ks_generate_tokens(a.N, a.n, a.d, V, a.C, a.seed, a.float64, a.seq2seq);
   progress("generate ks: draw the data", 1, 1);
   progress("generate ks: write " + a.out, 0, 1);
-  sequence_dataset_write(a.out, ds);  // .npz or JSON by the suffix
+  sequence_dataset_write_tokens(a.out, ds);  // .npz or JSON by the suffix
   progress("generate ks: write " + a.out, 1, 1);
   nlohmann::json j{{"N", a.N},     {"n", a.n},           {"d", a.d},       {"V", V},  {"C", a.C},
                    {"seed", a.seed}, {"float64", a.float64}, {"seq2seq", a.seq2seq}, {"out", a.out}};

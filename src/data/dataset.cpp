@@ -4,6 +4,10 @@
 // naming the file and the position, e.g. "data.json: contexts[3][1]: expected 8 numbers (d = 8), got 7".
 #include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <functional>
+#include <string_view>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -463,6 +467,111 @@ void attention_dataset_materialize(AttentionDataset& ds) {
 SequenceDataset sequence_dataset_read(const std::string& path) {
   expect_data_set_file(path, "sequences, labels");
   return has_extension(path, ".npz") ? sequence_from_npz(path) : sequence_from_json(json_read(path), path);
+}
+
+TokenSequenceDataset sequence_dataset_tokens(SequenceDataset&& ds, const std::string& file) {
+  TokenSequenceDataset t;
+  t.N = ds.N();
+  t.n = ds.n();
+  t.d = ds.d();
+  if (t.N > 0 && t.n == 0) throw input_error(file, "sequences[0]", "expected at least one token, got none");
+  if (t.N > 0 && t.d == 0) throw input_error(file, "sequences[0][0]", "expected at least one coordinate, got none");
+  for (std::size_t i = 0; i < t.N; ++i) {
+    if (ds.sequences[i].rows() != t.n)
+      throw input_error(file, idx("sequences", i),
+                        "expected " + std::to_string(t.n) + " tokens (n = " + std::to_string(t.n) +
+                            ", as sequences[0]), got " + std::to_string(ds.sequences[i].rows()));
+    if (ds.sequences[i].cols() != t.d)
+      throw input_error(file, idx("sequences", i),
+                        "expected tokens of dimension d = " + std::to_string(t.d) + " (as sequences[0]), got " +
+                            std::to_string(ds.sequences[i].cols()));
+  }
+  t.ids.resize(t.N * t.n);
+  std::map<QVector, std::uint32_t> ids;
+  for (std::size_t i = 0; i < t.N; ++i) {
+    for (std::size_t k = 0; k < t.n; ++k) {
+      QVector x(ds.sequences[i].row(k), ds.sequences[i].row(k) + t.d);
+      auto [it, fresh] = ids.emplace(std::move(x), static_cast<std::uint32_t>(t.tokens.size()));
+      if (fresh) t.tokens.push_back(it->first);
+      t.ids[i * t.n + k] = it->second;
+    }
+    ds.sequences[i] = QMatrix();
+  }
+  t.labels = std::move(ds.labels);
+  t.token_labels = std::move(ds.token_labels);
+  return t;
+}
+
+TokenSequenceDataset sequence_dataset_read_tokens(const std::string& path) {
+  if (!has_extension(path, ".npz")) return sequence_dataset_tokens(sequence_dataset_read(path), path);
+  auto arrays = npz_read_typed(path, false);
+  auto it = arrays.find("sequences");
+  if (it == arrays.end()) throw input_error(path, "", "expected an array named \"sequences\" of shape (N, n, d)");
+  TypedArray& s = it->second;
+  check_shape(Shaped{s.shape}, path, "sequences", 3, "(N, n, d)", {std::nullopt, std::nullopt, std::nullopt});
+  TokenSequenceDataset t;
+  t.N = s.shape[0], t.n = s.shape[1], t.d = s.shape[2];
+  const std::size_t rows = t.N * t.n, d = t.d;
+  if (rows > 0 && d > 0) {
+    if (s.storage == Storage::rational || rows > std::size_t(UINT32_MAX)) {
+      // Rational storage: through the exact reader (small files only hold such arrays).
+      return sequence_dataset_tokens(sequence_dataset_read(path), path);
+    }
+    // Distinct rows by their bytes (float64 with -0.0 made 0.0, or int64): equal bytes <=> equal values.
+    const bool f = s.storage == Storage::float64;
+    if (f)
+      for (double& v : s.f64)
+        if (v == 0.0) v = 0.0;
+    const char* base = f ? reinterpret_cast<const char*>(s.f64.data()) : reinterpret_cast<const char*>(s.i64.data());
+    const std::size_t row_bytes = d * 8;
+    struct RowHash {
+      const char* base;
+      std::size_t bytes;
+      std::size_t operator()(std::size_t r) const {
+        return std::hash<std::string_view>()(std::string_view(base + r * bytes, bytes));
+      }
+    };
+    struct RowEq {
+      const char* base;
+      std::size_t bytes;
+      bool operator()(std::size_t a, std::size_t b) const {
+        return std::memcmp(base + a * bytes, base + b * bytes, bytes) == 0;
+      }
+    };
+    std::unordered_map<std::size_t, std::uint32_t, RowHash, RowEq> first(1024, RowHash{base, row_bytes},
+                                                                         RowEq{base, row_bytes});
+    t.ids.resize(rows);
+    for (std::size_t r = 0; r < rows; ++r) {
+      auto [pos, fresh] = first.emplace(r, static_cast<std::uint32_t>(t.tokens.size()));
+      if (fresh) {
+        QVector x(d);
+        for (std::size_t j = 0; j < d; ++j) x[j] = f ? rational_from_double(s.f64[r * d + j]) : Rational(static_cast<long>(s.i64[r * d + j]));
+        t.tokens.push_back(std::move(x));
+      }
+      t.ids[r] = pos->second;
+    }
+  }
+  arrays.erase(it);
+  std::map<std::string, NdArray> label_arrays;
+  for (const char* key : {"labels", "token_labels"}) {
+    auto l = arrays.find(key);
+    if (l != arrays.end()) label_arrays.emplace(key, ndarray_from_typed(l->second));
+  }
+  for (const char* key : {"labels", "token_labels"}) {
+    auto lit = label_arrays.find(key);
+    if (lit == label_arrays.end()) continue;
+    const NdArray& l = lit->second;
+    bool flat = std::string(key) == "labels" && l.shape.size() == 1;
+    if (flat) check_shape(l, path, key, 1, "(N,)", {t.N});
+    else check_shape(l, path, key, 2, "(N, n)", {t.N, t.n});
+    std::vector<long> all;
+    for (std::size_t k = 0; k < l.data.size(); ++k)
+      all.push_back(to_label(l.data[k], path, key + ndindex_to_string(l.shape, k), true));
+    if (flat) t.labels = all;
+    else
+      for (std::size_t i = 0; i < t.N; ++i) t.token_labels.emplace_back(all.begin() + i * t.n, all.begin() + (i + 1) * t.n);
+  }
+  return t;
 }
 
 }  // namespace memcert

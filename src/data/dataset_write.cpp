@@ -135,4 +135,54 @@ void sequence_dataset_write_npz(const std::string& path, const SequenceDataset& 
   npz_write_float64(path, arrays);
 }
 
+void sequence_dataset_write_tokens(const std::string& path, const TokenSequenceDataset& ds) {
+  refuse_npy(path);
+  if (path_extension_lower(path) == ".npz") {
+    // The float64 arrays of sequence_dataset_write_npz, each distinct token converted (and checked) once.
+    std::vector<std::vector<double>> tok(ds.tokens.size());
+    for (std::size_t t = 0; t < ds.tokens.size(); ++t)
+      for (const Rational& q : ds.tokens[t]) tok[t].push_back(exact_double(q, "sequences"));
+    NpzArrays arrays;
+    auto& s = arrays["sequences"];
+    s.first = {ds.N, ds.n, ds.d};
+    s.second.reserve(ds.N * ds.n * ds.d);
+    for (std::uint32_t id : ds.ids) s.second.insert(s.second.end(), tok[id].begin(), tok[id].end());
+    auto labels = [&](const char* key, std::vector<std::size_t> shape, const std::vector<long>& flat) {
+      auto& l = arrays[key];
+      l.first = std::move(shape);
+      for (long v : flat) l.second.push_back(exact_double(Rational(v), key));
+    };
+    std::vector<long> tokens;
+    for (const auto& r : ds.token_labels) tokens.insert(tokens.end(), r.begin(), r.end());
+    if (!ds.labels.empty()) labels("labels", {ds.N}, ds.labels);
+    if (!ds.token_labels.empty()) labels(ds.labels.empty() ? "labels" : "token_labels", {ds.N, ds.n}, tokens);
+    npz_write_float64(path, arrays);
+    return;
+  }
+  // JSON: the text of sequence_dataset_write_json (keys in its order), each token's text made once.
+  std::vector<std::string> tok(ds.tokens.size());
+  for (std::size_t t = 0; t < ds.tokens.size(); ++t) tok[t] = qvec_to_json(ds.tokens[t]).dump();
+  std::string out = "{";
+  if (!ds.labels.empty()) {
+    out += "\"labels\":" + labels_to_json(ds.labels).dump() + ",";
+  } else if (!ds.token_labels.empty()) {
+    out += "\"labels\":" + label_rows_to_json(ds.token_labels).dump() + ",";
+  }
+  out += "\"sequences\":[";
+  for (std::size_t i = 0; i < ds.N; ++i) {
+    if (i) out += ',';
+    out += '[';
+    for (std::size_t k = 0; k < ds.n; ++k) {
+      if (k) out += ',';
+      out += tok[ds.ids[i * ds.n + k]];
+    }
+    out += ']';
+  }
+  out += ']';
+  if (!ds.labels.empty() && !ds.token_labels.empty())
+    out += ",\"token_labels\":" + label_rows_to_json(ds.token_labels).dump();
+  out += "}\n";
+  file_write_atomic(path, out);
+}
+
 }  // namespace memcert

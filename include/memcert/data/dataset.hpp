@@ -1,5 +1,6 @@
 #pragma once
 // Data sets (docs/CLI.md): attention examples (mahdavi24) and token sequences (ks25).
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,6 +80,25 @@ struct SequenceDataset {
 // bound C is checked by the construction that uses them. The writer emits "labels" [N] and, when both
 // kinds are present, "token_labels" [N][n] (per-token labels alone go to "labels").
 SequenceDataset sequence_dataset_read(const std::string& path);
+// The same data set with each distinct token stored once: `tokens` (first-occurrence order, V x d) and
+// ids (N n, row-major: token k of sequence i is tokens[ids[i n + k]]). Read from a .npz without a
+// rational per entry (rows compared by their stored values, -0.0 as 0.0); a .json is read by
+// sequence_dataset_read and compacted. Same checks and messages as sequence_dataset_read.
+struct TokenSequenceDataset {
+  std::size_t N = 0, n = 0, d = 0;
+  std::vector<QVector> tokens;
+  std::vector<std::uint32_t> ids;
+  std::vector<long> labels;
+  std::vector<std::vector<long>> token_labels;
+};
+TokenSequenceDataset sequence_dataset_read_tokens(const std::string& path);
+// ds compacted; sequences of unequal shapes (or no token, no coordinate) are bad input naming `file` and
+// the first offending sequence.
+TokenSequenceDataset sequence_dataset_tokens(SequenceDataset&& ds, const std::string& file);
+// Writes the data set of sequence_dataset_write without expanding it to rationals (.npz: float64 arrays,
+// every token coordinate must be exactly a double; .json: streamed).
+void sequence_dataset_write_tokens(const std::string& path, const TokenSequenceDataset& ds);
+
 // Writers chosen by the file's suffix, as a user names the output: ".npz" -> the float64 .npz writer (loads
 // with numpy.load), ".json" or anything else -> JSON; ".npy" holds ONE array, not a data set: InputError
 // (exit 2) before anything is written.

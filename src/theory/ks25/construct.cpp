@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <bit>
+#include <climits>
+#include <cstdint>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -99,23 +101,17 @@ void separation_pairs_int128(const std::vector<std::vector<Integer>>& Z, std::si
 }  // namespace
 
 KsPrepared ks_prepare(const SequenceDataset& ds, std::optional<long> C, const std::string& file) {
+  return ks_prepare(sequence_dataset_tokens(SequenceDataset(ds), file), C, file);
+}
+
+KsPrepared ks_prepare(TokenSequenceDataset&& ds, std::optional<long> C, const std::string& file) {
   KsPrepared P;
-  P.N = ds.N();
+  P.N = ds.N;
   if (P.N == 0) throw input_error(file, "sequences", "expected at least one sequence, got none");
-  P.n = ds.sequences[0].rows();
-  P.d = ds.sequences[0].cols();
+  P.n = ds.n;
+  P.d = ds.d;
   if (P.n == 0) throw input_error(file, "sequences[0]", "expected at least one token, got none");
   if (P.d == 0) throw input_error(file, "sequences[0][0]", "expected at least one coordinate, got none");
-  for (std::size_t i = 0; i < P.N; ++i) {
-    if (ds.sequences[i].rows() != P.n)
-      throw input_error(file, at("sequences", i),
-                        "expected " + std::to_string(P.n) + " tokens (n = " + std::to_string(P.n) +
-                            ", as sequences[0]), got " + std::to_string(ds.sequences[i].rows()));
-    if (ds.sequences[i].cols() != P.d)
-      throw input_error(file, at("sequences", i),
-                        "expected tokens of dimension d = " + std::to_string(P.d) + " (as sequences[0]), got " +
-                            std::to_string(ds.sequences[i].cols()));
-  }
   P.seq2seq = !ds.token_labels.empty();
   std::vector<std::pair<long, std::string>> all;  // (label, position)
   if (P.seq2seq) {
@@ -130,14 +126,14 @@ KsPrepared ks_prepare(const SequenceDataset& ds, std::optional<long> C, const st
                               std::to_string(ds.token_labels[i].size()));
       for (std::size_t k = 0; k < P.n; ++k) all.emplace_back(ds.token_labels[i][k], at(at("labels", i), k));
     }
-    P.token_labels = ds.token_labels;
+    P.token_labels = std::move(ds.token_labels);
   } else {
     if (ds.labels.size() != P.N)
       throw input_error(file, "labels",
                         "expected " + std::to_string(P.N) + " labels (one per sequence), got " +
                             std::to_string(ds.labels.size()));
     for (std::size_t i = 0; i < P.N; ++i) all.emplace_back(ds.labels[i], at("labels", i));
-    P.labels = ds.labels;
+    P.labels = std::move(ds.labels);
   }
   long maxl = 0;
   for (const auto& [v, where] : all) {
@@ -150,20 +146,17 @@ KsPrepared ks_prepare(const SequenceDataset& ds, std::optional<long> C, const st
   if (C && *C < 1) throw input_error(file, "--C", "expected C >= 1, got " + std::to_string(*C));
   P.C = C ? *C : maxl + 1;
 
-  // Distinct tokens and their first occurrence.
-  std::map<QVector, TokenId> ids;
-  std::vector<std::pair<std::size_t, std::size_t>> first;
+  // Distinct tokens (first-occurrence order, as ds holds them) and their first occurrence.
+  P.tokens = std::move(ds.tokens);
+  std::vector<std::pair<std::size_t, std::size_t>> first(P.tokens.size(), {P.N, 0});
   P.seq_ids.assign(P.N, std::vector<TokenId>(P.n));
   for (std::size_t i = 0; i < P.N; ++i)
     for (std::size_t k = 0; k < P.n; ++k) {
-      QVector x(ds.sequences[i].row(k), ds.sequences[i].row(k) + P.d);
-      auto [it, fresh] = ids.emplace(std::move(x), P.tokens.size());
-      if (fresh) {
-        P.tokens.push_back(it->first);
-        first.emplace_back(i, k);
-      }
-      P.seq_ids[i][k] = it->second;
+      const TokenId t = ds.ids[i * P.n + k];
+      if (first[t].first == P.N) first[t] = {i, k};
+      P.seq_ids[i][k] = t;
     }
+  ds.ids = {};
   // Multisets.
   std::map<Multiset, std::size_t> msid;
   P.ms_index.resize(P.N);
@@ -759,11 +752,13 @@ KsResult ks_construct_deep_set(const KsPrepared& prep0, const KsOptions& opt) {
 }
 
 // ---- data sets and the sweep -------------------------------------------------------------------------------
-SequenceDataset ks_generate(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C, std::uint64_t seed,
-                            bool float64) {
+TokenSequenceDataset ks_generate_tokens(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C,
+                                        std::uint64_t seed, bool float64, bool seq2seq) {
   if (N == 0 || n == 0 || d == 0 || V == 0 || C < 1) throw InputError("generate ks: N, n, d, V, C must be >= 1");
   std::mt19937_64 rng(seed);
   std::set<QVector> seen;
+  TokenSequenceDataset ds;
+  ds.N = N, ds.n = n, ds.d = d;
   std::vector<QVector> vocab;
   std::uniform_int_distribution<int> coord(-8, 8);
   std::uniform_real_distribution<double> unif(-1.0, 1.0);
@@ -776,46 +771,76 @@ SequenceDataset ks_generate(std::size_t N, std::size_t n, std::size_t d, std::si
     for (auto& v : x) v = float64 ? rational_from_double(unif(rng)) : Rational(coord(rng), 2);
     if (seen.insert(x).second) vocab.push_back(std::move(x));
   }
-  SequenceDataset ds;
+  seen.clear();
   std::uniform_int_distribution<std::size_t> pick(0, V - 1);
   std::uniform_int_distribution<long> lab(0, C - 1);
   std::map<std::pair<std::size_t, std::vector<std::size_t>>, long> key_label;
+  std::vector<std::size_t> drawn(N * n);  // vocabulary indices
+  ds.labels.reserve(N);
   for (std::size_t i = 0; i < N; ++i) {
-    QMatrix X(n, d);
     std::vector<std::size_t> ids(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      ids[k] = pick(rng);
-      for (std::size_t j = 0; j < d; ++j) X(k, j) = vocab[ids[k]][j];
-    }
+    for (std::size_t k = 0; k < n; ++k) ids[k] = drawn[i * n + k] = pick(rng);
     const std::size_t last = ids[n - 1];
     std::sort(ids.begin(), ids.end());
     long y = lab(rng);
-    auto [it, fresh] = key_label.emplace(std::make_pair(last, ids), y);
-    ds.sequences.push_back(std::move(X));
+    auto [it, fresh] = key_label.emplace(std::make_pair(last, std::move(ids)), y);
     ds.labels.push_back(it->second);
+  }
+  key_label.clear();
+  if (seq2seq) {
+    // Per-token labels, consistent per (token, multiset) (vocabulary tokens are distinct: equal indices
+    // <=> equal vectors).
+    std::mt19937_64 rng2(seed ^ 0x5e525e9ULL);
+    std::map<std::pair<std::size_t, std::vector<std::size_t>>, long> tl;
+    ds.token_labels.assign(N, std::vector<long>(n, 0));
+    for (std::size_t i = 0; i < N; ++i) {
+      std::vector<std::size_t> ms(drawn.begin() + i * n, drawn.begin() + (i + 1) * n);
+      std::sort(ms.begin(), ms.end());
+      for (std::size_t k = 0; k < n; ++k) {
+        auto [it, fresh] = tl.emplace(std::make_pair(drawn[i * n + k], ms), lab(rng2));
+        ds.token_labels[i][k] = it->second;
+      }
+    }
+    ds.labels.clear();
+  }
+  // Vocabulary indices -> token ids in first-occurrence order.
+  std::vector<std::uint32_t> id_of(V, UINT32_MAX);
+  ds.ids.resize(N * n);
+  for (std::size_t r = 0; r < N * n; ++r) {
+    std::uint32_t& id = id_of[drawn[r]];
+    if (id == UINT32_MAX) {
+      id = static_cast<std::uint32_t>(ds.tokens.size());
+      ds.tokens.push_back(std::move(vocab[drawn[r]]));
+    }
+    ds.ids[r] = id;
   }
   return ds;
 }
 
+namespace {
+SequenceDataset expand(TokenSequenceDataset&& t) {
+  SequenceDataset ds;
+  ds.sequences.reserve(t.N);
+  for (std::size_t i = 0; i < t.N; ++i) {
+    QMatrix X(t.n, t.d);
+    for (std::size_t k = 0; k < t.n; ++k)
+      for (std::size_t j = 0; j < t.d; ++j) X(k, j) = t.tokens[t.ids[i * t.n + k]][j];
+    ds.sequences.push_back(std::move(X));
+  }
+  ds.labels = std::move(t.labels);
+  ds.token_labels = std::move(t.token_labels);
+  return ds;
+}
+}  // namespace
+
+SequenceDataset ks_generate(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C, std::uint64_t seed,
+                            bool float64) {
+  return expand(ks_generate_tokens(N, n, d, V, C, seed, float64, false));
+}
+
 SequenceDataset ks_generate_seq2seq(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C,
                                     std::uint64_t seed, bool float64) {
-  SequenceDataset ds = ks_generate(N, n, d, V, C, seed, float64);
-  std::mt19937_64 rng(seed ^ 0x5e525e9ULL);
-  std::uniform_int_distribution<long> lab(0, C - 1);
-  std::map<std::pair<QVector, std::vector<QVector>>, long> key_label;
-  ds.token_labels.assign(N, std::vector<long>(n, 0));
-  for (std::size_t i = 0; i < N; ++i) {
-    std::vector<QVector> toks;
-    for (std::size_t k = 0; k < n; ++k) toks.emplace_back(ds.sequences[i].row(k), ds.sequences[i].row(k) + d);
-    std::vector<QVector> ms = toks;
-    std::sort(ms.begin(), ms.end());
-    for (std::size_t k = 0; k < n; ++k) {
-      auto [it, fresh] = key_label.emplace(std::make_pair(toks[k], ms), lab(rng));
-      ds.token_labels[i][k] = it->second;
-    }
-  }
-  ds.labels.clear();
-  return ds;
+  return expand(ks_generate_tokens(N, n, d, V, C, seed, float64, true));
 }
 
 KsSweep ks25_parameter_sweep(const std::vector<std::size_t>& Ns, std::size_t n, std::size_t d, std::size_t V,
@@ -827,8 +852,7 @@ KsSweep ks25_parameter_sweep(const std::vector<std::size_t>& Ns, std::size_t n, 
   s.C = C;
   for (std::size_t N : Ns) {
     const auto t0 = Clock::now();
-    SequenceDataset ds = ks_generate(N, n, d, V, C, seed + N, false);
-    KsPrepared P = ks_prepare(ds, C, "sweep");
+    KsPrepared P = ks_prepare(ks_generate_tokens(N, n, d, V, C, seed + N, false, false), C, "sweep");
     KsOptions o;
     o.seed = seed;
     KsResult r = ks_construct(P, o);

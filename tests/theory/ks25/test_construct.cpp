@@ -4,11 +4,15 @@
 #include "catch.hpp"
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
 #include <cstdlib>
 #include <random>
 #include <sys/wait.h>
 
 #include "memcert/checker/checker.hpp"
+#include "memcert/data/matrix_io.hpp"
 #include "memcert/theory/ks25/construct.hpp"
 #include "memcert/util/error.hpp"
 
@@ -201,6 +205,126 @@ TEST_CASE("tampered certificates are rejected", "[ks25][construct][checker]") {
     c["claim"] = "ks25/corollary-4.1";
     CHECK(rejected(c));
   }
+}
+
+TEST_CASE("a larger certificate: checker = construction, machine route = GMP route, mutants rejected",
+          "[ks25][construct][checker][scale]") {
+  const std::size_t N = 3000, n = 16;
+  KsPrepared P = ks_prepare(ks_generate_tokens(N, n, 32, 512, 10, 5, false, false), 10, "t");
+  KsResult r = ks_construct(P, KsOptions{});
+  REQUIRE(r.memorized);
+  REQUIRE(r.eq55_holds);
+  // The construction's verdict came from the machine-integer route: the GMP-rational route agrees on a
+  // sample of contexts, through f2's thousands of layers.
+  ReluNetSparse f2(r.net.f2);
+  for (std::size_t c = 0; c < N; c += 149) CHECK(f2.eval(r.contexts[c]) == f2.eval_rational(r.contexts[c]));
+  const nlohmann::json cert = ks_certificate_json(r);
+  REQUIRE(memcert_checker::verify_certificate_text(cert.dump()).valid);
+  auto verdict = [](const nlohmann::json& c) { return memcert_checker::verify_certificate_text(c.dump()); };
+  auto reseal = [](nlohmann::json c) {
+    Rational sum = 0;
+    unsigned long pos = 0;
+    auto add = [&](const nlohmann::json& s) {
+      ++pos;
+      const Rational v = *rational_parse(s.get<std::string>());
+      if (sgn(v) != 0) sum += v * Rational(pos);
+    };
+    for (const char* part : {"f1", "f2"}) {
+      if (std::string(part) == "f2")
+        for (auto& row : c["network"]["attention"]["WOV"])
+          for (auto& x : row) add(x);
+      for (auto& L : c["network"][part]) {
+        for (auto& row : L["W"])
+          for (auto& x : row) add(x);
+        for (auto& x : L["b"]) add(x);
+      }
+    }
+    c["checksum"] = rational_to_string(sum);
+    return c;
+  };
+  {  // the last label
+    auto c = cert;
+    c["labels"][N - 1] = (c["labels"][N - 1].get<long>() + 1) % 10;
+    CHECK_FALSE(verdict(c).valid);
+  }
+  {  // one token id of the last sequence
+    auto c = cert;
+    auto& t = c["sequences"][N - 1][n - 1];
+    t = (t.get<long>() + 1) % static_cast<long>(P.tokens.size());
+    CHECK_FALSE(verdict(c).valid);
+  }
+  // A mutated f2 with its complexity and checksum restated: the checker accepts exactly when the engine's
+  // GMP-rational route (not the machine route) still finds every label on every sequence.
+  auto agrees = [&](const ReluNet& f2m, bool expect_rejected) {
+    auto c = cert;
+    c["network"]["f2"] = nlohmann::json::array();
+    for (const auto& L : f2m.layers) c["network"]["f2"].push_back({{"W", qmat_to_json(L.W)}, {"b", qvec_to_json(L.b)}});
+    c["complexity"]["bit_complexity"] =
+        std::max<std::size_t>({r.f1c.bit_complexity, relunet_complexity(f2m).bit_complexity, 1});
+    ReluNetSparse sm(f2m);
+    bool all = true;
+    for (std::size_t q = 0; q < N && all; ++q) all = sm.eval_rational(r.contexts[q])[0] == Rational(P.labels[q]);
+    if (expect_rejected) CHECK_FALSE(all);
+    const auto v = verdict(reseal(c));
+    INFO(v.reason);
+    CHECK(v.valid == all);
+  };
+  {  // the largest weight of f2 (one only GMP holds) plus 1
+    std::size_t best_l = 0, best_i = 0, best_j = 0, bits = 0;
+    for (std::size_t l = 0; l < r.net.f2.layers.size(); ++l)
+      for (std::size_t i = 0; i < r.net.f2.layers[l].W.rows(); ++i)
+        for (std::size_t j = 0; j < r.net.f2.layers[l].W.cols(); ++j) {
+          const std::size_t b = rational_bits(r.net.f2.layers[l].W(i, j));
+          if (b > bits) bits = b, best_l = l, best_i = i, best_j = j;
+        }
+    REQUIRE(bits > 64);
+    ReluNet f2m = r.net.f2;
+    f2m.layers[best_l].W(best_i, best_j) += 1;
+    agrees(f2m, false);
+  }
+  // A bias moved by 2^-80 (dyadic, beyond 64 bits: the checked route's GMP rows): in the last layer every
+  // prediction moves; in the middle layer as it falls.
+  for (const bool last : {true, false}) {
+    const std::size_t l = last ? r.net.f2.layers.size() - 1 : r.net.f2.layers.size() / 2;
+    Rational eps(1);
+    mpq_div_2exp(eps.get_mpq_t(), eps.get_mpq_t(), 80);
+    ReluNet f2m = r.net.f2;
+    f2m.layers[l].b[0] += eps;
+    agrees(f2m, last);
+  }
+}
+
+TEST_CASE("token-table data: generated, written and read back equal the expanded data set", "[ks25][data]") {
+  const std::string dir = std::filesystem::temp_directory_path() / ("ks_tokens_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const bool f64 : {false, true})
+    for (const bool s2s : {false, true}) {
+      const TokenSequenceDataset t = ks_generate_tokens(40, 5, 3, 9, 4, 11, f64, s2s);
+      const SequenceDataset e = s2s ? ks_generate_seq2seq(40, 5, 3, 9, 4, 11, f64) : ks_generate(40, 5, 3, 9, 4, 11, f64);
+      for (const char* ext : {".npz", ".json"}) {
+        const std::string a = dir + "/a" + ext, b = dir + "/b" + ext;
+        sequence_dataset_write_tokens(a, t);
+        sequence_dataset_write(b, e);
+        std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+        const std::string ta((std::istreambuf_iterator<char>(fa)), {}), tb((std::istreambuf_iterator<char>(fb)), {});
+        CHECK(ta == tb);  // the same file, byte for byte
+        // Read back as a token table: the same preparation as from the expanded data set.
+        const KsPrepared P1 = ks_prepare(sequence_dataset_read_tokens(a), std::nullopt, a);
+        const KsPrepared P2 = ks_prepare(e, std::nullopt, "e");
+        CHECK(P1.tokens == P2.tokens);
+        CHECK(P1.seq_ids == P2.seq_ids);
+        CHECK(P1.labels == P2.labels);
+        CHECK(P1.token_labels == P2.token_labels);
+        CHECK(P1.delta2 == P2.delta2);
+      }
+    }
+  // -0.0 and 0.0 are one token in a .npz.
+  std::filesystem::path z = std::filesystem::path(dir) / "z.npz";
+  npz_write_float64(z.string(), {{"sequences", {{2, 1, 2}, {-0.0, 1.0, 0.0, 1.0}}}, {"labels", {{2}, {0.0, 0.0}}}});
+  const TokenSequenceDataset r = sequence_dataset_read_tokens(z.string());
+  CHECK(r.tokens.size() == 1);
+  CHECK(r.ids == std::vector<std::uint32_t>{0, 0});
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("ablation linear-phi: a certified collision", "[ks25][ablation]") {

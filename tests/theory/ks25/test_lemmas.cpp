@@ -347,3 +347,73 @@ TEST_CASE("Lemma G.6 directly: packed lookup with the window test", "[ks25][G6]"
     (void)matched;
   }
 }
+
+namespace {
+// Numbers at the edges of the machine route: 0, +-1, near and at 2^62, 2^63 - 1, -2^63, just past 64 bits
+// (GMP), tiny and large dyadic exponents, and (optionally) non-dyadic ones (the rational route).
+Rational edge_number(std::mt19937_64& rng, bool non_dyadic) {
+  static const char* const ints[] = {"0", "1", "-1", "2", "-3", "4611686018427387904", "-4611686018427387904",
+                                     "4611686018427387903", "9223372036854775807", "-9223372036854775807",
+                                     "-9223372036854775808", "9223372036854775808", "18446744073709551617",
+                                     "-170141183460469231731687303715884105727", "3037000499", "-3037000500"};
+  Rational q{Integer{ints[rng() % (sizeof ints / sizeof *ints)]}};
+  switch (rng() % 6) {
+    case 0: break;
+    case 1: mpq_div_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<mp_bitcnt_t>(rng() % 70)); break;
+    case 2: mpq_mul_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<mp_bitcnt_t>(rng() % 64)); break;
+    case 3: q = Rational(static_cast<long>(rng() % 2001) - 1000, 1L << (rng() % 20)); break;
+    case 4: q = Rational(static_cast<long>(rng() % 3) - 1); break;
+    default:
+      if (non_dyadic) q = Rational(static_cast<long>(rng() % 21) - 10, 3 + 2 * static_cast<long>(rng() % 4));
+  }
+  q.canonicalize();
+  return q;
+}
+}  // namespace
+
+TEST_CASE("ReluNetSparse: the machine-integer dyadic route equals GMP rationals (random and near-overflow)",
+          "[ks25][dyadic]") {
+  std::mt19937_64 rng(2026);
+  for (int trial = 0; trial < 400; ++trial) {
+    const bool non_dyadic = trial % 4 == 3;
+    const bool small = trial % 2 == 0;  // random small dyadics (machine route throughout) vs edge numbers
+    ReluNet net;
+    net.in_dim = 1 + rng() % 4;
+    std::size_t cur = net.in_dim;
+    const std::size_t depth = 1 + rng() % 7;
+    auto draw = [&]() -> Rational {
+      if (!small) return edge_number(rng, non_dyadic);
+      if (rng() % 3 == 0) return Rational(0);
+      Rational q(static_cast<long>(rng() % 65) - 32, 1L << (rng() % 6));
+      q.canonicalize();
+      return q;
+    };
+    for (std::size_t l = 0; l < depth; ++l) {
+      const std::size_t out = 1 + rng() % 5;
+      ReluLayer L{QMatrix(out, cur, Rational(0)), QVector(out, Rational(0))};
+      for (std::size_t i = 0; i < out; ++i) {
+        for (std::size_t j = 0; j < cur; ++j) L.W(i, j) = draw();
+        L.b[i] = draw();
+      }
+      net.layers.push_back(std::move(L));
+      cur = out;
+    }
+    ReluNetSparse sp(net);
+    for (int p = 0; p < 5; ++p) {
+      QVector x(net.in_dim);
+      for (auto& v : x) v = small ? Rational(static_cast<long>(rng() % 101) - 50, 1L << (rng() % 4)) : edge_number(rng, non_dyadic);
+      for (auto& v : x) v.canonicalize();
+      const QVector want = relunet_eval(net, x);
+      REQUIRE(sp.eval(x) == want);
+      REQUIRE(sp.eval_rational(x) == want);
+    }
+  }
+  // A sum that overflows 128 bits only at its last term, and a shift that would: both exact.
+  ReluNet net;
+  net.in_dim = 3;
+  const Rational big(Integer("9223372036854775807"));
+  net.layers.push_back({QMatrix(1, 3, big), QVector{Rational(Integer("-9223372036854775808"))}});
+  ReluNetSparse sp(net);
+  const QVector x{big, big, Rational(1, 1L << 40)};
+  CHECK(sp.eval(x) == relunet_eval(net, x));
+}

@@ -48,6 +48,8 @@ struct KsPrepared {
 // d mismatch, labels outside [0, C), a missing label list), dedups tokens and multisets, computes the
 // separation exactly and checks consistency. C defaults to max label + 1.
 KsPrepared ks_prepare(const SequenceDataset& ds, std::optional<long> C, const std::string& file);
+// The same from the compact form (distinct tokens + ids; sequence_dataset_read_tokens).
+KsPrepared ks_prepare(TokenSequenceDataset&& ds, std::optional<long> C, const std::string& file);
 
 // ---- the network ---------------------------------------------------------------------------------------
 struct KsNetwork {
@@ -146,6 +148,11 @@ SequenceDataset ks_generate(std::size_t N, std::size_t n, std::size_t d, std::si
 // The same with per-token labels (Corollary 4.1), consistent per (token, multiset).
 SequenceDataset ks_generate_seq2seq(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C,
                                     std::uint64_t seed, bool float64);
+
+// Both in the compact form (the vocabulary's drawn tokens once, ids in first-occurrence order; labels as
+// ks_generate / ks_generate_seq2seq draw them: the expanded data sets are the same).
+TokenSequenceDataset ks_generate_tokens(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C,
+                                        std::uint64_t seed, bool float64, bool seq2seq);
 
 struct KsSweepRow {
   std::size_t N = 0;

@@ -33,23 +33,45 @@ QVector relunet_eval(const ReluNet& net, const QVector& x);
 class ReluNetSparse {
  public:
   explicit ReluNetSparse(const ReluNet& net);
+  // Exact. A layer whose weights are all dyadic (p / 2^k) is evaluated on dyadic values m 2^-e in machine
+  // integers (64-bit values, 128-bit accumulation, every product, shift and sum checked for overflow),
+  // a row that would overflow in GMP integers (never rationals: no gcd); other layers, and inputs with a
+  // non-dyadic coordinate, in GMP rationals until the values are dyadic again.
   QVector eval(const QVector& x) const;
+  // The plain GMP-rational evaluation (the reference the dyadic route is tested against).
+  QVector eval_rational(const QVector& x) const;
   // Evaluates every point (optionally on `threads` threads; GMP objects are not shared between them).
   std::vector<QVector> eval_all(const std::vector<QVector>& xs, unsigned threads = 2) const;
+  // Dyadic value m 2^-e (e >= 0; normalized: m odd or e = 0); in `M` when it does not fit 64 bits.
+  struct Dy {
+    std::int64_t m = 0;
+    long e = 0;
+    bool big = false;
+    Integer M;
+  };
 
  private:
   struct Term {
     std::uint32_t col;
     int small;  // +1 / -1 when the weight is that, else 0 (then `w` holds it)
     Rational w;
+    Dy dw;      // the weight as a dyadic (when the layer is dyadic)
   };
   struct Row {
     std::vector<Term> terms;
     Rational bias;
+    Dy db;
   };
+  void eval_block(const QVector* xs, std::size_t count, QVector* out) const;
+  void layer_rational(std::size_t l, const QVector& h, QVector& o) const;
+  void layer_dyadic(std::size_t l, const std::vector<Dy>& h, std::vector<Dy>& o) const;
   std::size_t in_dim_ = 0;
   std::vector<std::vector<Row>> layers_;
+  std::vector<char> dyadic_;  // per layer: every weight and bias dyadic
 };
+// q as a dyadic when its denominator is a power of two.
+bool dyadic_from_rational(const Rational& q, ReluNetSparse::Dy& out);
+Rational dyadic_to_rational(const ReluNetSparse::Dy& v);
 
 // Model complexity as Theorem 4.1 counts it. parameters = every entry of every W and b (zeros too).
 struct NetComplexity {

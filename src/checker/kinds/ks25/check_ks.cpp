@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <thread>
 
 #include "kernel/context.hpp"
 #include "kernel/read.hpp"
@@ -345,21 +346,53 @@ bool ks_check_collision(const Value& c, const KsCertificate& k, std::string& why
   return true;
 }
 
-// Stage 7: every prediction equals its label (f2 once per distinct context).
+// Stage 7: every prediction equals its label (f2 once per distinct context, in blocks of 64 on up to 8
+// threads; then the verdict in the order of the contexts).
 bool ks_check_predictions(const KsCertificate& k, std::string& why) {
-  std::map<QRow, std::size_t> seen;  // context -> label
+  std::map<QRow, std::size_t> index;  // context -> its distinct number
+  std::vector<std::size_t> of(k.ctx.size());
+  std::vector<const QRow*> distinct;
   for (std::size_t q = 0; q < k.ctx.size(); ++q) {
-    auto it = seen.find(k.ctx[q]);
-    if (it == seen.end()) {
-      QRow out = ks_eval(k.f2, k.ctx[q]);
-      if (out[0] != mpq_class(static_cast<unsigned long>(k.label[q]))) {
+    auto [it, fresh] = index.emplace(k.ctx[q], distinct.size());
+    if (fresh) distinct.push_back(&it->first);
+    of[q] = it->second;
+  }
+  std::vector<mpq_class> out(distinct.size());
+  {
+    constexpr std::size_t kBlock = 64;
+    const std::size_t blocks = (distinct.size() + kBlock - 1) / kBlock;
+    auto run = [&](std::size_t b) {
+      const std::size_t at = b * kBlock, count = std::min(kBlock, distinct.size() - at);
+      std::vector<QRow> o(count);
+      ks_eval_block(k.f2, distinct.data() + at, count, o.data());
+      for (std::size_t i = 0; i < count; ++i) out[at + i] = o[i][0];
+    };
+    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+    if (threads > 1 && blocks > 1) {
+      std::vector<std::thread> pool;
+      for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+          for (std::size_t b = t; b < blocks; b += threads) run(b);
+        });
+      for (auto& th : pool) th.join();
+    } else {
+      for (std::size_t b = 0; b < blocks; ++b) run(b);
+    }
+  }
+  std::vector<char> seen(distinct.size(), 0);
+  std::vector<std::size_t> label_of(distinct.size(), 0);
+  for (std::size_t q = 0; q < k.ctx.size(); ++q) {
+    const std::size_t c = of[q];
+    if (!seen[c]) {
+      if (out[c] != mpq_class(static_cast<unsigned long>(k.label[q]))) {
         why = "prediction for sequence " + std::to_string(q / k.per) +
-              (k.s2s ? " position " + std::to_string(q % k.per) : std::string()) + " is " + out[0].get_str() +
+              (k.s2s ? " position " + std::to_string(q % k.per) : std::string()) + " is " + out[c].get_str() +
               ", label " + std::to_string(k.label[q]);
         return false;
       }
-      seen.emplace(k.ctx[q], k.label[q]);
-    } else if (it->second != k.label[q]) {
+      seen[c] = 1;
+      label_of[c] = k.label[q];
+    } else if (label_of[c] != k.label[q]) {
       why = "sequence " + std::to_string(q / k.per) + ": equal context, different label";
       return false;
     }

@@ -2,6 +2,7 @@
 // ks25's token-wise networks f1, f2 (layer lists: ReLU after every layer but the last), read from a
 // certificate with their exact weights, and evaluated exactly.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -9,14 +10,24 @@
 
 namespace memcert_checker {
 
+// A dyadic number m 2^-e (e >= 0, normalized: m odd or e = 0); in `M` when m does not fit 64 bits.
+struct KsDy {
+  std::int64_t m = 0;
+  long e = 0;
+  bool big = false;
+  mpz_class M;
+};
 struct KsTerm {
   std::size_t col;
   mpq_class w;
+  KsDy dw;  // w as a dyadic (when the layer is dyadic)
 };
 struct KsLayer {
   std::size_t in = 0, out = 0;
   std::vector<std::vector<KsTerm>> rows;  // non-zero terms
   QRow bias;
+  std::vector<KsDy> dbias;
+  bool dyadic = true;  // every weight and bias is p / 2^k
 };
 struct KsNet {
   std::vector<KsLayer> layers;
@@ -33,7 +44,14 @@ bool ks_read_net(const Value& v, const std::string& where, std::size_t in, KsNet
                  unsigned long& pos, std::string& why);
 // The output dimension (`in` for an empty list).
 std::size_t ks_net_out(const KsNet& n, std::size_t in);
-// The network applied to x, exactly.
+// The network applied to x, exactly: dyadic layers on dyadic values in machine integers (64-bit values,
+// 128-bit sums, every product, shift and sum checked for overflow; a row that would overflow in GMP
+// integers), everything else in GMP rationals (ks_eval_rational).
 QRow ks_eval(const KsNet& net, const QRow& x);
+QRow ks_eval_rational(const KsNet& net, const QRow& x);
+// ks_eval on count points at once, layer by layer (the layer's weights stay in cache across the block).
+void ks_eval_block(const KsNet& net, const QRow* const* xs, std::size_t count, QRow* out);
+// q as a dyadic when its denominator is a power of two.
+bool ks_dyadic(const mpq_class& q, KsDy& out);
 
 }  // namespace memcert_checker
