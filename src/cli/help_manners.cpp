@@ -37,6 +37,8 @@ const std::map<std::string, std::string>& help_examples() {
       {"claims run", "memcert claims run mahdavi24/theorem-1 --cert-dir certs"},
       {"demo", "memcert demo --json   (narrates every proof step without --json)"},
       {"verify", "memcert verify cert.json --json"},
+      {"export", "memcert export coq rank_cert.json --out rank_coq && rank_coq/check.sh"},
+      {"export coq", "memcert rank matrix.npy --cert rank_cert.json && memcert export coq rank_cert.json --out rank_coq && rank_coq/check.sh"},
   };
   return m;
 }
