@@ -17,8 +17,8 @@
    context". *)
 Set Warnings "-notation-overridden,-ambiguous-paths".
 From Coq Require Import ZArith Lia.
-From mathcomp Require Import all_ssreflect all_algebra.
-From mathcomp Require Import ssrZ.
+From mathcomp Require Import ssreflect ssrfun ssrbool eqtype ssrnat seq fintype bigop.
+From mathcomp Require Import ssralg ssrint rat zmodp matrix mxalgebra ssrZ.
 
 Set Implicit Arguments.
 Unset Strict Implicit.

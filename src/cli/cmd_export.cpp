@@ -187,7 +187,8 @@ esac
 const char* const kCoqPrelude =
     "Set Warnings \"-notation-overridden,-ambiguous-paths\".\n"
     "From Coq Require Import ZArith.\n"
-    "From mathcomp Require Import all_ssreflect all_algebra ssrZ.\n";
+    "From mathcomp Require Import ssreflect ssrfun ssrbool eqtype ssrnat seq fintype bigop.\n"
+    "From mathcomp Require Import ssralg ssrint rat zmodp matrix mxalgebra ssrZ.\n";
 
 void make_directory(const std::string& dir) {
   if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)

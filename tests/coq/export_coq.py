@@ -45,7 +45,7 @@ def have_coq():
         return "coqc not found"
     probe = os.path.join(WORK, "probe.v")
     with open(probe, "w") as f:
-        f.write("From mathcomp Require Import all_ssreflect all_algebra ssrZ.\n")
+        f.write("From mathcomp Require Import ssreflect seq ssralg ssrint rat zmodp matrix mxalgebra ssrZ.\n")
     r = run(["coqc", "-q", probe], cwd=WORK)
     if r.returncode != 0:
         return "mathcomp (ssreflect, algebra, zify) not found by coqc"
@@ -159,7 +159,8 @@ def main():
     # --- Mutants --------------------------------------------------------------------------------------
     lines = ["Set Warnings \"-notation-overridden,-ambiguous-paths\".",
              "From Coq Require Import ZArith.",
-             "From mathcomp Require Import all_ssreflect all_algebra ssrZ.",
+             "From mathcomp Require Import ssreflect ssrfun ssrbool eqtype ssrnat seq fintype bigop.",
+             "From mathcomp Require Import ssralg ssrint rat zmodp matrix mxalgebra ssrZ.",
              "From Memcert Require Import MemcertRank.", "Local Open Scope Z_scope.", ""]
     counts = {"matrix entry": 0, "minor index": 0, "kernel entry": 0, "inverse entry": 0}
     agree = {"memcert rejects": 0, "memcert accepts": 0}
