@@ -314,6 +314,11 @@ section_export() {
   check "export coq: the 3 x 3 matrix" grep -qF "Definition A : 'M[int]_(3, 3)" "$d/m.coq/Rank.v"
   check "export coq: check.sh is executable" test -x "$d/m.coq/check.sh"
   check "export coq: the library is copied" grep -qF "Theorem rank_eq_kernel" "$d/m.coq/MemcertRank.v"
+  # An upper side by the certificate's own kernel (rational vectors): exported scaled to integers.
+  alter_json "$d/m.cert.json" "$d/mk.cert.json" 'j["upper"] = {"method": "kernel", "kernel": [["1/2", "1/2", "-1/2"]], "free_rows": [0]}'
+  run export coq "$d/mk.cert.json" --out "$d/mk.coq"
+  expect_rc "export coq of a kernel certificate" 0
+  check "export coq: the certificate's kernel vector, scaled to integers" grep -qF '[:: 1; 1; -1]' "$d/mk.coq/Witness.v"
   # A rejected certificate (one entry changed: the rank is 3 now) is never exported: exit 1, nothing written.
   alter_json "$d/m.cert.json" "$d/bad.cert.json" 'j["matrix"]["data"][1][2] = "7"'
   run verify "$d/bad.cert.json"
