@@ -219,8 +219,10 @@ int run_export_coq(const ExportArgs& args) {
   if (!v.valid && v.kind.empty())
     throw InputError(name + ": expected a certificate (a JSON object with a string \"kind\")");
   if (!v.valid) {
-    std::cerr << name << ": rejected by the independent checker: " << printable_argument(v.reason, 600)
-              << " (nothing exported)\n";
+    emit(args.json, {{"exported", false}, {"kind", v.kind}, {"reason", v.reason}},
+         "REJECTED: " + name + ": rejected by the independent checker: " + printable_argument(v.reason, 600) +
+             " (nothing exported)",
+         start);
     return kExitNegative;
   }
   if (v.kind != "rank")
@@ -351,7 +353,7 @@ int run_export_coq(const ExportArgs& args) {
   if (::chmod((args.out + "/check.sh").c_str(), 0755) != 0)
     throw InputError(printable_argument(args.out) + "/check.sh: cannot make it executable");
 
-  nlohmann::json j{{"kind", "rank"}, {"rows", m}, {"cols", n}, {"rank", k}, {"out", args.out},
+  nlohmann::json j{{"exported", true}, {"kind", "rank"}, {"rows", m}, {"cols", n}, {"rank", k}, {"out", args.out},
                    {"files", {"Rank.v", "Matrix.v", "Witness.v", "MemcertRank.v", "check.sh"}},
                    {"upper", full ? "trivial" : "kernel"}};
   std::string human = "exported " + name + " (rank " + ks + " of the " + ms + " x " + ns + " integer matrix, checked by the "

@@ -309,7 +309,7 @@ section_export() {
   expect_rc "export: rank --cert" 0
   run export coq "$d/m.cert.json" --out "$d/m.coq" --json
   expect_rc "export coq" 0
-  json_check "export coq --json" 'j["kind"] == "rank" and j["rank"] == 2 and j["upper"] == "kernel" and "Rank.v" in j["files"]'
+  json_check "export coq --json" 'j["exported"] is True and j["kind"] == "rank" and j["rank"] == 2 and j["upper"] == "kernel" and "Rank.v" in j["files"]'
   check "export coq: Rank.v states the theorem" grep -qF 'Theorem A_rank : \rank (map_mx (intr : int -> rat) A) = 2%N.' "$d/m.coq/Rank.v"
   check "export coq: the 3 x 3 matrix" grep -qF "Definition A : 'M[int]_(3, 3)" "$d/m.coq/Rank.v"
   check "export coq: check.sh is executable" test -x "$d/m.coq/check.sh"
@@ -325,7 +325,10 @@ section_export() {
   expect_rc "export: the mutated certificate is invalid" 1
   run export coq "$d/bad.cert.json" --out "$d/bad.coq"
   expect_rc "export coq of a rejected certificate" 1
-  stderr_mentions "export coq of a rejected certificate" "rejected by the independent checker"
+  check "export coq of a rejected certificate says so" grep -qF "rejected by the independent checker" "$OUT"
+  run export coq "$d/bad.cert.json" --out "$d/bad.coq" --json
+  expect_rc "export coq --json of a rejected certificate" 1
+  json_check "export coq --json of a rejected certificate" 'j["exported"] is False and j["kind"] == "rank" and "rank_upper" in j["reason"]'
   check "export coq of a rejected certificate writes nothing" test ! -e "$d/bad.coq"
   # Bad input: exit 2, one line, nothing written.
   alter_json "$d/m.cert.json" "$d/malformed.cert.json" 'j["rank_lower"] = "2"'
