@@ -342,7 +342,7 @@ section_export() {
   printf '1 0\n0 1\n1 1\n' >"$d/k.txt"
   run kruskal "$d/k.txt" --cert "$d/k.cert.json"
   expect_bad_input "export coq of another kind" "$d/k.coq" export coq "$d/k.cert.json" --out "$d/k.coq"
-  stderr_mentions "export coq of another kind" 'expected a certificate of kind "rank"'
+  stderr_mentions "export coq of another kind" 'kind: expected "rank"'
   printf 'x' >"$d/file"
   expect_bad_input "export coq --out a regular file" "" export coq "$d/m.cert.json" --out "$d/file"
 }
