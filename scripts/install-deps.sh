@@ -13,7 +13,8 @@ pkgs=("${cli[@]}" catch2
       python3 python3-dev python3-pybind11 python3-numpy python3-pytest  # the Python module and its tests
       python3-venv  # the test of `pip install ./python` into a fresh venv
       libopenmpi-dev openmpi-bin python3-matplotlib  # sweep: MPI sharding, plots
-      python3-torch)  # tests/model/torch_files.py: model files written by PyTorch itself
+      python3-torch  # tests/model/torch_files.py: model files written by PyTorch itself
+      coq libcoq-mathcomp-ssreflect libcoq-mathcomp-algebra libcoq-mathcomp-zify)  # `export coq`'s proofs (proofs/coq/, tests/coq/)
 case "${1:-}" in
   "") ;;
   --cli) pkgs=("${cli[@]}") ;;

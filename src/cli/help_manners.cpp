@@ -38,6 +38,8 @@ const std::map<std::string, std::string>& help_examples() {
       {"demo", "memcert demo --json   (narrates every proof step without --json)"},
       {"verify", "memcert verify cert.json --json"},
       {"certify", "memcert construct theorem1 data.npz --heads 4 --dh 4 --out cert.json --weights-out w.npz && memcert certify w.npz data.npz --arch mha --tolerance 1e-6 --json"},
+      {"export", "memcert export coq rank_cert.json --out rank_coq && rank_coq/check.sh"},
+      {"export coq", "memcert rank matrix.npy --cert rank_cert.json && memcert export coq rank_cert.json --out rank_coq && rank_coq/check.sh"},
   };
   return m;
 }

@@ -299,6 +299,55 @@ section_verify() {
 }
 
 # ---------------------------------------------------------------------------------------------------
+# memcert export coq (Coq itself runs in tests/coq/export_coq.py; here the command's contract)
+# ---------------------------------------------------------------------------------------------------
+section_export() {
+  local d=$WORK/export
+  mkdir -p "$d"
+  printf '1 2 3\n2 4 6\n1 0 1\n' >"$d/m.txt"
+  run rank "$d/m.txt" --cert "$d/m.cert.json"
+  expect_rc "export: rank --cert" 0
+  run export coq "$d/m.cert.json" --out "$d/m.coq" --json
+  expect_rc "export coq" 0
+  json_check "export coq --json" 'j["exported"] is True and j["kind"] == "rank" and j["rank"] == 2 and j["upper"] == "kernel" and "Rank.v" in j["files"]'
+  check "export coq: Rank.v states the theorem" grep -qF 'Theorem A_rank : \rank (map_mx (intr : int -> rat) A) = 2%N.' "$d/m.coq/Rank.v"
+  check "export coq: the 3 x 3 matrix" grep -qF "Definition A : 'M[int]_(3, 3)" "$d/m.coq/Rank.v"
+  check "export coq: check.sh is executable" test -x "$d/m.coq/check.sh"
+  check "export coq: the library is copied" grep -qF "Theorem rank_eq_kernel" "$d/m.coq/MemcertRank.v"
+  # An upper side by the certificate's own kernel (rational vectors): exported scaled to integers.
+  alter_json "$d/m.cert.json" "$d/mk.cert.json" 'j["upper"] = {"method": "kernel", "kernel": [["1/2", "1/2", "-1/2"]], "free_rows": [0]}'
+  run export coq "$d/mk.cert.json" --out "$d/mk.coq"
+  expect_rc "export coq of a kernel certificate" 0
+  check "export coq: the certificate's kernel vector, scaled to integers" grep -qF '[:: 1; 1; -1]' "$d/mk.coq/Witness.v"
+  # A rejected certificate (one entry changed: the rank is 3 now) is never exported: exit 1, nothing written.
+  alter_json "$d/m.cert.json" "$d/bad.cert.json" 'j["matrix"]["data"][1][2] = "7"'
+  run verify "$d/bad.cert.json"
+  expect_rc "export: the mutated certificate is invalid" 1
+  run export coq "$d/bad.cert.json" --out "$d/bad.coq"
+  expect_rc "export coq of a rejected certificate" 1
+  check "export coq of a rejected certificate says so" grep -qF "rejected by the independent checker" "$OUT"
+  run export coq "$d/bad.cert.json" --out "$d/bad.coq" --json
+  expect_rc "export coq --json of a rejected certificate" 1
+  json_check "export coq --json of a rejected certificate" 'j["exported"] is False and j["kind"] == "rank" and "rank_upper" in j["reason"]'
+  check "export coq of a rejected certificate writes nothing" test ! -e "$d/bad.coq"
+  # Bad input: exit 2, one line, nothing written.
+  alter_json "$d/m.cert.json" "$d/malformed.cert.json" 'j["rank_lower"] = "2"'
+  expect_bad_input "export coq of a malformed certificate" "$d/malformed.coq" export coq "$d/malformed.cert.json" --out "$d/malformed.coq"
+  expect_bad_input "export coq of a missing file" "$d/none.coq" export coq "$d/none.json" --out "$d/none.coq"
+  expect_bad_input "export coq without --out" "" export coq "$d/m.cert.json"
+  printf '0.5 1\n1 3\n' >"$d/q.txt"
+  run rank "$d/q.txt" --cert "$d/q.cert.json"
+  expect_bad_input "export coq of a non-integer matrix" "$d/q.coq" export coq "$d/q.cert.json" --out "$d/q.coq"
+  stderr_mentions "export coq of a non-integer matrix" "expected an integer"
+  printf '1 0\n0 1\n1 1\n' >"$d/k.txt"
+  run kruskal "$d/k.txt" --cert "$d/k.cert.json"
+  expect_bad_input "export coq of another kind" "$d/k.coq" export coq "$d/k.cert.json" --out "$d/k.coq"
+  stderr_mentions "export coq of another kind" 'kind: expected "rank"'
+  printf 'x' >"$d/file"
+  expect_bad_input "export coq --out a regular file" "" export coq "$d/m.cert.json" --out "$d/file"
+}
+
+# ---------------------------------------------------------------------------------------------------
 # Command-line manners: did-you-mean for mistyped commands, --help with a worked example everywhere
 # ---------------------------------------------------------------------------------------------------
 section_manners() {
@@ -310,7 +359,7 @@ section_manners() {
   stderr_mentions "unrelated word" "unknown command 'frobnicate' (see memcert --help)"
   local c
   for c in rank kruskal assumptions verify demo "construct theorem1" "construct ks" "generate theorem1" \
-           "generate shared" "generate general" "generate ks" "generate pe" "claims list" "claims run"; do
+           "generate shared" "generate general" "generate ks" "generate pe" "claims list" "claims run" "export coq"; do
     # shellcheck disable=SC2086
     run $c --help
     expect_rc "$c --help" 0
@@ -1254,7 +1303,7 @@ section_certify() {
   expect_bad_input "certify bad --tolerance" "$d/x.json" certify "$d/w.npz" "$d/data.npz" --arch mha --tolerance abc --out "$d/x.json"
 }
 
-SECTIONS=(section_rank section_kruskal section_verify section_manners)
+SECTIONS=(section_rank section_kruskal section_verify section_export section_manners)
 SECTIONS+=(section_engine_route)
 SECTIONS+=(section_theorem1)
 SECTIONS+=(section_dana24)
