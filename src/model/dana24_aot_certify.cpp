@@ -423,7 +423,9 @@ std::vector<typename Ops::V> forward(const Dana24Aot& m, const Net& net, Ops& op
         for (std::size_t c = 0; c < dh; ++c) C[i][c] = ops.add(X[i][c], ops.weight(net.pos_emb, i * dh + c));
       }
     }
-    std::vector<std::vector<std::vector<V>>> block_out(P, std::vector<std::vector<V>>(S));
+    // (resized in place: GCC 12 warns falsely (-Wfree-nonheap-object) on the fill constructor here)
+    std::vector<std::vector<std::vector<V>>> block_out(P);
+    for (auto& b : block_out) b.resize(S);
     for (std::size_t p = 0; p < P; ++p) {
       const Mat& W = net.in_proj[l * P + p];
       const Mat Wq = W.sub(0, dh), Wk = W.sub(dh, dh), Wv = W.sub(2 * dh, dh);
