@@ -150,8 +150,17 @@ std::string decimal6(const Rational& q, bool upward) {
   if (upward) mpz_cdiv_q(m.get_mpz_t(), s.get_num_mpz_t(), s.get_den_mpz_t());
   else mpz_fdiv_q(m.get_mpz_t(), s.get_num_mpz_t(), s.get_den_mpz_t());
   while (m != 0 && m % 10 == 0) m /= 10, --k;
-  std::string text = m.get_str();
-  return k == 0 ? text : text + "e" + std::to_string(-k);
+  // m 10^-k as a person writes it: "0.00165843", "2.5", "120", else "1.65843e-15".
+  const std::string sign = m < 0 ? "-" : "";
+  std::string digits = Integer(abs(m)).get_str();
+  const long nd = long(digits.size());
+  if (k <= 0 && k >= -6) return sign + digits + std::string(std::size_t(-k), '0');
+  if (k > 0 && k <= 12) {
+    if (nd <= k) digits = std::string(std::size_t(k - nd + 1), '0') + digits;
+    const std::size_t point = digits.size() - std::size_t(k);
+    return sign + digits.substr(0, point) + "." + digits.substr(point);
+  }
+  return sign + digits.substr(0, 1) + (nd > 1 ? "." + digits.substr(1) : "") + "e" + std::to_string(nd - 1 - k);
 }
 
 // ModelVerdicts of one shard as bytes and back (the MPI merge).

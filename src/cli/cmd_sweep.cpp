@@ -695,7 +695,8 @@ int run(const Args& a) {
         const std::string why = row_check(s, c, root, dir);
         keep = why.empty();
         if (!keep) {
-          std::cerr << "memcert: cell " << c.index << " (" << dir.string() << "): " << why << "; re-running\n";
+          // One write per line: under mpirun every rank writes to the same stderr.
+          std::cerr << ("memcert: cell " + std::to_string(c.index) + " (" + dir.string() + "): " + why + "; re-running\n");
           ++rerun;
         }
       }

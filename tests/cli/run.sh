@@ -1272,6 +1272,9 @@ section_front() {
   enough=$(grep -o -- '--max-memory [0-9]* would suffice' "$OUT" | head -1 | cut -d' ' -f2)
   run verify "$d/int.cert.json" --max-memory "${enough:-0.01}"
   expect_rc "verify at the --max-memory said to suffice ($enough)" 0
+}
+
+# ---------------------------------------------------------------------------------------------------
 # memcert certify (trained models; the PyTorch comparisons are tests/model/certify_torch.py)
 # ---------------------------------------------------------------------------------------------------
 section_certify() {
