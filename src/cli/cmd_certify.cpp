@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <iostream>
 
@@ -239,6 +240,14 @@ int run_rank(const Args& a, const sweep::Group& g, std::chrono::steady_clock::ti
     throw input_error(a.margins_out, "", "expected a --margins-out file name ending in .npz");
   for (const std::string* f : {&a.model, &a.data})
     if (::access(f->c_str(), R_OK) != 0) throw InputError(printable_argument(*f) + ": cannot open");
+  // An output must not overwrite an input (nor the other output).
+  for (const std::string* o : {&a.out, &a.margins_out}) {
+    if (o->empty()) continue;
+    std::error_code ec;
+    for (const std::string* f : {&a.model, &a.data, &a.out, &a.margins_out})
+      if (f != o && !f->empty() && std::filesystem::equivalent(*o, *f, ec))
+        throw input_error(*o, "", "expected an output file other than " + printable_argument(*f) + " (it would be overwritten)");
+  }
   CertifyOptions opts;
   opts.tolerance = a.tolerance;
   opts.threads = static_cast<unsigned>(threads_option());
@@ -311,22 +320,6 @@ int run_rank(const Args& a, const sweep::Group& g, std::chrono::steady_clock::ti
     }
   }
   j[job.classification ? "min_margin" : "max_error"] = correct > 0 ? nlohmann::json(bound) : nlohmann::json(nullptr);
-  if (!a.margins_out.empty()) {
-    std::map<std::string, std::string> m;
-    std::vector<std::int64_t> v(T), bits(T);
-    for (std::size_t t = 0; t < T; ++t) {
-      v[t] = r.verdict[t] == ExampleVerdict::correct ? 1 : r.verdict[t] == ExampleVerdict::wrong ? -1 : 0;
-      bits[t] = r.bits[t];
-    }
-    m["verdict"] = npy_bytes_int({T}, v, 1);
-    m["bits"] = npy_bytes_int({T}, bits, 2);
-    m["margin_lo"] = npy_bytes_float64({T}, r.margin_lo);
-    m["margin_hi"] = npy_bytes_float64({T}, r.margin_hi);
-    m["float32_margin"] = npy_bytes_float64({T}, r.float32_margin);
-    m["float32_error_bound"] = npy_bytes_float64({T}, r.float32_error_bound);
-    npz_write_members(a.margins_out, m);
-    j["margins_out"] = a.margins_out;
-  }
   if (!a.out.empty()) {
     nlohmann::json c{{"kind", "model"},
                      {"version", 1},
@@ -356,6 +349,23 @@ int run_rank(const Args& a, const sweep::Group& g, std::chrono::steady_clock::ti
     }
     j["certificate"] = a.out;
     j["verified"] = verified > 0 ? nlohmann::json(true) : nlohmann::json(nullptr);
+  }
+  // After the certificate: a refused one leaves nothing behind.
+  if (!a.margins_out.empty()) {
+    std::map<std::string, std::string> m;
+    std::vector<std::int64_t> v(T), bits(T);
+    for (std::size_t t = 0; t < T; ++t) {
+      v[t] = r.verdict[t] == ExampleVerdict::correct ? 1 : r.verdict[t] == ExampleVerdict::wrong ? -1 : 0;
+      bits[t] = r.bits[t];
+    }
+    m["verdict"] = npy_bytes_int({T}, v, 1);
+    m["bits"] = npy_bytes_int({T}, bits, 2);
+    m["margin_lo"] = npy_bytes_float64({T}, r.margin_lo);
+    m["margin_hi"] = npy_bytes_float64({T}, r.margin_hi);
+    m["float32_margin"] = npy_bytes_float64({T}, r.float32_margin);
+    m["float32_error_bound"] = npy_bytes_float64({T}, r.float32_error_bound);
+    npz_write_members(a.margins_out, m);
+    j["margins_out"] = a.margins_out;
   }
   std::string human = "certify " + a.arch + ": " + std::to_string(T) + " examples: " + std::to_string(correct) +
                       " certified correct, " + std::to_string(wrong.size()) + " certified wrong, " +

@@ -67,9 +67,24 @@
 #include "memcert/numeric/double_bits.hpp"
 #include "memcert/numeric/mpfr_array.hpp"
 #include "memcert/util/parallel.hpp"
+#include "memcert/util/error.hpp"
 #include "memcert/util/threads.hpp"
 
 namespace memcert {
+
+void ReadoutExamples::set_labels(bool classify, const std::int64_t* class_labels, const Rational* exact_targets,
+                                 const std::string& tolerance_text) {
+  classification = classify;
+  if (classify) {
+    classes = class_labels;
+    return;
+  }
+  targets = exact_targets;
+  const auto tol = rational_parse(tolerance_text);
+  if (!tol || *tol < 0) throw InputError("--tolerance: expected an exact non-negative number, got '" + tolerance_text + "'");
+  tolerance = *tol;
+}
+
 
 namespace {
 

@@ -75,6 +75,9 @@ Mahdavi24Data mahdavi24_baseline_read_data(const std::string& path) {
                                      model_load::shape_text(y.shape));
   d.y_shape = y.shape;
   if (y.storage == Storage::int64) {
+    if (y.shape.size() != 1)  // (T, 1) is for regression targets only (docs/FORMATS.md)
+      throw input_error(path, "y", "expected integer class labels of shape (" + std::to_string(d.T) + ",), got " +
+                                       model_load::shape_text(y.shape));
     d.classification = true;
     d.classes = y.i64;
     for (std::size_t t = 0; t < d.T; ++t)
@@ -129,15 +132,7 @@ ModelVerdicts mahdavi24_baseline_certify(const Mahdavi24Baseline& m, const Mahda
     ex.k64 = ex.q64 + data.d_in;
   }
   ex.q_stride = ex.k_stride = stride;
-  ex.classification = data.classification;
-  if (data.classification) {
-    ex.classes = data.classes.data();
-  } else {
-    ex.targets = data.targets.data();
-    const auto tol = rational_parse(opts.tolerance);
-    if (!tol || *tol < 0) throw InputError("--tolerance: expected an exact non-negative number, got '" + opts.tolerance + "'");
-    ex.tolerance = *tol;
-  }
+  ex.set_labels(data.classification, data.classes.data(), data.targets.data(), opts.tolerance);
   return attention_readout_certify(m.net, ex, opts);
 }
 

@@ -209,15 +209,7 @@ ModelVerdicts mha_certify(const MhaModel& m, const MhaData& data, const CertifyO
   if (!data.contexts32.empty()) ex.k32 = data.contexts32.data();
   else ex.k64 = data.contexts64.data();
   ex.k_stride = data.n * data.d;
-  ex.classification = data.classification;
-  if (data.classification) {
-    ex.classes = data.classes.data();
-  } else {
-    ex.targets = data.targets.data();
-    const auto tol = rational_parse(opts.tolerance);
-    if (!tol || *tol < 0) throw InputError("--tolerance: expected an exact non-negative number, got '" + opts.tolerance + "'");
-    ex.tolerance = *tol;
-  }
+  ex.set_labels(data.classification, data.classes.data(), data.targets.data(), opts.tolerance);
   return attention_readout_certify(m.net, ex, opts);
 }
 

@@ -1304,6 +1304,11 @@ section_certify() {
   stderr_mentions "certify data as model" "in_proj_weight"
   expect_bad_input "certify mahdavi24 on attention data" "$d/x.json" certify "$d/w.npz" "$d/data.npz" --arch mahdavi24-baseline --out "$d/x.json"
   expect_bad_input "certify bad --tolerance" "$d/x.json" certify "$d/w.npz" "$d/data.npz" --arch mha --tolerance abc --out "$d/x.json"
+  # An output naming an input is bad input before anything runs, and the input stays as it was.
+  cp "$d/data.npz" "$d/data_copy.npz"
+  run certify "$d/w.npz" "$d/data_copy.npz" --arch mha --tolerance 1e-6 --margins-out "$d/data_copy.npz"
+  expect_rc "certify --margins-out naming the data file" 2
+  check "certify: the data file is left as it was" cmp -s "$d/data.npz" "$d/data_copy.npz"
 }
 
 SECTIONS=(section_rank section_kruskal section_verify section_export section_manners)

@@ -334,6 +334,16 @@ variant("missing key", lambda s: s.pop("decoder.bias"), "decoder.bias")
 variant("extra key", lambda s: s.__setitem__("extra.weight", torch.zeros(2)), "extra.weight")
 variant("NaN weight", lambda s: s["attention.Wq"].view(-1).__setitem__(3, float("nan")), "attention.Wq")
 
+# Integer class labels of shape (T, 1): (T, 1) is for regression targets only; bad input before any output
+# (the checker, which digests y with its shape, would refuse the certificate otherwise).
+y_col = os.path.join(WORK, "y_column.npz")
+with np.load(data) as z:
+    np.savez(y_col, X=z["X"], y=z["y"].reshape(-1, 1))
+o, mo = os.path.join(WORK, "yc_cert.json"), os.path.join(WORK, "yc_m.npz")
+code, out, err = certify(pt, y_col, "--arch", "mahdavi24-baseline", "--out", o, "--margins-out", mo)
+check(code == 2 and "y" in err and not os.path.exists(o) and not os.path.exists(mo),
+      f"integer y of shape (T, 1): exit {code}, expected 2 with nothing written ({err.strip()[:200]})")
+
 # ---- mpirun: the merged run equals the single-process one ------------------------------------------------
 if MPI:
     launcher = (MPI, "-n", "2", "--oversubscribe", "--allow-run-as-root")

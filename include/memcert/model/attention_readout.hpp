@@ -17,6 +17,7 @@
 // graph bounds its distance from the exact margin.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "memcert/model/verdicts.hpp"
@@ -56,6 +57,10 @@ struct ReadoutExamples {
   const std::int64_t* classes = nullptr;  // T, each in [0, C) (checked by the caller)
   const Rational* targets = nullptr;      // regression: T x C exact targets
   Rational tolerance;                     // regression: >= 0
+  // The labels: class labels (classification) or exact targets with `tolerance` (CertifyOptions'
+  // exact decimal; InputError unless a number >= 0).
+  void set_labels(bool classify, const std::int64_t* class_labels, const Rational* exact_targets,
+                  const std::string& tolerance_text);
 };
 
 // Checks the shapes against each other (std::invalid_argument: callers check their files first).

@@ -15,6 +15,20 @@ namespace memcert_checker::model_kind {
 
 namespace {
 
+// Example t's context (n x d) into ctx, exactly.
+template <class B>
+void load_context(const B& b, const AttentionArrays& data, std::size_t t, typename B::Mat& ctx) {
+  const std::size_t n = data.n, d = data.d;
+  b.resize(ctx, n, d);
+  typename B::Vec x;
+  std::vector<double> buf(d);
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t c = 0; c < d; ++c) buf[c] = data.context_value((t * n + j) * d + c);
+    b.set_exact(x, buf.data(), d);
+    b.set_row(ctx, j, x);
+  }
+}
+
 class Mha final : public ModelArch {
  public:
   const AttentionArrays* data = nullptr;
@@ -35,14 +49,8 @@ class Mha final : public ModelArch {
   template <class B>
   bool forward(const B& b, std::size_t t, Bounds& out) const {
     typename B::Mat ctx;
-    b.resize(ctx, n, E);
-    typename B::Vec x, q, o, f;
-    std::vector<double> buf(E);
-    for (std::size_t j = 0; j < n; ++j) {
-      for (std::size_t c = 0; c < E; ++c) buf[c] = data->context_value((t * n + j) * E + c);
-      b.set_exact(x, buf.data(), E);
-      b.set_row(ctx, j, x);
-    }
+    typename B::Vec q, o, f;
+    load_context(b, *data, t, ctx);
     MhaKV<B> kv(w.K);
     if (!mha_project(b, w, ctx, n, kv)) return false;
     b.set_exact(q, &data->queries[t * E], E);
@@ -80,14 +88,9 @@ class MhaOwn final : public ModelArch {
   template <class B>
   bool forward(const B& b, std::size_t t, Bounds& out) const {
     typename B::Mat ctx;
-    b.resize(ctx, n, d);
-    typename B::Vec x, e, u, v, s, p, oh, z, o;
-    std::vector<double> buf(d), zero(H * dv, 0.0);
-    for (std::size_t j = 0; j < n; ++j) {
-      for (std::size_t c = 0; c < d; ++c) buf[c] = data->context_value((t * n + j) * d + c);
-      b.set_exact(x, buf.data(), d);
-      b.set_row(ctx, j, x);
-    }
+    typename B::Vec e, u, v, s, p, oh, z, o;
+    std::vector<double> zero(H * dv, 0.0);
+    load_context(b, *data, t, ctx);
     b.set_exact(e, &data->queries[t * d], d);
     b.set_exact(z, zero.data(), H * dv);
     for (std::size_t h = 0; h < H; ++h) {
