@@ -41,6 +41,33 @@ TEST_CASE("verify: dispatch and envelope errors", "[checker][verify]") {
   CHECK_FALSE(check(std::string("{\"kind\":\"rank\"\0}", 16)).valid);
 }
 
+TEST_CASE("verify: every top-level field the check did not read is listed as not checked", "[checker][verify]") {
+  auto unread = [](const memcert_checker::Verdict& v) {
+    std::vector<std::string> out;
+    for (const std::string& f : v.not_checked)
+      if (f.find("(not read by the checker)") != std::string::npos) out.push_back(f.substr(0, f.find(' ')));
+    return out;
+  };
+  // Every field of these certificates is read: nothing listed.
+  for (const std::string& valid : {kValid, kKruskal, kEnclosure}) {
+    const auto v = check(valid);
+    REQUIRE(v.valid);
+    CHECK(unread(v).empty());
+  }
+  // Fields the rank check never looks at, wherever they stand, are named; the ones it reads are not.
+  std::string extra = kValid;
+  extra.insert(1, R"("note":"made by hand","seconds":0.5,)");
+  const auto v = check(extra);
+  REQUIRE(v.valid);
+  CHECK(unread(v) == std::vector<std::string>{"note", "seconds"});
+  // A rejected certificate lists nothing as unread (the reason is what matters).
+  std::string bad = extra;
+  bad.replace(bad.find("\"rank_lower\":2"), 14, "\"rank_lower\":3");
+  const auto r = check(bad);
+  REQUIRE_FALSE(r.valid);
+  CHECK(unread(r).empty());
+}
+
 TEST_CASE("verify: every truncation and many random mutations are handled", "[checker][verify]") {
   REQUIRE(check(kKruskal).valid);
   REQUIRE(check(kEnclosure).valid);

@@ -12,7 +12,34 @@
 
 namespace memcert_checker::json {
 
+namespace {
+thread_local const Value* tracked_root = nullptr;
+thread_local std::vector<std::string>* tracked_keys = nullptr;
+}  // namespace
+
+FieldTracker::FieldTracker(const Value& root)
+    : root_(root), saved_root_(tracked_root), saved_read_(tracked_keys) {
+  tracked_root = &root_;
+  tracked_keys = &read_;
+}
+
+FieldTracker::~FieldTracker() {
+  tracked_root = saved_root_;
+  tracked_keys = saved_read_;
+}
+
+std::vector<std::string> FieldTracker::unread() const {
+  std::vector<std::string> out;
+  for (const Member& m : root_.members) {
+    bool seen = false;
+    for (const std::string& k : read_) seen = seen || k == m.first;
+    if (!seen) out.push_back(m.first);
+  }
+  return out;
+}
+
 const Value* Value::find(const std::string& key) const {
+  if (this == tracked_root) tracked_keys->push_back(key);
   if (type != Type::Object) return nullptr;
   for (const auto& m : members)
     if (m.first == key) return &m.second;

@@ -31,6 +31,26 @@ struct Member {
   Value second;       // its value
 };
 
+// The fields of one object that a check read: while a tracker is alive, every find() on `root` made on
+// this thread records its key, so that what the check never looked at can be listed as not checked
+// (verify.cpp). A lookup made on another thread is not recorded: such a field is then listed as not read,
+// which under-states, never over-states, what was checked.
+class FieldTracker {
+ public:
+  explicit FieldTracker(const Value& root);
+  ~FieldTracker();
+  FieldTracker(const FieldTracker&) = delete;
+  FieldTracker& operator=(const FieldTracker&) = delete;
+  // The root's keys no find() on this thread asked for, in the object's order.
+  std::vector<std::string> unread() const;
+
+ private:
+  const Value& root_;
+  std::vector<std::string> read_;
+  const Value* saved_root_;
+  std::vector<std::string>* saved_read_;
+};
+
 // A matrix of dyadic rationals read straight from the text by parse(..., capture): entry (i, j) is
 // v[i * cols + j] / 2^k[i * cols + j] (k empty: every entry an integer).
 struct IntMatrix {

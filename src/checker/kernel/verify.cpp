@@ -159,6 +159,12 @@ bool starts_like_certificate(const std::string& text, std::string& why) {
   return true;  // empty or blank: the parser says so
 }
 
+// The envelope's fields, read above by the dispatch itself.
+void fields_read_by_verify(const json::Value& cert) {
+  cert.find("kind");
+  cert.find("claim");
+}
+
 Verdict verify_in_context(const std::string& json_text, const DataSupplier* data) {
   Verdict v;
   try {
@@ -209,8 +215,12 @@ Verdict verify_in_context(const std::string& json_text, const DataSupplier* data
       return reject(v, "claim: missing or not a string");
     }
     v.claim = claim->text;
+    json::FieldTracker fields(cert);
+    fields_read_by_verify(cert);
     if (data && !match_supplied_data(v.kind, cert, *data, why)) return reject(v, why);
     if (!chosen->check(cert, why)) return reject(v, why.empty() ? "rejected (no reason given)" : why);
+    // What the verdict does not rest on, said: every top-level field the check never read.
+    for (const std::string& key : fields.unread()) note_not_checked(key + " (not read by the checker)");
     v.valid = true;
     return v;
   } catch (const std::bad_alloc&) {

@@ -104,9 +104,32 @@ std::string num(double x) {
 }  // namespace
 }  // namespace model_kind
 
-bool check_model(const Value& cert, std::string& why) {
-  using namespace model_kind;
-  std::string claim, arch, task;
+
+namespace model_kind {
+namespace {
+
+// The certificate's fields, read once (read_model_certificate).
+struct ModelCertificate {
+  std::string arch, task, model_file, model_digest, data_file, data_digest;
+  Rule rule;
+  std::size_t heads = 0, T = 0, n_correct = 0;
+  std::vector<std::size_t> wrong, undecided, f32;
+  bool lists_f32 = false;
+};
+
+// The referenced tensors (read_model_inputs).
+struct ModelInputs {
+  std::vector<NamedArray> model, data;
+  AttentionArrays att;
+  double input_values = 0;  // values read, for the cost
+  std::size_t data_T = 0;
+};
+
+// Stage 1: claim, version, arch, task, heads, tolerance, files and digests, T, the verdict lists, the bound.
+bool read_model_certificate(const Value& cert, ModelCertificate& k, std::string& why) {
+  std::string claim;
+  std::string &arch = k.arch, &task = k.task;
+  Rule& rule = k.rule;
   if (!read_string(cert, "", "claim", claim, why)) return false;
   if (claim != kModelClaim) {
     why = "claim: expected \"" + std::string(kModelClaim) + "\"";
@@ -131,13 +154,12 @@ bool check_model(const Value& cert, std::string& why) {
     why = "task: expected \"classification\" or \"regression\"";
     return false;
   }
-  Rule rule;
   rule.regression = task == "regression";
   if (rule.regression && arch == "dana24-aot") {
     why = "task: dana24-aot predicts a next token (classification only)";
     return false;
   }
-  std::size_t heads = 0;
+  std::size_t& heads = k.heads;
   if (arch == "mahdavi24-baseline") {
     if (cert.find("heads")) {
       check_context().malformed = true;
@@ -164,7 +186,8 @@ bool check_model(const Value& cert, std::string& why) {
     why = "tolerance: only a regression certificate has one";
     return false;
   }
-  std::string model_file, model_digest, data_file, data_digest;
+  std::string &model_file = k.model_file, &model_digest = k.model_digest, &data_file = k.data_file,
+              &data_digest = k.data_digest;
   const Value* mv = member(cert, "", "model", json::Type::Object, why);
   if (!mv || !read_string(*mv, "model", "file", model_file, why) || !read_string(*mv, "model", "digest", model_digest, why))
     return false;
@@ -172,9 +195,9 @@ bool check_model(const Value& cert, std::string& why) {
   if (!dv || !read_string(*dv, "data", "file", data_file, why) || !read_string(*dv, "data", "digest", data_digest, why))
     return false;
   const Value* tv = member(cert, "", "T", json::Type::Number, why);
-  std::size_t T = 0;
+  std::size_t& T = k.T;
   if (!tv || !read_size(*tv, "T", kMaxDimension, T, why)) return false;
-  std::vector<std::size_t> wrong, undecided, f32;
+  auto &wrong = k.wrong, &undecided = k.undecided, &f32 = k.f32;
   if (!read_ascending(cert, "wrong", T, true, wrong, why) || !read_ascending(cert, "undecided", T, true, undecided, why) ||
       !read_ascending(cert, "float32_disagreements", T, false, f32, why))
     return false;
@@ -186,7 +209,7 @@ bool check_model(const Value& cert, std::string& why) {
     if (wrong[i] < undecided[j]) ++i;
     else ++j;
   }
-  const std::size_t n_correct = T - wrong.size() - undecided.size();
+  const std::size_t n_correct = k.n_correct = T - wrong.size() - undecided.size();
   const std::string bound_key = rule.regression ? "max_error" : "min_margin";
   if (const Value* bv = cert.find(bound_key)) {
     if (!read_rational(*bv, bound_key, rule.regression ? rule.max_error : rule.min_margin, why)) return false;
@@ -202,7 +225,17 @@ bool check_model(const Value& cert, std::string& why) {
     return false;
   }
 
-  // ---- the referenced tensors, their digests ----
+  k.lists_f32 = cert.find("float32_disagreements") != nullptr;
+  return true;
+}
+
+// Stage 2: the model's and the data's tensors from the suppliers, their digests recomputed and compared.
+bool read_model_inputs(const ModelCertificate& k, ModelInputs& in, std::string& why) {
+  const std::string &arch = k.arch, &model_file = k.model_file, &data_file = k.data_file;
+  std::vector<NamedArray> &model = in.model, &data = in.data;
+  AttentionArrays& att = in.att;
+  double& input_values = in.input_values;
+  std::size_t& data_T = in.data_T;
   CheckContext& ctx = check_context();
   if (!ctx.tensors) {
     ctx.malformed = true;
@@ -210,27 +243,23 @@ bool check_model(const Value& cert, std::string& why) {
           ") and data; they must be supplied (memcert verify reads the files it names)";
     return false;
   }
-  std::vector<NamedArray> model, data;
-  AttentionArrays att;
   std::string error;
   if (!(*ctx.tensors)(model_file, "model", arch, model, error)) {
     ctx.malformed = true;
     why = error.empty() ? "model.file: " + model_file + ": could not be read" : error;
     return false;
   }
-  double input_values = 0;
   for (const NamedArray& a : model) input_values += double(a.size());
   const std::string mine = tensors_digest(model);
   if (mine.empty()) {
     why = "model: a tensor has a non-finite value, a repeated name or a size that disagrees with its shape";
     return false;
   }
-  if (mine != model_digest) {
-    why = "model.digest: the model supplied has digest " + mine + ", the certificate names " + model_digest;
+  if (mine != k.model_digest) {
+    why = "model.digest: the model supplied has digest " + mine + ", the certificate names " + k.model_digest;
     return false;
   }
   std::string data_mine;
-  std::size_t data_T = 0;
   if (arch == "mha") {
     if (!ctx.arrays) {
       ctx.malformed = true;
@@ -269,44 +298,62 @@ bool check_model(const Value& cert, std::string& why) {
       return false;
     }
   }
-  if (data_mine != data_digest) {
-    why = "data.digest: the data supplied have digest " + data_mine + ", the certificate names " + data_digest;
+  if (data_mine != k.data_digest) {
+    why = "data.digest: the data supplied have digest " + data_mine + ", the certificate names " + k.data_digest;
     return false;
   }
 
-  // ---- the architecture over those tensors (shapes checked) ----
-  std::unique_ptr<ModelArch> m;
-  if (arch == "mahdavi24-baseline") m = make_mahdavi24_baseline(model, data, rule.regression, why);
-  else if (arch == "dana24-aot") m = make_dana24_aot(model, data, heads, why);
-  else m = make_mha(model, att, heads, rule.regression, why);
+  return true;
+}
+
+// Stage 3: the architecture over those tensors (shapes checked) and each example's claim.
+bool build_model_arch(const ModelCertificate& k, ModelInputs& in, std::unique_ptr<ModelArch>& out, std::vector<Claim>& claims,
+                      std::string& why) {
+  const std::string& arch = k.arch;
+  const std::size_t T = k.T;
+  std::size_t data_T = in.data_T;
+  std::unique_ptr<ModelArch>& m = out;
+  if (arch == "mahdavi24-baseline") m = make_mahdavi24_baseline(in.model, in.data, k.rule.regression, why);
+  else if (arch == "dana24-aot") m = make_dana24_aot(in.model, in.data, k.heads, why);
+  else m = make_mha(in.model, in.att, k.heads, k.rule.regression, why);
   if (!m) return false;
   if (arch != "mha") data_T = m->examples();
   if (data_T != T) {
     why = "T: the certificate is about " + std::to_string(T) + " examples, the data supplied have " + std::to_string(data_T);
     return false;
   }
-  std::vector<Claim> claims(T, Claim::correct);  // T is the data's: no larger than what was supplied
-  for (std::size_t t : wrong) claims[t] = Claim::wrong;
-  for (std::size_t t : undecided) claims[t] = Claim::undecided;
+  claims.assign(T, Claim::correct);  // T is the data's: no larger than what was supplied
+  for (std::size_t t : k.wrong) claims[t] = Claim::wrong;
+  for (std::size_t t : k.undecided) claims[t] = Claim::undecided;
   note_applied(std::string("model: every verdict re-derived from the model's tensors and the data (digests ") +
                "recomputed); margins enclosed by the checker's own forward pass, doubles with a rigorous error "
                "bound, then MPFR at 128, 256, 512 bits");
-  if (cert.find("float32_disagreements"))
-    note_not_checked("float32_disagreements: " + std::to_string(f32.size()) +
+  if (k.lists_f32)
+    note_not_checked("float32_disagreements: " + std::to_string(k.f32.size()) +
                      " example(s) listed where PyTorch's float32 evaluation may disagree (informational, not a verdict)");
 
-  // ---- cost: digests (about 2 operations per value) and the double pass ----
+  return true;
+}
+
+// Stage 4: the cost admitted, then every claim decided by the ladder; the first refuted (else the first
+// undecided at 512 bits) example in index order is the reason.
+bool run_model_ladder(const ModelCertificate& k, ModelArch& m, const std::vector<Claim>& claims, double input_values,
+                      std::string& why) {
+  const std::size_t T = k.T;
+  const Rule& rule = k.rule;
+  const auto& undecided = k.undecided;
+  // Cost: digests (about 2 operations per value) and the double pass.
   const unsigned threads = mpfr_buildopt_tls_p() ? std::max(checker_threads(), 1u) : 1u;
   const std::size_t to_check = T - undecided.size();
-  const double ops_double = 2.0 * input_values + double(to_check) * m->ops_double();
-  const double bytes = m->bytes() + 8.0 * input_values + double(threads) * 64.0 * m->ops_double() / 1e3 + 1e6;
+  const double ops_double = 2.0 * input_values + double(to_check) * m.ops_double();
+  const double bytes = m.bytes() + 8.0 * input_values + double(threads) * 64.0 * m.ops_double() / 1e3 + 1e6;
   if (!within_budget(ops_double, bytes, "model forward passes", why)) return false;
-  if (!m->prepare()) {
+  if (!m.prepare()) {
     why = "model: a value of the forward pass is not finite";
     return false;
   }
 
-  // ---- the ladder: doubles, then MPFR 128 / 256 / 512 bits for what is still open ----
+  // The ladder: doubles, then MPFR 128 / 256 / 512 bits for what is still open.
   std::vector<std::size_t> open;
   for (std::size_t t = 0; t < T; ++t)
     if (claims[t] != Claim::undecided) open.push_back(t);
@@ -318,14 +365,14 @@ bool check_model(const Value& cert, std::string& why) {
   for (int level = 0; level < 4 && !open.empty(); ++level) {
     const long bits = bits_seq[level];
     if (level == 1) {
-      const double extra = double(open.size()) * m->ops_mpfr() * kMpfrOpsPerProduct * (1 + 2 + 4);
+      const double extra = double(open.size()) * m.ops_mpfr() * kMpfrOpsPerProduct * (1 + 2 + 4);
       if (!within_budget(ops_double + extra, bytes, std::to_string(open.size()) + " example(s) in MPFR (the double bound did not decide them)", why))
         return false;
     }
     parallel_for(open.size(), threads, [&](std::size_t i, unsigned) {
       const std::size_t t = open[i];
       Bounds b;
-      if (!m->evaluate(t, bits, b)) return;  // not finite at this precision: stays open
+      if (!m.evaluate(t, bits, b)) return;  // not finite at this precision: stays open
       last[t] = b;
       evaluated[t] = 1;
       status[t] = rule.decide(claims[t], b);
@@ -370,7 +417,23 @@ bool check_model(const Value& cert, std::string& why) {
     if (decided_by[level] > 0)
       by += ", " + std::to_string(decided_by[level]) + " by MPFR at " + std::to_string(bits_seq[level]) + " bits";
   note_applied(by);
-  ctx.counts = {{"certified_correct", n_correct}, {"certified_wrong", wrong.size()}, {"undecided", undecided.size()}};
+  return true;
+}
+
+}  // namespace
+}  // namespace model_kind
+
+bool check_model(const Value& cert, std::string& why) {
+  using namespace model_kind;
+  ModelCertificate k;
+  ModelInputs in;
+  std::unique_ptr<ModelArch> m;
+  std::vector<Claim> claims;
+  if (!read_model_certificate(cert, k, why) || !read_model_inputs(k, in, why) || !build_model_arch(k, in, m, claims, why) ||
+      !run_model_ladder(k, *m, claims, in.input_values, why))
+    return false;
+  check_context().counts = {{"certified_correct", k.n_correct}, {"certified_wrong", k.wrong.size()},
+                            {"undecided", k.undecided.size()}};
   return true;
 }
 
