@@ -550,16 +550,9 @@ Interval margin_interval(const Dana24Aot& m, const Net& net, const std::int64_t*
 
 ModelVerdicts dana24_aot_certify(const Dana24Aot& m, const Dana24AotData& data, const CertifyOptions& opt) {
   dana24_aot_check_data(m, data);
-  const std::size_t first = std::min(opt.first, data.T);
-  const std::size_t count = std::min(opt.count, data.T - first);
-  ModelVerdicts v;
-  v.verdict.assign(count, ExampleVerdict::undecided);
-  v.margin_lo.assign(count, -kInf);
-  v.margin_hi.assign(count, kInf);
-  v.bits.assign(count, 0);
-  v.float32_margin.assign(count, 0);
-  v.float32_error_bound.assign(count, kInf);
-  v.float32_disagreement.assign(count, 1);
+  const std::size_t first = opt.first_of(data.T);
+  const std::size_t count = opt.count_of(data.T);
+  ModelVerdicts v = model_verdicts_undecided(count);
   if (count == 0) return v;
   const Net net(m);
   const std::size_t hd = m.layers > 0 ? m.d_head / m.heads : 1;

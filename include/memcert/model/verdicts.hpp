@@ -8,7 +8,9 @@
 // < 0). A verdict other than undecided rests only on margin_lo / margin_hi, which enclose the exact margin
 // of the stored weights (every float16/bfloat16/float32/float64 weight taken as the dyadic rational it is).
 #include <cstddef>
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,21 @@ struct ModelVerdicts {
   std::vector<unsigned char> float32_disagreement;  // 0/1
 };
 
+// `count` examples, every one undecided with the whole real line as its enclosure (and a float32
+// disagreement): what a certify function starts from and overwrites as it decides.
+inline ModelVerdicts model_verdicts_undecided(std::size_t count) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  ModelVerdicts v;
+  v.verdict.assign(count, ExampleVerdict::undecided);
+  v.margin_lo.assign(count, -kInf);
+  v.margin_hi.assign(count, kInf);
+  v.bits.assign(count, 0);
+  v.float32_margin.assign(count, 0.0);
+  v.float32_error_bound.assign(count, kInf);
+  v.float32_disagreement.assign(count, 1);
+  return v;
+}
+
 struct CertifyOptions {
   std::size_t first = 0;                  // certify examples first .. first + count - 1
   std::size_t count = static_cast<std::size_t>(-1);  // (clipped to T)
@@ -39,6 +56,9 @@ struct CertifyOptions {
   std::function<void(std::size_t done, std::size_t total)> progress;
   // Regression: the tolerance as an exact decimal or p/q ("1e-3", "1/8"); "" for classification.
   std::string tolerance;
+  // The examples these options select among T: [first, first + count) clipped to [0, T).
+  std::size_t first_of(std::size_t T) const { return std::min(first, T); }
+  std::size_t count_of(std::size_t T) const { return std::min(count, T - first_of(T)); }
 };
 
 }  // namespace memcert
