@@ -265,6 +265,13 @@ def cmd_ks_growth(a):
     ref_sqrt_nlogn = loglog_fit(Ns, [math.sqrt(N * math.log(N)) for N in Ns])["b"]
     scale = math.exp(sum(math.log(p / q) for p, q in zip(P, paper)) / len(P))  # the constant the paper's <~ hides
     measured_below = next((N for N, p in zip(Ns, P) if p < N), None)
+    nonzero_below = next((N for N, q in zip(Ns, NZ) if q < N), None)
+
+    def bracket(counts):  # the swept N on either side of the first measured crossing (count < N)
+        for i, (N, c) in enumerate(zip(Ns, counts)):
+            if c < N:
+                return [Ns[i - 1] if i else None, N]
+        return None
 
     def cross(f):  # a N^b = N  =>  N = a^(1/(1-b)) (only when b < 1)
         return f["a"] ** (1 / (1 - f["b"])) if f["b"] < 1 else None
@@ -288,6 +295,13 @@ def cmd_ks_growth(a):
     ax.loglog(xs, [scale * paper_parameters(x, b) for x in xs], "k--",
               label=f"paper's formula x {scale:.3g} (local exponent {fit_paper['b']:.3f})")
     ax.loglog(xs, xs, ":", color="gray", label="parameters = N")
+    # The measured crossings: the first swept N whose certified construction has fewer (non-zero)
+    # parameters than N; a figure without one says so in its title.
+    for N_cross, color, what in ((measured_below, "C0", "parameters"), (nonzero_below, "C1", "non-zero")):
+        if N_cross is not None:
+            ax.axvline(N_cross, color=color, alpha=0.35, lw=1)
+            ax.annotate(f"{what} < N\nmeasured at N = {N_cross:,}", (N_cross, N_cross), fontsize=7, color=color,
+                        xytext=(4, -22), textcoords="offset points")
     ax.set(xlabel="N (sequences memorized)", ylabel="parameters",
            title="ks25 Theorem 4.1 construction: parameters vs N (95% CI of the exponent)")
     ax.legend(fontsize=7)
@@ -295,6 +309,8 @@ def cmd_ks_growth(a):
                "paper_formula": paper, "paper_formula_exponent": fit_paper["b"], "paper_scale": scale,
                "sqrt_N_log_N_exponent": ref_sqrt_nlogn,
                "parameters_below_N_measured": measured_below,
+               "nonzero_below_N_measured": nonzero_below,
+               "parameters_below_N_bracket": bracket(P), "nonzero_below_N_bracket": bracket(NZ),
                "parameters_below_N_extrapolated_fit": cross(fit_p),
                "nonzero_below_N_extrapolated_fit": cross(fit_nz),
                "parameters_below_N_extrapolated_paper_formula": paper_cross}
@@ -302,9 +318,12 @@ def cmd_ks_growth(a):
           f"95% CI [{fit_p['ci95_b'][0]:.3f}, {fit_p['ci95_b'][1]:.3f}]; non-zero ~ N^{fit_nz['b']:.3f} "
           f"[{fit_nz['ci95_b'][0]:.3f}, {fit_nz['ci95_b'][1]:.3f}]; paper's formula has local exponent {fit_paper['b']:.3f}; "
           f"sqrt(N log N) has {ref_sqrt_nlogn:.3f} over these N")
-    print(f"  parameters < N: measured at {measured_below if measured_below else 'no swept N'}; "
+    print(f"  non-zero parameters < N: measured at {nonzero_below if nonzero_below else f'no swept N (up to {Ns[-1]})'}")
+    print(f"  parameters < N: measured at {measured_below if measured_below else f'no swept N (up to {Ns[-1]})'}; "
           f"extrapolated by the fit at N ~ {cross(fit_p):.3g}, by the paper's formula (scaled) at N ~ "
           f"{paper_cross if paper_cross is None else format(paper_cross, '.3g')}")
+    if not measured_below:
+        fig.suptitle(f"total parameters not below N at any swept N (up to {Ns[-1]:,})", fontsize=7, y=0.02)
     save(fig, a.out, summary)
 
 

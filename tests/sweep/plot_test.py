@@ -78,6 +78,30 @@ check(s["cells"] == 12 and s["certified_equals_T_star"] == 11 and len(s["certifi
 p = subprocess.run([sys.executable, os.path.join(SRC, "scripts", "plot.py"), "saturation", fig2, "--out",
                     os.path.join(work, "sat")], capture_output=True, text=True)
 check(p.returncode == 0 and "c_weyl" in p.stdout, f"saturation plot runs and names what is absent ({p.stdout} {p.stderr})")
+# ks-growth: the measured crossings are the first swept N whose count is below N, bracketed by the swept
+# N before it; the non-zero count can cross while the total does not (computed here by hand).
+ksd = os.path.join(work, "ks")
+os.makedirs(ksd)
+ks_N = [1000 * 4 ** k for k in range(6)]               # 1,000 .. 1,024,000
+with open(os.path.join(ksd, "results.jsonl"), "w") as out:
+    for i, N in enumerate(ks_N):
+        total, nonzero = int(2000 * N ** 0.5), int(300 * N ** 0.5)
+        out.write(json.dumps({"cell": i, "params": {"N": N, "n": 16, "d": 32}, "seed": 1, "verdict": "holds",
+                              "certified": {"parameters": total, "nonzero_parameters": nonzero},
+                              "result": {"C": 10, "bounds": {"log2_R": 20.0}}}) + "\n")
+p = subprocess.run([sys.executable, os.path.join(SRC, "scripts", "plot.py"), "ks-growth", ksd, "--out",
+                    os.path.join(work, "ksg")], capture_output=True, text=True)
+check(p.returncode == 0, f"ks-growth plot runs ({p.stderr})")
+with open(os.path.join(work, "ksg.json")) as fh:
+    s = json.load(fh)
+nz_first = next(N for N in ks_N if int(300 * N ** 0.5) < N)          # 300 sqrt(N) < N  <=>  N > 90,000
+tot_first = next((N for N in ks_N if int(2000 * N ** 0.5) < N), None)  # N > 4,000,000: not swept
+check(s["nonzero_below_N_measured"] == nz_first == 256000 and s["nonzero_below_N_bracket"] == [64000, 256000],
+      f"non-zero crossing measured and bracketed ({s.get('nonzero_below_N_bracket')})")
+check(tot_first is None and s["parameters_below_N_measured"] is None and s["parameters_below_N_bracket"] is None,
+      "no total crossing claimed where none was swept")
+check("non-zero parameters < N: measured at 256000" in p.stdout and "no swept N (up to 1024000)" in p.stdout,
+      f"ks-growth says both ({p.stdout})")
 # A sweep directory without results.jsonl (unfinished, or a resume re-running cells): one line, no plot.
 unfinished = os.path.join(work, "unfinished")
 os.makedirs(os.path.join(unfinished, "cells"))
