@@ -232,7 +232,7 @@ int run(const Args& a) {
   // Data by reference (docs/CERTIFICATES.md): the certificate names DATASET and the digest of the T*
   // examples used instead of embedding them -- asked for (on), or by default for more than 2^20 entries
   // when every value is exactly a double (auto).
-  const std::size_t r_used = mahdavi24::theorem1_r(ds.n(), a.dh), T_used = mahdavi24::t_star(ds.T(), a.H, ds.n(), a.dh);
+  const std::size_t T_used = mahdavi24::t_star(ds.T(), a.H, ds.n(), a.dh);
   std::future<std::string> digest_job;
   if (a.data_ref == "on" || (a.data_ref == "auto" && double(T_used) * double(ds.n()) * double(ds.d()) > double(1 << 20))) {
     StageTimes::Scope clock(&times, "data digest");
