@@ -32,3 +32,5 @@ find_dependency(ZLIB)
 find_dependency(Threads)
 find_dependency(nlohmann_json 3)
 find_dependency(Eigen3 3.3 NO_MODULE)
+# Header-only: Boost.Multiprecision (memcert/eigen.hpp's scalars, the engine's multiprecision estimates).
+find_dependency(Boost 1.71 CONFIG)

@@ -1,9 +1,33 @@
-# install(): the public headers, every library made by memcert_add_library(), the memcert executable,
+# install(): the public headers (memcert/memcert.hpp, memcert/eigen.hpp and the memcert headers they include),
+# every library made by memcert_add_library(), the memcert executable,
 # the CMake package (memcertConfig.cmake, memcertConfigVersion.cmake, memcertTargets.cmake) and memcert.pc.
 include(CMakePackageConfigHelpers)
 set(MEMCERT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/memcert)
 
-install(DIRECTORY include/memcert DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
+# The public headers: the two entry points and, transitively, every memcert header they include. The
+# engine's other headers (the fast/ kernels, SIMD code, threading helpers) stay in the source tree.
+set(memcert_header_queue memcert/memcert.hpp memcert/eigen.hpp)
+set(MEMCERT_PUBLIC_HEADERS "")
+while(memcert_header_queue)
+  list(POP_FRONT memcert_header_queue header)
+  if(header IN_LIST MEMCERT_PUBLIC_HEADERS OR header STREQUAL "memcert/version.hpp")  # generated, below
+    continue()
+  endif()
+  if(NOT EXISTS ${PROJECT_SOURCE_DIR}/include/${header})
+    message(FATAL_ERROR "a public header includes ${header}, which is not under include/")
+  endif()
+  list(APPEND MEMCERT_PUBLIC_HEADERS ${header})
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/${header})
+  file(STRINGS ${PROJECT_SOURCE_DIR}/include/${header} includes REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]memcert/")
+  foreach(line IN LISTS includes)
+    string(REGEX REPLACE "^[^<\"]*[<\"](memcert/[^>\"]+)[>\"].*$" "\\1" included "${line}")
+    list(APPEND memcert_header_queue ${included})
+  endforeach()
+endwhile()
+foreach(header IN LISTS MEMCERT_PUBLIC_HEADERS)
+  get_filename_component(dir ${header} DIRECTORY)
+  install(FILES include/${header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/${dir})
+endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/include/memcert/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/memcert)
 install(TARGETS ${MEMCERT_EXPORTED_TARGETS} EXPORT memcertTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -22,7 +46,10 @@ install(FILES ${PROJECT_BINARY_DIR}/memcertConfig.cmake ${PROJECT_BINARY_DIR}/me
               cmake/memcertDependencies.cmake
         DESTINATION ${MEMCERT_CMAKE_DIR})
 
-# pkg-config: the static libraries in dependency order (the proofs' claims need the CMake package).
+# pkg-config: every static library in dependency order (the proofs' claims, an object library, need the
+# CMake package). Static archives carry no dependencies of their own, so everything they link (GMP, MPFR,
+# zlib, threads) is on the public lines, not the .private ones, and a plain `pkg-config --libs memcert`
+# links.
 # The prefix is relative to the .pc file's own directory, so `cmake --install build --prefix P` gives a
 # correct file for any P.
 file(RELATIVE_PATH MEMCERT_PC_UP "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
@@ -37,6 +64,6 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
 else()
   set(MEMCERT_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
-set(MEMCERT_PC_LIBS "-lmemcert_mahdavi -lmemcert_ks -lmemcert_checker -lmemcert_core")
+set(MEMCERT_PC_LIBS "-lmemcert_eigen -lmemcert_mahdavi -lmemcert_ks -lmemcert_dana -lmemcert_checker -lmemcert_core")
 configure_file(cmake/memcert.pc.in ${PROJECT_BINARY_DIR}/memcert.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/memcert.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
       if (t.head == 1) continue;
       double cp = rational_to_double(t.c), cm = t.c_weyl ? rational_to_double(*t.c_weyl) : -1;
       heads.push_back({{"head", t.head}, {"c", cp}, {"c_weyl", cm}, {"eps", t.eps ? rational_to_double(*t.eps) : 0.0},
-                       {"eps_criterion", t.eps_criterion}, {"sigma_lower", t.sigma_lower}});
+                       {"eps_criterion", t.eps_criterion.str()}, {"sigma_lower", t.sigma_lower}});
     }
     j["heads"] = heads;
     nlohmann::json tj = nlohmann::json::object();

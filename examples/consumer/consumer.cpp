@@ -1,12 +1,9 @@
-// A program built against an installed memcert (examples/consumer/CMakeLists.txt): the exact rank of a
-// small matrix with its certificate from memcert::core, re-verified by memcert::checker, the independent
-// checker. Prints "rank 2 VALID memcert X.Y.Z" and exits 0 when both agree.
-#include <iostream>
+// A program built against an installed memcert (examples/consumer/CMakeLists.txt) through the one public
+// header: the exact rank of a small matrix with its certificate from memcert::core, re-verified by
+// memcert::checker, the independent checker. Prints "rank 2 VALID memcert X.Y.Z" and exits 0 when both agree.
+#include <memcert/memcert.hpp>
 
-#include "memcert/cert/linalg_cert.hpp"
-#include "memcert/checker/checker.hpp"
-#include "memcert/linalg/qmat.hpp"
-#include "memcert/version.hpp"
+#include <iostream>
 
 int main() {
   using namespace memcert;

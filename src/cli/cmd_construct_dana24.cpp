@@ -42,17 +42,15 @@ int run(const Args& a) {
   o.d = a.d ? *a.d : std::max<std::size_t>({2, a.dh, data.T() > a.H * a.dh ? data.T() - a.H * a.dh : 0});
   o.seed = a.seed;
   o.targets = a.targets;
-  if (o.targets == "hypercube") {
-    std::size_t b = 1;
-    while ((std::size_t{1} << b) < data.N) ++b;
-    if (b > o.d) throw input_error("construct dana24", "--targets", "expected N <= 2^d for hypercube targets");
+  if (o.targets == dana24::Dana24Targets::hypercube) {
+    if (dana24::hypercube_bits(data.N) > o.d) throw input_error("construct dana24", "--targets", "expected N <= 2^d for hypercube targets");
   }
-  if (o.targets != "hypercube" && o.d < 2 && data.N > 2)
+  if (o.targets != dana24::Dana24Targets::hypercube && o.d < 2 && data.N > 2)
     throw input_error("construct dana24", "--d", "expected d >= 2 (with d = 1 at most two labels are reachable)");
   const std::string claim = o.d == 2 && o.dh <= 2 ? "dana24/corollary-1" : "dana24/theorem-1-assoc";
   std::ostringstream h;
   h << "dana24 (" << claim << "): N=" << data.N << " S=" << data.S << " T=" << data.T() << ", d=" << o.d
-    << " H=" << o.H << " d_h=" << o.dh << " (H d_h + d = " << o.H * o.dh + o.d << ")\n";
+    << " H=" << o.H << " d_h=" << o.dh << " (H d_h + d = " << dana24::capacity(o.H, o.dh, o.d) << ")\n";
 
   // V1 (docs/papers/dana24.md): with no heads T(t) = W_U (e(t_S) + pos_S) depends on t_S only.
   if (o.H == 0) {

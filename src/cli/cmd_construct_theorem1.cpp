@@ -218,11 +218,11 @@ int run(const Args& a) {
   opt.saturation = !a.no_saturation;
   opt.exact_fit = a.fit == "exact";
   if (a.c == "proof" || a.c == "weyl" || a.c == "network") {
-    opt.scale = a.c;
+    opt.scale = a.c;  // the word names the enum value (Theorem1Scale)
   } else {
     auto cv = rational_parse(a.c);
     if (!cv || *cv < 0) throw InputError("--c: expected proof, weyl, network or an exact number >= 0, got " + a.c);
-    opt.scale = "value";
+    opt.scale = mahdavi24::Theorem1Scale::value;
     opt.c_value = *cv;
   }
   StageTimes times;
@@ -232,7 +232,7 @@ int run(const Args& a) {
   // Data by reference (docs/CERTIFICATES.md): the certificate names DATASET and the digest of the T*
   // examples used instead of embedding them -- asked for (on), or by default for more than 2^20 entries
   // when every value is exactly a double (auto).
-  const std::size_t r_used = std::min(ds.n(), a.dh), T_used = std::min(ds.T(), a.H * (r_used - 1) + 1);
+  const std::size_t T_used = mahdavi24::t_star(ds.T(), a.H, ds.n(), a.dh);
   std::future<std::string> digest_job;
   if (a.data_ref == "on" || (a.data_ref == "auto" && double(T_used) * double(ds.n()) * double(ds.d()) > double(1 << 20))) {
     StageTimes::Scope clock(&times, "data digest");
@@ -293,9 +293,9 @@ int run(const Args& a) {
   try {
     res = mahdavi24::theorem1_construct_accepted(ds, opt, check);
   } catch (const mahdavi24::HypothesisFailure& f) {
-    j["r"] = std::min(ds.n(), a.dh);
+    j["r"] = mahdavi24::theorem1_r(ds.n(), a.dh);
     j["T"] = ds.T();
-    j["T_star"] = std::min(ds.T(), a.H * (std::min(ds.n(), a.dh) - 1) + 1);
+    j["T_star"] = mahdavi24::t_star(ds.T(), a.H, ds.n(), a.dh);
     j["rank_Z_lower"] = nullptr;
     record_memorized(j, ds.T(), {});
     j["saturation"] = nlohmann::json::array();
@@ -308,9 +308,9 @@ int run(const Args& a) {
   } catch (const std::runtime_error& e) {
     // A rank certificate that does not go through (at the chosen scale, or a step of the construction)
     // proves nothing either way: undecided, nothing written.
-    j["r"] = std::min(ds.n(), a.dh);
+    j["r"] = mahdavi24::theorem1_r(ds.n(), a.dh);
     j["T"] = ds.T();
-    j["T_star"] = std::min(ds.T(), a.H * (std::min(ds.n(), a.dh) - 1) + 1);
+    j["T_star"] = mahdavi24::t_star(ds.T(), a.H, ds.n(), a.dh);
     j["rank_Z_lower"] = nullptr;
     record_memorized(j, ds.T(), {});  // nothing certified
     j["c_scale"] = a.c;
@@ -421,13 +421,13 @@ int run(const Args& a) {
                      {"c_weyl_lower", q(t.c_weyl_lower)},
                      {"sigma_lower", t.sigma_lower},
                      {"eps", t.eps ? nlohmann::json(rational_to_string(*t.eps)) : nlohmann::json(nullptr)},
-                     {"eps_criterion", t.eps_criterion},
+                     {"eps_criterion", t.eps_criterion.str()},
                      {"sigma_weyl", t.sigma_weyl},
                      {"eps_weyl", t.eps_weyl}};
     sat.push_back(e);
     human += "  head " + std::to_string(t.head) + ": " + std::to_string(t.group.size()) + " new examples, c = " +
              exact_text(num(tr[h]["c"])) + " (proof " + exact_text(rational_to_string(t.c_proof)) + ", c_weyl " +
-             exact_text(num(q(t.c_weyl))) + "), eps = " + exact_text(num(tr[h]["eps"])) + " (" + t.eps_criterion +
+             exact_text(num(q(t.c_weyl))) + "), eps = " + exact_text(num(tr[h]["eps"])) + " (" + t.eps_criterion.str() +
              "), sigma_lower = " + std::to_string(t.sigma_lower) + "\n";
   }
   j["saturation"] = sat;

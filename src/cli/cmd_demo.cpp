@@ -23,7 +23,7 @@ int run(const Args& a) {
   auto start = std::chrono::steady_clock::now();
   if (a.H == 0 || a.n == 0 || a.d == 0 || a.dh == 0) throw InputError("demo: expected --heads, --n, --d, --dh >= 1");
   if (a.n > a.d) throw InputError("demo: expected n <= d");
-  const std::size_t r = std::min(a.n, a.dh), T = a.H * (r - 1) + 1;
+  const std::size_t r = mahdavi24::theorem1_r(a.n, a.dh), T = mahdavi24::t_star(a.H, r);
   std::string text;
   auto say = [&](const std::string& s) { text += s + "\n"; };
   say("memcert demo: mahdavi24 Theorem 1 (Memorization Capacity of Multi-Head Attention), constructed and certified.");

@@ -28,6 +28,7 @@
 
 #include "command.hpp"
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/theory/mahdavi24/quantities.hpp"
 #include "memcert/util/error.hpp"
 #include "sweep_child.hpp"
 #include "sweep_mpi.hpp"
@@ -104,7 +105,7 @@ json certified_of(const TaskDef& def, const json& r, int exit) {
     c["T_certified"] = count;
     c["rank_Z_lower"] = get("rank_Z_lower");
     if (r.contains("H") && r.contains("r") && r["r"].is_number_integer())
-      c["T_star"] = r["H"].get<std::int64_t>() * (r["r"].get<std::int64_t>() - 1) + 1;
+      c["T_star"] = mahdavi24::t_star(r["H"].get<std::int64_t>(), r["r"].get<std::int64_t>());
   } else if (def.name == "ks") {
     if (exit == kExitHolds && r.value("memorized", false))
       for (const char* k : {"N", "parameters", "nonzero_parameters", "depth", "width", "bit_complexity"}) c[k] = get(k);
@@ -413,7 +414,7 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
         against = scratch / "examples.json";
         file_write_atomic(against.string(), mine.dump());
       }
-      d.certified = {{"T_certified", T}, {"rank_Z_lower", T}, {"T_star", H * (std::min(n, dh) - 1) + 1}};
+      d.certified = {{"T_certified", T}, {"rank_Z_lower", T}, {"T_star", mahdavi24::t_star(H, mahdavi24::theorem1_r(n, dh))}};
       std::vector<bool> in(std::size_t(std::max<std::int64_t>(Tdata, 0)), false);
       for (const auto& e : c["examples"])
         if (e.is_number_unsigned() && e.get<std::uint64_t>() < in.size()) in[e.get<std::size_t>()] = true;

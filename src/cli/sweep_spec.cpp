@@ -7,6 +7,7 @@
 
 #include "memcert/numeric/rational.hpp"
 #include "memcert/proofs/registry.hpp"
+#include "memcert/theory/mahdavi24/quantities.hpp"
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli::sweep {
@@ -129,13 +130,13 @@ std::int64_t size_resolve(const nlohmann::json& v, const nlohmann::json& params,
     }
     std::int64_t H = params.contains("heads") ? param_int(params, "heads", where) : param_int(params, "H", where);
     std::int64_t val = 0;
-    if (base == "H(n-1)+1") val = H * (param_int(params, "n", where) - 1) + 1;
-    else if (base == "H(d-1)+1") val = H * (param_int(params, "d", where) - 1) + 1;
-    else if (base == "H*d") val = H * param_int(params, "d", where);
+    if (base == "H(n-1)+1") val = mahdavi24::t_star(H, param_int(params, "n", where));
+    else if (base == "H(d-1)+1") val = mahdavi24::t_star(H, param_int(params, "d", where));
+    else if (base == "H*d") val = mahdavi24::rank_z_bound(H, param_int(params, "d", where));
     else {  // T* = H(r-1)+1 with r = min(n, dh): Theorem 1's target
       std::int64_t r = param_int(params, "n", where);
-      if (params.contains("dh")) r = std::min(r, param_int(params, "dh", where));
-      val = H * (r - 1) + 1;
+      if (params.contains("dh")) r = mahdavi24::theorem1_r(r, param_int(params, "dh", where));
+      val = mahdavi24::t_star(H, r);
     }
     return val + offset;
   }

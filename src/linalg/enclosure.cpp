@@ -2,15 +2,13 @@
 // inequality (docs/THEORY.md Lemma 5 and section 7). Doubles (Eigen) only propose mu; the decision is exact.
 #include "memcert/linalg/enclosure.hpp"
 
-#include <mpfr.h>
-
 #include <Eigen/Dense>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
 
 #include "memcert/linalg/qmat.hpp"
-#include "memcert/numeric/mpfr_array.hpp"
+#include "lambda_min_mpfr.hpp"
 
 namespace memcert {
 
@@ -37,64 +35,6 @@ double lambda_min_estimate(const QMatrix& g) {
   return es.eigenvalues()(0);
 }
 
-// The same estimate in 266-bit MPFR: the escalation for Gram matrices too ill-conditioned for double to
-// even locate lambda_min. Inverse power iteration through a Cholesky factor G = L L^T; 0 when the
-// factorization breaks down (G not numerically positive definite). Round to nearest throughout: still
-// only a proposal, the caller certifies mu exactly.
-Rational lambda_min_estimate_mpfr(const QMatrix& g) {
-  constexpr mpfr_prec_t kBits = 266;
-  constexpr mpfr_rnd_t kN = MPFR_RNDN;
-  const std::size_t n = g.rows();
-  MpfrArray l(n * n, kBits), x(n, kBits), y(n, kBits), t(4, kBits);
-  mpfr_t &s = t.v[0], &p = t.v[1], &norm = t.v[2], &xn = t.v[3];
-  for (std::size_t j = 0; j < n; ++j) {
-    for (std::size_t i = j; i < n; ++i) {
-      mpfr_set_q(s, g(i, j).get_mpq_t(), kN);
-      for (std::size_t k = 0; k < j; ++k) {
-        mpfr_mul(p, l.v[i * n + k], l.v[j * n + k], kN);
-        mpfr_sub(s, s, p, kN);
-      }
-      if (i == j) {
-        if (mpfr_sgn(s) <= 0) return Rational(0);
-        mpfr_sqrt(l.v[j * n + j], s, kN);
-      } else {
-        mpfr_div(l.v[i * n + j], s, l.v[j * n + j], kN);
-      }
-    }
-  }
-  for (auto& xi : x.v) mpfr_set_ui(xi, 1, kN);
-  for (int it = 0; it < 60; ++it) {
-    for (std::size_t i = 0; i < n; ++i) {  // L y = x
-      mpfr_set(s, x.v[i], kN);
-      for (std::size_t k = 0; k < i; ++k) {
-        mpfr_mul(p, l.v[i * n + k], y.v[k], kN);
-        mpfr_sub(s, s, p, kN);
-      }
-      mpfr_div(y.v[i], s, l.v[i * n + i], kN);
-    }
-    for (std::size_t i = n; i-- > 0;) {  // L^T x' = y
-      mpfr_set(s, y.v[i], kN);
-      for (std::size_t k = i + 1; k < n; ++k) {
-        mpfr_mul(p, l.v[k * n + i], y.v[k], kN);
-        mpfr_sub(s, s, p, kN);
-      }
-      mpfr_div(y.v[i], s, l.v[i * n + i], kN);
-    }
-    mpfr_set_zero(norm, 1);
-    for (auto& v : y.v) mpfr_fma(norm, v, v, norm, kN);
-    mpfr_sqrt(norm, norm, kN);
-    mpfr_set_zero(xn, 1);
-    for (auto& v : x.v) mpfr_fma(xn, v, v, xn, kN);
-    mpfr_sqrt(xn, xn, kN);
-    mpfr_div(s, norm, xn, kN);  // ||G^-1 x|| / ||x|| -> lambda_max(G^-1)
-    for (std::size_t i = 0; i < n; ++i) mpfr_div(x.v[i], y.v[i], norm, kN);
-  }
-  mpfr_ui_div(p, 1, s, kN);
-  Rational r;
-  mpfr_get_q(r.get_mpq_t(), p);
-  return r;
-}
-
 bool shifted_is_pd(const QMatrix& g, const Rational& mu) {
   QMatrix s = g;
   for (std::size_t i = 0; i < s.rows(); ++i) s(i, i) -= mu;
@@ -103,7 +43,8 @@ bool shifted_is_pd(const QMatrix& g, const Rational& mu) {
 
 // Tries mu candidates from large to small (fractions of the estimate, kept above `floor`); returns the
 // first one certified, i.e. a certified lower bound on lambda_min(g).
-// Escalates the estimate from double to 256-bit MPFR when double cannot propose a certifiable mu.
+// Escalates the estimate from double to multiprecision (lambda_min_mpfr.hpp) when double cannot propose a
+// certifiable mu.
 std::optional<Rational> certified_mu(const QMatrix& g, const Rational& floor) {
   if (g.rows() == 0) return std::nullopt;
   auto try_estimate = [&](const Rational& est) -> std::optional<Rational> {
@@ -119,7 +60,7 @@ std::optional<Rational> certified_mu(const QMatrix& g, const Rational& floor) {
   if (std::isfinite(est)) {
     if (auto mu = try_estimate(rational_from_double(est))) return mu;
   }
-  return try_estimate(lambda_min_estimate_mpfr(g));
+  return try_estimate(detail::lambda_min_estimate_mpfr(g));
 }
 
 }  // namespace

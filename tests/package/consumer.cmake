@@ -1,8 +1,11 @@
 # The installed package as a consumer sees it (ctest test "package"):
-#   1. cmake --install BUILD_DIR into a fresh prefix WORK/prefix;
+#   1. cmake --install BUILD_DIR into a fresh prefix WORK/prefix: the public headers (memcert.hpp, eigen.hpp
+#      and what they include) and no internal one;
 #   2. configure examples/consumer (a separate project) with find_package(memcert) against that prefix
 #      only, build it and run it (exact rank + independent re-verification must agree);
-#   3. pkg-config finds memcert.pc in the prefix, and its flags compile and link the same program.
+#   3. pkg-config finds memcert.pc in the prefix, names every installed library, and its flags compile and
+#      link the same program.
+# The program includes only <memcert/memcert.hpp>.
 # Run: cmake -DBUILD_DIR=... -DSRC=... -DWORK=... -DCONFIG=... -DCXX=... -P consumer.cmake
 foreach(v BUILD_DIR SRC WORK CXX)
   if(NOT DEFINED ${v})
@@ -26,10 +29,17 @@ if(CONFIG)
   set(config_arg --config ${CONFIG})
 endif()
 run_step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}" ${config_arg})
-foreach(f include/memcert/version.hpp include/memcert/linalg/qmat.hpp include/memcert/checker/checker.hpp
-          bin/memcert)
+foreach(f include/memcert/version.hpp include/memcert/memcert.hpp include/memcert/eigen.hpp
+          include/memcert/linalg/qmat.hpp include/memcert/checker/checker.hpp bin/memcert)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "install: ${prefix}/${f} missing")
+  endif()
+endforeach()
+# Internals no public header includes: the fast/ kernels (SIMD), threading and memory helpers.
+foreach(f linalg/fast/gram_int16.hpp linalg/fast/batch.hpp linalg/fast/fast_cert.hpp linalg/fast/kruskal_basis.hpp
+          linalg/fast/nearest_pair.hpp numeric/mpfr_array.hpp numeric/double_bits.hpp util/parallel.hpp)
+  if(EXISTS "${prefix}/include/memcert/${f}")
+    message(FATAL_ERROR "install: internal header memcert/${f} installed")
   endif()
 endforeach()
 file(GLOB_RECURSE configs "${prefix}/*/memcertConfig.cmake")
@@ -58,6 +68,18 @@ if(PKG_CONFIG)
   set(ENV{PKG_CONFIG_PATH} "${pcdir}")
   run_step("pkg-config" ${PKG_CONFIG} --cflags --libs memcert)
   string(STRIP "${step_output}" flags)
+  # Every library installed is on the link line.
+  file(GLOB_RECURSE archives "${prefix}/*/libmemcert_*.a")
+  if(NOT archives)
+    message(FATAL_ERROR "install: no libmemcert_*.a under ${prefix}")
+  endif()
+  foreach(a IN LISTS archives)
+    get_filename_component(lib "${a}" NAME_WE)
+    string(REGEX REPLACE "^lib" "" lib "${lib}")
+    if(NOT " ${flags} " MATCHES " -l${lib} ")
+      message(FATAL_ERROR "memcert.pc: Libs lacks -l${lib} (pkg-config printed: ${flags})")
+    endif()
+  endforeach()
   separate_arguments(flags UNIX_COMMAND "${flags}")
   run_step("pkg-config build" ${CXX} "${SRC}/examples/consumer/consumer.cpp" -o "${WORK}/consumer_pc" ${flags})
   run_step("pkg-config run" "${WORK}/consumer_pc")

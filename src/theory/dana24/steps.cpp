@@ -108,13 +108,12 @@ std::optional<EnclosureRankCertificate> dana24_certify_feature_rank(const Featur
   return enclosure_rank_lower_fast(f.centre, f.radius, rows, opt);
 }
 
-Targets dana24_targets(const AssocData& a, std::size_t d, const std::string& kind, std::mt19937_64& rng) {
+Targets dana24_targets(const AssocData& a, std::size_t d, Choice<Dana24Targets> kind, std::mt19937_64& rng) {
   const std::size_t N = a.N, T = a.T();
-  std::size_t b = 1;
-  while ((std::size_t{1} << b) < N) ++b;
+  const std::size_t b = hypercube_bits(N);
   Targets tg;
-  tg.kind = kind;
-  if (kind == "auto") tg.kind = (b <= d && b < 60) ? "hypercube" : "moment";
+  tg.kind = kind.str();
+  if (kind == Dana24Targets::automatic) tg.kind = (b <= d && b < 60) ? "hypercube" : "moment";
   if (tg.kind == "hypercube" && (b > d || d < 1)) throw std::invalid_argument("hypercube targets need N <= 2^d");
   if (tg.kind == "moment" && d < 2) throw std::invalid_argument("moment-curve targets need d >= 2");
   tg.WU = DMatrix(N, d, 0.0);

@@ -86,8 +86,8 @@ Theorem1Result generic_weights_construct(const AttentionDataset& ds_in, const Th
   res.hypotheses = "none";
   res.H = H; res.n = n; res.d = d; res.dh = opt.dh; res.skip = opt.skip; res.T_data = T;
   res.tolerance = opt.tolerance;
-  res.r = std::min(n, opt.dh);
-  res.T_star = std::min<std::size_t>(T, H * (res.r - 1) + 1);
+  res.r = theorem1_r(n, opt.dh);
+  res.T_star = t_star<std::size_t>(T, H, n, opt.dh);
   res.rank_Z_bound = std::min(T, Hd);
   // A stream of its own: the theorem's construction with the same seed is not disturbed.
   std::mt19937_64 rng(opt.seed ^ 0x6a09e667f3bcc909ull);

@@ -575,8 +575,8 @@ Proposition1Result proposition1_induction(const AttentionDataset& ds, const std:
     StageTimes::Scope clock(opt.timings, "final rank certificate");
     out.final = g.certify(all, nullptr, nullptr, true);
     copy_gram(g);
-    if (!out.final.ok) throw std::runtime_error("final rank certificate of Z failed at the chosen scale (--c " + opt.scale + ")");
-    say(opt, "Scale " + opt.scale + ": rank(Z) >= " + std::to_string(T) + " = T* certified for the weights at this scale (sigma_min >= " +
+    if (!out.final.ok) throw std::runtime_error("final rank certificate of Z failed at the chosen scale (--c " + opt.scale.str() + ")");
+    say(opt, "Scale " + opt.scale.str() + ": rank(Z) >= " + std::to_string(T) + " = T* certified for the weights at this scale (sigma_min >= " +
         fmt(out.final.sigma_lower) + ").");
     return out;
   }

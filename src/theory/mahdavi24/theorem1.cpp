@@ -223,9 +223,9 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
   Theorem1Result res;
   res.H = opt.H; res.n = n; res.d = d; res.dh = opt.dh; res.skip = opt.skip; res.T_data = T;
   res.tolerance = opt.tolerance;
-  const std::size_t r = std::min(n, opt.dh);
+  const std::size_t r = theorem1_r(n, opt.dh);
   res.r = r;
-  const std::size_t Tstar = std::min<std::size_t>(T, opt.H * (r - 1) + 1);
+  const std::size_t Tstar = t_star<std::size_t>(T, opt.H, n, opt.dh);
   res.T_star = Tstar;
   std::mt19937_64 rng(opt.seed);
 

@@ -81,7 +81,7 @@ json theorem1_write_certificate(const Theorem1Result& res, const AttentionDatase
     j["gap"] = rational_to_string(tr.gap);
     j["spread"] = rational_to_string(tr.spread);
     j["eps"] = tr.eps ? json(rational_to_string(*tr.eps)) : json(nullptr);
-    j["eps_criterion"] = tr.eps_criterion;
+    j["eps_criterion"] = tr.eps_criterion.str();
     j["eps_direct"] = tr.eps_direct ? json(rational_to_string(*tr.eps_direct)) : json(nullptr);
     auto dq = [](double x) { return json(rational_to_string(rational_from_double(x))); };
     j["eps_b2_estimate"] = tr.eps_b2 ? dq(*tr.eps_b2) : json(nullptr);

@@ -10,8 +10,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <array>
 #include <random>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,16 +22,34 @@
 #include "memcert/linalg/enclosure.hpp"
 #include "memcert/linalg/fast/rump.hpp"
 #include "memcert/theory/dana24/assoc_data.hpp"
+#include "memcert/util/choice.hpp"
 #include "memcert/util/stage_times.hpp"
 
 namespace memcert::dana24 {
+
+// Step 6a's target encoder (dana24_targets): the hypercube or the moment curve, or automatic (hypercube when
+// N <= 2^d). Named "auto", "hypercube", "moment" (util/choice.hpp).
+enum class Dana24Targets { automatic, hypercube, moment };
+inline std::span<const std::string_view> choice_names(Dana24Targets) {
+  static constexpr std::array<std::string_view, 3> names{"auto", "hypercube", "moment"};
+  return names;
+}
+
+// The paper's quantities: b = ceil(log2 N) (at least 1), the hypercube coordinates N labels need, and
+// H d_h + d, the most sequences the construction accepts (T <= H d_h + d).
+constexpr std::size_t hypercube_bits(std::size_t N) {
+  std::size_t b = 1;
+  while (b < 64 && (std::size_t{1} << b) < N) ++b;
+  return b;
+}
+constexpr std::size_t capacity(std::size_t H, std::size_t dh, std::size_t d) { return H * dh + d; }
 
 struct Dana24Options {
   std::size_t H = 1, dh = 1, d = 2;
   std::uint64_t seed = 1;
   int max_attempts = 12;       // redraws of the random choices (each attempt is certified or rejected);
                                // the head scale cycles over the attempts (boost 0, 2, 1, 3, -1, 4, 2, 1)
-  std::string targets = "auto";  // "hypercube" | "moment" | "auto" (hypercube when N <= 2^d)
+  Choice<Dana24Targets> targets = Dana24Targets::automatic;  // also settable by name: "auto", "hypercube", "moment"
   bool certify_rank = true;    // step 5 (skip only for boundary experiments)
 };
 
@@ -76,7 +97,7 @@ struct Targets {
   DMatrix E;        // d x T (column t = E*(t))
   double design_margin = 0;  // the guaranteed margin of the exact targets
 };
-Targets dana24_targets(const AssocData& a, std::size_t d, const std::string& kind, std::mt19937_64& rng);
+Targets dana24_targets(const AssocData& a, std::size_t d, Choice<Dana24Targets> kind, std::mt19937_64& rng);
 
 // Step 6b, solve [M, W_O] F = E* (paper: A.2 "W_U = W, solve E = W_O W_V A'"): X (d x (d + H d_h)) with
 // X F~ = E* (unique when T = d + H d_h; else E* F~^+ + Z (I - F~ F~^+) with random Z, since the least-norm

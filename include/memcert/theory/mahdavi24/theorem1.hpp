@@ -2,12 +2,15 @@
 // Theorem 1 of mahdavi24, constructed step by step (docs/THEORY.md sections 3-4). One function per proof
 // step, named after it; `theorem1_construct` chains them (Proposition 1's induction over heads, then
 // Step 2's read-out) and produces a certificate that the independent checker re-verifies.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -16,9 +19,26 @@
 #include "memcert/data/dataset.hpp"
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/model/mha.hpp"
+#include "memcert/theory/mahdavi24/quantities.hpp"
+#include "memcert/util/choice.hpp"
 #include "memcert/util/stage_times.hpp"
 
 namespace memcert::mahdavi24 {
+
+// ---- options as enums (each also settable by its name, util/choice.hpp) ---------------------------
+// The scale the saturating heads' weights are built at (Theorem1Options::scale).
+enum class Theorem1Scale { proof, weyl, network, value };
+inline std::span<const std::string_view> choice_names(Theorem1Scale) {
+  static constexpr std::array<std::string_view, 4> names{"proof", "weyl", "network", "value"};
+  return names;
+}
+// Which criterion of Lemma 5 gave a head's eps (HeadTrace::eps_criterion): none (head 1, or a head without
+// examples), the direct Weyl criterion sqrt(m) eps B < sigma, or the paper's B.2 criterion.
+enum class EpsCriterion { none, direct, b2 };
+inline std::span<const std::string_view> choice_names(EpsCriterion) {
+  static constexpr std::array<std::string_view, 3> names{"none", "direct", "b2"};
+  return names;
+}
 
 // The data set's contexts and queries as integer numerators over one denominator each (exact), computed
 // once for the many exact products of the construction.
@@ -191,7 +211,7 @@ struct Theorem1Options {
   // The scale the weights are built at: "proof" (Lemma 4's c per head, the Weyl chain certified step by
   // step), "weyl" (each head at its c_weyl), "network" (every head at c_network) or "value" (every head at
   // c_value). Other than "proof", the certificate rests on the final rank(Z) >= T alone.
-  std::string scale = "proof";
+  Choice<Theorem1Scale> scale = Theorem1Scale::proof;
   Rational c_value = 0;
   // c_network's grid search skips the values <= this one: a caller whose independent check refused the
   // certificate built at c_network escalates to the next grid value (theorem1_construct_accepted).
@@ -229,7 +249,7 @@ struct HeadTrace {
   std::size_t old_examples = 0;             // m
   Rational gap, spread;                     // min delta / max A over old examples
   std::optional<Rational> eps;              // chosen eps
-  std::string eps_criterion;                // "direct" | "b2" | "none"
+  Choice<EpsCriterion> eps_criterion = EpsCriterion::none;
   std::optional<Rational> eps_direct;
   std::optional<double> eps_b2;
   double sigma_lower = 0;                   // certified lower bound on sigma_{k_h}(Z_inf)
@@ -252,7 +272,7 @@ struct Theorem1Result {
   bool skip = false, class_labels = false, labels_generated = false;
   MhaWeights weights;
   std::vector<HeadTrace> trace;
-  std::string scale = "proof";            // Theorem1Options::scale as used
+  Choice<Theorem1Scale> scale = Theorem1Scale::proof;  // Theorem1Options::scale as used
   std::optional<Rational> c_network;      // smallest grid c (every head at it) with the final certificate
   double network_sigma_lower = 0;         // that certificate's sigma_T lower bound
   bool weyl_chain = false;                // every head's c_weyl was certified
