@@ -310,7 +310,7 @@ void dy_from_i128(i128 s, long E, Dy& out) {
     return;
   }
   const long k = std::min<long>(ctz128(s), E);
-  s /= i128(1) << k;  // exact: k trailing zero bits
+  s >>= k;  // exact: k trailing zero bits (arithmetic shift, C++20)
   out.e = E - k;
   if (s >= INT64_MIN && s <= INT64_MAX) {
     out.big = false;
@@ -443,7 +443,7 @@ struct ReluNetSparse::Shared {
     }
     const long k = std::min<long>(__builtin_ctzll(any), o.e);
     if (k > 0) {
-      for (auto& v : o.m) v /= std::int64_t(1) << k;  // exact
+      for (auto& v : o.m) v >>= k;  // exact (arithmetic shift, C++20)
       o.e -= k;
       mb -= static_cast<int>(k);
     }
@@ -555,7 +555,7 @@ struct ReluNetSparse::Shared {
     thread_local std::vector<Dy> tmp;
     for (std::size_t p = 0; p < n; ++p) {
       if (!hard[p]) {
-        const i128 t = sv[p] / (i128(1) << k);  // exact
+        const i128 t = sv[p] >> k;  // exact (arithmetic shift, C++20)
         if (t >= INT64_MIN && t <= INT64_MAX) {
           o.m[p] = static_cast<std::int64_t>(t);
           o.maxbits = std::max(o.maxbits, bits64(abs64(o.m[p])));
