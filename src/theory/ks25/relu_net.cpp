@@ -339,6 +339,7 @@ struct ReluNetSparse::Shared {
     std::vector<std::int64_t> m;  // per-point values m[p] 2^-e (vec)
     long e = 0;
     int maxbits = 0;              // bits of the largest |m[p]|
+    bool nonneg = false;          // every m[p] >= 0
   };
   struct Cls {
     std::vector<std::uint32_t> pts;
@@ -428,26 +429,26 @@ struct ReluNetSparse::Shared {
   static void tidy(Col& o) {
     if (!o.vec) return;
     const std::size_t n = o.m.size();
-    bool same = true;
+    bool same = true, nonneg = true;
     std::uint64_t any = 0;
-    int mb = 0;
+    const std::int64_t m0 = n ? o.m[0] : 0;
     for (std::size_t p = 0; p < n; ++p) {
-      same = same && o.m[p] == o.m[0];
+      same = same && o.m[p] == m0;
+      nonneg = nonneg && o.m[p] >= 0;
       any |= abs64(o.m[p]);
-      mb = std::max(mb, bits64(abs64(o.m[p])));
     }
     if (same) {
       o.vec = false;
-      dy_from_i128(n ? o.m[0] : 0, o.e, o.c);
+      dy_from_i128(m0, o.e, o.c);
       return;
     }
     const long k = std::min<long>(__builtin_ctzll(any), o.e);
     if (k > 0) {
       for (auto& v : o.m) v >>= k;  // exact (arithmetic shift, C++20)
       o.e -= k;
-      mb -= static_cast<int>(k);
     }
-    o.maxbits = mb;
+    o.maxbits = bits64(any >> k);  // |m| <= any (the OR of the magnitudes)
+    o.nonneg = nonneg;
   }
 
   // Row `row` of the layer over class S into o; per-point values the machine route cannot hold go to ex.
@@ -467,6 +468,16 @@ struct ReluNetSparse::Shared {
       return;
     }
     point_rows += n;
+    if (vt.size() == 1 && dy_zero(C) && !vt[0]->dw.big && vt[0]->dw.m == 1 && vt[0]->dw.e == 0 &&
+        (!relu || S.cols[vt[0]->col].nonneg)) {  // 1 * h_j with h_j >= 0: a copy
+      const Col& src = S.cols[vt[0]->col];
+      o.vec = true;
+      o.m.assign(src.m.begin(), src.m.end());
+      o.e = src.e;
+      o.maxbits = src.maxbits;
+      o.nonneg = src.nonneg;
+      return;
+    }
     long Ev = 0;
     for (const Term* t : vt) Ev = std::max(Ev, t->dw.e + S.cols[t->col].e);
     thread_local std::vector<i128> sv;
@@ -551,14 +562,22 @@ struct ReluNetSparse::Shared {
     o.vec = true;
     o.e = E - k;
     o.m.resize(n);
-    o.maxbits = 0;
+    std::uint64_t mags = 0;
+    bool same2 = true, nonneg = true;
+    std::int64_t first = 0;
+    bool have = false;
     thread_local std::vector<Dy> tmp;
     for (std::size_t p = 0; p < n; ++p) {
       if (!hard[p]) {
         const i128 t = sv[p] >> k;  // exact (arithmetic shift, C++20)
         if (t >= INT64_MIN && t <= INT64_MAX) {
-          o.m[p] = static_cast<std::int64_t>(t);
-          o.maxbits = std::max(o.maxbits, bits64(abs64(o.m[p])));
+          const auto v = static_cast<std::int64_t>(t);
+          o.m[p] = v;
+          mags |= abs64(v);
+          nonneg = nonneg && v >= 0;
+          if (!have) first = v;
+          have = true;
+          same2 = same2 && v == first;
           continue;
         }
         o.m[p] = 0;
@@ -583,7 +602,12 @@ struct ReluNetSparse::Shared {
           },
           relu, ex.back().v);
     }
-    if (ex.empty()) tidy(o);
+    o.maxbits = bits64(mags);
+    o.nonneg = nonneg;
+    if (ex.empty() && same2) {
+      o.vec = false;
+      dy_from_i128(first, o.e, o.c);
+    }
   }
 
   // Class S with new column values `next` (per-point exceptions ex[i] in column i) -> S itself when
@@ -792,50 +816,61 @@ std::vector<QVector> ReluNetSparse::eval_all_shared(const std::vector<QVector>& 
     if (stats) *stats = SharedStats{};
     return h;
   }
+  // Points in the order of their values (equal and nearby values together), cut into chunks that the
+  // threads take up (any subset of points is a class: the chunks only spread the work).
+  std::vector<std::uint32_t> order(xs.size());
+  for (std::size_t p = 0; p < order.size(); ++p) order[p] = static_cast<std::uint32_t>(p);
+  if (threads > 1) std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return h[a] < h[b]; });
   h.clear();
   h.shrink_to_fit();
   std::vector<QVector> out(xs.size());
   Shared sh(*this, out);
-  // One class of all points; values the machine route cannot hold are exceptions (split off by value).
-  Shared::Cls S;
-  S.layer = l;
-  const std::size_t n = xs.size(), w = hd[0].size();
-  S.pts.resize(n);
-  for (std::size_t p = 0; p < n; ++p) S.pts[p] = static_cast<std::uint32_t>(p);
-  std::vector<Shared::Col> cols(w);
-  std::vector<std::vector<Shared::Exc>> ex(w);
-  for (std::size_t j = 0; j < w; ++j) {
-    Shared::Col& c = cols[j];
-    c.vec = true;
-    c.e = 0;
-    for (std::size_t p = 0; p < n; ++p)
-      if (hd[p][j].big || hd[p][j].m != 0) c.e = std::max(c.e, hd[p][j].e);
-    c.m.resize(n);
-    for (std::size_t p = 0; p < n; ++p) {
-      const Dy& v = hd[p][j];
-      c.m[p] = 0;
-      if (!v.big && v.m == 0) continue;
-      const long sh2 = c.e - v.e;
-      if (!v.big && bits64(abs64(v.m)) + sh2 <= 62) c.m[p] = v.m * (std::int64_t(1) << sh2);
-      else {
-        ex[j].push_back({static_cast<std::uint32_t>(p), Dy{}});
-        ex[j].back().v = v;
+  std::vector<Shared::Cls> first;
+  // A class of the points order[from, to); values the machine route cannot hold are exceptions (their
+  // points split off by value).
+  auto start = [&](std::size_t from, std::size_t to) {
+    Shared::Cls S;
+    S.layer = l;
+    const std::size_t n = to - from, w = hd[0].size();
+    S.pts.assign(order.begin() + static_cast<long>(from), order.begin() + static_cast<long>(to));
+    std::vector<Shared::Col> cols(w);
+    std::vector<std::vector<Shared::Exc>> ex(w);
+    bool any = false;
+    for (std::size_t j = 0; j < w; ++j) {
+      Shared::Col& c = cols[j];
+      c.vec = true;
+      c.e = 0;
+      for (std::size_t p = 0; p < n; ++p) {
+        const Dy& v = hd[S.pts[p]][j];
+        if (v.big || v.m != 0) c.e = std::max(c.e, v.e);
       }
+      c.m.resize(n);
+      for (std::size_t p = 0; p < n; ++p) {
+        const Dy& v = hd[S.pts[p]][j];
+        c.m[p] = 0;
+        if (!v.big && v.m == 0) continue;
+        const long sh2 = c.e - v.e;
+        if (!v.big && bits64(abs64(v.m)) + sh2 <= 62) c.m[p] = v.m * (std::int64_t(1) << sh2);
+        else {
+          ex[j].push_back({static_cast<std::uint32_t>(p), Dy{}});
+          ex[j].back().v = v;
+        }
+      }
+      if (ex[j].empty()) Shared::tidy(c);
+      any = any || !ex[j].empty();
     }
-    if (ex[j].empty()) Shared::tidy(c);
-  }
+    if (!any) {
+      S.cols = std::move(cols);
+      first.push_back(std::move(S));
+    } else {
+      S.layer = l - 1;  // split() puts its classes at S.layer + 1 (unsigned: l = 0 wraps back to 0)
+      Shared::split(S, cols, ex, first);
+    }
+  };
+  const std::size_t chunks = threads > 1 ? std::min<std::size_t>(8 * threads, std::max<std::size_t>(1, xs.size() / 512)) : 1;
+  for (std::size_t c = 0; c < chunks; ++c) start(xs.size() * c / chunks, xs.size() * (c + 1) / chunks);
   hd.clear();
   hd.shrink_to_fit();
-  std::vector<Shared::Cls> first;
-  bool any = false;
-  for (const auto& e : ex) any = any || !e.empty();
-  if (!any) {
-    S.cols = std::move(cols);
-    first.push_back(std::move(S));
-  } else {
-    S.layer = l - 1;  // split() puts its classes at S.layer + 1 (unsigned: l = 0 wraps back to 0)
-    Shared::split(S, cols, ex, first);
-  }
   sh.run(std::move(first), threads);
   if (stats) {
     stats->classes = sh.classes;
