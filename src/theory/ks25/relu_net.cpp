@@ -330,6 +330,23 @@ int dy_cmp(const Dy& a, const Dy& b) {
   return a.m < b.m ? -1 : a.m > b.m ? 1 : 0;
 }
 
+// dst = src, keeping dst's GMP storage (no allocation once it is large enough).
+void dy_assign(Dy& dst, const Dy& src) {
+  dst.m = src.m;
+  dst.e = src.e;
+  dst.big = src.big;
+  if (src.big) mpz_set(dst.M.get_mpz_t(), src.M.get_mpz_t());
+}
+// settle() that copies out of acc (acc keeps its storage for the next row).
+void settle_copy(const Integer& acc, long E, Dy& o) {
+  if (sgn(acc) == 0) { o.big = false; o.m = 0; o.e = 0; return; }
+  const long tz = static_cast<long>(mpz_scan1(acc.get_mpz_t(), 0)), k = std::min(tz, E);
+  mpz_fdiv_q_2exp(o.M.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(k));  // exact
+  o.e = E - k;
+  o.big = !o.M.fits_slong_p();
+  if (!o.big) o.m = o.M.get_si();
+}
+
 }  // namespace
 
 struct ReluNetSparse::Shared {
@@ -408,7 +425,7 @@ struct ReluNetSparse::Shared {
       acc += t;
     }
     if (relu && sgn(acc) < 0) acc = 0;
-    settle(acc, E, o);
+    settle_copy(acc, E, o);
   }
 
   // a + b, exact (ReLU if relu).
@@ -421,7 +438,7 @@ struct ReluNetSparse::Shared {
     mpz_mul_2exp(y.get_mpz_t(), y.get_mpz_t(), static_cast<mp_bitcnt_t>(E - b.e));
     x += y;
     if (relu && sgn(x) < 0) x = 0;
-    settle(x, E, o);
+    settle_copy(x, E, o);
   }
 
   // A per-point vector made common when all its values agree; otherwise renormalized (common trailing
@@ -455,7 +472,7 @@ struct ReluNetSparse::Shared {
   void eval_row(const Cls& S, const Row& row, bool relu, Col& o, std::vector<Exc>& ex) {
     ++class_rows;
     const std::size_t n = S.pts.size();
-    Dy C;
+    thread_local Dy C;
     row_exact(row, [&](std::uint32_t c) -> const Dy* { return S.cols[c].vec ? nullptr : &S.cols[c].c; }, false, C);
     thread_local std::vector<const Term*> vt;
     vt.clear();
@@ -463,8 +480,8 @@ struct ReluNetSparse::Shared {
       if (S.cols[t.col].vec && S.cols[t.col].maxbits > 0) vt.push_back(&t);
     if (vt.empty()) {
       o.vec = false;
-      if (relu && dy_negative(C)) o.c = Dy{};
-      else o.c = std::move(C);
+      if (relu && dy_negative(C)) dy_assign(o.c, Dy{});
+      else dy_assign(o.c, C);
       return;
     }
     point_rows += n;
@@ -523,7 +540,7 @@ struct ReluNetSparse::Shared {
       same = same && sv[p] == sv[0];
     }
     if (!anyhard && same) {  // the per-point part is common after all
-      Dy s0;
+      thread_local Dy s0;
       dy_from_i128(sv[0], Ev, s0);
       o.vec = false;
       dy_add(C, s0, relu, o.c);
