@@ -6,6 +6,7 @@
 
 #include "command.hpp"
 #include "memcert/data/dataset.hpp"
+#include "memcert/data/matrix_io.hpp"
 #include "memcert/theory/ks25/construct.hpp"
 #include "memcert/util/error.hpp"
 
@@ -21,9 +22,11 @@ struct Args {
 };
 
 int run(const Args& a) {
-  // The written form: a double (.npz, twice while the file is assembled) or a short string (.json) per
-  // coordinate, besides 8 bytes per token of the data.
-  require_memory(24.0 * double(a.N) * double(a.n) * double(a.d) + 16.0 * double(a.N) * double(a.n), "--N * --n * --d");
+  // The data: 16 bytes per token at most (its index and a per-token label). .npz is streamed to the file;
+  // .json text is assembled in memory (a short string per coordinate).
+  const bool npz = path_extension_lower(a.out) == ".npz";
+  require_memory((npz ? 0.0 : 24.0 * double(a.d)) * double(a.N) * double(a.n) + 16.0 * double(a.N) * double(a.n),
+                 "--N * --n * --d");
 
   auto start = std::chrono::steady_clock::now();
   if (a.N == 0 || a.n == 0 || a.d == 0 || a.C < 1)

@@ -138,25 +138,34 @@ void sequence_dataset_write_npz(const std::string& path, const SequenceDataset& 
 void sequence_dataset_write_tokens(const std::string& path, const TokenSequenceDataset& ds) {
   refuse_npy(path);
   if (path_extension_lower(path) == ".npz") {
-    // The float64 arrays of sequence_dataset_write_npz, each distinct token converted (and checked) once.
+    // The float64 arrays of sequence_dataset_write_npz, each distinct token converted (and checked) once,
+    // streamed into the archive (the N x n x d array is never held in memory).
     std::vector<std::vector<double>> tok(ds.tokens.size());
     for (std::size_t t = 0; t < ds.tokens.size(); ++t)
       for (const Rational& q : ds.tokens[t]) tok[t].push_back(exact_double(q, "sequences"));
-    NpzArrays arrays;
-    auto& s = arrays["sequences"];
-    s.first = {ds.N, ds.n, ds.d};
-    s.second.reserve(ds.N * ds.n * ds.d);
-    for (std::uint32_t id : ds.ids) s.second.insert(s.second.end(), tok[id].begin(), tok[id].end());
-    auto labels = [&](const char* key, std::vector<std::size_t> shape, const std::vector<long>& flat) {
-      auto& l = arrays[key];
-      l.first = std::move(shape);
-      for (long v : flat) l.second.push_back(exact_double(Rational(v), key));
+    for (std::uint32_t id : ds.ids)
+      if (id >= tok.size()) throw std::logic_error("sequence_dataset_write_tokens: token index out of range");
+    std::vector<NpzFloat64Stream> members;
+    members.push_back({"sequences", {ds.N, ds.n, ds.d}, [&](const auto& put) {
+                         for (std::uint32_t id : ds.ids) put(tok[id].data(), tok[id].size());
+                       }});
+    auto labels = [&](const char* key, std::vector<std::size_t> shape, std::vector<double> flat) {
+      members.push_back({key, std::move(shape), [flat = std::move(flat)](const auto& put) { put(flat.data(), flat.size()); }});
+    };
+    auto doubles = [](const std::vector<long>& v, const char* key) {
+      std::vector<double> out;
+      out.reserve(v.size());
+      for (long x : v) out.push_back(exact_double(Rational(x), key));
+      return out;
     };
     std::vector<long> tokens;
     for (const auto& r : ds.token_labels) tokens.insert(tokens.end(), r.begin(), r.end());
-    if (!ds.labels.empty()) labels("labels", {ds.N}, ds.labels);
-    if (!ds.token_labels.empty()) labels(ds.labels.empty() ? "labels" : "token_labels", {ds.N, ds.n}, tokens);
-    npz_write_float64(path, arrays);
+    if (!ds.labels.empty()) labels("labels", {ds.N}, doubles(ds.labels, "labels"));
+    if (!ds.token_labels.empty()) {
+      const char* key = ds.labels.empty() ? "labels" : "token_labels";
+      labels(key, {ds.N, ds.n}, doubles(tokens, key));
+    }
+    npz_write_float64_stream(path, std::move(members));
     return;
   }
   // JSON: the text of sequence_dataset_write_json (keys in its order), each token's text made once.

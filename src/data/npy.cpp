@@ -517,10 +517,7 @@ std::string npy_bytes_int(const std::vector<std::size_t>& shape, const std::vect
   return header + body;
 }
 
-std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::vector<double>& data) {
-  std::size_t count = 1;
-  for (std::size_t s : shape) count *= s;
-  if (count != data.size()) throw std::invalid_argument("npy_bytes_float64: shape does not match data size");
+std::string npy_header_float64(const std::vector<std::size_t>& shape) {
   std::string shape_text = "(";
   for (std::size_t k = 0; k < shape.size(); ++k) {
     shape_text += std::to_string(shape[k]);
@@ -538,6 +535,14 @@ std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::
   out += static_cast<char>(header.size() & 0xff);
   out += static_cast<char>((header.size() >> 8) & 0xff);
   out += header;
+  return out;
+}
+
+std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::vector<double>& data) {
+  std::size_t count = 1;
+  for (std::size_t s : shape) count *= s;
+  if (count != data.size()) throw std::invalid_argument("npy_bytes_float64: shape does not match data size");
+  std::string out = npy_header_float64(shape);
   for (double x : data) {
     std::uint64_t bits = std::bit_cast<std::uint64_t>(x);
     for (int b = 0; b < 8; ++b) out += static_cast<char>((bits >> (8 * b)) & 0xff);

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -382,6 +383,111 @@ void npz_write_members(const std::string& path, const std::map<std::string, std:
   put_le(zip, arrays.size(), 2); put_le(zip, arrays.size(), 2);
   put_le(zip, central.size(), 4); put_le(zip, cd_offset, 4); put_le(zip, 0, 2);
   file_write_atomic(path, zip);
+}
+
+void npz_write_float64_stream(const std::string& path, std::vector<NpzFloat64Stream> members) {
+  // npz_write_float64's archive: members in name order, local header, .npy bytes, central directory.
+  std::sort(members.begin(), members.end(),
+            [](const NpzFloat64Stream& a, const NpzFloat64Stream& b) { return a.name < b.name; });
+  std::string tmpl = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw input_error(path, "", std::string("expected a writable path, got ") + std::strerror(errno));
+  struct Guard {  // closes and removes the temporary file unless it was renamed into place
+    int fd;
+    std::string name;
+    bool done = false;
+    ~Guard() {
+      if (done) return;
+      if (fd >= 0) ::close(fd);
+      ::unlink(name.c_str());
+    }
+  } guard{fd, tmpl};
+  auto fail = [&](int err) {
+    throw input_error(path, "", std::string("expected a writable path, got ") + std::strerror(err));
+  };
+  std::string buf;
+  std::uint64_t pos = 0;  // bytes of the archive so far (written or in buf)
+  auto flush = [&]() {
+    const char* p = buf.data();
+    std::size_t left = buf.size();
+    while (left > 0) {
+      const ssize_t w = ::write(fd, p, left);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        fail(errno);
+      }
+      p += w;
+      left -= static_cast<std::size_t>(w);
+    }
+    buf.clear();
+  };
+  constexpr std::size_t kBuf = std::size_t(1) << 20;
+  auto emit = [&](const char* p, std::size_t n) {
+    buf.append(p, n);
+    pos += n;
+    if (buf.size() >= kBuf) flush();
+  };
+  std::string central, head;
+  for (const NpzFloat64Stream& m : members) {
+    const std::string name = m.name + ".npy";
+    const std::string npy = npy_header_float64(m.shape);
+    std::uint64_t count = 1;
+    for (std::size_t s : m.shape) count *= s;
+    const std::uint64_t size = npy.size() + 8 * count, offset = pos;
+    if (offset >= 0xffffffffULL || size >= 0xffffffffULL)
+      throw std::length_error("npz_write_float64: archives above 4 GiB are not supported");
+    head.clear();
+    put_le(head, kLocalSig, 4); put_le(head, 20, 2); put_le(head, 0, 2); put_le(head, 0, 2);
+    put_le(head, 0, 2); put_le(head, 0x21, 2); put_le(head, 0, 4);  // CRC-32: filled in below
+    put_le(head, size, 4); put_le(head, size, 4);
+    put_le(head, name.size(), 2); put_le(head, 0, 2);
+    head += name;
+    emit(head.data(), head.size());
+    uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(npy.data()), static_cast<uInt>(npy.size()));
+    emit(npy.data(), npy.size());
+    std::uint64_t got = 0;
+    std::string piece;
+    m.fill([&](const double* v, std::size_t n) {
+      if (n > count - got) throw std::logic_error("npz_write_float64_stream: more values than the shape holds");
+      got += n;
+      piece.resize(8 * n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t bits = std::bit_cast<std::uint64_t>(v[i]);
+        for (int b = 0; b < 8; ++b) piece[8 * i + static_cast<std::size_t>(b)] = static_cast<char>((bits >> (8 * b)) & 0xff);
+      }
+      crc = crc32(crc, reinterpret_cast<const Bytef*>(piece.data()), static_cast<uInt>(piece.size()));
+      emit(piece.data(), piece.size());
+    });
+    if (got != count) throw std::logic_error("npz_write_float64_stream: fewer values than the shape holds");
+    flush();
+    std::string c4;
+    put_le(c4, crc, 4);
+    if (::pwrite(fd, c4.data(), 4, static_cast<off_t>(offset + 14)) != 4) fail(errno);
+    put_le(central, kCentralSig, 4); put_le(central, 20, 2); put_le(central, 20, 2); put_le(central, 0, 2);
+    put_le(central, 0, 2); put_le(central, 0, 2); put_le(central, 0x21, 2); put_le(central, crc, 4);
+    put_le(central, size, 4); put_le(central, size, 4);
+    put_le(central, name.size(), 2); put_le(central, 0, 2); put_le(central, 0, 2);
+    put_le(central, 0, 2); put_le(central, 0, 2); put_le(central, 0, 4); put_le(central, offset, 4);
+    central += name;
+  }
+  const std::uint64_t cd_offset = pos;
+  if (cd_offset >= 0xffffffffULL) throw std::length_error("npz_write_float64: archives above 4 GiB are not supported");
+  emit(central.data(), central.size());
+  head.clear();
+  put_le(head, kEndSig, 4); put_le(head, 0, 2); put_le(head, 0, 2);
+  put_le(head, members.size(), 2); put_le(head, members.size(), 2);
+  put_le(head, central.size(), 4); put_le(head, cd_offset, 4); put_le(head, 0, 2);
+  emit(head.data(), head.size());
+  flush();
+  // mkstemp creates 0600; give the file the usual permissions (0666 minus the umask), as file_write_atomic.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  ::fchmod(fd, 0666 & ~mask);
+  if (::fsync(fd) != 0) fail(errno);
+  guard.fd = -1;
+  if (::close(fd) != 0) fail(errno);
+  if (::rename(tmpl.c_str(), path.c_str()) != 0) fail(errno);
+  guard.done = true;
 }
 
 }  // namespace memcert

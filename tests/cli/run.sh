@@ -1250,6 +1250,17 @@ section_front() {
   expect_bad_input "generate over the default memory budget" "$d/huge.json" generate theorem1 --T 1000000 --n 127 --d 60 --out "$d/huge.json"
   stderr_mentions "generate: the default budget is 75% of MemTotal" "over the --max-memory budget of $mem_mb MB"
   stderr_mentions "generate: the value that would suffice" "(--max-memory 468800 would suffice)"
+  # generate ks streams its .npz: 10,240,000 coordinates (78 MB of float64) within --max-memory 100 (the
+  # archive is never assembled in memory), with numpy's view of it.
+  run generate ks --N 20000 --n 8 --d 64 --V 300 --C 5 --seed 3 --max-memory 100 --out "$d/big.npz"
+  expect_rc "generate ks: a .npz larger than --max-memory, streamed" 0
+  check "generate ks streamed: 20000 x 8 x 64 float64 and 20000 labels" python3 -c '
+import sys, zipfile, struct
+z = zipfile.ZipFile(sys.argv[1]); assert z.testzip() is None
+assert sorted(z.namelist()) == ["labels.npy", "sequences.npy"]
+h = z.open("sequences.npy").read(128); assert b"(20000, 8, 64)" in h
+assert z.getinfo("sequences.npy").file_size == 128 + 8 * 20000 * 8 * 64' "$d/big.npz"
+  rm -f "$d/big.npz"
   # The run's budget reaches the checks a command runs inside (the checker's own 4 GiB default never does).
   run generate ks --N 64 --n 4 --d 3 --C 2 --seed 1 --out "$d/ks.json"
   run construct ks "$d/ks.json" --check --max-memory 1 --out "$d/ks.cert.json"

@@ -2,6 +2,7 @@
 // float64 .npz writer.
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 
@@ -52,6 +53,50 @@ TEST_CASE("npz_write_float64 round-trips exactly and matches the stored-zip layo
   CHECK(arrays.at("contexts").shape == std::vector<std::size_t>{2, 1, 3});
   CHECK(arrays.at("contexts").data[1] == rational_from_double(0.2));
   CHECK(arrays.at("queries").data[5] == 6);
+}
+
+TEST_CASE("npz_write_float64_stream writes npz_write_float64's bytes, and nothing on failure", "[npz]") {
+  const auto dir = fixtures::scratch();
+  const std::string a = (dir / "stream_a.npz").string(), b = (dir / "stream_b.npz").string();
+  std::vector<double> big(100003);
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<double>(i % 97) / 8 - 3;
+  const std::vector<double> lab{0, 1, 2, -0.0, 1e300};
+  npz_write_float64(a, {{"sequences", {{100003}, big}}, {"labels", {{5}, lab}}, {"a", {{1, 0}, {}}}});
+  // Members in another order, values in uneven pieces (one value, then 1000, ...).
+  npz_write_float64_stream(b, {{"sequences", {100003}, [&](const auto& put) {
+                                  std::size_t at = 0, step = 1;
+                                  while (at < big.size()) {
+                                    const std::size_t n = std::min(step, big.size() - at);
+                                    put(big.data() + at, n);
+                                    at += n;
+                                    step = step * 10 + 3;
+                                  }
+                                }},
+                               {"labels", {5}, [&](const auto& put) { put(lab.data(), lab.size()); }},
+                               {"a", {1, 0}, [](const auto&) {}}});
+  std::ifstream fa(a, std::ios::binary), fb(b, std::ios::binary);
+  const std::string ta((std::istreambuf_iterator<char>(fa)), {}), tb((std::istreambuf_iterator<char>(fb)), {});
+  REQUIRE(ta.size() > 800000);
+  CHECK(ta == tb);
+  CHECK(npz_read(b).at("sequences").data[98] == Rational(1, 8) - 3);
+  // Too few or too many values, or an error from the producer: an exception, the old file untouched and
+  // no temporary file left.
+  auto left_alone = [&] {
+    std::ifstream f(b, std::ios::binary);
+    const std::string t((std::istreambuf_iterator<char>(f)), {});
+    CHECK(t == ta);
+    std::size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().filename().string().rfind("stream_b.npz", 0) == 0) ++files;
+    CHECK(files == 1);
+  };
+  CHECK_THROWS_AS(npz_write_float64_stream(b, {{"x", {3}, [&](const auto& put) { put(lab.data(), 2); }}}), std::logic_error);
+  left_alone();
+  CHECK_THROWS_AS(npz_write_float64_stream(b, {{"x", {3}, [&](const auto& put) { put(lab.data(), 4); }}}), std::logic_error);
+  left_alone();
+  CHECK_THROWS_AS(npz_write_float64_stream(b, {{"x", {3}, [](const auto&) { throw std::runtime_error("no"); }}}),
+                  std::runtime_error);
+  left_alone();
 }
 
 TEST_CASE("npz bad input", "[npz][errors]") {

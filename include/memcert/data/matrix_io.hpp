@@ -85,6 +85,19 @@ std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::st
 std::string npy_bytes_float64(const std::vector<std::size_t>& shape, const std::vector<double>& data);
 void npz_write_float64(const std::string& path,
                        const std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>>& arrays);
+// The header of a float64 .npy of this shape (npy_bytes_float64 = this header + the values' bytes).
+std::string npy_header_float64(const std::vector<std::size_t>& shape);
+// A float64 member of npz_write_float64_stream: `fill` hands over the values in order (row-major), in
+// pieces, through put(values, count); the counts must add up to the shape's product.
+struct NpzFloat64Stream {
+  std::string name;  // without ".npy"
+  std::vector<std::size_t> shape;
+  std::function<void(const std::function<void(const double*, std::size_t)>& put)> fill;
+};
+// The bytes of npz_write_float64 for the same arrays, written as the values come (the archive is never
+// held in memory; CRCs filled in after each member), atomically (a temporary file renamed; removed on
+// any error, including one thrown by `fill`).
+void npz_write_float64_stream(const std::string& path, std::vector<NpzFloat64Stream> members);
 // A little-endian signed integer .npy ('<i1', '<i2', '<i4', '<i8' for bytes = 1, 2, 4, 8; values must fit).
 std::string npy_bytes_int(const std::vector<std::size_t>& shape, const std::vector<std::int64_t>& data, int bytes);
 // An .npz of stored members (name without ".npy" -> .npy bytes), written atomically.

@@ -322,7 +322,7 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
   // Evaluate f1 once per distinct token (exact), then the contexts.
   const auto t1 = Clock::now();
   ReluNetSparse f1s(r.net.f1);
-  r.f1_out = f1s.eval_all(prep.tokens, opt.threads);
+  r.f1_out = f1s.eval_all_shared(prep.tokens, opt.threads);
   const std::size_t per = prep.seq2seq ? n : 1;
   r.contexts.resize(N * per);
   for (std::size_t i = 0; i < N; ++i) {
@@ -446,7 +446,7 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
     r.f2_built = true;
     r.build_seconds += since(tb);
     ReluNetSparse f2s(r.net.f2);
-    std::vector<QVector> outs = f2s.eval_all(points, opt.threads);
+    std::vector<QVector> outs = f2s.eval_all_shared(points, opt.threads);
     r.predictions.resize(r.contexts.size());
     for (std::size_t c = 0; c < r.contexts.size(); ++c) {
       r.predictions[c] = outs[point_of[c]][0];
@@ -712,7 +712,7 @@ KsResult ks_construct_deep_set(const KsPrepared& prep0, const KsOptions& opt) {
   r.build_seconds = since(t0);
   const auto t1 = Clock::now();
   ReluNetSparse f1s(r.net.f1), f2s(r.net.f2);
-  r.f1_out = f1s.eval_all(P.tokens, opt.threads);
+  r.f1_out = f1s.eval_all_shared(P.tokens, opt.threads);
   r.contexts.resize(P.N);
   r.predictions.resize(P.N);
   for (std::size_t i = 0; i < P.N; ++i) {

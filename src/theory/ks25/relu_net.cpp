@@ -2,8 +2,13 @@
 #include "memcert/theory/ks25/relu_net.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
+#include <cmath>
+#include <condition_variable>
 #include <cstdint>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 
@@ -274,6 +279,622 @@ std::vector<QVector> ReluNetSparse::eval_all(const std::vector<QVector>& xs, uns
       for (std::size_t b = t; b < blocks; b += threads) run(b);
     });
   for (auto& th : pool) th.join();
+  return out;
+}
+
+// ---- eval_all_shared ----------------------------------------------------------------------------------
+// Invariant: every class is a set of points and, for the layer it stands at, each unit (column) is either
+// a value common to all its points or a per-point vector m_p 2^-e; the true value of the unit at point
+// pts[p] (plain layer-by-layer evaluation) is that value. A row's output is a function of the values of
+// the columns it reads; it is computed exactly once per class from the common ones plus, per point, from
+// the per-point ones (machine integers with every bound checked, GMP integers where a check fails), so
+// the invariant holds after every layer. Points whose value of some unit needs GMP are moved into classes
+// of equal values (where the unit is common). Any subset of a class is a class, so splitting is always
+// sound. Tests compare the result with eval_all on random and adversarial networks.
+namespace {
+
+int bits64(std::uint64_t a) { return a ? 64 - __builtin_clzll(a) : 0; }
+std::uint64_t abs64(std::int64_t v) { return v < 0 ? std::uint64_t(0) - std::uint64_t(v) : std::uint64_t(v); }
+u128 abs128(i128 v) { return v < 0 ? u128(0) - u128(v) : u128(v); }
+int ctzu128(u128 a) {  // a != 0
+  const auto lo = static_cast<std::uint64_t>(a);
+  return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(static_cast<std::uint64_t>(a >> 64));
+}
+
+// The normalized dyadic s 2^-E.
+void dy_from_i128(i128 s, long E, Dy& out) {
+  if (s == 0) {
+    out.big = false;
+    out.m = 0;
+    out.e = 0;
+    return;
+  }
+  const long k = std::min<long>(ctz128(s), E);
+  s >>= k;  // exact: k trailing zero bits (arithmetic shift, C++20)
+  out.e = E - k;
+  if (s >= INT64_MIN && s <= INT64_MAX) {
+    out.big = false;
+    out.m = static_cast<std::int64_t>(s);
+  } else {
+    out.big = true;
+    set_i128(out.M, s);
+  }
+}
+bool dy_zero(const Dy& v) { return !v.big && v.m == 0; }
+bool dy_negative(const Dy& v) { return v.big ? sgn(v.M) < 0 : v.m < 0; }
+// Order of normalized representations (equal iff equal values).
+int dy_cmp(const Dy& a, const Dy& b) {
+  if (a.e != b.e) return a.e < b.e ? -1 : 1;
+  if (a.big != b.big) return a.big ? 1 : -1;
+  if (a.big) return mpz_cmp(a.M.get_mpz_t(), b.M.get_mpz_t());
+  return a.m < b.m ? -1 : a.m > b.m ? 1 : 0;
+}
+
+// dst = src, keeping dst's GMP storage (no allocation once it is large enough).
+void dy_assign(Dy& dst, const Dy& src) {
+  dst.m = src.m;
+  dst.e = src.e;
+  dst.big = src.big;
+  if (src.big) mpz_set(dst.M.get_mpz_t(), src.M.get_mpz_t());
+}
+// settle() that copies out of acc (acc keeps its storage for the next row).
+void settle_copy(const Integer& acc, long E, Dy& o) {
+  if (sgn(acc) == 0) { o.big = false; o.m = 0; o.e = 0; return; }
+  const long tz = static_cast<long>(mpz_scan1(acc.get_mpz_t(), 0)), k = std::min(tz, E);
+  mpz_fdiv_q_2exp(o.M.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(k));  // exact
+  o.e = E - k;
+  o.big = !o.M.fits_slong_p();
+  if (!o.big) o.m = o.M.get_si();
+}
+
+}  // namespace
+
+struct ReluNetSparse::Shared {
+  struct Col {
+    bool vec = false;
+    Dy c;                         // the common value (!vec)
+    std::vector<std::int64_t> m;  // per-point values m[p] 2^-e (vec)
+    long e = 0;
+    int maxbits = 0;              // bits of the largest |m[p]|
+    bool nonneg = false;          // every m[p] >= 0
+  };
+  struct Cls {
+    std::vector<std::uint32_t> pts;
+    std::vector<Col> cols, spare;
+    std::size_t layer = 0;  // the next layer to apply
+  };
+  struct Exc {
+    std::uint32_t p;  // local index
+    Dy v;
+  };
+
+  const ReluNetSparse& net;
+  std::vector<QVector>& out;
+  std::atomic<std::size_t> classes{0}, class_rows{0}, point_rows{0}, exact_rows{0};
+
+  Shared(const ReluNetSparse& n, std::vector<QVector>& o) : net(n), out(o) {}
+
+  // bias + sum w v over the terms whose value get(col) returns (nullptr: left out), exact; ReLU if relu.
+  template <class Get>
+  static void row_exact(const Row& row, Get get, bool relu, Dy& o) {
+    long E = row.db.e;
+    bool big = row.db.big;
+    for (const Term& term : row.terms) {
+      const Dy* v = get(term.col);
+      if (!v || dy_zero(*v)) continue;
+      E = std::max(E, term.dw.e + v->e);
+      big = big || v->big || term.dw.big;
+    }
+    if (!big) {
+      i128 s = 0;
+      bool ok = true;
+      auto add = [&](i128 p, long shift) {
+        if (p == 0) return;
+        if (shift > 0) {
+          if (bits128(p) + shift > 125) {
+            ok = false;
+            return;
+          }
+          p *= i128(1) << shift;
+        }
+        if (__builtin_add_overflow(s, p, &s)) ok = false;
+      };
+      add(static_cast<i128>(row.db.m), E - row.db.e);
+      for (const Term& term : row.terms) {
+        if (!ok) break;
+        const Dy* v = get(term.col);
+        if (!v || v->m == 0) continue;
+        add(static_cast<i128>(term.dw.m) * v->m, E - term.dw.e - v->e);
+      }
+      if (ok) {
+        if (relu && s < 0) s = 0;
+        dy_from_i128(s, E, o);
+        return;
+      }
+    }
+    thread_local Integer acc, t, z;
+    as_mpz(row.db, acc);
+    mpz_mul_2exp(acc.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(E - row.db.e));
+    for (const Term& term : row.terms) {
+      const Dy* v = get(term.col);
+      if (!v || dy_zero(*v)) continue;
+      as_mpz(term.dw, t);
+      as_mpz(*v, z);
+      t *= z;
+      mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), static_cast<mp_bitcnt_t>(E - term.dw.e - v->e));
+      acc += t;
+    }
+    if (relu && sgn(acc) < 0) acc = 0;
+    settle_copy(acc, E, o);
+  }
+
+  // a + b, exact (ReLU if relu).
+  static void dy_add(const Dy& a, const Dy& b, bool relu, Dy& o) {
+    thread_local Integer x, y;
+    const long E = std::max(a.e, b.e);
+    as_mpz(a, x);
+    mpz_mul_2exp(x.get_mpz_t(), x.get_mpz_t(), static_cast<mp_bitcnt_t>(E - a.e));
+    as_mpz(b, y);
+    mpz_mul_2exp(y.get_mpz_t(), y.get_mpz_t(), static_cast<mp_bitcnt_t>(E - b.e));
+    x += y;
+    if (relu && sgn(x) < 0) x = 0;
+    settle_copy(x, E, o);
+  }
+
+  // A per-point vector made common when all its values agree; otherwise renormalized (common trailing
+  // zeros folded into e).
+  static void tidy(Col& o) {
+    if (!o.vec) return;
+    const std::size_t n = o.m.size();
+    bool same = true, nonneg = true;
+    std::uint64_t any = 0;
+    const std::int64_t m0 = n ? o.m[0] : 0;
+    for (std::size_t p = 0; p < n; ++p) {
+      same = same && o.m[p] == m0;
+      nonneg = nonneg && o.m[p] >= 0;
+      any |= abs64(o.m[p]);
+    }
+    if (same) {
+      o.vec = false;
+      dy_from_i128(m0, o.e, o.c);
+      return;
+    }
+    const long k = std::min<long>(__builtin_ctzll(any), o.e);
+    if (k > 0) {
+      for (auto& v : o.m) v >>= k;  // exact (arithmetic shift, C++20)
+      o.e -= k;
+    }
+    o.maxbits = bits64(any >> k);  // |m| <= any (the OR of the magnitudes)
+    o.nonneg = nonneg;
+  }
+
+  // Row `row` of the layer over class S into o; per-point values the machine route cannot hold go to ex.
+  void eval_row(const Cls& S, const Row& row, bool relu, Col& o, std::vector<Exc>& ex) {
+    ++class_rows;
+    const std::size_t n = S.pts.size();
+    thread_local Dy C;
+    row_exact(row, [&](std::uint32_t c) -> const Dy* { return S.cols[c].vec ? nullptr : &S.cols[c].c; }, false, C);
+    thread_local std::vector<const Term*> vt;
+    vt.clear();
+    for (const Term& t : row.terms)
+      if (S.cols[t.col].vec && S.cols[t.col].maxbits > 0) vt.push_back(&t);
+    if (vt.empty()) {
+      o.vec = false;
+      if (relu && dy_negative(C)) dy_assign(o.c, Dy{});
+      else dy_assign(o.c, C);
+      return;
+    }
+    point_rows += n;
+    if (vt.size() == 1 && dy_zero(C) && !vt[0]->dw.big && vt[0]->dw.m == 1 && vt[0]->dw.e == 0 &&
+        (!relu || S.cols[vt[0]->col].nonneg)) {  // 1 * h_j with h_j >= 0: a copy
+      const Col& src = S.cols[vt[0]->col];
+      o.vec = true;
+      o.m.assign(src.m.begin(), src.m.end());
+      o.e = src.e;
+      o.maxbits = src.maxbits;
+      o.nonneg = src.nonneg;
+      return;
+    }
+    long Ev = 0;
+    for (const Term* t : vt) Ev = std::max(Ev, t->dw.e + S.cols[t->col].e);
+    thread_local std::vector<i128> sv;
+    thread_local std::vector<char> hard;
+    sv.assign(n, 0);
+    hard.assign(n, 0);
+    // The per-point part sum w m_p 2^(Ev - e(w) - e(col)): unchecked when a bound from the largest |m|
+    // keeps every partial sum below 2^125, else checked point by point.
+    double bound = 0;
+    for (const Term* t : vt)
+      if (!t->dw.big)
+        bound += std::ldexp(1.0, bits64(abs64(t->dw.m)) + S.cols[t->col].maxbits +
+                                     static_cast<int>(std::min<long>(Ev - t->dw.e - S.cols[t->col].e, 400)));
+    const bool fast = bound <= std::ldexp(1.0, 124);
+    for (const Term* t : vt) {
+      const Col& col = S.cols[t->col];
+      const std::int64_t* m = col.m.data();
+      if (t->dw.big) {
+        for (std::size_t p = 0; p < n; ++p)
+          if (m[p] != 0) hard[p] = 1;
+        continue;
+      }
+      const long sh = Ev - t->dw.e - col.e;
+      if (fast) {
+        const i128 ws = static_cast<i128>(t->dw.m) * (i128(1) << sh);
+        for (std::size_t p = 0; p < n; ++p) sv[p] += ws * m[p];
+      } else {
+        for (std::size_t p = 0; p < n; ++p) {
+          if (m[p] == 0 || hard[p]) continue;
+          i128 prod = static_cast<i128>(t->dw.m) * m[p];
+          if (bits128(prod) + sh > 125) {
+            hard[p] = 1;
+            continue;
+          }
+          prod *= i128(1) << sh;
+          if (__builtin_add_overflow(sv[p], prod, &sv[p])) hard[p] = 1;
+        }
+      }
+    }
+    bool anyhard = false, same = true;
+    for (std::size_t p = 0; p < n; ++p) {
+      anyhard = anyhard || hard[p];
+      same = same && sv[p] == sv[0];
+    }
+    if (!anyhard && same) {  // the per-point part is common after all
+      thread_local Dy s0;
+      dy_from_i128(sv[0], Ev, s0);
+      o.vec = false;
+      dy_add(C, s0, relu, o.c);
+      return;
+    }
+    // value = C + sv[p] 2^-Ev per point.
+    const bool czero = dy_zero(C);
+    const long E = czero ? Ev : std::max(C.e, Ev);
+    const long cs = E - C.e, ss = E - Ev;
+    const bool cok = czero || (!C.big && bits64(abs64(C.m)) + cs <= 125);
+    const i128 cval = czero || !cok ? i128(0) : static_cast<i128>(C.m) * (i128(1) << cs);
+    u128 any = 0;
+    for (std::size_t p = 0; p < n; ++p) {
+      if (hard[p]) continue;
+      if (!cok) {
+        hard[p] = 1;
+        continue;
+      }
+      i128 t = sv[p];
+      if (t != 0 && ss > 0) {
+        if (bits128(t) + ss > 125) {
+          hard[p] = 1;
+          continue;
+        }
+        t *= i128(1) << ss;
+      }
+      if (__builtin_add_overflow(t, cval, &t)) {
+        hard[p] = 1;
+        continue;
+      }
+      if (relu && t < 0) t = 0;
+      sv[p] = t;
+      any |= abs128(t);
+    }
+    const long k = any == 0 ? E : std::min<long>(ctzu128(any), E);
+    o.vec = true;
+    o.e = E - k;
+    o.m.resize(n);
+    std::uint64_t mags = 0;
+    bool same2 = true, nonneg = true;
+    std::int64_t first = 0;
+    bool have = false;
+    thread_local std::vector<Dy> tmp;
+    for (std::size_t p = 0; p < n; ++p) {
+      if (!hard[p]) {
+        const i128 t = sv[p] >> k;  // exact (arithmetic shift, C++20)
+        if (t >= INT64_MIN && t <= INT64_MAX) {
+          const auto v = static_cast<std::int64_t>(t);
+          o.m[p] = v;
+          mags |= abs64(v);
+          nonneg = nonneg && v >= 0;
+          if (!have) first = v;
+          have = true;
+          same2 = same2 && v == first;
+          continue;
+        }
+        o.m[p] = 0;
+        ex.push_back({static_cast<std::uint32_t>(p), Dy{}});
+        dy_from_i128(sv[p], E, ex.back().v);
+        continue;
+      }
+      o.m[p] = 0;
+      ++exact_rows;
+      if (tmp.size() < S.cols.size()) tmp.resize(S.cols.size());
+      ex.push_back({static_cast<std::uint32_t>(p), Dy{}});
+      row_exact(
+          row,
+          [&](std::uint32_t c) -> const Dy* {
+            const Col& k2 = S.cols[c];
+            if (!k2.vec) return &k2.c;
+            Dy& d = tmp[c];
+            d.big = false;
+            d.m = k2.m[p];
+            d.e = k2.e;
+            return &d;
+          },
+          relu, ex.back().v);
+    }
+    o.maxbits = bits64(mags);
+    o.nonneg = nonneg;
+    if (ex.empty() && same2) {
+      o.vec = false;
+      dy_from_i128(first, o.e, o.c);
+    }
+  }
+
+  // Class S with new column values `next` (per-point exceptions ex[i] in column i) -> S itself when
+  // there are none, else the classes of points with equal exceptional values (and the rest).
+  static void split(Cls& S, std::vector<Col>& next, std::vector<std::vector<Exc>>& ex, std::vector<Cls>& kids) {
+    const std::size_t n = S.pts.size(), w = next.size();
+    // key[q] = the (column, value) pairs of the q-th point with an exception, in column order.
+    thread_local std::vector<std::int32_t> slot;
+    slot.assign(n, -1);
+    std::vector<std::uint32_t> hit;  // local indices of points with an exception
+    std::vector<std::vector<std::pair<std::uint32_t, const Dy*>>> key;
+    for (std::size_t i = 0; i < w; ++i)
+      for (const Exc& e : ex[i]) {
+        if (slot[e.p] < 0) {
+          slot[e.p] = static_cast<std::int32_t>(hit.size());
+          hit.push_back(e.p);
+          key.emplace_back();
+        }
+        key[static_cast<std::size_t>(slot[e.p])].emplace_back(static_cast<std::uint32_t>(i), &e.v);
+      }
+    auto cmp = [&](std::uint32_t a, std::uint32_t b) {  // a, b: indices into hit
+      const auto &x = key[a], &y = key[b];
+      if (x.size() != y.size()) return x.size() < y.size();
+      for (std::size_t j = 0; j < x.size(); ++j) {
+        if (x[j].first != y[j].first) return x[j].first < y[j].first;
+        const int c = dy_cmp(*x[j].second, *y[j].second);
+        if (c != 0) return c < 0;
+      }
+      return false;
+    };
+    // A class of the local points idx; columns in `fixed` (column, value) are common.
+    auto make = [&](const std::vector<std::uint32_t>& idx, const std::vector<std::pair<std::uint32_t, const Dy*>>& fixed) {
+      Cls K;
+      K.layer = S.layer + 1;
+      K.pts.resize(idx.size());
+      for (std::size_t j = 0; j < idx.size(); ++j) K.pts[j] = S.pts[idx[j]];
+      K.cols.resize(w);
+      std::size_t at = 0;
+      for (std::size_t i = 0; i < w; ++i) {
+        Col& d = K.cols[i];
+        if (at < fixed.size() && fixed[at].first == i) {
+          d.vec = false;
+          d.c = *fixed[at].second;
+          ++at;
+          continue;
+        }
+        const Col& src = next[i];
+        if (!src.vec) {
+          d.vec = false;
+          d.c = src.c;
+          continue;
+        }
+        d.vec = true;
+        d.e = src.e;
+        d.m.resize(idx.size());
+        for (std::size_t j = 0; j < idx.size(); ++j) d.m[j] = src.m[idx[j]];
+        tidy(d);
+      }
+      kids.push_back(std::move(K));
+    };
+    {
+      std::vector<std::uint32_t> rest;
+      rest.reserve(n - hit.size());
+      for (std::size_t p = 0; p < n; ++p)
+        if (slot[p] < 0) rest.push_back(static_cast<std::uint32_t>(p));
+      if (!rest.empty()) make(rest, {});
+    }
+    std::vector<std::uint32_t> order(hit.size());
+    for (std::size_t q = 0; q < hit.size(); ++q) order[q] = static_cast<std::uint32_t>(q);
+    std::stable_sort(order.begin(), order.end(), cmp);
+    std::size_t g = 0;
+    std::vector<std::uint32_t> idx;
+    while (g < order.size()) {
+      std::size_t h = g + 1;
+      while (h < order.size() && !cmp(order[g], order[h])) ++h;
+      idx.clear();
+      for (std::size_t j = g; j < h; ++j) idx.push_back(hit[order[j]]);
+      make(idx, key[order[g]]);
+      g = h;
+    }
+  }
+
+  // Applies layers to S until it is done (values written to `out`) or splits (children into kids).
+  void step(Cls& S, std::vector<Cls>& kids) {
+    const std::size_t l = S.layer;
+    const auto& rows = net.layers_[l];
+    const bool relu = l + 1 < net.layers_.size();
+    std::vector<Col>& next = S.spare;
+    next.resize(rows.size());
+    thread_local std::vector<std::vector<Exc>> ex;
+    ex.resize(std::max(ex.size(), rows.size()));
+    bool any = false;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      ex[i].clear();
+      eval_row(S, rows[i], relu, next[i], ex[i]);
+      any = any || !ex[i].empty();
+    }
+    if (!any) {
+      std::swap(S.cols, S.spare);
+      ++S.layer;
+      return;
+    }
+    split(S, next, ex, kids);
+    classes += kids.size();
+  }
+
+  void emit(const Cls& S) {
+    for (std::size_t p = 0; p < S.pts.size(); ++p) {
+      QVector v(S.cols.size());
+      for (std::size_t i = 0; i < S.cols.size(); ++i) {
+        const Col& c = S.cols[i];
+        if (!c.vec) v[i] = dyadic_to_rational(c.c);
+        else {
+          Dy d;
+          d.m = c.m[p];
+          d.e = c.e;
+          v[i] = dyadic_to_rational(d);
+        }
+      }
+      out[S.pts[p]] = std::move(v);
+    }
+  }
+
+  void run(std::vector<Cls> queue, unsigned threads) {
+    classes += queue.size();
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t active = 0;
+    std::exception_ptr failure;
+    auto worker = [&]() {
+      std::unique_lock<std::mutex> lk(mu);
+      for (;;) {
+        cv.wait(lk, [&] { return !queue.empty() || active == 0 || failure; });
+        if (failure || queue.empty()) {
+          cv.notify_all();
+          return;
+        }
+        Cls S = std::move(queue.back());
+        queue.pop_back();
+        ++active;
+        lk.unlock();
+        try {
+          std::vector<Cls> kids;
+          for (;;) {
+            if (S.layer == net.layers_.size()) {
+              emit(S);
+              break;
+            }
+            step(S, kids);
+            if (kids.empty()) continue;
+            std::size_t big = 0;
+            for (std::size_t j = 1; j < kids.size(); ++j)
+              if (kids[j].pts.size() > kids[big].pts.size()) big = j;
+            S = std::move(kids[big]);
+            kids.erase(kids.begin() + static_cast<long>(big));
+            if (!kids.empty()) {
+              std::lock_guard<std::mutex> g(mu);
+              for (auto& K : kids) queue.push_back(std::move(K));
+              cv.notify_all();
+            }
+            kids.clear();
+          }
+        } catch (...) {
+          std::lock_guard<std::mutex> g(mu);
+          if (!failure) failure = std::current_exception();
+        }
+        lk.lock();
+        --active;
+        cv.notify_all();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+    if (failure) std::rethrow_exception(failure);
+  }
+};
+
+std::vector<QVector> ReluNetSparse::eval_all_shared(const std::vector<QVector>& xs, unsigned threads,
+                                                    SharedStats* stats) const {
+  for (const auto& x : xs)
+    if (x.size() != in_dim_) throw std::invalid_argument("ReluNetSparse::eval: input dimension mismatch");
+  if (xs.size() > UINT32_MAX) throw std::invalid_argument("ReluNetSparse::eval_all_shared: too many points");
+  const std::size_t L = layers_.size();
+  std::size_t L0 = L;  // layers [L0, L) are all dyadic
+  while (L0 > 0 && dyadic_[L0 - 1]) --L0;
+  // Point by point in rationals until the dyadic stretch starts and every value is dyadic.
+  std::vector<QVector> h = xs;
+  std::vector<std::vector<Dy>> hd(xs.size());
+  std::size_t l = 0;
+  for (;; ++l) {
+    bool all = l >= L0;
+    for (std::size_t p = 0; p < h.size() && all; ++p) {
+      hd[p].resize(h[p].size());
+      for (std::size_t j = 0; j < h[p].size() && all; ++j) all = dyadic_from_rational(h[p][j], hd[p][j]);
+    }
+    if (all || l == L) break;
+    QVector o;
+    for (auto& v : h) {
+      layer_rational(l, v, o);
+      std::swap(v, o);
+    }
+  }
+  if (l == L || xs.empty()) {
+    if (stats) *stats = SharedStats{};
+    return h;
+  }
+  // Points in the order of their values (equal and nearby values together), cut into chunks that the
+  // threads take up (any subset of points is a class: the chunks only spread the work).
+  std::vector<std::uint32_t> order(xs.size());
+  for (std::size_t p = 0; p < order.size(); ++p) order[p] = static_cast<std::uint32_t>(p);
+  if (threads > 1) std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return h[a] < h[b]; });
+  h.clear();
+  h.shrink_to_fit();
+  std::vector<QVector> out(xs.size());
+  Shared sh(*this, out);
+  std::vector<Shared::Cls> first;
+  // A class of the points order[from, to); values the machine route cannot hold are exceptions (their
+  // points split off by value).
+  auto start = [&](std::size_t from, std::size_t to) {
+    Shared::Cls S;
+    S.layer = l;
+    const std::size_t n = to - from, w = hd[0].size();
+    S.pts.assign(order.begin() + static_cast<long>(from), order.begin() + static_cast<long>(to));
+    std::vector<Shared::Col> cols(w);
+    std::vector<std::vector<Shared::Exc>> ex(w);
+    bool any = false;
+    for (std::size_t j = 0; j < w; ++j) {
+      Shared::Col& c = cols[j];
+      c.vec = true;
+      c.e = 0;
+      for (std::size_t p = 0; p < n; ++p) {
+        const Dy& v = hd[S.pts[p]][j];
+        if (v.big || v.m != 0) c.e = std::max(c.e, v.e);
+      }
+      c.m.resize(n);
+      for (std::size_t p = 0; p < n; ++p) {
+        const Dy& v = hd[S.pts[p]][j];
+        c.m[p] = 0;
+        if (!v.big && v.m == 0) continue;
+        const long sh2 = c.e - v.e;
+        if (!v.big && bits64(abs64(v.m)) + sh2 <= 62) c.m[p] = v.m * (std::int64_t(1) << sh2);
+        else {
+          ex[j].push_back({static_cast<std::uint32_t>(p), Dy{}});
+          ex[j].back().v = v;
+        }
+      }
+      if (ex[j].empty()) Shared::tidy(c);
+      any = any || !ex[j].empty();
+    }
+    if (!any) {
+      S.cols = std::move(cols);
+      first.push_back(std::move(S));
+    } else {
+      S.layer = l - 1;  // split() puts its classes at S.layer + 1 (unsigned: l = 0 wraps back to 0)
+      Shared::split(S, cols, ex, first);
+    }
+  };
+  const std::size_t chunks = threads > 1 ? std::min<std::size_t>(8 * threads, std::max<std::size_t>(1, xs.size() / 512)) : 1;
+  for (std::size_t c = 0; c < chunks; ++c) start(xs.size() * c / chunks, xs.size() * (c + 1) / chunks);
+  hd.clear();
+  hd.shrink_to_fit();
+  sh.run(std::move(first), threads);
+  if (stats) {
+    stats->classes = sh.classes;
+    stats->class_rows = sh.class_rows;
+    stats->point_rows = sh.point_rows;
+    stats->exact_rows = sh.exact_rows;
+  }
   return out;
 }
 

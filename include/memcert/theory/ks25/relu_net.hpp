@@ -41,7 +41,27 @@ class ReluNetSparse {
   // The plain GMP-rational evaluation (the reference the dyadic route is tested against).
   QVector eval_rational(const QVector& x) const;
   // Evaluates every point (optionally on `threads` threads; GMP objects are not shared between them).
+  // Point by point, layer by layer: the reference route for eval_all_shared.
   std::vector<QVector> eval_all(const std::vector<QVector>& xs, unsigned threads = 2) const;
+  // What eval_all_shared did (for tests and figures).
+  struct SharedStats {
+    std::size_t classes = 0;     // classes of points evaluated (the first ones and every split)
+    std::size_t class_rows = 0;  // (class, row) evaluations
+    std::size_t point_rows = 0;  // (point, row) evaluations of per-point values
+    std::size_t exact_rows = 0;  // of those, evaluated in GMP integers (a machine-integer check failed)
+  };
+  // The same values as eval_all, exactly, with the work of points that agree shared. Points are kept in
+  // classes; within a class every unit is either one value common to all its points (evaluated once per
+  // class) or a vector of per-point values m_p 2^-e in 64-bit integers (evaluated per point, 128-bit
+  // sums, every bound checked). A unit that is the same for every point of a class (a ReLU that is 0 on
+  // all of them, a carried value that does not depend on the point) becomes common. A per-point value
+  // that does not fit the machine route is computed in GMP integers and its points are split off into
+  // classes of equal values, where it is common again. Nothing about the network is assumed: a row's
+  // value is a function of the values its weights read, so points that agree on those values get the
+  // same result. Layers before the first all-dyadic stretch (and inputs that are not dyadic) go through
+  // eval_rational's layers point by point.
+  std::vector<QVector> eval_all_shared(const std::vector<QVector>& xs, unsigned threads = 2,
+                                       SharedStats* stats = nullptr) const;
   // Dyadic value m 2^-e (e >= 0; normalized: m odd or e = 0); in `M` when it does not fit 64 bits.
   struct Dy {
     std::int64_t m = 0;
@@ -62,6 +82,7 @@ class ReluNetSparse {
     Rational bias;
     Dy db;
   };
+  struct Shared;  // the engine of eval_all_shared (relu_net.cpp)
   void eval_block(const QVector* xs, std::size_t count, QVector* out) const;
   void layer_rational(std::size_t l, const QVector& h, QVector& o) const;
   void layer_dyadic(std::size_t l, const std::vector<Dy>& h, std::vector<Dy>& o) const;

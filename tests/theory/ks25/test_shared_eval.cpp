@@ -1,0 +1,206 @@
+// ReluNetSparse::eval_all_shared (work shared between points) against plain layer-by-layer evaluation:
+// relunet_eval (dense GMP rationals) and eval_all (the point-by-point route), on random networks with
+// repeated points, points on ReLU kinks and numbers past the machine route, and on Lemma C.1 networks
+// with points exactly on the trapezoid and window edges and labels of hundreds of bits. Fixed seeds.
+#include "catch.hpp"
+
+#include <algorithm>
+#include <random>
+
+#include "memcert/theory/ks25/lemmas.hpp"
+
+using namespace memcert;
+using namespace memcert::ks25;
+
+namespace {
+
+Rational pow2q(long e) {
+  Rational r = 1;
+  if (e >= 0) mpz_mul_2exp(r.get_num_mpz_t(), r.get_num_mpz_t(), static_cast<mp_bitcnt_t>(e));
+  else mpz_mul_2exp(r.get_den_mpz_t(), r.get_den_mpz_t(), static_cast<mp_bitcnt_t>(-e));
+  return r;
+}
+
+// Small dyadics most of the time; now and then a number past 64 bits, a tiny exponent or (non_dyadic)
+// a third.
+Rational draw(std::mt19937_64& rng, int wild, bool non_dyadic) {
+  const unsigned r = static_cast<unsigned>(rng() % 100);
+  if (r < 30) return Rational(0);
+  if (r < 80 || wild == 0) {
+    Rational q(static_cast<long>(rng() % 17) - 8, 1L << (rng() % 3));
+    q.canonicalize();
+    return q;
+  }
+  if (r < 88) return Rational(static_cast<long>(rng() % 5) - 2) * pow2q(static_cast<long>(rng() % 140));
+  if (r < 94) return Rational(static_cast<long>(rng() % 7) - 3) * pow2q(-static_cast<long>(rng() % 90));
+  if (r < 97 && non_dyadic) return Rational(static_cast<long>(rng() % 9) - 4, 3);
+  return Rational(Integer("9223372036854775807")) * (rng() % 2 ? 1 : -1);
+}
+
+void compare_all(const ReluNet& net, const std::vector<QVector>& xs, ReluNetSparse::SharedStats* st = nullptr) {
+  ReluNetSparse sp(net);
+  const std::vector<QVector> one = sp.eval_all_shared(xs, 1, st);
+  const std::vector<QVector> two = sp.eval_all_shared(xs, 2);
+  const std::vector<QVector> ref = sp.eval_all(xs, 1);
+  REQUIRE(one.size() == xs.size());
+  for (std::size_t p = 0; p < xs.size(); ++p) {
+    INFO("point " << p);
+    REQUIRE(one[p] == ref[p]);
+    REQUIRE(two[p] == ref[p]);
+    if (p % 7 == 0) REQUIRE(ref[p] == relunet_eval(net, xs[p]));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("eval_all_shared equals layer-by-layer evaluation on random networks (repeats, kinks, big numbers)",
+          "[ks25][shared]") {
+  std::mt19937_64 rng(20261127);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int wild = trial % 3;  // 0: small dyadics only; 1, 2: with numbers past the machine route
+    const bool non_dyadic = trial % 10 == 9;
+    ReluNet net;
+    net.in_dim = 1 + rng() % 3;
+    std::size_t cur = net.in_dim;
+    const std::size_t depth = 1 + rng() % 9;
+    // Inputs: a few distinct points, each repeated, so classes hold several points.
+    std::vector<QVector> base;
+    const std::size_t distinct = 1 + rng() % 12;
+    for (std::size_t i = 0; i < distinct; ++i) {
+      QVector x(net.in_dim);
+      for (auto& v : x) v = draw(rng, wild, non_dyadic && rng() % 4 == 0);
+      base.push_back(x);
+    }
+    for (std::size_t l = 0; l < depth; ++l) {
+      const std::size_t out = 1 + rng() % 5;
+      ReluLayer L{QMatrix(out, cur, Rational(0)), QVector(out, Rational(0))};
+      for (std::size_t i = 0; i < out; ++i) {
+        for (std::size_t j = 0; j < cur; ++j) L.W(i, j) = draw(rng, wild, non_dyadic && rng() % 8 == 0);
+        L.b[i] = draw(rng, wild, false);
+      }
+      if (l == 0)  // rows whose pre-activation is exactly 0 at a chosen input (a ReLU kink)
+        for (std::size_t i = 0; i < out; i += 2) {
+          const QVector& x0 = base[rng() % base.size()];
+          Rational s = 0;
+          for (std::size_t j = 0; j < cur; ++j) s += L.W(i, j) * x0[j];
+          L.b[i] = -s;
+        }
+      net.layers.push_back(std::move(L));
+      cur = out;
+    }
+    std::vector<QVector> xs;
+    const std::size_t N = 1 + rng() % 40;
+    for (std::size_t p = 0; p < N; ++p) xs.push_back(base[rng() % base.size()]);
+    compare_all(net, xs);
+  }
+}
+
+TEST_CASE("eval_all_shared: a per-point sum past 2^125 and values that need GMP only on some points",
+          "[ks25][shared]") {
+  // h = ReLU(x0 * 2^62 + x1 * 2^62 + ...) with x near 2^63: the unchecked bound fails, the checked route
+  // and GMP take over for the points that overflow; the others stay machine integers.
+  ReluNet net;
+  net.in_dim = 3;
+  const Rational big = pow2q(62);
+  net.layers.push_back({QMatrix(2, 3, big), QVector{Rational(0), Rational(-1)}});
+  net.layers.push_back({QMatrix(2, 2, Rational(1)), QVector{Rational(1), pow2q(-70)}});
+  net.layers.push_back({QMatrix(1, 2, Rational(-1, 2)), QVector{Rational(3)}});
+  std::vector<QVector> xs;
+  const Rational m63(Integer("9223372036854775807"));
+  for (int i = 0; i < 40; ++i) {
+    const long s = i % 5 - 2;
+    xs.push_back({i % 3 == 0 ? m63 : Rational(s), Rational(s, 4), i % 4 == 0 ? -m63 : Rational(i % 2)});
+  }
+  compare_all(net, xs);
+}
+
+TEST_CASE("eval_all_shared equals eval_all on Lemma C.1 networks with points on every edge", "[ks25][shared]") {
+  std::mt19937_64 rng(77);
+  for (int trial = 0; trial < 6; ++trial) {
+    // 1-d labeled points with gaps >= 2 (stage-I direction 1), labels of up to 300 bits in some trials.
+    const std::size_t N = 20 + rng() % 60;
+    std::vector<QVector> pts;
+    std::vector<Integer> labels;
+    long at = static_cast<long>(rng() % 5);
+    for (std::size_t i = 0; i < N; ++i) {
+      at += 2 + static_cast<long>(rng() % 4);
+      pts.push_back({Rational(at)});
+      Integer lab = static_cast<long>(rng() % 10);
+      if (trial % 2 == 1 && rng() % 3 == 0) lab += Integer(1) << static_cast<mp_bitcnt_t>(100 + rng() % 200);
+      labels.push_back(lab);
+    }
+    const QVector dir{Rational(1)};
+    C1Info info;
+    ReluNet net = lemmaC1_network(pts, labels, 5 + trial, &info, &dir);
+    const TokenProjection& P = info.stage1;
+    // Stage-I values of the labeled points, sorted; the groups of k; edges of trapezoids and windows.
+    std::vector<Rational> xl;
+    for (std::size_t i = 0; i < N; ++i)
+      if (sgn(labels[i]) != 0) xl.push_back(P.values[i]);
+    std::sort(xl.begin(), xl.end());
+    std::vector<Rational> probes;  // stage-I values x to probe
+    auto floor_q = [](const Rational& q) {
+      Integer f;
+      mpz_fdiv_q(f.get_mpz_t(), q.get_num_mpz_t(), q.get_den_mpz_t());
+      return Rational(f);
+    };
+    for (std::size_t j = 0; j * info.k < xl.size(); ++j) {
+      const Rational a = floor_q(xl[j * info.k]);
+      const Rational b = floor_q(xl[std::min(xl.size(), j * info.k + info.k) - 1] + 1);
+      for (const Rational& e : std::vector<Rational>{a - Rational(1, 2), a - Rational(1, 4), a, b, b + Rational(1, 4),
+                                                    b + Rational(1, 2)})
+        probes.push_back(e);
+    }
+    for (const Rational& x : xl) {
+      const Rational y = floor_q(x);
+      for (const Rational& e : std::vector<Rational>{y - Rational(1, 2), y - Rational(1, 8), y, y + Rational(1, 2),
+                                                    Rational(y + 1), y + Rational(9, 8), y + Rational(3, 2),
+                                                    y + Rational(2)})
+        probes.push_back(e);
+    }
+    // Inputs: every training point (twice), and every probe mapped back through x = alpha p + beta.
+    std::vector<QVector> xs = pts;
+    xs.insert(xs.end(), pts.begin(), pts.end());
+    for (const Rational& x : probes) xs.push_back({(x - P.beta) / (P.alpha * P.u[0])});
+    std::shuffle(xs.begin(), xs.end(), rng);
+    ReluNetSparse::SharedStats st;
+    compare_all(net, xs, &st);
+    // The labels are memorized (an independent fact of the construction, checked on the shared route).
+    ReluNetSparse sp(net);
+    const auto got = sp.eval_all_shared(pts, 2);
+    for (std::size_t i = 0; i < N; ++i) CHECK(got[i][0] == Rational(labels[i]));
+    // Sharing happened: fewer per-point row evaluations than points times rows.
+    std::size_t rows = 0;
+    for (const auto& L : net.layers) rows += L.W.rows();
+    CHECK(st.point_rows < xs.size() * rows);
+  }
+}
+
+TEST_CASE("eval_all_shared: a packed lookup over many points sharing few (u, w) values", "[ks25][shared]") {
+  // Inputs (x, w, u) of Lemma G.6 with 1,000-bit u and w: every point of a group reads the same u and w,
+  // so the bit streams are evaluated once per group, not once per point.
+  const std::size_t B = 100, fields = 10;
+  std::mt19937_64 rng(9);
+  NetBuilder nb(3);
+  Lin x = nb.input(0);
+  Lin out = lemmaG6_packed_lookup(nb, x, nb.input(1), nb.input(2), fields, B);
+  ReluNet net = nb.finish({out});
+  std::vector<QVector> xs;
+  for (int g = 0; g < 4; ++g) {
+    Integer u = 0, w = 0;
+    std::vector<Integer> fl;
+    for (std::size_t i = 0; i < fields; ++i) {
+      Integer f = Integer(static_cast<unsigned long>(rng() % 1000 + 3)) << 80;
+      f += static_cast<unsigned long>(rng() % 1000);
+      u = (u << B) + f;
+      w = (w << B) + Integer(static_cast<unsigned long>(rng()));
+      fl.push_back(f);
+    }
+    for (const Integer& f : fl)
+      for (const Rational& dx : std::vector<Rational>{Rational(-1, 2), Rational(0), Rational(1, 3), Rational(1), Rational(3, 2)})
+        xs.push_back({Rational(f) + dx, Rational(w), Rational(u)});
+  }
+  ReluNetSparse::SharedStats st;
+  compare_all(net, xs, &st);
+  CHECK(st.class_rows < xs.size() * net.layers.size());
+}
