@@ -346,8 +346,8 @@ bool ks_check_collision(const Value& c, const KsCertificate& k, std::string& why
   return true;
 }
 
-// Stage 7: every prediction equals its label (f2 once per distinct context, in blocks of 64 on up to 8
-// threads; then the verdict in the order of the contexts).
+// Stage 7: every prediction equals its label (f2 once per distinct context, all contexts at once sharing
+// the work between them: ks_eval_shared; then the verdict in the order of the contexts).
 bool ks_check_predictions(const KsCertificate& k, std::string& why) {
   std::map<QRow, std::size_t> index;  // context -> its distinct number
   std::vector<std::size_t> of(k.ctx.size());
@@ -359,25 +359,9 @@ bool ks_check_predictions(const KsCertificate& k, std::string& why) {
   }
   std::vector<mpq_class> out(distinct.size());
   {
-    constexpr std::size_t kBlock = 64;
-    const std::size_t blocks = (distinct.size() + kBlock - 1) / kBlock;
-    auto run = [&](std::size_t b) {
-      const std::size_t at = b * kBlock, count = std::min(kBlock, distinct.size() - at);
-      std::vector<QRow> o(count);
-      ks_eval_block(k.f2, distinct.data() + at, count, o.data());
-      for (std::size_t i = 0; i < count; ++i) out[at + i] = o[i][0];
-    };
     const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-    if (threads > 1 && blocks > 1) {
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back([&, t] {
-          for (std::size_t b = t; b < blocks; b += threads) run(b);
-        });
-      for (auto& th : pool) th.join();
-    } else {
-      for (std::size_t b = 0; b < blocks; ++b) run(b);
-    }
+    std::vector<QRow> o = ks_eval_shared(k.f2, distinct, threads);
+    for (std::size_t i = 0; i < o.size(); ++i) out[i] = std::move(o[i][0]);
   }
   std::vector<char> seen(distinct.size(), 0);
   std::vector<std::size_t> label_of(distinct.size(), 0);
