@@ -4,6 +4,7 @@
 //   {"kind":"ks","claim":"ks25/theorem-4.1"|"ks25/corollary-4.1"|"ks25/ablation-linear-phi",
 //    "setting":"next-token"|"seq-to-seq","N","n","d","C",
 //    "tokens":[V][d] exact, "sequences":[N][n] token indices, "labels":[N] | [N][n] (integers in [0,C)),
+//      or instead of sequences and labels "data":{"file","digest"} (the file's, ks_data.cpp),
 //    "separation":{"r2","delta2"},
 //    "network":{"f1":[{"W":[[..]],"b":[..]}...],"attention":{"WOV":3x3},"f2":[...]},
 //    "complexity":{"parameters","nonzero_parameters","depth","width","bit_complexity"},  (not for ablation)
@@ -174,6 +175,9 @@ bool ks_read_examples(const Value& c, KsCertificate& k, std::string& why) {
     if (!within_budget(ops * 4, V * d * 64 + double(k.N) * double(k.n) * 16, "the ks check", why)) return false;
   }
   const std::size_t N = k.N, n = k.n;
+  // Data by reference: the sequences and labels are the named file's (its digest recomputed).
+  if (const Value* dv = c.find("data"); dv && dv->type == json::Type::Object && dv->find("file"))
+    return ks_read_referenced(*dv, N, n, k.d, k.s2s, k.C, k.tok, k.seq, k.label, why);
   const Value* sv = member(c, "", "sequences", json::Type::Array, why);
   if (!sv) return false;
   if (sv->items.size() != N) { why = "sequences: expected N = " + std::to_string(N) + " sequences"; return false; }

@@ -68,6 +68,12 @@ struct KsSharedStats {
 };
 std::vector<QRow> ks_eval_shared(const KsNet& net, const std::vector<const QRow*>& xs, unsigned threads,
                                  KsSharedStats* stats = nullptr);
+// A certificate's "data": {"file", "digest"} (ks_data.cpp): the referenced file's N sequences of n tokens
+// (as indices into the certificate's tokens `tok`, matched by value) and labels (N, or N x n for
+// seq-to-seq, each in [0, C)), read through the context's KsArraysSupplier; its digest recomputed.
+bool ks_read_referenced(const Value& data, std::size_t N, std::size_t n, std::size_t d, bool s2s, std::size_t C,
+                        const std::vector<QRow>& tok, std::vector<std::vector<std::size_t>>& seq,
+                        std::vector<std::size_t>& label, std::string& why);
 // q as a dyadic when its denominator is a power of two.
 bool ks_dyadic(const mpq_class& q, KsDy& out);
 
