@@ -1,5 +1,5 @@
 // memcert construct ks DATASET [--ablation linear-phi | --deep-sets] [--C C] [--seed S] [--check] --out CERT
-//                     [--weights-out W.npz] [--json]
+//                     [--weights-out W.npz] [--data-ref auto|on|off] [--json]
 // The Kajitsuka-Sato construction (ks25 Theorem 4.1; Corollary 4.1 when the data set has per-token
 // labels; Theorem D.1, deep sets, with --deep-sets: each sequence read as a multiset), built and verified
 // end to end in exact arithmetic. JSON (docs/CLI.md):
@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "command.hpp"
+#include "ks_arrays.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/dataset.hpp"
 #include "memcert/data/matrix_io.hpp"
@@ -25,7 +26,7 @@ namespace memcert::cli {
 namespace cmd_construct_ks {
 
 struct Args {
-  std::string dataset, out, ablation, weights_out;
+  std::string dataset, out, ablation, weights_out, data_ref = "auto";
   std::optional<long> C;
   std::uint64_t seed = 1;
   bool json = false, check = false, deep_sets = false;
@@ -41,6 +42,19 @@ int run(const Args& a) {
   progress("construct ks: read data", 0, 1);
   TokenSequenceDataset ds = sequence_dataset_read_tokens(a.dataset);
   progress("construct ks: read data", 1, 1);
+  // Data by reference (docs/CERTIFICATES.md): the certificate names DATASET and the digest of its values
+  // instead of embedding the sequences and labels (Theorem 4.1 / Corollary 4.1).
+  if (a.data_ref != "auto" && a.data_ref != "on" && a.data_ref != "off")
+    throw input_error("construct ks", "--data-ref", "expected auto, on or off, got \"" + a.data_ref + "\"");
+  const bool plain = !a.deep_sets && a.ablation.empty();
+  const bool labelled = !ds.labels.empty() || !ds.token_labels.empty();
+  if (a.data_ref == "on" && !plain)
+    throw input_error("construct ks", "--data-ref", "data by reference is for Theorem 4.1 and Corollary 4.1 certificates (not --deep-sets or --ablation)");
+  if (a.data_ref == "on" && !labelled)
+    throw input_error(a.dataset, "labels", "expected labels in the data set for --data-ref on (the certificate's labels are the file's)");
+  const bool by_ref = plain && labelled && (a.data_ref == "on" || (a.data_ref == "auto" && ds.ids.size() > (std::size_t(1) << 20)));
+  std::optional<memcert_checker::KsArrays> ref_arrays;
+  if (by_ref) ref_arrays = ks_arrays_from_dataset(ds);
   progress("construct ks: separation and labels", 0, 1);
   ks25::KsPrepared P = ks25::ks_prepare(std::move(ds), a.C, a.dataset);
   progress("construct ks: separation and labels", 1, 1);
@@ -84,11 +98,26 @@ int run(const Args& a) {
   ks25::KsResult r = built ? std::move(*built) : ks25::ks_construct(P, o);
   nlohmann::json j = ks25::ks_summary_json(r);
   if (o.ablation_linear_phi) j["ablation"] = "linear-phi";
-  const std::string cert = ks25::ks_certificate_json(r).dump();
+  std::string cert;
+  {
+    nlohmann::json c = ks25::ks_certificate_json(r);
+    if (ref_arrays) {
+      c.erase("sequences");
+      c.erase("labels");
+      c["data"] = {{"file", a.dataset}, {"digest", memcert_checker::ks_arrays_digest(*ref_arrays)}};
+      j["data_ref"] = true;
+    }
+    cert = c.dump();
+  }
   progress("construct ks: build and certificate", 1, 1);
   if (a.check) {  // before writing: a certificate the checker does not accept is never written
     progress("construct ks: independent check", 0, 1);
-    const bool accepted = checker_accepts_before_write(cert);
+    const memcert_checker::KsArraysSupplier in_memory = [&ref_arrays](const std::string&, memcert_checker::KsArrays& out,
+                                                                      std::string&) {
+      out = *ref_arrays;
+      return true;
+    };
+    const bool accepted = checker_accepts_before_write(cert, ref_arrays ? &in_memory : nullptr);
     progress("construct ks: independent check", 1, 1);
     if (!accepted) return kExitUndecided;
     j["verified"] = true;
@@ -134,6 +163,9 @@ const CommandRegistrar reg{{45, [](CLI::App& root, auto bind) {
   add_int_option(sub, "--C", args->C, 1, 1 << 30, "Number of classes (labels must lie in [0, C); default max label + 1)");
   add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed for the random directions (each is certified on the data)");
   sub->add_flag("--check", args->check, "Also re-verify the written certificate with the independent checker");
+  sub->add_option("--data-ref", args->data_ref,
+                  "auto|on|off: name DATASET and its digest instead of embedding the sequences and labels "
+                  "(auto: when the sequences hold more than 2^20 tokens)");
   sub->add_option("--out", args->out, "Certificate to write (JSON)")->required();
   sub->add_option("--weights-out", args->weights_out,
                   "Also write the network as float64 arrays (.npz; names and shapes in docs/FORMATS.md)");

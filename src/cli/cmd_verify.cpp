@@ -25,6 +25,7 @@
 #include "command.hpp"
 #include "memcert/checker/checker.hpp"
 #include "attention_arrays.hpp"
+#include "ks_arrays.hpp"
 #include "model_tensors.hpp"
 #include "memcert/data/dataset.hpp"
 #include "memcert/data/file_kind.hpp"
@@ -140,13 +141,15 @@ int run_verify(const VerifyArgs& args) {
   // A theorem1 certificate may reference its data file (docs/CERTIFICATES.md "Data by reference"): the
   // checker asks for it through this supplier (DATA when given, else the file the certificate names).
   const memcert_checker::ArraysSupplier arrays = attention_arrays_supplier(args.data, args.cert);
+  // The same for a ks certificate that references its sequence file.
+  const memcert_checker::KsArraysSupplier ks_arrays = ks_arrays_supplier(args.data, args.cert);
   // A kind "model" certificate references its model file and data file: read through this supplier.
   const memcert_checker::TensorsSupplier tensors = model_tensors_supplier(args.cert);
   // The checker reports nothing itself (it includes no engine code): one stage line for the whole check.
   progress("verify: independent checker", 0, 1);
   if (args.data.empty()) {
-    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, tensors, &arrays)
-                    : memcert_checker::verify_certificate_file(args.cert, budget, tensors, &arrays);
+    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, tensors, &arrays, &ks_arrays)
+                    : memcert_checker::verify_certificate_file(args.cert, budget, tensors, &arrays, &ks_arrays);
   } else {
     // DATA is read only once the checker has parsed the certificate and knows its kind; a bad DATA is
     // reported as DATA's own bad input (exit 2), not as the certificate's.
@@ -163,8 +166,8 @@ int run_verify(const VerifyArgs& args) {
       }
     };
     const memcert_checker::DataSupplier data_supply = supply;
-    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, &data_supply, arrays)
-                    : memcert_checker::verify_certificate_file(args.cert, budget, &data_supply, arrays);
+    v = stream_text ? memcert_checker::verify_certificate_text(*stream_text, budget, &data_supply, arrays, &ks_arrays)
+                    : memcert_checker::verify_certificate_file(args.cert, budget, &data_supply, arrays, &ks_arrays);
     if (data_error) throw *data_error;
   }
   progress("verify: independent checker", 1, 1);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include "memcert/checker/checker.hpp"
 
 namespace memcert {
 struct NumericalRank;
@@ -132,7 +133,7 @@ bool progress_enabled();
 // when it accepts; otherwise one line on stderr ("undecided: the independent checker did not ...
 // (nothing written)") and false, and the caller returns kExitUndecided: a certificate the checker does
 // not accept (or cannot finish within its budget) is never written.
-bool checker_accepts_before_write(const std::string& cert);  // within the run's budget (checker_max_bytes)
+bool checker_accepts_before_write(const std::string& cert, const memcert_checker::KsArraysSupplier* ks = nullptr);  // within the run's budget (checker_max_bytes)
 // Progress of stage `label` (done of total units) on stderr: on a terminal a bar with percentage and ETA
 // (redrawn at most 10 times a second, newline when done == total); otherwise plain lines: one when a
 // stage has run 2 s, one every 30 s after that, and one when it ends (stages under 2 s print nothing).

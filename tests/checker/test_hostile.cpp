@@ -177,6 +177,113 @@ TEST_CASE("hostile ks: deep sets must be permutation invariant and have the deep
   }
 }
 
+TEST_CASE("hostile ks: data by reference (digest, labels, tokens, indices, supplier)", "[checker][hostile]") {
+  using memcert_checker::KsArrays;
+  using memcert_checker::KsArraysSupplier;
+  const json honest = ks_cert("", "ref");
+  REQUIRE(honest["claim"] == "ks25/theorem-4.1");
+  // The file's arrays: the certificate's own table, indices and labels.
+  KsArrays file;
+  file.N = honest["N"];
+  file.n = honest["n"];
+  file.d = honest["d"];
+  for (const auto& t : honest["tokens"])
+    for (const auto& x : t) file.tokens.push_back(x.get<std::string>());
+  for (const auto& s : honest["sequences"])
+    for (const auto& id : s) file.ids.push_back(id.get<std::uint32_t>());
+  file.label_kind = KsArrays::Labels::sequence;
+  for (const auto& l : honest["labels"]) file.labels.push_back(l.get<std::int64_t>());
+  json ref = honest;
+  ref.erase("sequences");
+  ref.erase("labels");
+  ref["data"] = {{"file", "seq.json"}, {"digest", memcert_checker::ks_arrays_digest(file)}};
+  auto verify = [](const json& c, const KsArrays* a) {
+    const KsArraysSupplier give = [a](const std::string& name, KsArrays& out, std::string& error) {
+      if (!a) { error = name + ": cannot open"; return false; }
+      out = *a;
+      return true;
+    };
+    return memcert_checker::verify_certificate_text(c.dump(), Budget{}, nullptr, memcert_checker::ArraysSupplier{}, &give);
+  };
+  REQUIRE(verify(ref, &file).valid);
+  // The digest is of the values: the table reversed, with a repeated and an unused row, gives the same.
+  {
+    KsArrays perm = file;
+    const std::size_t V = file.tokens.size() / file.d;
+    perm.tokens.clear();
+    for (std::size_t t = V; t-- > 0;)
+      for (std::size_t j = 0; j < file.d; ++j) perm.tokens.push_back(file.tokens[t * file.d + j]);
+    for (std::size_t j = 0; j < file.d; ++j) perm.tokens.push_back(file.tokens[j]);  // row V: a copy of row 0
+    for (std::size_t j = 0; j < file.d; ++j) perm.tokens.push_back("12345/7");       // row V + 1: unused
+    for (std::size_t i = 0; i < perm.ids.size(); ++i)
+      perm.ids[i] = file.ids[i] == 0 && i % 2 ? static_cast<std::uint32_t>(V) : static_cast<std::uint32_t>(V - 1 - file.ids[i]);
+    CHECK(memcert_checker::ks_arrays_digest(perm) == memcert_checker::ks_arrays_digest(file));
+    CHECK(verify(ref, &perm).valid);
+  }
+  // A forged digest.
+  json c = ref;
+  std::string dg = c["data"]["digest"];
+  dg.back() = dg.back() == '0' ? '1' : '0';
+  c["data"]["digest"] = dg;
+  Verdict v = verify(c, &file);
+  CHECK_FALSE(v.valid);
+  CHECK_FALSE(v.malformed);
+  CHECK(v.reason.find("data.digest") != std::string::npos);
+  // An edited label: the digest differs; with the digest forged to match, the prediction is wrong.
+  KsArrays lab = file;
+  lab.labels[3] = (lab.labels[3] + 1) % 3;
+  CHECK_FALSE(verify(ref, &lab).valid);
+  c = ref;
+  c["data"]["digest"] = memcert_checker::ks_arrays_digest(lab);
+  v = verify(c, &lab);
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason.find("sequence 3") != std::string::npos);
+  // An edited token (not among the certificate's tokens), digest forged to match.
+  KsArrays tok = file;
+  tok.tokens[file.ids[5] * file.d] = "999/7";
+  c["data"]["digest"] = memcert_checker::ks_arrays_digest(tok);
+  v = verify(c, &tok);
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason.find("not among the certificate's tokens") != std::string::npos);
+  // A label out of [0, C) and a negative one, digests forged.
+  for (std::int64_t bad : {std::int64_t(3), std::int64_t(-1)}) {
+    KsArrays out = file;
+    out.labels[0] = bad;
+    c["data"]["digest"] = memcert_checker::ks_arrays_digest(out);
+    v = verify(c, &out);
+    CHECK_FALSE(v.valid);
+    CHECK(v.reason.find("data.file: label 0") != std::string::npos);
+  }
+  // Malformed arrays (an index past the table, a token that is not a number): bad input.
+  KsArrays past = file;
+  past.ids[0] = static_cast<std::uint32_t>(file.tokens.size());
+  CHECK(memcert_checker::ks_arrays_digest(past).empty());
+  v = verify(ref, &past);
+  CHECK(v.malformed);
+  KsArrays nan = file;
+  nan.tokens[0] = "x";
+  CHECK(verify(ref, &nan).malformed);
+  // Another shape, no labels, a missing file, no supplier at all.
+  KsArrays shorter = file;
+  shorter.N -= 1;
+  shorter.ids.resize(shorter.N * shorter.n);
+  shorter.labels.resize(shorter.N);
+  CHECK_FALSE(verify(ref, &shorter).valid);
+  KsArrays none = file;
+  none.label_kind = KsArrays::Labels::none;
+  none.labels.clear();
+  c["data"]["digest"] = memcert_checker::ks_arrays_digest(none);
+  v = verify(c, &none);
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason.find("no labels") != std::string::npos);
+  v = verify(ref, nullptr);
+  CHECK(v.malformed);
+  CHECK(v.reason.find("cannot open") != std::string::npos);
+  v = check(ref);
+  CHECK(v.malformed);
+  CHECK(v.reason.find("must be supplied") != std::string::npos);
+}
+
 TEST_CASE("hostile claim: the sinusoidal encodings are recomputed", "[checker][hostile]") {
   std::system(("mkdir -p " + kDir + "/pe").c_str());
   run("claims run vaswani17/sinusoidal-rank-margin --instances 2 --cert-dir " + kDir + "/pe");

@@ -92,3 +92,187 @@ TEST_CASE("ks: machine-integer evaluation equals the GMP evaluation (random, nea
   CHECK(ks_eval(net, x) == ks_eval_rational(net, x));
   CHECK(ks_eval(net, x)[0] == big * big * 2 + big / mpq_class(1L << 40) - mpq_class(mpz_class("9223372036854775808")));
 }
+
+// ---- Shared evaluation (ks_eval_shared) against plain evaluation of every point -------------------------
+
+namespace {
+// Every point's ks_eval_shared value equals its ks_eval_rational value (GMP rationals, layer by layer)
+// and its ks_eval_block value (the reference route); returns the route's statistics.
+KsSharedStats agree(const KsNet& net, const std::vector<QRow>& xs, unsigned threads = 2) {
+  std::vector<const QRow*> ptr;
+  for (const auto& x : xs) ptr.push_back(&x);
+  KsSharedStats st;
+  const std::vector<QRow> got = ks_eval_shared(net, ptr, threads, &st);
+  std::vector<QRow> ref;
+  ks_eval_many(net, ptr, ref, 0, 1);
+  REQUIRE(got.size() == xs.size());
+  for (std::size_t p = 0; p < xs.size(); ++p) {
+    const QRow want = ks_eval_rational(net, xs[p]);
+    INFO("point " << p);
+    REQUIRE(got[p] == want);
+    REQUIRE(ref[p] == want);
+  }
+  return st;
+}
+
+// A network of one input t (the first layer's rows multiples of the vector g).
+KsLayer first_layer(const QRow& g, const QRow& lambda, const QRow& b) {
+  std::vector<QRow> W;
+  for (const auto& l : lambda) {
+    QRow r(g.size());
+    for (std::size_t j = 0; j < g.size(); ++j) r[j] = l * g[j];
+    W.push_back(r);
+  }
+  return layer(W, b);
+}
+
+// A bump on the single value c of t = x_0: relu(1 - relu(2 (t - c)) - relu(2 (c - t))) (1 at t = c, 0 at
+// every t at least 1/2 away), carried with t itself.
+void add_bump(KsNet& net, const mpq_class& c) {
+  // in: (t, acc) -> (relu(2t - 2c), relu(2c - 2t), t, acc) -> (bump, t, acc + 0) -> ...
+  const mpq_class two_c = 2 * c;
+  net.layers.push_back(layer({{2, 0}, {-2, 0}, {1, 0}, {0, 1}}, {-two_c, two_c, 0, 0}));
+  net.layers.push_back(layer({{-1, -1, 0, 0}, {0, 0, 1, 0}, {0, 0, 0, 1}}, {1, 0, 0}));
+  // acc += 7 * bump (a value that differs for the one point at c).
+  net.layers.push_back(layer({{0, 1, 0}, {7, 0, 1}}, {0, 0}));
+}
+}  // namespace
+
+TEST_CASE("ks: shared evaluation equals plain evaluation on random networks of one direction", "[checker][ks]") {
+  std::mt19937_64 rng(2024);
+  std::size_t shared_runs = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const bool edges = trial % 5 == 4, non_dyadic = trial % 11 == 10;
+    auto draw = [&]() -> mpq_class {
+      if (edges) return edge(rng, non_dyadic);
+      if (rng() % 3 == 0) return 0;
+      mpq_class q(static_cast<long>(rng() % 17) - 8, 1L << (rng() % 4));
+      q.canonicalize();
+      return q;
+    };
+    const std::size_t in = 1 + rng() % 3;
+    QRow g(in);
+    for (auto& v : g) v = mpq_class(static_cast<long>(rng() % 7) - 3, 1L << (rng() % 3));
+    if (sgn(g[0]) == 0) g[0] = 1;
+    for (auto& v : g) v.canonicalize();
+    KsNet net;
+    std::size_t cur = 1 + rng() % 4;
+    {
+      QRow lam(cur), b(cur);
+      for (std::size_t i = 0; i < cur; ++i) {
+        lam[i] = rng() % 4 == 0 ? mpq_class(0) : draw();
+        b[i] = draw();
+      }
+      net.layers.push_back(first_layer(g, lam, b));
+    }
+    for (std::size_t l = 0, depth = rng() % 8; l < depth; ++l) {
+      const std::size_t out = 1 + rng() % 4;
+      std::vector<QRow> W(out, QRow(cur));
+      QRow b(out);
+      for (std::size_t i = 0; i < out; ++i) {
+        for (auto& w : W[i]) w = rng() % 2 ? mpq_class(0) : draw();
+        if (rng() % 4 == 0) { std::fill(W[i].begin(), W[i].end(), mpq_class(0)); W[i][rng() % cur] = 1; }
+        b[i] = rng() % 3 ? mpq_class(0) : draw();
+      }
+      net.layers.push_back(layer(W, b));
+      cur = out;
+    }
+    // Points: small dyadics with repeats, and points on the first layer's kinks (g . x = -b_i / lambda_i).
+    std::vector<QRow> xs;
+    for (std::size_t p = 0, count = 1 + rng() % 40; p < count; ++p) {
+      QRow x(in);
+      for (auto& v : x) {
+        v = mpq_class(static_cast<long>(rng() % 41) - 20, 1L << (rng() % 3));
+        v.canonicalize();
+      }
+      xs.push_back(x);
+      if (rng() % 4 == 0) xs.push_back(xs[rng() % xs.size()]);
+    }
+    for (std::size_t i = 0; i < net.layers[0].out; ++i) {
+      const auto& row = net.layers[0].rows[i];
+      if (row.empty()) continue;
+      const mpq_class lam = row[0].w / g[row[0].col];
+      QRow x(in, mpq_class(0));
+      x[0] = -net.layers[0].bias[i] / lam / g[0];  // g . x = -b_i / lambda_i: exactly on the kink
+      xs.push_back(x);
+    }
+    const KsSharedStats st = agree(net, xs, 1 + trial % 2);
+    if (st.shared) ++shared_runs;
+    if (!non_dyadic && !edges) CHECK(st.shared);
+  }
+  CHECK(shared_runs > 200);
+}
+
+TEST_CASE("ks: shared evaluation on adversarial networks (one point differs, kinks, huge numbers, fragmenting)",
+          "[checker][ks]") {
+  // Points t = 0, 1, ..., 99 (as x_0) and t = 1/2: a bump at every third point, each changing the output
+  // for that point only; the sharing must keep every point's own value.
+  std::vector<QRow> xs;
+  for (long t = 0; t < 100; ++t) xs.push_back({mpq_class(t)});
+  xs.push_back({mpq_class(1, 2)});
+  KsNet bumps;
+  bumps.layers.push_back(layer({{1}, {0}}, {0, 0}));  // (t, acc = 0)
+  for (long c = 0; c < 100; c += 3) add_bump(bumps, c);
+  bumps.layers.push_back(layer({{0, 1}}, {0}));  // the output: acc
+  KsSharedStats st = agree(bumps, xs);
+  CHECK(st.shared);
+  CHECK(st.pointwise_from == bumps.layers.size());
+  {
+    std::vector<const QRow*> ptr;
+    for (const auto& x : xs) ptr.push_back(&x);
+    const auto got = ks_eval_shared(bumps, ptr, 1);
+    CHECK(got[3][0] == 7);   // t = 3: its own bump
+    CHECK(got[4][0] == 0);   // t = 4: none
+    CHECK(got[100][0] == 0); // t = 1/2: relu(1 - 1 - 0) = 0, on the kink of both neighbours' bumps
+  }
+
+  // A neuron that differs for one point only, by 2^-300, behind a huge weight: GMP values throughout.
+  KsNet huge;
+  const mpq_class tiny(mpz_class(1), mpz_class(1) << 300), bigw(mpz_class(1) << 200);
+  huge.layers.push_back(layer({{1}, {1}}, {0, -mpq_class(57)}));   // (t, t - 57)
+  huge.layers.push_back(layer({{bigw, 0}, {0, tiny}, {1, -1}}, {tiny, 0, 0}));
+  huge.layers.push_back(layer({{1, bigw, 1}}, {-bigw}));
+  st = agree(huge, xs);
+  CHECK(st.shared);
+
+  // Fragmenting: Telgarsky's sawtooth doubles the pieces every two layers on t in [0, 1] at 257 points;
+  // the route must hand over to point-by-point evaluation and still agree.
+  std::vector<QRow> unit;
+  for (long i = 0; i <= 256; ++i) unit.push_back({mpq_class(i, 256)});
+  KsNet saw;
+  saw.layers.push_back(layer({{1}}, {0}));
+  for (int k = 0; k < 10; ++k) {  // three copies of the tent map's two halves, one copy read on
+    saw.layers.push_back(layer({{2}, {4}, {2}, {4}, {2}, {4}}, {0, -2, 0, -2, 0, -2}));
+    saw.layers.push_back(layer({{1, -1, 0, 0, 0, 0}}, {0}));
+  }
+  saw.layers.push_back(layer({{1}}, {0}));
+  st = agree(saw, unit);
+  CHECK(st.shared);
+  CHECK(st.pointwise_from < saw.layers.size());
+
+  // A non-dyadic layer in the middle: shared before it, point by point from it on.
+  KsNet thirds = bumps;  // layers 4-6: the bump at t = 3, made to read t / 3
+  thirds.layers.insert(thirds.layers.begin() + 4, layer({{mpq_class(1, 3), 0}, {0, 1}}, {0, 0}));
+  thirds.layers[5] = layer({{6, 0}, {-6, 0}, {3, 0}, {0, 1}}, {-6, 6, 0, 0});
+  st = agree(thirds, xs);
+  CHECK(st.shared);
+  CHECK(st.pointwise_from == 4);
+
+  // A first layer of two directions: not shared, and equal.
+  KsNet two;
+  two.layers.push_back(layer({{1, 0}, {0, 1}}, {0, 0}));
+  two.layers.push_back(layer({{1, -1}}, {0}));
+  std::vector<QRow> pts{{1, 2}, {2, 1}, {3, 3}, {0, 5}};
+  st = agree(two, pts);
+  CHECK(!st.shared);
+  CHECK(st.pointwise_from == 0);
+
+  // Two points with equal t but different x share everything: the network cannot tell them apart.
+  KsNet proj;
+  proj.layers.push_back(first_layer({1, 2}, {1, -1}, {0, 3}));
+  proj.layers.push_back(layer({{1, 1}}, {-1}));
+  std::vector<QRow> same_t{{2, 0}, {0, 1}, {4, -1}, {1, 1}};
+  st = agree(proj, same_t);
+  CHECK(st.shared);
+  CHECK(st.points == 2);
+}

@@ -60,6 +60,35 @@ def digest(path, T, version=2):
     return "sha256:" + h.hexdigest()
 
 
+def ks_digest(path):
+    """sha256 of a ks sequence file's canonical content (JSON with "sequences" [N][n][d]): "memcert-ks-v1
+    N n d\n", the distinct token vectors in order of first use (each "p/q" numbers in lowest terms joined by
+    spaces, then "\n"), "ids\n" and every position's index in that list as 4-byte little-endian, then
+    "labels sequence" + " c" per sequence or "labels token" + " c" per token (or "labels none")."""
+    data = json.load(open(path))
+    seqs = data["sequences"]
+    N, n, d = len(seqs), len(seqs[0]), len(seqs[0][0])
+    first, rows, ids = {}, [], []
+    for s in seqs:
+        for tok in s:
+            key = " ".join(str(fractions.Fraction(str(v))) for v in tok) + "\n"
+            if key not in first:
+                first[key] = len(rows)
+                rows.append(key)
+            ids.append(first[key])
+    h = hashlib.sha256(("memcert-ks-v1 %d %d %d\n" % (N, n, d)).encode())
+    h.update("".join(rows).encode())
+    h.update(b"ids\n" + b"".join(struct.pack("<I", i) for i in ids))
+    if data.get("token_labels") is not None:
+        text = "labels token" + "".join(" %d" % int(c) for r in data["token_labels"] for c in r)
+    elif data.get("labels") is not None:
+        text = "labels sequence" + "".join(" %d" % int(c) for c in data["labels"])
+    else:
+        text = "labels none"
+    h.update(text.encode())
+    return "sha256:" + h.hexdigest()
+
+
 def t1_checksum(j):
     """A theorem1 certificate's trace_checksum recomputed (FNV-1a 64 over its descriptive fields), so a
     test can edit a field it covers as an adversary would: the checksum is never evidence."""
@@ -100,7 +129,7 @@ def lowest_terms(v):
     return True
 
 
-HELPERS = {"digest": digest, "t1_checksum": t1_checksum, "lowest_terms": lowest_terms}
+HELPERS = {"digest": digest, "ks_digest": ks_digest, "t1_checksum": t1_checksum, "lowest_terms": lowest_terms}
 
 
 def op_stdout(path, expr):

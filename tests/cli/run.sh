@@ -872,6 +872,45 @@ section_verify_data() {
   run verify "$d/kc.json" --data "$d/k_tok.json" --json
   expect_rc "verify --data ks: one token entry differs" 1
   json_check "verify --data ks: token position" '"sequences[1][2][0]" in j["reason"]'
+  # ks data by reference: the certificate names the sequence file and its digest instead of embedding the
+  # sequences and labels; the same network and verdict.
+  run construct ks "$d/k.json" --data-ref on --out "$d/kref.json" --json
+  expect_rc "construct ks --data-ref on" 0
+  json_check "construct ks --data-ref on: said" 'j["data_ref"] is True and j["memorized"] is True'
+  file_check "ks by reference: no embedded sequences or labels, digest of the file (computed independently)" "$d/kref.json" '"sequences" not in j and "labels" not in j and j["data"]["file"].endswith("k.json") and j["data"]["digest"] == ks_digest(j["data"]["file"])'
+  file_check "ks by reference: the network equals the embedded certificate's" "$d/kref.json" 'j["network"] == __import__("json").load(open("'"$d"'/kc.json"))["network"]'
+  run verify "$d/kref.json" --json
+  expect_rc "verify ks by reference" 0
+  json_check "verify ks by reference: digest recomputed" 'j["valid"] is True and any("digest recomputed" in a for a in j["applied"])'
+  run verify "$d/kref.json" --data "$d/k.json"
+  expect_rc "verify --data ks by reference (honest)" 0
+  "$BIN" generate ks --N 6 --n 3 --d 2 --V 10 --C 3 --seed 2 --out "$d/k.npz" >/dev/null 2>&1
+  run verify "$d/kref.json" --data "$d/k.npz"
+  expect_rc "verify --data ks by reference: the same sequences as .npz (token table and ids)" 0
+  run construct ks "$d/k.json" --data-ref on --check --out "$d/kref2.json"
+  expect_rc "construct ks --data-ref on --check" 0
+  # An edited label or token: the digest differs (rejected); with the digest forged to match, the checker
+  # recomputes everything from the edited file and still rejects.
+  run verify "$d/kref.json" --data "$d/k_lab.json" --json
+  expect_rc "verify ks by reference: one label differs (digest)" 1
+  json_check "ks by reference, edited label: the digest named" '"digest" in j["reason"]'
+  alter_json "$d/kref.json" "$d/kref_lab.json" 'j["data"]["digest"] = ks_digest("'"$d"'/k_lab.json")'
+  run verify "$d/kref_lab.json" --data "$d/k_lab.json" --json
+  expect_rc "verify ks by reference: edited label, digest forged to match" 1
+  json_check "ks by reference, edited label, forged digest: the prediction named" '"prediction" in j["reason"] or "label" in j["reason"]'
+  run verify "$d/kref.json" --data "$d/k_tok.json" --json
+  expect_rc "verify ks by reference: one token entry differs (digest)" 1
+  alter_json "$d/kref.json" "$d/kref_tok.json" 'j["data"]["digest"] = ks_digest("'"$d"'/k_tok.json")'
+  run verify "$d/kref_tok.json" --data "$d/k_tok.json" --json
+  expect_rc "verify ks by reference: edited token, digest forged to match" 1
+  json_check "ks by reference, edited token: not among the certificate's tokens" '"not among the certificate" in j["reason"]'
+  alter_json "$d/kref.json" "$d/kref_dig.json" 'j["data"]["digest"] = "sha256:" + "0" * 64'
+  run verify "$d/kref_dig.json" --json
+  expect_rc "verify ks by reference: forged digest" 1
+  alter_json "$d/kref.json" "$d/kref_nofile.json" 'j["data"]["file"] = "'"$d"'/no-such-ks.json"'
+  expect_bad_input "verify ks by reference: the referenced file is missing" "" verify "$d/kref_nofile.json"
+  expect_bad_input "construct ks --data-ref sideways" "$d/x.json" construct ks "$d/k.json" --data-ref sideways --out "$d/x.json"
+  expect_bad_input "construct ks --data-ref on --deep-sets" "$d/x.json" construct ks "$d/k.json" --deep-sets --data-ref on --out "$d/x.json"
   # dana24.
   "$BIN" generate dana24 --N 5 --S 2 --T 12 --seed 7 --out "$d/a.json" >/dev/null 2>&1
   "$BIN" construct dana24 "$d/a.json" --heads 4 --dh 2 --d 4 --out "$d/ac.json" >/dev/null 2>&1

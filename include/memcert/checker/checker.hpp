@@ -124,6 +124,28 @@ class AttentionDigest {
  private:
   std::unique_ptr<Sha256> sha_;
 };
+// Data by reference for kind "ks" (docs/CERTIFICATES.md "Data by reference (ks)"): a ks certificate may
+// name its sequence file and a digest instead of embedding "sequences" and "labels". The checker asks for
+// the file's sequences (its token table and indices) and labels, recomputes the digest and checks
+// everything from those values, each sequence's tokens found among the certificate's "tokens" by value.
+struct KsArrays {
+  std::size_t N = 0, n = 0, d = 0;
+  std::vector<std::string> tokens;  // the file's token table, row-major (V x d): exact rationals as text
+  std::vector<std::uint32_t> ids;   // N x n indices into the table
+  enum class Labels { none, sequence, token };
+  Labels label_kind = Labels::none;
+  std::vector<std::int64_t> labels;  // N (sequence) or N x n (token)
+};
+// `file`: the certificate's "data.file"; fills `out` or returns false with `error` set (a file that cannot
+// be read is bad input: the verdict is then malformed with that reason).
+using KsArraysSupplier = std::function<bool(const std::string& file, KsArrays& out, std::string& error)>;
+// "sha256:" + the SHA-256 (hex) of the canonical content: "memcert-ks-v1 N n d\n"; the distinct token vectors
+// in order of first use (sequence by sequence, position by position), each as its d exact numbers in lowest
+// terms ("p" or "p/q") separated by spaces and ended by "\n"; "ids\n" and the N n indices into that list as
+// 4-byte little-endian integers; then "labels none", "labels sequence" followed by " c" per sequence or
+// "labels token" followed by " c" per token. The table's order, repeated rows and unused rows do not change
+// it. "" when the arrays are malformed (sizes, an index past the table, a number that is not exact).
+std::string ks_arrays_digest(const KsArrays& a);
 // Tensors by reference (kind "model", docs/CERTIFICATES.md): a trained model's state_dict and its data set
 // are named by file and digest. The checker asks for the arrays, recomputes the digest itself and checks
 // every verdict from those values. A NamedArray holds one array's exact values (every one a double).
@@ -147,15 +169,16 @@ using TensorsSupplier = std::function<bool(const std::string& file, const std::s
 std::string tensors_digest(const std::vector<NamedArray>& arrays);
 // Kind "model": the certificate's model and data files are asked of `tensors` (an "mha" certificate's
 // attention data set of `arrays`, when given). Other kinds are checked as by the functions above.
+// `ks`: the supplier of a ks certificate's referenced sequence file (null: none).
 Verdict verify_certificate_file(const std::string& path, const Budget& budget, const TensorsSupplier& tensors,
-                                const ArraysSupplier* arrays = nullptr);
+                                const ArraysSupplier* arrays = nullptr, const KsArraysSupplier* ks = nullptr);
 Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const TensorsSupplier& tensors,
-                                const ArraysSupplier* arrays = nullptr);
+                                const ArraysSupplier* arrays = nullptr, const KsArraysSupplier* ks = nullptr);
 // As the functions above, with the supplier of referenced data (data may be null: no --data).
 Verdict verify_certificate_file(const std::string& path, const Budget& budget, const DataSupplier* data,
-                                const ArraysSupplier& arrays);
+                                const ArraysSupplier& arrays, const KsArraysSupplier* ks = nullptr);
 Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const DataSupplier* data,
-                                const ArraysSupplier& arrays);
+                                const ArraysSupplier& arrays, const KsArraysSupplier* ks = nullptr);
 // Parsed JSON takes this many bytes of memory per byte of text at most (numbers kept as text in a
 // tree of values); the memory estimate a data set read for `--data` starts from.
 inline constexpr double kBytesPerInputByte = 48;

@@ -20,6 +20,7 @@ struct CheckContext {
   double needs_seconds = 0, needs_bytes = 0;  // the refused step's estimate (Verdict::needs_*)
   bool malformed = false;  // a field could not be read as its type (set by the readers in read.hpp)
   const ArraysSupplier* arrays = nullptr;  // the supplier of data referenced by file (null: none given)
+  const KsArraysSupplier* ks_arrays = nullptr;  // kind "ks": the supplier of its referenced sequence file
   const TensorsSupplier* tensors = nullptr;  // kind "model": the supplier of its model / data tensors (null: none)
   std::vector<std::pair<std::string, std::size_t>> counts;  // copied to Verdict::counts
   // `verify --data`: the certificate's embedded examples were compared with DATA's rows (match_data.hpp),

@@ -89,10 +89,11 @@ namespace {
 // Runs `body` with a fresh context installed; copies what the check noted into the verdict.
 Verdict with_context(const Budget& budget, Verdict (*body)(const std::string&, const DataSupplier*),
                      const std::string& text, const DataSupplier* data, const ArraysSupplier* arrays = nullptr,
-                     const TensorsSupplier* tensors = nullptr) {
+                     const TensorsSupplier* tensors = nullptr, const KsArraysSupplier* ks = nullptr) {
   CheckContext ctx;
   ctx.budget = budget;
   ctx.arrays = arrays;
+  ctx.ks_arrays = ks;
   ctx.tensors = tensors;
   CheckContext* saved = current;
   current = &ctx;
@@ -123,6 +124,13 @@ bool match_supplied_data(const std::string& kind, const json::Value& cert, const
   if (kind == "theorem1")
     if (const json::Value* cd = cert.find("data"); cd && cd->type == json::Type::Object && cd->find("file")) {
       note_applied("data: DATA replaces the file the certificate references; its contexts and queries are tied by the digest of their values, its labels compared exactly");
+      check_context().data_replaces_file = true;
+      return true;
+    }
+  // The same for a ks certificate that references its sequence file (check_ks reads DATA in its place).
+  if (kind == "ks")
+    if (const json::Value* cd = cert.find("data"); cd && cd->type == json::Type::Object && cd->find("file")) {
+      note_applied("data: DATA replaces the file the certificate references; its sequences and labels are tied by the digest of their values");
       check_context().data_replaces_file = true;
       return true;
     }
@@ -246,7 +254,8 @@ Verdict verify_certificate_text(const std::string& json_text, const Budget& budg
 
 namespace {
 Verdict verify_file(const std::string& path, const Budget& budget, const DataSupplier* data,
-                    const ArraysSupplier* arrays = nullptr, const TensorsSupplier* tensors = nullptr) {
+                    const ArraysSupplier* arrays = nullptr, const TensorsSupplier* tensors = nullptr,
+                    const KsArraysSupplier* ks = nullptr) {
   try {
     // Bounded read: never more than the budget admits plus one byte (so /dev/zero or a FIFO ends too).
     const double cap_d = budget.max_bytes / kTextBytesPerInputByte;
@@ -275,7 +284,7 @@ Verdict verify_file(const std::string& path, const Budget& budget, const DataSup
     const bool bad = std::ferror(f) != 0;
     std::fclose(f);
     if (bad) return reject(Verdict{}, path + ": read error");
-    return with_context(budget, verify_in_context, text, data, arrays, tensors);
+    return with_context(budget, verify_in_context, text, data, arrays, tensors, ks);
   } catch (...) {
     return reject(Verdict{}, path + ": cannot read");
   }
@@ -289,20 +298,20 @@ Verdict verify_certificate_file(const std::string& path, const Budget& budget, c
   return verify_file(path, budget, &data);
 }
 Verdict verify_certificate_file(const std::string& path, const Budget& budget, const DataSupplier* data,
-                                const ArraysSupplier& arrays) {
-  return verify_file(path, budget, data, &arrays);
+                                const ArraysSupplier& arrays, const KsArraysSupplier* ks) {
+  return verify_file(path, budget, data, &arrays, nullptr, ks);
 }
 Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const DataSupplier* data,
-                                const ArraysSupplier& arrays) {
-  return with_context(budget, verify_in_context, json_text, data, &arrays);
+                                const ArraysSupplier& arrays, const KsArraysSupplier* ks) {
+  return with_context(budget, verify_in_context, json_text, data, &arrays, nullptr, ks);
 }
 Verdict verify_certificate_file(const std::string& path, const Budget& budget, const TensorsSupplier& tensors,
-                                const ArraysSupplier* arrays) {
-  return verify_file(path, budget, nullptr, arrays, &tensors);
+                                const ArraysSupplier* arrays, const KsArraysSupplier* ks) {
+  return verify_file(path, budget, nullptr, arrays, &tensors, ks);
 }
 Verdict verify_certificate_text(const std::string& json_text, const Budget& budget, const TensorsSupplier& tensors,
-                                const ArraysSupplier* arrays) {
-  return with_context(budget, verify_in_context, json_text, nullptr, arrays, &tensors);
+                                const ArraysSupplier* arrays, const KsArraysSupplier* ks) {
+  return with_context(budget, verify_in_context, json_text, nullptr, arrays, &tensors, ks);
 }
 
 }  // namespace memcert_checker

@@ -4,6 +4,7 @@
 //   {"kind":"ks","claim":"ks25/theorem-4.1"|"ks25/corollary-4.1"|"ks25/ablation-linear-phi",
 //    "setting":"next-token"|"seq-to-seq","N","n","d","C",
 //    "tokens":[V][d] exact, "sequences":[N][n] token indices, "labels":[N] | [N][n] (integers in [0,C)),
+//      or instead of sequences and labels "data":{"file","digest"} (the file's, ks_data.cpp),
 //    "separation":{"r2","delta2"},
 //    "network":{"f1":[{"W":[[..]],"b":[..]}...],"attention":{"WOV":3x3},"f2":[...]},
 //    "complexity":{"parameters","nonzero_parameters","depth","width","bit_complexity"},  (not for ablation)
@@ -174,6 +175,9 @@ bool ks_read_examples(const Value& c, KsCertificate& k, std::string& why) {
     if (!within_budget(ops * 4, V * d * 64 + double(k.N) * double(k.n) * 16, "the ks check", why)) return false;
   }
   const std::size_t N = k.N, n = k.n;
+  // Data by reference: the sequences and labels are the named file's (its digest recomputed).
+  if (const Value* dv = c.find("data"); dv && dv->type == json::Type::Object && dv->find("file"))
+    return ks_read_referenced(*dv, N, n, k.d, k.s2s, k.C, k.tok, k.seq, k.label, why);
   const Value* sv = member(c, "", "sequences", json::Type::Array, why);
   if (!sv) return false;
   if (sv->items.size() != N) { why = "sequences: expected N = " + std::to_string(N) + " sequences"; return false; }
@@ -346,8 +350,8 @@ bool ks_check_collision(const Value& c, const KsCertificate& k, std::string& why
   return true;
 }
 
-// Stage 7: every prediction equals its label (f2 once per distinct context, in blocks of 64 on up to 8
-// threads; then the verdict in the order of the contexts).
+// Stage 7: every prediction equals its label (f2 once per distinct context, all contexts at once sharing
+// the work between them: ks_eval_shared; then the verdict in the order of the contexts).
 bool ks_check_predictions(const KsCertificate& k, std::string& why) {
   std::map<QRow, std::size_t> index;  // context -> its distinct number
   std::vector<std::size_t> of(k.ctx.size());
@@ -359,25 +363,9 @@ bool ks_check_predictions(const KsCertificate& k, std::string& why) {
   }
   std::vector<mpq_class> out(distinct.size());
   {
-    constexpr std::size_t kBlock = 64;
-    const std::size_t blocks = (distinct.size() + kBlock - 1) / kBlock;
-    auto run = [&](std::size_t b) {
-      const std::size_t at = b * kBlock, count = std::min(kBlock, distinct.size() - at);
-      std::vector<QRow> o(count);
-      ks_eval_block(k.f2, distinct.data() + at, count, o.data());
-      for (std::size_t i = 0; i < count; ++i) out[at + i] = o[i][0];
-    };
     const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-    if (threads > 1 && blocks > 1) {
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back([&, t] {
-          for (std::size_t b = t; b < blocks; b += threads) run(b);
-        });
-      for (auto& th : pool) th.join();
-    } else {
-      for (std::size_t b = 0; b < blocks; ++b) run(b);
-    }
+    std::vector<QRow> o = ks_eval_shared(k.f2, distinct, threads);
+    for (std::size_t i = 0; i < o.size(); ++i) out[i] = std::move(o[i][0]);
   }
   std::vector<char> seen(distinct.size(), 0);
   std::vector<std::size_t> label_of(distinct.size(), 0);

@@ -202,7 +202,7 @@ QRow ks_eval_rational(const KsNet& net, const QRow& x) {
   return h;
 }
 
-void ks_eval_block(const KsNet& net, const QRow* const* xs, std::size_t count, QRow* out) {
+void ks_eval_block(const KsNet& net, const QRow* const* xs, std::size_t count, QRow* out, std::size_t first) {
   struct State {
     QRow hq, oq;
     std::vector<KsDy> hd, od;
@@ -215,7 +215,7 @@ void ks_eval_block(const KsNet& net, const QRow* const* xs, std::size_t count, Q
     for (std::size_t j = 0; j < S.hd.size(); ++j) S.hq[j] = to_mpq(S.hd[j]);
     S.dy = false;
   };
-  for (std::size_t l = 0; l < net.layers.size(); ++l) {
+  for (std::size_t l = first; l < net.layers.size(); ++l) {
     const KsLayer& L = net.layers[l];
     const bool relu = l + 1 < net.layers.size();
     for (State& S : st) {

@@ -49,8 +49,31 @@ std::size_t ks_net_out(const KsNet& n, std::size_t in);
 // integers), everything else in GMP rationals (ks_eval_rational).
 QRow ks_eval(const KsNet& net, const QRow& x);
 QRow ks_eval_rational(const KsNet& net, const QRow& x);
-// ks_eval on count points at once, layer by layer (the layer's weights stay in cache across the block).
-void ks_eval_block(const KsNet& net, const QRow* const* xs, std::size_t count, QRow* out);
+// ks_eval on count points at once, layer by layer (the layer's weights stay in cache across the block);
+// with first > 0, xs are the values after layer first - 1 and the layers from `first` on are applied.
+void ks_eval_block(const KsNet& net, const QRow* const* xs, std::size_t count, QRow* out, std::size_t first = 0);
+// ks_eval_block over all of xs in blocks of 64 on `threads` threads (the reference route).
+void ks_eval_many(const KsNet& net, const std::vector<const QRow*>& xs, std::vector<QRow>& out, std::size_t first,
+                  unsigned threads);
+// The network on every point of xs, exactly, sharing the work between points (ks_shared.cpp): equal to
+// ks_eval on each point. When every row of the first layer is a multiple of one vector g, the network is
+// evaluated as a function of t = g . x with every neuron's values over the points sorted by t kept as
+// pieces a t + b (dyadic), ReLUs split at exact sign changes; otherwise, from a layer that is not dyadic,
+// or once a layer's pieces outnumber 3 per point, point by point (ks_eval_many).
+struct KsSharedStats {
+  bool shared = false;             // the pieces route ran (from layer 0)
+  std::size_t points = 0;          // distinct t
+  std::size_t max_pieces = 0;      // the most pieces of one layer
+  std::size_t pointwise_from = 0;  // the first layer evaluated point by point (the depth when none)
+};
+std::vector<QRow> ks_eval_shared(const KsNet& net, const std::vector<const QRow*>& xs, unsigned threads,
+                                 KsSharedStats* stats = nullptr);
+// A certificate's "data": {"file", "digest"} (ks_data.cpp): the referenced file's N sequences of n tokens
+// (as indices into the certificate's tokens `tok`, matched by value) and labels (N, or N x n for
+// seq-to-seq, each in [0, C)), read through the context's KsArraysSupplier; its digest recomputed.
+bool ks_read_referenced(const Value& data, std::size_t N, std::size_t n, std::size_t d, bool s2s, std::size_t C,
+                        const std::vector<QRow>& tok, std::vector<std::vector<std::size_t>>& seq,
+                        std::vector<std::size_t>& label, std::string& why);
 // q as a dyadic when its denominator is a power of two.
 bool ks_dyadic(const mpq_class& q, KsDy& out);
 
