@@ -63,6 +63,35 @@ class MpArray {
   std::vector<__mpfr_struct> v_;
 };
 
+// `where` followed by [i] for each index of `path`: a field's name, spelled out only for a reason.
+std::string dana24_path(const std::string& where, const std::vector<std::size_t>& path) {
+  std::string w = where;
+  for (std::size_t i : path) w = dana24_at(w, i);
+  return w;
+}
+
+// Every level of the nested array at `v` (at `path` below the tensor) has the length `shape` gives it, in
+// depth-first order; the first that does not is named.
+bool tensor_shape(const Value* v, const std::string& where, const std::vector<std::size_t>& shape,
+                  std::vector<std::size_t>& path, std::vector<const Value*>& leaves, std::string& why) {
+  const std::size_t level = path.size();
+  if (level == shape.size()) {
+    leaves.push_back(v);
+    return true;
+  }
+  if (!v || v->type != json::Type::Array || v->items.size() != shape[level]) {
+    why = dana24_path(where, path) + ": expected a list of " + std::to_string(shape[level]) + " entries";
+    return false;
+  }
+  for (std::size_t i = 0; i < v->items.size(); ++i) {
+    path.push_back(i);
+    const bool ok = tensor_shape(&v->items[i], where, shape, path, leaves, why);
+    path.pop_back();
+    if (!ok) return false;
+  }
+  return true;
+}
+
 // Reads a nested array of exact numbers with the given shape into `out` (row-major); each must be exact
 // at kDana24Prec bits.
 bool read_tensor(const Value* v, const std::string& where, const std::vector<std::size_t>& shape, MpArray& out,
@@ -70,36 +99,25 @@ bool read_tensor(const Value* v, const std::string& where, const std::vector<std
   std::size_t total = 1;
   for (std::size_t s : shape) total *= s;
   out.reset(total);
-  std::size_t pos = 0;
   mpq_class q;
-  // Depth-first walk checking every level's length.
-  struct Frame {
-    const Value* v;
-    std::size_t level;
-    std::string where;
+  std::vector<std::size_t> path;
+  std::vector<const Value*> leaves;
+  if (!tensor_shape(v, where, shape, path, leaves, why)) return false;
+  // The name of leaf `pos` (row-major indices), for a reason.
+  auto leaf_name = [&](std::size_t pos) {
+    std::vector<std::size_t> idx(shape.size());
+    for (std::size_t k = shape.size(); k-- > 0;) idx[k] = pos % shape[k], pos /= shape[k];
+    return dana24_path(where, idx);
   };
-  std::vector<Frame> stack{{v, 0, where}};
-  std::vector<std::pair<const Value*, std::string>> leaves;
-  while (!stack.empty()) {
-    Frame f = stack.back();
-    stack.pop_back();
-    if (f.level == shape.size()) {
-      leaves.emplace_back(f.v, f.where);
-      continue;
-    }
-    if (!f.v || f.v->type != json::Type::Array || f.v->items.size() != shape[f.level]) {
-      why = f.where + ": expected a list of " + std::to_string(shape[f.level]) + " entries";
-      return false;
-    }
-    for (std::size_t i = f.v->items.size(); i-- > 0;) stack.push_back({&f.v->items[i], f.level + 1, dana24_at(f.where, i)});
-  }
-  for (const auto& [leaf, w] : leaves) {
-    if (!read_rational(*leaf, w, q, why)) return false;
+  std::string err;
+  for (std::size_t pos = 0; pos < leaves.size(); ++pos) {
+    const Value& leaf = *leaves[pos];
+    if (leaf.type != json::Type::String || !parse_rational(leaf.text, q, err))
+      return read_rational(leaf, leaf_name(pos), q, why);
     if (mpfr_set_q(out[pos], q.get_mpq_t(), MPFR_RNDN) != 0) {
-      why = w + ": expected a dyadic rational with at most 128 significant bits";
+      why = leaf_name(pos) + ": expected a dyadic rational with at most 128 significant bits";
       return false;
     }
-    ++pos;
   }
   return true;
 }
@@ -198,6 +216,7 @@ std::vector<std::unique_ptr<Iv[]>> token_inputs(const Model& m, const std::vecto
 // MPFR: the scores cancel (|W_Q| |x| is a thousand times |q|), so doubles would lose the margin here.
 struct SoftmaxScratch {
   std::unique_ptr<Iv[]> q, k, score, z;
+  std::vector<std::size_t> rows;  // the rows r of q that are not [0, 0]
   Iv sum;
   mpfr_t t1, t2, c;
   SoftmaxScratch(std::size_t dh, std::size_t S) : q(new Iv[dh]), k(new Iv[dh]), score(new Iv[S]), z(new Iv[S]) {
@@ -210,10 +229,17 @@ struct SoftmaxScratch {
 void head_softmax(const Model& m, std::size_t h, const std::vector<std::unique_ptr<Iv[]>>& x, SoftmaxScratch& w, Iv* a) {
   const std::size_t S = m.S, d = m.d, dh = m.dh;
   iv_project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), w.q.get());
+  // A row r with q_r = [0, 0] adds exactly 0 to every score (a rank-one head has one non-zero row): its
+  // key row is neither projected nor multiplied.
+  w.rows.clear();
+  for (std::size_t r = 0; r < dh; ++r)
+    if (!mpfr_zero_p(w.q[r].lo) || !mpfr_zero_p(w.q[r].hi)) w.rows.push_back(r);
   for (std::size_t s = 0; s < S; ++s) {
-    iv_project(m.WK, h * dh * d, dh, d, x[s].get(), w.k.get());
     w.score[s].zero();
-    for (std::size_t r = 0; r < dh; ++r) iv_fma(w.score[s], w.q[r], w.k[r], w.t1, w.t2);
+    for (const std::size_t r : w.rows) {
+      iv_project(m.WK, h * dh * d + r * d, 1, d, x[s].get(), &w.k[r]);
+      iv_fma(w.score[s], w.q[r], w.k[r], w.t1, w.t2);
+    }
     if (s == 0 || mpfr_greater_p(w.score[s].hi, w.c)) mpfr_set(w.c, w.score[s].hi, MPFR_RNDN);
   }
   // z_s = exp(score_s - c), a_s = z_s / sum (all positive).
