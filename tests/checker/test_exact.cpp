@@ -77,6 +77,42 @@ TEST_CASE("exact: decimal strings are read exactly", "[checker][exact]") {
   CHECK_FALSE(parse_u64("", u));
 }
 
+TEST_CASE("exact: integers and fractions of up to 19 digits a side read as GMP reads their digits", "[checker][exact]") {
+  // parse_rational reads these without GMP's string reader; the value must be the one GMP gives the same
+  // digits (signs, leading zeros, 19 and 20 digits, which straddle the machine-word reading).
+  std::mt19937_64 rng(7);
+  auto digits = [&](std::size_t n) {
+    std::string d;
+    for (std::size_t i = 0; i < n; ++i) d += char('0' + rng() % 10);
+    return d;
+  };
+  for (int it = 0; it < 4000; ++it) {
+    const std::string sign = it % 3 == 0 ? "-" : it % 7 == 0 ? "+" : "";
+    const std::string num = digits(1 + rng() % 20), den = digits(1 + rng() % 20);
+    const bool frac = it % 2 == 0;
+    const std::string text = sign + num + (frac ? "/" + den : "");
+    INFO(text);
+    mpq_class want(mpz_class(num, 10), frac ? mpz_class(den, 10) : mpz_class(1));
+    mpq_class got;
+    std::string err;
+    if (frac && mpz_class(den, 10) == 0) {
+      CHECK_FALSE(parse_rational(text, got, err));
+      continue;
+    }
+    want.canonicalize();
+    if (sign == "-") want = -want;
+    REQUIRE(parse_rational(text, got, err));
+    CHECK(got == want);
+    CHECK(mpz_cmp_ui(got.get_den_mpz_t(), 0) > 0);  // lowest terms, positive denominator
+    mpz_class g;
+    mpz_gcd(g.get_mpz_t(), got.get_num_mpz_t(), got.get_den_mpz_t());
+    CHECK(g == 1);
+  }
+  CHECK(q("9999999999999999999/10000000000000000000") == mpq_class(mpz_class("9999999999999999999"), mpz_class("10000000000000000000")));
+  CHECK(q("-0") == 0);
+  CHECK(q("007/014") == mpq_class(1, 2));
+}
+
 TEST_CASE("exact: row scaling by the lcm of denominators", "[checker][exact]") {
   mpz_class f;
   ZRow z = scale_row_to_integers({mpq_class(1, 2), mpq_class(-2, 3), mpq_class(5)}, &f);

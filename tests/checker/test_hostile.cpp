@@ -397,6 +397,52 @@ TEST_CASE("hostile dana24-claim: a weight of 1e999 is decided quickly (exp under
   CHECK(v.reason.find("unexpected error") == std::string::npos);
 }
 
+TEST_CASE("hostile dana24: a bad weight or a bad row is named by its exact place", "[checker][hostile]") {
+  // The weights are read leaf by leaf; the name of the place is spelled out only for the reason, so it is
+  // checked here against the place that was altered (every tensor, first, middle and last entries).
+  std::system(("mkdir -p " + kDir).c_str());
+  REQUIRE(run("generate dana24 --N 5 --S 2 --T 12 --seed 7 --out " + kDir + "/d.data.json"));
+  REQUIRE(run("construct dana24 " + kDir + "/d.data.json --heads 4 --dh 2 --d 4 --out " + kDir + "/d.cert.json"));
+  const json honest = json::parse(slurp(kDir + "/d.cert.json"));
+  REQUIRE(check(honest).valid);
+  const std::vector<std::pair<std::string, std::vector<std::size_t>>> places = {
+      {"e", {0, 0}}, {"e", {4, 3}}, {"pos", {1, 2}}, {"WU", {3, 1}}, {"WQ", {0, 1, 3}},
+      {"WK", {3, 0, 2}}, {"WV", {2, 1, 0}}, {"WO", {3, 3, 1}}, {"WO", {0, 0, 0}}};
+  for (const auto& [name, idx] : places) {
+    std::string where = "weights." + name;
+    for (std::size_t i : idx) where.append(1, '[').append(std::to_string(i)).append(1, ']');
+    INFO(where);
+    json c = honest;
+    json* leaf = &c["weights"][name];
+    for (std::size_t i : idx) leaf = &(*leaf)[i];
+    *leaf = "1/0";  // not a number: malformed, named
+    Verdict v = check(c);
+    CHECK_FALSE(v.valid);
+    CHECK(v.malformed);
+    CHECK(v.reason.rfind(where + ": ", 0) == 0);
+    *leaf = 7;  // a bare JSON number where an exact string is expected
+    v = check(c);
+    CHECK(v.reason.rfind(where + ": expected an exact number as a string", 0) == 0);
+    *leaf = "1/3";  // not dyadic: rejected, named
+    v = check(c);
+    CHECK_FALSE(v.valid);
+    CHECK(v.reason == where + ": expected a dyadic rational with at most 128 significant bits");
+    // The row holding the leaf, one entry short: named as a list of the wrong length.
+    json r = honest;
+    json* row = &r["weights"][name];
+    std::string row_where = "weights." + name;
+    for (std::size_t k = 0; k + 1 < idx.size(); ++k) {
+      row = &(*row)[idx[k]];
+      row_where.append(1, '[').append(std::to_string(idx[k])).append(1, ']');
+    }
+    const std::size_t len = row->size();
+    row->erase(row->size() - 1);
+    v = check(r);
+    CHECK_FALSE(v.valid);
+    CHECK(v.reason == row_where + ": expected a list of " + std::to_string(len) + " entries");
+  }
+}
+
 // Kind "model": hostile suppliers and certificates. The suppliers stand for the files the certificate
 // names; whatever they hand over, the checker answers with one of its four verdicts and a reason.
 TEST_CASE("hostile model: tensors that are not what the certificate says", "[checker][hostile]") {

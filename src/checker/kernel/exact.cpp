@@ -23,9 +23,36 @@ bool parse_u64(const std::string& s, unsigned long long& out) {
   return true;
 }
 
+namespace {
+// s[b, e) as a number below 10^19 (so below 2^64), when it is 1 to 19 decimal digits.
+bool small_digits(const std::string& s, std::size_t b, std::size_t e, unsigned long& out) {
+  if (b >= e || e - b > 19) return false;
+  out = 0;
+  for (std::size_t i = b; i < e; ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    out = out * 10 + static_cast<unsigned long>(s[i] - '0');
+  }
+  return true;
+}
+}  // namespace
+
 bool parse_rational(const std::string& s, mpq_class& out, std::string& error) {
   error.clear();
   std::size_t slash = s.find('/');
+  // The common forms with at most 19 digits on each side ("-7", "n/2^k" as memcert writes a double) read
+  // without temporary strings; the same value as the general reading below, which handles the rest.
+  if (sizeof(unsigned long) >= 8) {
+    const std::size_t b = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
+    unsigned long num = 0, den = 1;
+    if (small_digits(s, b, slash == std::string::npos ? s.size() : slash, num) &&
+        (slash == std::string::npos || (small_digits(s, slash + 1, s.size(), den) && den != 0))) {
+      mpz_set_ui(out.get_num_mpz_t(), num);
+      mpz_set_ui(out.get_den_mpz_t(), den);
+      out.canonicalize();
+      if (s[0] == '-') out = -out;
+      return true;
+    }
+  }
   if (slash != std::string::npos) {
     // "p/q": an optionally signed integer over a positive integer.
     std::size_t b = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1 : 0;

@@ -118,8 +118,10 @@ bool read_rational_vector(const Value& v, const std::string& where, std::size_t 
     return false;  // a length that disagrees with a stated size: false, not ill-typed
   }
   out.assign(count, mpq_class(0));
-  for (std::size_t i = 0; i < count; ++i)
-    if (!read_rational(v.items[i], read_at(where, i), out[i], why)) return false;
+  std::string err;
+  for (std::size_t i = 0; i < count; ++i)  // the field's name is spelled out only for the reason
+    if (v.items[i].type != json::Type::String || !parse_rational(v.items[i].text, out[i], err))
+      return read_rational(v.items[i], read_at(where, i), out[i], why);
   return true;
 }
 

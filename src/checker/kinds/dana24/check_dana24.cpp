@@ -63,6 +63,35 @@ class MpArray {
   std::vector<__mpfr_struct> v_;
 };
 
+// `where` followed by [i] for each index of `path`: a field's name, spelled out only for a reason.
+std::string dana24_path(const std::string& where, const std::vector<std::size_t>& path) {
+  std::string w = where;
+  for (std::size_t i : path) w = dana24_at(w, i);
+  return w;
+}
+
+// Every level of the nested array at `v` (at `path` below the tensor) has the length `shape` gives it, in
+// depth-first order; the first that does not is named.
+bool tensor_shape(const Value* v, const std::string& where, const std::vector<std::size_t>& shape,
+                  std::vector<std::size_t>& path, std::vector<const Value*>& leaves, std::string& why) {
+  const std::size_t level = path.size();
+  if (level == shape.size()) {
+    leaves.push_back(v);
+    return true;
+  }
+  if (!v || v->type != json::Type::Array || v->items.size() != shape[level]) {
+    why = dana24_path(where, path) + ": expected a list of " + std::to_string(shape[level]) + " entries";
+    return false;
+  }
+  for (std::size_t i = 0; i < v->items.size(); ++i) {
+    path.push_back(i);
+    const bool ok = tensor_shape(&v->items[i], where, shape, path, leaves, why);
+    path.pop_back();
+    if (!ok) return false;
+  }
+  return true;
+}
+
 // Reads a nested array of exact numbers with the given shape into `out` (row-major); each must be exact
 // at kDana24Prec bits.
 bool read_tensor(const Value* v, const std::string& where, const std::vector<std::size_t>& shape, MpArray& out,
@@ -70,36 +99,25 @@ bool read_tensor(const Value* v, const std::string& where, const std::vector<std
   std::size_t total = 1;
   for (std::size_t s : shape) total *= s;
   out.reset(total);
-  std::size_t pos = 0;
   mpq_class q;
-  // Depth-first walk checking every level's length.
-  struct Frame {
-    const Value* v;
-    std::size_t level;
-    std::string where;
+  std::vector<std::size_t> path;
+  std::vector<const Value*> leaves;
+  if (!tensor_shape(v, where, shape, path, leaves, why)) return false;
+  // The name of leaf `pos` (row-major indices), for a reason.
+  auto leaf_name = [&](std::size_t pos) {
+    std::vector<std::size_t> idx(shape.size());
+    for (std::size_t k = shape.size(); k-- > 0;) idx[k] = pos % shape[k], pos /= shape[k];
+    return dana24_path(where, idx);
   };
-  std::vector<Frame> stack{{v, 0, where}};
-  std::vector<std::pair<const Value*, std::string>> leaves;
-  while (!stack.empty()) {
-    Frame f = stack.back();
-    stack.pop_back();
-    if (f.level == shape.size()) {
-      leaves.emplace_back(f.v, f.where);
-      continue;
-    }
-    if (!f.v || f.v->type != json::Type::Array || f.v->items.size() != shape[f.level]) {
-      why = f.where + ": expected a list of " + std::to_string(shape[f.level]) + " entries";
-      return false;
-    }
-    for (std::size_t i = f.v->items.size(); i-- > 0;) stack.push_back({&f.v->items[i], f.level + 1, dana24_at(f.where, i)});
-  }
-  for (const auto& [leaf, w] : leaves) {
-    if (!read_rational(*leaf, w, q, why)) return false;
+  std::string err;
+  for (std::size_t pos = 0; pos < leaves.size(); ++pos) {
+    const Value& leaf = *leaves[pos];
+    if (leaf.type != json::Type::String || !parse_rational(leaf.text, q, err))
+      return read_rational(leaf, leaf_name(pos), q, why);
     if (mpfr_set_q(out[pos], q.get_mpq_t(), MPFR_RNDN) != 0) {
-      why = w + ": expected a dyadic rational with at most 128 significant bits";
+      why = leaf_name(pos) + ": expected a dyadic rational with at most 128 significant bits";
       return false;
     }
-    ++pos;
   }
   return true;
 }
@@ -198,6 +216,7 @@ std::vector<std::unique_ptr<Iv[]>> token_inputs(const Model& m, const std::vecto
 // MPFR: the scores cancel (|W_Q| |x| is a thousand times |q|), so doubles would lose the margin here.
 struct SoftmaxScratch {
   std::unique_ptr<Iv[]> q, k, score, z;
+  std::vector<std::size_t> rows;  // the rows r of q that are not [0, 0]
   Iv sum;
   mpfr_t t1, t2, c;
   SoftmaxScratch(std::size_t dh, std::size_t S) : q(new Iv[dh]), k(new Iv[dh]), score(new Iv[S]), z(new Iv[S]) {
@@ -207,15 +226,29 @@ struct SoftmaxScratch {
   SoftmaxScratch& operator=(const SoftmaxScratch&) = delete;
   ~SoftmaxScratch() { mpfr_clears(t1, t2, c, static_cast<mpfr_ptr>(nullptr)); }
 };
+void softmax_of_scores(std::size_t S, SoftmaxScratch& w, Iv* a);
 void head_softmax(const Model& m, std::size_t h, const std::vector<std::unique_ptr<Iv[]>>& x, SoftmaxScratch& w, Iv* a) {
   const std::size_t S = m.S, d = m.d, dh = m.dh;
   iv_project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), w.q.get());
+  // A row r with q_r = [0, 0] adds exactly 0 to every score (a rank-one head has one non-zero row): its
+  // key row is neither projected nor multiplied.
+  w.rows.clear();
+  for (std::size_t r = 0; r < dh; ++r)
+    if (!mpfr_zero_p(w.q[r].lo) || !mpfr_zero_p(w.q[r].hi)) w.rows.push_back(r);
   for (std::size_t s = 0; s < S; ++s) {
-    iv_project(m.WK, h * dh * d, dh, d, x[s].get(), w.k.get());
     w.score[s].zero();
-    for (std::size_t r = 0; r < dh; ++r) iv_fma(w.score[s], w.q[r], w.k[r], w.t1, w.t2);
-    if (s == 0 || mpfr_greater_p(w.score[s].hi, w.c)) mpfr_set(w.c, w.score[s].hi, MPFR_RNDN);
+    for (const std::size_t r : w.rows) {
+      iv_project(m.WK, h * dh * d + r * d, 1, d, x[s].get(), &w.k[r]);
+      iv_fma(w.score[s], w.q[r], w.k[r], w.t1, w.t2);
+    }
   }
+  softmax_of_scores(S, w, a);
+}
+
+// a_s = softmax_s(score_s) from the enclosed scores w.score[0..S), enclosed into a[0..S).
+void softmax_of_scores(std::size_t S, SoftmaxScratch& w, Iv* a) {
+  for (std::size_t s = 0; s < S; ++s)
+    if (s == 0 || mpfr_greater_p(w.score[s].hi, w.c)) mpfr_set(w.c, w.score[s].hi, MPFR_RNDN);
   // z_s = exp(score_s - c), a_s = z_s / sum (all positive).
   w.sum.zero();
   for (std::size_t s = 0; s < S; ++s) {
@@ -230,6 +263,80 @@ void head_softmax(const Model& m, std::size_t h, const std::vector<std::unique_p
     mpfr_div(a[s].lo, w.z[s].lo, w.sum.hi, MPFR_RNDD);
     mpfr_div(a[s].hi, w.z[s].hi, w.sum.lo, MPFR_RNDU);
   }
+}
+
+// The key rows of the double route, by linearity: W_K^h x(t,s) = W_K^h e(t_s) + W_K^h pos_s exactly, so
+// the enclosure of the first term (once per token in use) plus the second (once per position), rounded
+// outward, encloses it. Only the rows r whose W_Q^h row is not zero (the others meet a zero query row).
+// A different enclosure than head_softmax's, for the double route only: a sequence it does not decide
+// goes to the MPFR route, which computes W_K^h x(t,s) directly as before.
+struct KeyCache {
+  std::vector<std::vector<std::size_t>> rows;  // per head: the rows r of W_Q^h that are not zero
+  std::vector<std::size_t> offset;             // per head: where its rows start within a token's block
+  std::size_t width = 0;                       // sum of the heads' row counts
+  std::vector<std::size_t> slot;               // per token: its block, or kNone
+  std::unique_ptr<Iv[]> token, position;       // [slot][width], [S][width]
+  static constexpr std::size_t kNone = ~std::size_t{0};
+};
+
+// Intervals at most this many (about 100 bytes each) are kept; beyond, the double route projects directly.
+constexpr std::size_t kMaxKeyCacheEntries = std::size_t{1} << 18;
+
+// Builds the cache for the tokens of `seqs`, on the checker's threads; false (nothing cached) when it
+// would hold more than kMaxKeyCacheEntries intervals.
+bool build_key_cache(const Model& m, const std::vector<std::vector<std::size_t>>& seqs, KeyCache& kc) {
+  const std::size_t d = m.d, dh = m.dh;
+  kc.rows.assign(m.H, {});
+  kc.offset.assign(m.H, 0);
+  kc.width = 0;
+  for (std::size_t h = 0; h < m.H; ++h) {
+    kc.offset[h] = kc.width;
+    for (std::size_t r = 0; r < dh; ++r) {
+      bool nonzero = false;
+      for (std::size_t i = 0; i < d && !nonzero; ++i) nonzero = mpfr_sgn(m.WQ[h * dh * d + r * d + i]) != 0;
+      if (nonzero) kc.rows[h].push_back(r);
+    }
+    kc.width += kc.rows[h].size();
+  }
+  kc.slot.assign(m.N, KeyCache::kNone);
+  std::vector<std::size_t> used;
+  for (const auto& seq : seqs)
+    for (std::size_t t : seq)
+      if (kc.slot[t] == KeyCache::kNone) kc.slot[t] = used.size(), used.push_back(t);
+  if (kc.width == 0 || (used.size() + m.S) > kMaxKeyCacheEntries / kc.width) return false;
+  kc.token.reset(new Iv[used.size() * kc.width]);
+  kc.position.reset(new Iv[m.S * kc.width]);
+  // Row r of head h times the exact vector v (d numbers of W), as an interval (v a point).
+  auto project = [&](const MpArray& V, std::size_t base, Iv* out) {
+    std::unique_ptr<Iv[]> v(new Iv[d]);
+    for (std::size_t i = 0; i < d; ++i) mpfr_set(v[i].lo, V[base + i], MPFR_RNDD), mpfr_set(v[i].hi, V[base + i], MPFR_RNDU);
+    for (std::size_t h = 0; h < m.H; ++h)
+      for (std::size_t j = 0; j < kc.rows[h].size(); ++j)
+        iv_project(m.WK, h * dh * d + kc.rows[h][j] * d, 1, d, v.get(), &out[kc.offset[h] + j]);
+  };
+  parallel_for(used.size(), checker_threads(), [&](std::size_t u, unsigned) { project(m.e, used[u] * d, &kc.token[u * kc.width]); });
+  for (std::size_t s = 0; s < m.S; ++s) project(m.pos, s * d, &kc.position[s * kc.width]);
+  return true;
+}
+
+// head_softmax with the key rows from the cache: k_r(s) = (W_K e(t_s))_r + (W_K pos_s)_r, rounded outward.
+void head_softmax_cached(const Model& m, std::size_t h, const std::vector<std::unique_ptr<Iv[]>>& x,
+                         const std::vector<std::size_t>& seq, const KeyCache& kc, SoftmaxScratch& w, Iv* a) {
+  const std::size_t S = m.S, d = m.d, dh = m.dh;
+  iv_project(m.WQ, h * dh * d, dh, d, x[S - 1].get(), w.q.get());
+  for (std::size_t s = 0; s < S; ++s) {
+    w.score[s].zero();
+    for (std::size_t j = 0; j < kc.rows[h].size(); ++j) {
+      const std::size_t r = kc.rows[h][j];
+      if (mpfr_zero_p(w.q[r].lo) && mpfr_zero_p(w.q[r].hi)) continue;
+      const Iv& ke = kc.token[kc.slot[seq[s]] * kc.width + kc.offset[h] + j];
+      const Iv& kp = kc.position[s * kc.width + kc.offset[h] + j];
+      mpfr_add(w.k[r].lo, ke.lo, kp.lo, MPFR_RNDD);
+      mpfr_add(w.k[r].hi, ke.hi, kp.hi, MPFR_RNDU);
+      iv_fma(w.score[s], w.q[r], w.k[r], w.t1, w.t2);
+    }
+  }
+  softmax_of_scores(S, w, a);
 }
 
 // E(t) = x(t,S) + sum_h W_O^h W_V^h A^h(t), the input of W_U (eq. (1)-(2)), enclosed into E[0..d). With
@@ -305,7 +412,7 @@ bool iv_midrad(const Iv& x, double& c, double& r) {
 // E(t) enclosed as [lo, hi] (d doubles each); false when a value is not finite (the caller then takes
 // the MPFR route). Runs at the working precision g_work_prec (the softmax).
 bool encoder_enclosure_f64(const Model& m, const ModelF64& f, const std::vector<std::size_t>& seq, double* lo,
-                           double* hi) {
+                           double* hi, const KeyCache* keys = nullptr) {
   const std::size_t S = m.S, d = m.d, dh = m.dh;
   const std::vector<std::unique_ptr<Iv[]>> x = token_inputs(m, seq);
   std::vector<double> xc(S * d), xr(S * d), ac(S), ar(S), Ac(d), Ar(d), vc(dh), vr(dh), oc(d), orad(d);
@@ -319,7 +426,8 @@ bool encoder_enclosure_f64(const Model& m, const ModelF64& f, const std::vector<
   std::unique_ptr<Iv[]> a(new Iv[S]);
   SoftmaxScratch w(dh, S);
   for (std::size_t h = 0; h < m.H; ++h) {
-    head_softmax(m, h, x, w, a.get());
+    if (keys) head_softmax_cached(m, h, x, seq, *keys, w, a.get());
+    else head_softmax(m, h, x, w, a.get());
     for (std::size_t s = 0; s < S; ++s)
       if (!iv_midrad(a[s], ac[s], ar[s])) return false;
     const std::size_t wv = h * d * dh;
@@ -369,10 +477,11 @@ bool dana24_margin_filter(const Model& m, const std::vector<double>& wc, const s
 // concluded (the MPFR route decides).
 bool dana24_sequence_f64(const Model& m, const ModelF64& f, const std::vector<double>& wc, const std::vector<double>& wr,
                          const std::vector<std::size_t>& seq, std::size_t g, const mpq_class& need,
-                         const std::vector<mpq_class>* estar, const mpq_class* deviation, mpfr_t margin) {
+                         const std::vector<mpq_class>* estar, const mpq_class* deviation, mpfr_t margin,
+                         const KeyCache* keys) {
   const std::size_t d = m.d;
   std::vector<double> lo(d), hi(d), ec(d), er(d);
-  if (!encoder_enclosure_f64(m, f, seq, lo.data(), hi.data())) return false;
+  if (!encoder_enclosure_f64(m, f, seq, lo.data(), hi.data(), keys)) return false;
   if (estar && deviation) {
     mpfr_t x;
     mpfr_init2(x, 64);
@@ -569,6 +678,8 @@ bool check_dana24(const Value& c, std::string& why) {
   dana24_wut_f64(m, wut_c, wut_r);
   const ModelF64 mf = dana24_model_f64(m);
   const LogitFilter filter{&wut_c, &wut_r, &min_margin};
+  KeyCache keys;
+  const bool cached = build_key_cache(m, seqs, keys);
   std::vector<std::string> failure(T);
   parallel_for(T, checker_threads(), [&](std::size_t t, unsigned) {
     mpfr_t margin, dev;
@@ -576,7 +687,7 @@ bool check_dana24(const Value& c, std::string& why) {
     mpfr_init2(dev, 512);
     // The whole sequence in doubles first; MPFR only when that does not show what is claimed.
     if (dana24_sequence_f64(m, mf, wut_c, wut_r, seqs[t], next[t], min_margin, readout ? &estar[t] : nullptr,
-                            readout ? &deviation : nullptr, margin)) {
+                            readout ? &deviation : nullptr, margin, cached ? &keys : nullptr)) {
       mpfr_clears(margin, dev, static_cast<mpfr_ptr>(nullptr));
       return;
     }

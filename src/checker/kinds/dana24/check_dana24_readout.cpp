@@ -5,6 +5,7 @@
 // taken from the certificate but the data. The link to the model (max_t ||E(t) - E*(t)||_inf) is checked
 // by check_dana24.cpp with the forward pass.
 #include <algorithm>
+#include <cmath>
 
 #include "kinds/dana24/dana24_forward.hpp"
 #include "kernel/float_kernels.hpp"
@@ -27,6 +28,13 @@ bool read_readout_rows(const Value* v, const std::string& where, std::size_t row
   for (std::size_t i = 0; i < rows; ++i)
     if (!read_rational_vector(v->items[i], readout_at(where, i), cols, out[i], why)) return false;
   return true;
+}
+
+// q in [c - r, c + r] for x = q.get_d() (truncated toward 0, so within one ulp of q): radius 0 when x is q
+// exactly (no subnormal radius around a zero, which would slow every product with it).
+void enclose_double(double x, const mpq_class& q, double& c, double& r) {
+  if (std::isfinite(x) && cmp(q, x) == 0) c = x, r = 0;
+  else midrad(dn(x), up(x), c, r);
 }
 
 }  // namespace
@@ -90,6 +98,16 @@ bool dana24_readout_exact_check(const Value& readout, const Value& weights, cons
   for (const QRow& r : WU) wflat.insert(wflat.end(), r.begin(), r.end());
   mpz_class fw;
   const ZRow Wz = scale_row_to_integers(wflat, &fw);
+  // W_U^T (d x N) as double enclosures [w rounded down, w rounded up] in midpoint-radius form: the logits'
+  // filter below, which only chooses which rivals' logits are computed exactly.
+  std::vector<double> wut_c(d * N), wut_r(d * N);
+  bool wut_finite = true;
+  for (std::size_t j = 0; j < N; ++j)
+    for (std::size_t i = 0; i < d; ++i) {
+      const double x = WU[j][i].get_d();
+      wut_finite = wut_finite && std::isfinite(x);
+      enclose_double(x, WU[j][i], wut_c[i * N + j], wut_r[i * N + j]);
+    }
   estar.assign(T, QRow(d));
   // One sequence per task on the checker's threads; the first failing sequence in order is reported.
   std::vector<std::string> failure(T);
@@ -113,9 +131,25 @@ bool dana24_readout_exact_check(const Value& readout, const Value& weights, cons
         if (sgn(Wz[j * d + i]) != 0) mpz_addmul(out.get_mpz_t(), Wz[j * d + i].get_mpz_t(), Ez[i].get_mpz_t());
     };
     logit(next[t], Lg);
+    // The largest rival logit, exactly. A rival whose logit is enclosed (doubles, rigorous) below another
+    // rival's lower bound cannot be the largest, so only the others are computed exactly; without finite
+    // enclosures, every rival is.
+    std::vector<double> ec(d), er(d), lc(N), lr(N);
+    bool filtered = wut_finite;
+    for (std::size_t i = 0; i < d && filtered; ++i) {
+      const double x = estar[t][i].get_d();
+      filtered = std::isfinite(x);
+      if (filtered) enclose_double(x, estar[t][i], ec[i], er[i]);
+    }
+    filtered = filtered && mix_enclosure(wut_c.data(), wut_r.data(), ec.data(), er.data(), d, N, lc.data(), lr.data());
+    double floor_lo = -INFINITY;
+    if (filtered)
+      for (std::size_t j = 0; j < N; ++j)
+        if (j != next[t]) floor_lo = std::max(floor_lo, dn(lc[j] - lr[j]));
     bool any = false;
     for (std::size_t j = 0; j < N; ++j) {
       if (j == next[t]) continue;
+      if (filtered && up(lc[j] + lr[j]) < floor_lo) continue;
       logit(j, L);
       if (!any || L > best) best = L, any = true;
     }

@@ -113,6 +113,8 @@ bool read_theorem1_trace(const Value& cert, Theorem1& k, std::string& why) {
     // The theorem's hypotheses are not needed either: memorization is checked directly on the weights.
     if (cert.find("hypotheses"))
       note_not_checked("hypotheses (Assumptions 1-3, general position: recorded by the engine; the verdict checks memorization directly and does not rest on them)");
+    if (cert.find("notes") || cert.find("labels_generated"))
+      note_not_checked("notes, labels_generated (descriptive: recorded by the engine; trace_checksum only guards them against accidental edits)");
     if (!generic)
       note_not_checked("trace[*].c_weyl, c_proof, step_sigma_lower, eps_b2_estimate, lemma3_attempts, target_attempts (descriptive)");
     for (std::size_t h = 0; h < H; ++h)
