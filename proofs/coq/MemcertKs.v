@@ -1,0 +1,343 @@
+(* ks25 Transformers checked by Coq's kernel: memorization by computation.
+
+   The network (docs/papers/ks25.md, the certificate kind `ks`) maps a sequence X = x_1 ... x_n of
+   d-dimensional tokens to one rational number:
+     f1        a ReLU network applied to every token (R^d -> R^3),
+     attention uniform: the context is  s = f1(x_n) + W_OV (1/n) sum_k f1(x_k),
+     f2        a ReLU network R^3 -> R^1;  predict X = f2(s).
+   A ReLU network is a list of layers x |-> W x + b, each followed by max(0, .) except the last.
+   The network memorizes the examples (X_i, y_i) when predict X_i = y_i exactly, for every i.
+
+   Every number of a network is dyadic: a layer holds integer matrices with one power-of-two scale for
+   W and one for b (W / 2^sW, b / 2^sb).  Section "Plain" defines the semantics over Coq's rationals Q,
+   nothing else.  Section "Fast" evaluates the same network over binary integers Z, every vector an
+   integer list with one common denominator c 2^e (c = 1 in f1, c = n in f2), and `check` compares the
+   result of every example with its label.  `check_sound` proves: check = true -> every example is
+   memorized (in the plain semantics).  `Print Assumptions check_sound` answers "Closed under the
+   global context". *)
+From Coq Require Import ZArith QArith Qminmax List Lia.
+Import ListNotations.
+
+(* ------------------------------------------------------------------------------------------------ *)
+(* The network's data.                                                                               *)
+
+(* 2^s as a positive number. *)
+Fixpoint pow2 (s : nat) : positive := match s with O => 1%positive | S s' => xO (pow2 s') end.
+
+(* The rational number m / 2^s. *)
+Definition dyadic (m : Z) (s : nat) : Q := m # pow2 s.
+
+(* A layer: x |-> (W / 2^sW) x + b / 2^sb, W a list of rows. *)
+Record layer := Layer { W : list (list Z); sW : nat; b : list Z; sb : nat }.
+
+(* f1, the attention's W_OV / 2^sOV (3 x 3), f2. *)
+Record network := Network { f1 : list layer; wov : list (list Z); swov : nat; f2 : list layer }.
+
+Fixpoint map2 {A B C : Type} (f : A -> B -> C) (u : list A) (v : list B) : list C :=
+  match u, v with a :: u', x :: v' => f a x :: map2 f u' v' | _, _ => [] end.
+
+(* ------------------------------------------------------------------------------------------------ *)
+(* Plain semantics over Q.                                                                           *)
+
+Section Plain.
+Local Open Scope Q_scope.
+
+Fixpoint dotQ (w x : list Q) : Q :=
+  match w, x with a :: w', y :: x' => a * y + dotQ w' x' | _, _ => 0 end.
+
+Definition affineQ (L : layer) (x : list Q) : list Q :=
+  map2 (fun row bi => dotQ (map (fun a => dyadic a (sW L)) row) x + dyadic bi (sb L)) (W L) (b L).
+
+Definition relu (q : Q) : Q := Qmax 0 q.
+
+(* ReLU after every layer but the last. *)
+Fixpoint netQ (Ls : list layer) (x : list Q) : list Q :=
+  match Ls with
+  | [] => x
+  | L :: Ls' => match Ls' with [] => affineQ L x | _ => netQ Ls' (map relu (affineQ L x)) end
+  end.
+
+Definition vaddQ (x y : list Q) : list Q := map2 Qplus x y.
+
+(* s = f1(x_n) + W_OV mean_k f1(x_k), n = length X. *)
+Definition context (N : network) (X : list (list Q)) : list Q :=
+  let mean := map (fun q => q / inject_Z (Z.of_nat (length X)))
+                  (fold_right vaddQ (repeat 0 3) (map (netQ (f1 N)) X)) in
+  let WOV := map (map (fun a => dyadic a (swov N))) (wov N) in
+  vaddQ (netQ (f1 N) (last X [])) (map (fun row => dotQ row mean) WOV).
+
+Definition predict (N : network) (X : list (list Q)) : Q := hd 0 (netQ (f2 N) (context N X)).
+
+(* Token t of a vocabulary of integer vectors with one scale: tokens[t] / 2^sT. *)
+Definition token (sT : nat) (tokens : list (list Z)) (t : nat) : list Q :=
+  map (fun m => dyadic m sT) (nth t tokens []).
+
+(* Sequence i of a data set: its token indices looked up in the vocabulary. *)
+Definition sequence (sT : nat) (tokens : list (list Z)) (seqs : list (list nat)) (i : nat) : list (list Q) :=
+  map (token sT tokens) (nth i seqs []).
+
+End Plain.
+
+(* ------------------------------------------------------------------------------------------------ *)
+(* Fast evaluation over Z: a vector (x, e) with a fixed c denotes x_j / (c 2^e).                      *)
+
+Section Fast.
+Local Open Scope Z_scope.
+
+Definition vec := (list Z * nat)%type.
+
+Fixpoint dotZ (w x : list Z) : Z :=
+  match w, x with a :: w', y :: x' => a * y + dotZ w' x' | _, _ => 0 end.
+
+Definition up (z : Z) (k : nat) : Z := Z.shiftl z (Z.of_nat k).
+
+Definition affineZ (L : layer) (c : positive) (v : vec) : vec :=
+  let e := snd v in
+  let E := Nat.max (sW L + e) (sb L) in
+  (map2 (fun row bi => up (dotZ row (fst v)) (E - (sW L + e)) + up (bi * Zpos c) (E - sb L)) (W L) (b L), E).
+
+Definition reluZ (v : vec) : vec := (map (Z.max 0) (fst v), snd v).
+
+(* Common factors 2 out of the denominator. *)
+Fixpoint normz (k : nat) (x : list Z) (e : nat) : vec :=
+  match k, e with
+  | S k', S e' => if forallb Z.even x then normz k' (map Z.div2 x) e' else (x, e)
+  | _, _ => (x, e)
+  end.
+Definition normZ (v : vec) : vec := normz (snd v) (fst v) (snd v).
+
+Fixpoint netZ (Ls : list layer) (c : positive) (v : vec) : vec :=
+  match Ls with
+  | [] => v
+  | L :: Ls' => match Ls' with
+                | [] => normZ (affineZ L c v)
+                | _ => netZ Ls' c (normZ (reluZ (affineZ L c v)))
+                end
+  end.
+
+Definition vaddZ (u v : vec) : vec :=
+  let E := Nat.max (snd u) (snd v) in
+  (map2 (fun a x => up a (E - snd u) + up x (E - snd v)) (fst u) (fst v), E).
+
+Definition timesZ (c : positive) (v : vec) : vec := (map (fun z => z * Zpos c) (fst v), snd v).
+
+Definition mulZ (M : list (list Z)) (s : nat) (v : vec) : vec := (map (fun row => dotZ row (fst v)) M, (s + snd v)%nat).
+
+(* The context of a sequence of n tokens whose f1 outputs are H (hl the last one), denominator n 2^e. *)
+Definition contextZ (N : network) (H : list vec) (hl : vec) (n : positive) : vec :=
+  vaddZ (timesZ n hl) (mulZ (wov N) (swov N) (fold_right vaddZ (repeat 0 3, O) H)).
+
+Definition check_example (N : network) (F : list vec) (dflt : vec) (s : list nat) (y : Z) : bool :=
+  match s with
+  | [] => false
+  | _ =>
+    let c := Pos.of_nat (length s) in
+    let o := netZ (f2 N) c (contextZ N (map (fun t => nth t F dflt) s) (nth (last s O) F dflt) c) in
+    match fst o with
+    | y0 :: _ => Z.eqb y0 (y * Zpos (c * pow2 (snd o)))
+    | [] => false
+    end
+  end.
+
+Fixpoint check_all (N : network) (F : list vec) (dflt : vec) (seqs : list (list nat)) (ys : list Z) : bool :=
+  match seqs, ys with
+  | [], [] => true
+  | s :: seqs', y :: ys' => check_example N F dflt s y && check_all N F dflt seqs' ys'
+  | _, _ => false
+  end.
+
+(* f1 once per token of the vocabulary, then every example. *)
+Definition check (N : network) (sT : nat) (tokens : list (list Z)) (seqs : list (list nat)) (ys : list Z) : bool :=
+  let F := map (fun t => netZ (f1 N) 1 (t, sT)) tokens in
+  check_all N F (netZ (f1 N) 1 ([], sT)) seqs ys.
+
+End Fast.
+
+(* ------------------------------------------------------------------------------------------------ *)
+(* The fast evaluation denotes the plain one.                                                        *)
+
+Definition scaled (z : Z) (c : positive) (e : nat) : Q := z # (c * pow2 e).
+
+Definition R (c : positive) (v : vec) (q : list Q) : Prop :=
+  Forall2 (fun z r => Qeq r (scaled z c (snd v))) (fst v) q.
+
+Lemma pow2_add s e : pow2 (s + e) = (pow2 s * pow2 e)%positive.
+Proof. induction s as [|s IH]; simpl; [reflexivity|now rewrite IH]. Qed.
+
+Lemma pow2_Z s : Zpos (pow2 s) = (2 ^ Z.of_nat s)%Z.
+Proof.
+  induction s as [|s IH]; [reflexivity|].
+  rewrite Nat2Z.inj_succ, Z.pow_succ_r by lia. simpl pow2. rewrite Pos2Z.inj_xO, IH. ring.
+Qed.
+
+Lemma up_spec z k : up z k = (z * Zpos (pow2 k))%Z.
+Proof. unfold up. rewrite Z.shiftl_mul_pow2 by lia. now rewrite pow2_Z. Qed.
+
+Lemma scaled_up z c e E : (e <= E)%nat -> Qeq (scaled (up z (E - e)) c E) (scaled z c e).
+Proof.
+  intro H. unfold scaled, Qeq; simpl. rewrite up_spec.
+  replace E with ((E - e) + e)%nat at 2 by lia. rewrite pow2_add, !Pos2Z.inj_mul. ring.
+Qed.
+
+Lemma scaled_plus u v c e : Qeq (scaled u c e + scaled v c e) (scaled (u + v) c e).
+Proof. unfold scaled, Qeq, Qplus; simpl. rewrite !Pos2Z.inj_mul. ring. Qed.
+
+Lemma scaled_mult a s z c e : Qeq (dyadic a s * scaled z c e) (scaled (a * z) c (s + e)).
+Proof. unfold scaled, dyadic, Qeq, Qmult; simpl. rewrite pow2_add, !Pos2Z.inj_mul. ring. Qed.
+
+Lemma scaled_zero c e : Qeq 0 (scaled 0 c e).
+Proof. reflexivity. Qed.
+
+Lemma dot_ok c e s w x q :
+  Forall2 (fun z r => Qeq r (scaled z c e)) x q ->
+  Qeq (dotQ (map (fun a => dyadic a s) w) q) (scaled (dotZ w x) c (s + e)).
+Proof.
+  revert x q. induction w as [|a w IH]; intros x q H; simpl.
+  - destruct q; reflexivity.
+  - destruct H as [|z r x' q' Hzr H]; simpl; [reflexivity|].
+    rewrite Hzr, IH by exact H. rewrite scaled_mult. apply scaled_plus.
+Qed.
+
+Lemma map2_same {A B C D : Type} (P : C -> D -> Prop) (f : A -> B -> C) (g : A -> B -> D) u v :
+  (forall a x, P (f a x) (g a x)) -> Forall2 P (map2 f u v) (map2 g u v).
+Proof. revert v. induction u; intros [|x v] H; simpl; constructor; auto. Qed.
+
+Lemma map2_rel {A B C D E F : Type} (P : A -> B -> Prop) (P' : C -> D -> Prop) (P'' : E -> F -> Prop)
+      (f : A -> C -> E) (g : B -> D -> F) u q v r :
+  Forall2 P u q -> Forall2 P' v r -> (forall a s x t, P a s -> P' x t -> P'' (f a x) (g s t)) ->
+  Forall2 P'' (map2 f u v) (map2 g q r).
+Proof.
+  intros H; revert v r. induction H; intros v r H' Hf; simpl; [constructor|].
+  destruct H'; simpl; constructor; auto.
+Qed.
+
+Lemma affine_ok L c v q : R c v q -> R c (affineZ L c v) (affineQ L q).
+Proof.
+  intro H. unfold R, affineZ, affineQ; simpl. apply map2_same. intros row bi.
+  rewrite (dot_ok c (snd v) (sW L) row (fst v) q H).
+  assert (Hb : Qeq (dyadic bi (sb L)) (scaled (bi * Zpos c) c (sb L))).
+  { unfold dyadic, scaled, Qeq; simpl. rewrite Pos2Z.inj_mul. ring. }
+  rewrite <- scaled_plus, !scaled_up by lia. now rewrite Hb.
+Qed.
+
+Lemma scaled_nonneg z c e : Qle 0 (scaled z c e) <-> (0 <= z)%Z.
+Proof. unfold scaled, Qle; simpl. lia. Qed.
+
+Lemma relu_ok c v q : R c v q -> R c (reluZ v) (map relu q).
+Proof.
+  unfold R, reluZ; simpl. intro H. induction H; simpl; constructor; auto.
+  unfold relu. rewrite H. destruct (Z.le_gt_cases 0 x) as [Hx|Hx].
+  - rewrite Z.max_r by exact Hx. apply Q.max_r. now apply scaled_nonneg.
+  - rewrite Z.max_l by lia. rewrite Q.max_l; [reflexivity|].
+    apply Qnot_lt_le. intro Hlt. apply Qlt_le_weak in Hlt. apply scaled_nonneg in Hlt. lia.
+Qed.
+
+Lemma halve_ok c e x q :
+  forallb Z.even x = true -> Forall2 (fun z r => Qeq r (scaled z c (S e))) x q ->
+  Forall2 (fun z r => Qeq r (scaled z c e)) (map Z.div2 x) q.
+Proof.
+  intros He H. induction H; simpl; constructor; simpl in He; apply andb_prop in He; destruct He as [Hx He]; auto.
+  rewrite H. assert (Hd : x = (2 * Z.div2 x)%Z).
+  { rewrite (Z.div2_odd x) at 1. rewrite <- Z.negb_even, Hx. cbn [negb Z.b2z]. apply Z.add_0_r. }
+  unfold scaled, Qeq; cbn [Qnum Qden pow2]. rewrite Hd at 1.
+  rewrite !Pos2Z.inj_mul, (Pos2Z.inj_xO (pow2 e)). ring.
+Qed.
+
+Lemma normz_ok c k x e q : R c (x, e) q -> R c (normz k x e) q.
+Proof.
+  revert x e. induction k as [|k IH]; intros x e H; [exact H|]. destruct e as [|e]; [exact H|]. simpl.
+  destruct (forallb Z.even x) eqn:He; [|exact H]. apply IH. exact (halve_ok c e x q He H).
+Qed.
+
+Lemma norm_ok c v q : R c v q -> R c (normZ v) q.
+Proof. destruct v as [x e]. apply normz_ok. Qed.
+
+Lemma net_ok Ls c v q : R c v q -> R c (netZ Ls c v) (netQ Ls q).
+Proof.
+  revert v q. induction Ls as [|L Ls IH]; intros v q H; [exact H|]. simpl. destruct Ls as [|L' Ls'].
+  - apply norm_ok, affine_ok, H.
+  - apply IH, norm_ok, relu_ok, affine_ok, H.
+Qed.
+
+Lemma vadd_ok c u q v r : R c u q -> R c v r -> R c (vaddZ u v) (vaddQ q r).
+Proof.
+  unfold R, vaddZ, vaddQ. simpl. intros Hu Hv. apply (map2_rel _ _ _ _ _ _ _ _ _ Hu Hv).
+  intros a s x t Ha Hx. rewrite Ha, Hx, <- scaled_plus, !scaled_up by lia. reflexivity.
+Qed.
+
+Lemma zero_ok c : R c (repeat 0%Z 3, O) (repeat 0%Q 3).
+Proof. repeat constructor. Qed.
+
+Lemma sum_ok c H Q : Forall2 (R c) H Q -> R c (fold_right vaddZ (repeat 0%Z 3, O) H) (fold_right vaddQ (repeat 0%Q 3) Q).
+Proof. intro HQ. induction HQ; simpl; [apply zero_ok|]. now apply vadd_ok. Qed.
+
+Lemma mean_ok p v q : R 1 v q -> R p v (map (fun r => r / inject_Z (Zpos p)) q).
+Proof.
+  unfold R. intro H. induction H; simpl; constructor; auto. rewrite H.
+  unfold scaled, Qdiv, Qinv, Qeq, Qmult; simpl. rewrite !Pos2Z.inj_mul. ring.
+Qed.
+
+Lemma times_ok p v q : R 1 v q -> R p (timesZ p v) q.
+Proof.
+  unfold R, timesZ; simpl. intro H. induction H; simpl; constructor; auto. rewrite H.
+  unfold scaled, Qeq; simpl. rewrite !Pos2Z.inj_mul. ring.
+Qed.
+
+Lemma mul_ok c s M v q : R c v q ->
+  R c (mulZ M s v) (map (fun row => dotQ row q) (map (map (fun a => dyadic a s)) M)).
+Proof.
+  unfold R, mulZ; simpl. intro H. rewrite map_map. induction M as [|row M IH]; simpl; constructor; auto.
+  apply (dot_ok c (snd v) s row (fst v) q H).
+Qed.
+
+Lemma last_map {A B : Type} (f : A -> B) (l : list A) d d' : l <> [] -> last (map f l) d' = f (last l d).
+Proof.
+  induction l as [|a l IH]; intro H; [congruence|]. destruct l as [|a' l]; [reflexivity|].
+  change (last (map f (a :: a' :: l)) d') with (last (map f (a' :: l)) d'). rewrite IH by discriminate. reflexivity.
+Qed.
+
+Lemma pos_of_nat_Z n : n <> O -> Zpos (Pos.of_nat n) = Z.of_nat n.
+Proof. intro H. rewrite <- (Nat2Pos.id n H) at 2. now rewrite positive_nat_Z. Qed.
+
+Lemma f1_token_ok N sT tokens t :
+  R 1 (netZ (f1 N) 1 (nth t tokens [], sT)) (netQ (f1 N) (token sT tokens t)).
+Proof.
+  apply net_ok. unfold R, token; simpl. induction (nth t tokens []); simpl; constructor; auto.
+  unfold scaled, dyadic, Qeq; simpl. reflexivity.
+Qed.
+
+Lemma check_example_ok N sT tokens s y :
+  check_example N (map (fun t => netZ (f1 N) 1 (t, sT)) tokens) (netZ (f1 N) 1 ([], sT)) s y = true ->
+  Qeq (predict N (map (token sT tokens) s)) (inject_Z y).
+Proof.
+  set (F := map (fun t => netZ (f1 N) 1 (t, sT)) tokens). set (dflt := netZ (f1 N) 1 ([], sT)).
+  assert (HF : forall t, nth t F dflt = netZ (f1 N) 1 (nth t tokens [], sT)).
+  { intro t. unfold F, dflt. apply (map_nth (fun t => netZ (f1 N) 1 (t, sT))). }
+  unfold check_example. destruct s as [|t0 s0] eqn:Hs; [discriminate|]. rewrite <- Hs.
+  assert (Hne : s <> []) by (rewrite Hs; discriminate).
+  assert (Hn : length s <> O) by (rewrite Hs; discriminate).
+  set (c := Pos.of_nat (length s)).
+  assert (Hctx : R c (contextZ N (map (fun t => nth t F dflt) s) (nth (last s O) F dflt) c)
+                     (context N (map (token sT tokens) s))).
+  { unfold contextZ, context. apply vadd_ok.
+    - rewrite (last_map _ _ O) by exact Hne. apply times_ok. rewrite HF. apply f1_token_ok.
+    - apply mul_ok. rewrite map_length. unfold c. rewrite <- (pos_of_nat_Z _ Hn). apply mean_ok.
+      apply sum_ok. rewrite map_map. clear Hs Hne Hn. induction s as [|t s IH]; simpl; constructor; auto.
+      rewrite HF. apply f1_token_ok. }
+  pose proof (net_ok (f2 N) c _ _ Hctx) as Hout. unfold predict. revert Hout.
+  destruct (netZ (f2 N) c _) as [o e]. unfold R. simpl. intro Hout.
+  destruct o as [|y0 o]; intro Hy; [discriminate|]. apply Z.eqb_eq in Hy.
+  inversion Hout as [|a r l l' Hr Hrest]; subst. simpl. rewrite Hr.
+  unfold scaled, Qeq, inject_Z; simpl. rewrite Pos2Z.inj_mul. ring.
+Qed.
+
+Theorem check_sound N sT tokens seqs ys :
+  check N sT tokens seqs ys = true ->
+  forall i, (i < length seqs)%nat -> Qeq (predict N (sequence sT tokens seqs i)) (inject_Z (nth i ys 0%Z)).
+Proof.
+  unfold check, sequence. revert ys. induction seqs as [|s seqs IH]; intros ys Hc i Hi; simpl in Hi; [lia|].
+  destruct ys as [|y ys]; [discriminate|]. simpl in Hc. apply andb_prop in Hc. destruct Hc as [H1 H2].
+  destruct i as [|i]; simpl.
+  - exact (check_example_ok N sT tokens s y H1).
+  - apply IH; [exact H2|lia].
+Qed.
