@@ -72,9 +72,9 @@ Definition predict (N : network) (X : list (list Q)) : Q := hd 0 (netQ (f2 N) (c
 Definition token (sT : nat) (tokens : list (list Z)) (t : nat) : list Q :=
   map (fun m => dyadic m sT) (nth t tokens []).
 
-(* Sequence i of a data set: its token indices looked up in the vocabulary. *)
-Definition sequence (sT : nat) (tokens : list (list Z)) (seqs : list (list nat)) (i : nat) : list (list Q) :=
-  map (token sT tokens) (nth i seqs []).
+(* Sequence i of a data set: its token indices (binary natural numbers N) looked up in the vocabulary. *)
+Definition sequence (sT : nat) (tokens : list (list Z)) (seqs : list (list BinNums.N)) (i : nat) : list (list Q) :=
+  map (fun t => token sT tokens (N.to_nat t)) (nth i seqs []).
 
 End Plain.
 
@@ -127,19 +127,19 @@ Definition mulZ (M : list (list Z)) (s : nat) (v : vec) : vec := (map (fun row =
 Definition contextZ (N : network) (H : list vec) (hl : vec) (n : positive) : vec :=
   vaddZ (timesZ n hl) (mulZ (wov N) (swov N) (fold_right vaddZ (repeat 0 3, O) H)).
 
-Definition check_example (N : network) (F : list vec) (dflt : vec) (s : list nat) (y : Z) : bool :=
+Definition check_example (N : network) (F : list vec) (dflt : vec) (s : list BinNums.N) (y : Z) : bool :=
   match s with
   | [] => false
   | _ =>
     let c := Pos.of_nat (length s) in
-    let o := netZ (f2 N) c (contextZ N (map (fun t => nth t F dflt) s) (nth (last s O) F dflt) c) in
+    let o := netZ (f2 N) c (contextZ N (map (fun t => nth (N.to_nat t) F dflt) s) (nth (N.to_nat (last s 0%N)) F dflt) c) in
     match fst o with
     | y0 :: _ => Z.eqb y0 (y * Zpos (c * pow2 (snd o)))
     | [] => false
     end
   end.
 
-Fixpoint check_all (N : network) (F : list vec) (dflt : vec) (seqs : list (list nat)) (ys : list Z) : bool :=
+Fixpoint check_all (N : network) (F : list vec) (dflt : vec) (seqs : list (list BinNums.N)) (ys : list Z) : bool :=
   match seqs, ys with
   | [], [] => true
   | s :: seqs', y :: ys' => check_example N F dflt s y && check_all N F dflt seqs' ys'
@@ -147,7 +147,7 @@ Fixpoint check_all (N : network) (F : list vec) (dflt : vec) (seqs : list (list 
   end.
 
 (* f1 once per token of the vocabulary, then every example. *)
-Definition check (N : network) (sT : nat) (tokens : list (list Z)) (seqs : list (list nat)) (ys : list Z) : bool :=
+Definition check (N : network) (sT : nat) (tokens : list (list Z)) (seqs : list (list BinNums.N)) (ys : list Z) : bool :=
   let F := map (fun t => netZ (f1 N) 1 (t, sT)) tokens in
   check_all N F (netZ (f1 N) 1 ([], sT)) seqs ys.
 
@@ -308,7 +308,7 @@ Qed.
 
 Lemma check_example_ok N sT tokens s y :
   check_example N (map (fun t => netZ (f1 N) 1 (t, sT)) tokens) (netZ (f1 N) 1 ([], sT)) s y = true ->
-  Qeq (predict N (map (token sT tokens) s)) (inject_Z y).
+  Qeq (predict N (map (fun t => token sT tokens (N.to_nat t)) s)) (inject_Z y).
 Proof.
   set (F := map (fun t => netZ (f1 N) 1 (t, sT)) tokens). set (dflt := netZ (f1 N) 1 ([], sT)).
   assert (HF : forall t, nth t F dflt = netZ (f1 N) 1 (nth t tokens [], sT)).
@@ -317,10 +317,10 @@ Proof.
   assert (Hne : s <> []) by (rewrite Hs; discriminate).
   assert (Hn : length s <> O) by (rewrite Hs; discriminate).
   set (c := Pos.of_nat (length s)).
-  assert (Hctx : R c (contextZ N (map (fun t => nth t F dflt) s) (nth (last s O) F dflt) c)
-                     (context N (map (token sT tokens) s))).
+  assert (Hctx : R c (contextZ N (map (fun t => nth (N.to_nat t) F dflt) s) (nth (N.to_nat (last s 0%N)) F dflt) c)
+                     (context N (map (fun t => token sT tokens (N.to_nat t)) s))).
   { unfold contextZ, context. apply vadd_ok.
-    - rewrite (last_map _ _ O) by exact Hne. apply times_ok. rewrite HF. apply f1_token_ok.
+    - rewrite (last_map _ _ 0%N) by exact Hne. apply times_ok. rewrite HF. apply f1_token_ok.
     - apply mul_ok. rewrite map_length. unfold c. rewrite <- (pos_of_nat_Z _ Hn). apply mean_ok.
       apply sum_ok. rewrite map_map. clear Hs Hne Hn. induction s as [|t s IH]; simpl; constructor; auto.
       rewrite HF. apply f1_token_ok. }

@@ -171,13 +171,13 @@ int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool
                        "Local Open Scope Z_scope.\n\n"
                        "Definition token_scale : nat := " + std::to_string(T.scale) + ".\n\n" +
                        "(* " + std::to_string(V) + " tokens *)\nDefinition tokens : list (list Z) :=\n  " +
-                       ks_zrows(T, V, d, "  ") + ".\n\nDefinition sequences : list (list nat) :=\n  [";
+                       ks_zrows(T, V, d, "  ") + ".\n\nDefinition sequences : list (list N) :=\n  [";
   for (std::size_t i = 0; i < N; ++i) {
     data_v += i ? ";\n   [" : "[";
     for (std::size_t k = 0; k < n; ++k) data_v += (k ? "; " : "") + std::to_string(cert.at("sequences").at(i).at(k).get<std::size_t>());
     data_v += "]";
   }
-  data_v += "]%nat.\n\nDefinition labels : list Z :=\n  [";
+  data_v += "]%N.\n\nDefinition labels : list Z :=\n  [";
   for (std::size_t i = 0; i < N; ++i) data_v += (i ? "; " : "") + std::to_string(cert.at("labels").at(i).get<std::size_t>());
   data_v += "].\n";
 

@@ -70,7 +70,7 @@ def strip_comments(text):
     return "".join(out)
 
 
-TOKEN = re.compile(r"\s*(?:(-?\d+)|(\[)|(\])|(;)|(%nat)|([A-Za-z_][A-Za-z_0-9]*))")
+TOKEN = re.compile(r"\s*(?:(-?\d+)|(\[)|(\])|(;)|(%nat|%N)|([A-Za-z_][A-Za-z_0-9]*))")
 
 
 def parse_expr(text, pos):
@@ -418,6 +418,7 @@ def main():
         fail("expected three mutated directories, ran %d" % shown)
 
     # 3. The same mutations through the certificate, judged by memcert's checker.
+    t0 = time.time()
     prediction_stage = re.compile(r"^(prediction for sequence|sequence \d+: equal context, different label)")
     later_stage = re.compile(r"^(eq\. \(55\)|complexity\.)")
     exported_ok = refused = 0
@@ -470,7 +471,8 @@ def main():
                      (k, e.returncode, rr.returncode))
             exported_ok += 1
     print("through the certificate: %d mutants re-checked by memcert verify (same verdict as Coq), "
-          "%d refused by the export, %d exported and accepted by check.sh" % (len(mutants), refused, exported_ok))
+          "%d refused by the export, %d exported and accepted by check.sh (%.1f s)" %
+          (len(mutants), refused, exported_ok, time.time() - t0))
 
     # 4. What the export refuses: a seq-to-seq certificate (Corollary 4.1) is bad input, nothing written.
     data, cert, out = (os.path.join(WORK, "s2s" + s) for s in (".data.json", ".cert.json", "_coq"))
