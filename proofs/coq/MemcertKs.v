@@ -7,14 +7,16 @@
      f2        a ReLU network R^3 -> R^1;  predict X = f2(s).
    A ReLU network is a list of layers x |-> W x + b, each followed by max(0, .) except the last.
    The network memorizes the examples (X_i, y_i) when predict X_i = y_i exactly, for every i.
+   Sequence to sequence (Corollary 4.1): the prediction at position p (counted from 0) attends from
+   x_(p+1) instead of x_n (predict_at X p), and y_i has a label per position.
 
    Every number of a network is dyadic: a layer holds integer matrices with one power-of-two scale for
    W and one for b (W / 2^sW, b / 2^sb).  Section "Plain" defines the semantics over Coq's rationals Q,
    nothing else.  Section "Fast" evaluates the same network over binary integers Z, every vector an
    integer list with one common denominator c 2^e (c = 1 in f1, c = n in f2), and `check` compares the
    result of every example with its label.  `check_sound` proves: check = true -> every example is
-   memorized (in the plain semantics).  `Print Assumptions check_sound` answers "Closed under the
-   global context". *)
+   memorized (in the plain semantics); `check_at_sound` the same for every position.  `Print Assumptions`
+   on both answers "Closed under the global context". *)
 From Coq Require Import ZArith QArith Qminmax List Lia.
 Import ListNotations.
 
@@ -59,14 +61,21 @@ Fixpoint netQ (Ls : list layer) (x : list Q) : list Q :=
 
 Definition vaddQ (x y : list Q) : list Q := map2 Qplus x y.
 
-(* s = f1(x_n) + W_OV mean_k f1(x_k), n = length X. *)
-Definition context (N : network) (X : list (list Q)) : list Q :=
+(* The uniform attention from the token x over X: f1(x) + W_OV mean_k f1(x_k), n = length X. *)
+Definition attend (N : network) (X : list (list Q)) (x : list Q) : list Q :=
   let mean := map (fun q => q / inject_Z (Z.of_nat (length X)))
                   (fold_right vaddQ (repeat 0 3) (map (netQ (f1 N)) X)) in
   let WOV := map (map (fun a => dyadic a (swov N))) (wov N) in
-  vaddQ (netQ (f1 N) (last X [])) (map (fun row => dotQ row mean) WOV).
+  vaddQ (netQ (f1 N) x) (map (fun row => dotQ row mean) WOV).
+
+(* Next token (Theorem 4.1): s = f1(x_n) + W_OV mean_k f1(x_k), the prediction f2(s). *)
+Definition context (N : network) (X : list (list Q)) : list Q := attend N X (last X []).
 
 Definition predict (N : network) (X : list (list Q)) : Q := hd 0 (netQ (f2 N) (context N X)).
+
+(* Sequence to sequence (Corollary 4.1): the prediction at position p (from 0) attends from nth p X. *)
+Definition predict_at (N : network) (X : list (list Q)) (p : nat) : Q :=
+  hd 0 (netQ (f2 N) (attend N X (nth p X []))).
 
 (* Token t of a vocabulary of integer vectors with one scale: tokens[t] / 2^sT. *)
 Definition token (sT : nat) (tokens : list (list Z)) (t : nat) : list Q :=
@@ -123,20 +132,24 @@ Definition timesZ (c : positive) (v : vec) : vec := (map (fun z => z * Zpos c) (
 
 Definition mulZ (M : list (list Z)) (s : nat) (v : vec) : vec := (map (fun row => dotZ row (fst v)) M, (s + snd v)%nat).
 
-(* The context of a sequence of n tokens whose f1 outputs are H (hl the last one), denominator n 2^e. *)
-Definition contextZ (N : network) (H : list vec) (hl : vec) (n : positive) : vec :=
-  vaddZ (timesZ n hl) (mulZ (wov N) (swov N) (fold_right vaddZ (repeat 0 3, O) H)).
+(* W_OV times the sum of the f1 outputs H of a sequence's n tokens: read with denominator n 2^e, the
+   attention's second term. *)
+Definition pooled (N : network) (H : list vec) : vec := mulZ (wov N) (swov N) (fold_right vaddZ (repeat 0 3, O) H).
+
+(* f2 on the context f1(x) + pooled (hl = f1(x), denominator n 2^e) is y. *)
+Definition out_ok (N : network) (c : positive) (hl P : vec) (y : Z) : bool :=
+  let o := netZ (f2 N) c (vaddZ (timesZ c hl) P) in
+  match fst o with
+  | y0 :: _ => Z.eqb y0 (y * Zpos (c * pow2 (snd o)))
+  | [] => false
+  end.
 
 Definition check_example (N : network) (F : list vec) (dflt : vec) (s : list BinNums.N) (y : Z) : bool :=
   match s with
   | [] => false
   | _ =>
     let c := Pos.of_nat (length s) in
-    let o := netZ (f2 N) c (contextZ N (map (fun t => nth (N.to_nat t) F dflt) s) (nth (N.to_nat (last s 0%N)) F dflt) c) in
-    match fst o with
-    | y0 :: _ => Z.eqb y0 (y * Zpos (c * pow2 (snd o)))
-    | [] => false
-    end
+    out_ok N c (nth (N.to_nat (last s 0%N)) F dflt) (pooled N (map (fun t => nth (N.to_nat t) F dflt) s)) y
   end.
 
 Fixpoint check_all (N : network) (F : list vec) (dflt : vec) (seqs : list (list BinNums.N)) (ys : list Z) : bool :=
@@ -150,6 +163,35 @@ Fixpoint check_all (N : network) (F : list vec) (dflt : vec) (seqs : list (list 
 Definition check (N : network) (sT : nat) (tokens : list (list Z)) (seqs : list (list BinNums.N)) (ys : list Z) : bool :=
   let F := map (fun t => netZ (f1 N) 1 (t, sT)) tokens in
   check_all N F (netZ (f1 N) 1 ([], sT)) seqs ys.
+
+(* Sequence to sequence: every position of every sequence (all of length n) against its label. *)
+Fixpoint check_positions (N : network) (F : list vec) (dflt : vec) (c : positive) (P : vec)
+         (s : list BinNums.N) (ys : list Z) : bool :=
+  match s, ys with
+  | [], [] => true
+  | t :: s', y :: ys' => out_ok N c (nth (N.to_nat t) F dflt) P y && check_positions N F dflt c P s' ys'
+  | _, _ => false
+  end.
+
+Definition check_example_at (N : network) (F : list vec) (dflt : vec) (n : nat) (s : list BinNums.N) (ys : list Z) : bool :=
+  match s with
+  | [] => false
+  | _ => Nat.eqb (length s) n &&
+         check_positions N F dflt (Pos.of_nat (length s)) (pooled N (map (fun t => nth (N.to_nat t) F dflt) s)) s ys
+  end.
+
+Fixpoint check_all_at (N : network) (F : list vec) (dflt : vec) (n : nat) (seqs : list (list BinNums.N))
+         (yss : list (list Z)) : bool :=
+  match seqs, yss with
+  | [], [] => true
+  | s :: seqs', ys :: yss' => check_example_at N F dflt n s ys && check_all_at N F dflt n seqs' yss'
+  | _, _ => false
+  end.
+
+Definition check_at (N : network) (sT : nat) (tokens : list (list Z)) (n : nat) (seqs : list (list BinNums.N))
+           (yss : list (list Z)) : bool :=
+  let F := map (fun t => netZ (f1 N) 1 (t, sT)) tokens in
+  check_all_at N F (netZ (f1 N) 1 ([], sT)) n seqs yss.
 
 End Fast.
 
@@ -306,30 +348,74 @@ Proof.
   unfold scaled, dyadic, Qeq; simpl. reflexivity.
 Qed.
 
-Lemma check_example_ok N sT tokens s y :
-  check_example N (map (fun t => netZ (f1 N) 1 (t, sT)) tokens) (netZ (f1 N) 1 ([], sT)) s y = true ->
-  Qeq (predict N (map (fun t => token sT tokens (N.to_nat t)) s)) (inject_Z y).
+Section Example.
+Variables (N : network) (sT : nat) (tokens : list (list Z)).
+Let F := map (fun t => netZ (f1 N) 1 (t, sT)) tokens.
+Let dflt := netZ (f1 N) 1 ([], sT).
+Let tok (t : BinNums.N) : list Q := token sT tokens (N.to_nat t).
+
+Lemma F_ok t : R 1 (nth (N.to_nat t) F dflt) (netQ (f1 N) (tok t)).
 Proof.
-  set (F := map (fun t => netZ (f1 N) 1 (t, sT)) tokens). set (dflt := netZ (f1 N) 1 ([], sT)).
-  assert (HF : forall t, nth t F dflt = netZ (f1 N) 1 (nth t tokens [], sT)).
-  { intro t. unfold F, dflt. apply (map_nth (fun t => netZ (f1 N) 1 (t, sT))). }
-  unfold check_example. destruct s as [|t0 s0] eqn:Hs; [discriminate|]. rewrite <- Hs.
-  assert (Hne : s <> []) by (rewrite Hs; discriminate).
-  assert (Hn : length s <> O) by (rewrite Hs; discriminate).
-  set (c := Pos.of_nat (length s)).
-  assert (Hctx : R c (contextZ N (map (fun t => nth (N.to_nat t) F dflt) s) (nth (N.to_nat (last s 0%N)) F dflt) c)
-                     (context N (map (fun t => token sT tokens (N.to_nat t)) s))).
-  { unfold contextZ, context. apply vadd_ok.
-    - rewrite (last_map _ _ 0%N) by exact Hne. apply times_ok. rewrite HF. apply f1_token_ok.
-    - apply mul_ok. rewrite map_length. unfold c. rewrite <- (pos_of_nat_Z _ Hn). apply mean_ok.
-      apply sum_ok. rewrite map_map. clear Hs Hne Hn. induction s as [|t s IH]; simpl; constructor; auto.
-      rewrite HF. apply f1_token_ok. }
-  pose proof (net_ok (f2 N) c _ _ Hctx) as Hout. unfold predict. revert Hout.
-  destruct (netZ (f2 N) c _) as [o e]. unfold R. simpl. intro Hout.
+  unfold F, dflt, tok. rewrite (map_nth (fun t => netZ (f1 N) 1 (t, sT))). apply f1_token_ok.
+Qed.
+
+Lemma pooled_ok s : s <> [] ->
+  let X := map tok s in
+  R (Pos.of_nat (length s)) (pooled N (map (fun t => nth (N.to_nat t) F dflt) s))
+    (map (fun row => dotQ row (map (fun q => q / inject_Z (Z.of_nat (length X)))
+                                   (fold_right vaddQ (repeat 0%Q 3) (map (netQ (f1 N)) X))))
+         (map (map (fun a => dyadic a (swov N))) (wov N))).
+Proof.
+  intros Hne X. assert (Hn : length s <> O) by (destruct s; [congruence|discriminate]).
+  unfold pooled. apply mul_ok. unfold X. rewrite map_length, <- (pos_of_nat_Z _ Hn). apply mean_ok.
+  apply sum_ok. rewrite map_map. clear X Hne Hn. induction s as [|t s IH]; simpl; constructor; auto. apply F_ok.
+Qed.
+
+Lemma out_ok_sound c hl P x q y :
+  R 1 hl (netQ (f1 N) x) -> R c P q -> out_ok N c hl P y = true ->
+  Qeq (hd 0%Q (netQ (f2 N) (vaddQ (netQ (f1 N) x) q))) (inject_Z y).
+Proof.
+  intros Hl HP. pose proof (net_ok (f2 N) c _ _ (vadd_ok c _ _ _ _ (times_ok c _ _ Hl) HP)) as Hout.
+  unfold out_ok. revert Hout. destruct (netZ (f2 N) c _) as [o e]. unfold R. simpl. intro Hout.
   destruct o as [|y0 o]; intro Hy; [discriminate|]. apply Z.eqb_eq in Hy.
   inversion Hout as [|a r l l' Hr Hrest]; subst. simpl. rewrite Hr.
   unfold scaled, Qeq, inject_Z; simpl. rewrite Pos2Z.inj_mul. ring.
 Qed.
+
+Lemma check_example_ok s y :
+  check_example N F dflt s y = true -> Qeq (predict N (map tok s)) (inject_Z y).
+Proof.
+  unfold check_example. destruct s as [|t0 s0] eqn:Hs; [discriminate|]. rewrite <- Hs.
+  assert (Hne : s <> []) by (rewrite Hs; discriminate).
+  intro H. unfold predict, context, attend. rewrite (last_map _ _ 0%N) by exact Hne.
+  exact (out_ok_sound _ _ _ _ _ _ (F_ok _) (pooled_ok s Hne) H).
+Qed.
+
+Lemma check_positions_ok c P q s' ys :
+  R c P q -> check_positions N F dflt c P s' ys = true ->
+  forall p, (p < length s')%nat ->
+  Qeq (hd 0%Q (netQ (f2 N) (vaddQ (netQ (f1 N) (tok (nth p s' 0%N))) q))) (inject_Z (nth p ys 0%Z)).
+Proof.
+  intro HP. revert ys. induction s' as [|t s' IH]; intros ys H p Hp; simpl in Hp; [lia|].
+  destruct ys as [|y ys]; [discriminate|]. simpl in H. apply andb_prop in H. destruct H as [H1 H2].
+  destruct p as [|p]; simpl.
+  - exact (out_ok_sound _ _ _ _ _ _ (F_ok t) HP H1).
+  - apply IH; [exact H2|lia].
+Qed.
+
+Lemma check_example_at_ok n s ys :
+  check_example_at N F dflt n s ys = true ->
+  forall p, (p < n)%nat -> Qeq (predict_at N (map tok s) p) (inject_Z (nth p ys 0%Z)).
+Proof.
+  unfold check_example_at. destruct s as [|t0 s0] eqn:Hs; [discriminate|]. rewrite <- Hs.
+  assert (Hne : s <> []) by (rewrite Hs; discriminate).
+  intros H p Hp. apply andb_prop in H. destruct H as [Hlen H]. apply Nat.eqb_eq in Hlen.
+  unfold predict_at, attend.
+  rewrite (nth_indep _ [] (tok 0%N)) by (rewrite map_length; lia). rewrite map_nth.
+  apply (check_positions_ok _ _ _ s ys (pooled_ok s Hne) H). lia.
+Qed.
+
+End Example.
 
 Theorem check_sound N sT tokens seqs ys :
   check N sT tokens seqs ys = true ->
@@ -340,4 +426,16 @@ Proof.
   destruct i as [|i]; simpl.
   - exact (check_example_ok N sT tokens s y H1).
   - apply IH; [exact H2|lia].
+Qed.
+
+Theorem check_at_sound N sT tokens n seqs yss :
+  check_at N sT tokens n seqs yss = true ->
+  forall i p, (i < length seqs)%nat -> (p < n)%nat ->
+  Qeq (predict_at N (sequence sT tokens seqs i) p) (inject_Z (nth p (nth i yss []) 0%Z)).
+Proof.
+  unfold check_at, sequence. revert yss. induction seqs as [|s seqs IH]; intros yss Hc i p Hi Hp; simpl in Hi; [lia|].
+  destruct yss as [|ys yss]; [discriminate|]. simpl in Hc. apply andb_prop in Hc. destruct Hc as [H1 H2].
+  destruct i as [|i]; simpl.
+  - exact (check_example_at_ok N sT tokens n s ys H1 p Hp).
+  - apply IH; [exact H2|lia|exact Hp].
 Qed.

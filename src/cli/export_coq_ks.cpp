@@ -1,7 +1,8 @@
 // memcert export coq for kind "ks" (docs/COQ.md): a ks25 network and its data set as Coq files whose
-// theorem, "this network maps each of the N sequences to its label", Coq's kernel proves by evaluating the
-// whole network on every sequence (proofs/coq/MemcertKs.v). Called by cmd_export.cpp once the independent
-// checker has accepted the certificate.
+// theorem, "this network maps each of the N sequences to its label" (next-token: Theorem 4.1, D.1; or
+// to its label at every position: Corollary 4.1), Coq's kernel proves by evaluating the whole network on
+// every sequence (proofs/coq/MemcertKs.v). Called by cmd_export.cpp once the independent checker has
+// accepted the certificate.
 //   DIR/Ks.v        the theorem at the top, its proof (check_sound and one vm_compute), Print Assumptions
 //   DIR/Network.v   f1, W_OV and f2: integer matrices, one power-of-two scale for W and one for b per layer
 //   DIR/Data.v      the vocabulary (integer vectors, one scale), the sequences (token indices), the labels
@@ -127,9 +128,10 @@ int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool
   const std::string name = printable_argument(cert_path);
   const nlohmann::json cert = json_parse_text(file_read_all(cert_path), cert_path);
   const std::string claim = cert.at("claim").get<std::string>();
-  if (claim != "ks25/theorem-4.1" && claim != "ks25/theorem-D.1")
-    throw InputError(name + ": claim: expected ks25/theorem-4.1 or ks25/theorem-D.1 (export coq states next-token "
-                     "memorization), got another claim");
+  if (claim != "ks25/theorem-4.1" && claim != "ks25/theorem-D.1" && claim != "ks25/corollary-4.1")
+    throw InputError(name + ": claim: expected ks25/theorem-4.1, ks25/theorem-D.1 or ks25/corollary-4.1 (export coq "
+                     "states memorization), got another claim");
+  const bool s2s = claim == "ks25/corollary-4.1";  // a label per position (the checker matched the setting)
   for (const char* key : {"tokens", "sequences", "labels"})
     if (!cert.contains(key) || !cert.at(key).is_array())
       throw InputError(name + ": " + key + ": expected the data embedded in the certificate (export coq writes it into Data.v)");
@@ -166,7 +168,8 @@ int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool
                        " and their labels (memcert export coq).\n"
                        "   Token t is the vector tokens[t] / 2^token_scale in Q^" + std::to_string(d) +
                        ";\n   sequence i is the list of the tokens sequences[i][0], ..., sequences[i][" +
-                       std::to_string(n - 1) + "]; its label is labels[i]. *)\n"
+                       std::to_string(n - 1) + "]; " +
+                       (s2s ? "its label at position p (from 0) is labels[i][p]" : "its label is labels[i]") + ". *)\n"
                        "From Coq Require Import ZArith List.\nImport ListNotations.\n\n"
                        "Local Open Scope Z_scope.\n\n"
                        "Definition token_scale : nat := " + std::to_string(T.scale) + ".\n\n" +
@@ -177,28 +180,52 @@ int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool
     for (std::size_t k = 0; k < n; ++k) data_v += (k ? "; " : "") + std::to_string(cert.at("sequences").at(i).at(k).get<std::size_t>());
     data_v += "]";
   }
-  data_v += "]%N.\n\nDefinition labels : list Z :=\n  [";
-  for (std::size_t i = 0; i < N; ++i) data_v += (i ? "; " : "") + std::to_string(cert.at("labels").at(i).get<std::size_t>());
+  data_v += std::string("]%N.\n\nDefinition labels : ") + (s2s ? "list (list Z)" : "list Z") + " :=\n  [";
+  for (std::size_t i = 0; i < N; ++i) {
+    const nlohmann::json& li = cert.at("labels").at(i);
+    if (!s2s) {
+      data_v += (i ? "; " : "") + std::to_string(li.get<std::size_t>());
+      continue;
+    }
+    data_v += i ? ";\n   [" : "[";
+    for (std::size_t k = 0; k < n; ++k) data_v += (k ? "; " : "") + std::to_string(li.at(k).get<std::size_t>());
+    data_v += "]";
+  }
   data_v += "].\n";
 
-  const std::string Ns = std::to_string(N);
+  const std::string Ns = std::to_string(N), ns = std::to_string(n);
+  const std::string statement =
+      s2s ? "Theorem memorizes : forall i p, (i < " + Ns + ")%nat -> (p < " + ns +
+                ")%nat -> predict_at net (X i) p == inject_Z (y i p)."
+          : "Theorem memorizes : forall i, (i < " + Ns + ")%nat -> predict net (X i) == inject_Z (y i).";
   const std::string ks_v =
-      "(* Theorem: the ks25 network of Network.v maps each of the " + Ns + " sequences of Data.v to its label.\n"
-      "\n"
-      "   predict net X = f2 (f1 x_n + W_OV (1/n) (f1 x_1 + ... + f1 x_n))   for X = x_1 ... x_n,\n"
-      "   f1 and f2 ReLU networks (ReLU after every layer but the last), the sum the uniform attention over\n"
-      "   the n positions: MemcertKs.v, Section Plain, defines it over Q (Coq's rationals) and nothing else.\n"
-      "   X i is sequence i of Data.v as a list of vectors in Q^" + std::to_string(d) + ", y i its label; the theorem says\n"
-      "   that the network's output on X i is exactly y i, for every i < " + Ns + ".\n"
+      "(* Theorem: the ks25 network of Network.v maps each of the " + Ns + " sequences of Data.v to its label" +
+      (s2s ? "s,\n   one per position.\n" : ".\n") +
+      "\n" +
+      (s2s ? "   predict_at net X p = f2 (f1 x_(p+1) + W_OV (1/n) (f1 x_1 + ... + f1 x_n))   for X = x_1 ... x_n\n"
+             "   and p < n (positions from 0), f1 and f2 ReLU networks (ReLU after every layer but the last), the sum the\n"
+             "   uniform attention over the n positions: MemcertKs.v, Section Plain, defines it over Q (Coq's\n"
+             "   rationals) and nothing else.\n"
+             "   X i is sequence i of Data.v as a list of vectors in Q^" + std::to_string(d) + ", y i p its label at position p; the\n"
+             "   theorem says that the network's output at position p of X i is exactly y i p, for every i < " + Ns + "\n"
+             "   and p < " + ns + ".\n"
+           : "   predict net X = f2 (f1 x_n + W_OV (1/n) (f1 x_1 + ... + f1 x_n))   for X = x_1 ... x_n,\n"
+             "   f1 and f2 ReLU networks (ReLU after every layer but the last), the sum the uniform attention over\n"
+             "   the n positions: MemcertKs.v, Section Plain, defines it over Q (Coq's rationals) and nothing else.\n"
+             "   X i is sequence i of Data.v as a list of vectors in Q^" + std::to_string(d) + ", y i its label; the theorem says\n"
+             "   that the network's output on X i is exactly y i, for every i < " + Ns + ".\n") +
       "\n"
       "   Exported by memcert export coq from " + name + " (kind ks, claim " + claim + ");\n"
-      "   the proof evaluates the network on every sequence (MemcertKs.check, by vm_compute) and applies\n"
-      "   MemcertKs.check_sound. check.sh checks it with coqc. *)\n"
+      "   the proof evaluates the network on every sequence (MemcertKs." + (s2s ? "check_at" : "check") +
+      ", by vm_compute) and applies\n"
+      "   MemcertKs." + (s2s ? "check_at_sound" : "check_sound") + ". check.sh checks it with coqc. *)\n"
       "From Coq Require Import ZArith QArith List.\nFrom Memcert Require Import MemcertKs Network Data.\n\n"
-      "Definition X (i : nat) : list (list Q) := sequence token_scale tokens sequences i.\n"
-      "Definition y (i : nat) : Z := nth i labels 0%Z.\n\n"
-      "Theorem memorizes : forall i, (i < " + Ns + ")%nat -> predict net (X i) == inject_Z (y i).\n"
-      "Proof.\n  refine (check_sound net token_scale tokens sequences labels _).\n"
+      "Definition X (i : nat) : list (list Q) := sequence token_scale tokens sequences i.\n" +
+      (s2s ? "Definition y (i p : nat) : Z := nth p (nth i labels nil) 0%Z.\n\n"
+           : "Definition y (i : nat) : Z := nth i labels 0%Z.\n\n") +
+      statement + "\nProof.\n" +
+      (s2s ? "  refine (check_at_sound net token_scale tokens " + ns + " sequences labels _).\n"
+           : "  refine (check_sound net token_scale tokens sequences labels _).\n") +
       "  vm_cast_no_check (eq_refl true).\nQed.\n\nPrint Assumptions memorizes.\n";
 
   ks_make_directory(out);
@@ -210,13 +237,13 @@ int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool
   if (::chmod((out + "/check.sh").c_str(), 0755) != 0)
     throw InputError(printable_argument(out) + "/check.sh: cannot make it executable");
 
-  nlohmann::json j{{"exported", true}, {"kind", "ks"}, {"claim", claim}, {"N", N}, {"n", n}, {"d", d},
+  nlohmann::json j{{"exported", true}, {"kind", "ks"}, {"claim", claim}, {"setting", s2s ? "seq-to-seq" : "next-token"},
+                   {"N", N}, {"n", n}, {"d", d},
                    {"f1_layers", L1}, {"f2_layers", L2}, {"out", out},
                    {"files", {"Ks.v", "Network.v", "Data.v", "MemcertKs.v", "check.sh"}}};
   const std::string human = "exported " + name + " (ks network memorizing " + Ns + " sequences of " + std::to_string(n) +
                             " tokens, checked by the independent checker) to " + printable_argument(out) +
-                            "/Ks.v:\n  Theorem memorizes : forall i, (i < " + Ns +
-                            ")%nat -> predict net (X i) == inject_Z (y i).\n  network: f1 " + std::to_string(L1) +
+                            "/Ks.v:\n  " + statement + "\n  network: f1 " + std::to_string(L1) +
                             " layers, uniform attention, f2 " + std::to_string(L2) + " layers\nrun " +
                             printable_argument(out) + "/check.sh to check it with coqc";
   emit(json, j, human, start);

@@ -368,16 +368,20 @@ section_export_ks() {
   expect_rc "export coq of a rejected ks certificate" 1
   json_check "export coq --json of a rejected ks certificate" 'j["exported"] is False and j["kind"] == "ks" and "prediction for sequence 0" in j["reason"]'
   check "export coq of a rejected ks certificate writes nothing" test ! -e "$d/bad.coq"
-  # Claims export coq does not state: sequence-to-sequence (Corollary 4.1) and the ablation's collision.
+  # Sequence to sequence (Corollary 4.1): a label per position.
   run generate ks --N 6 --n 3 --d 2 --V 8 --C 3 --seed 3 --seq2seq --out "$d/s2s.json"
   run construct ks "$d/s2s.json" --out "$d/s2s.cert.json"
   expect_rc "export ks: construct ks (seq-to-seq)" 0
-  expect_bad_input "export coq of a seq-to-seq ks certificate" "$d/s2s.coq" export coq "$d/s2s.cert.json" --out "$d/s2s.coq"
-  stderr_mentions "export coq of a seq-to-seq ks certificate" "claim: expected ks25/theorem-4.1 or ks25/theorem-D.1"
+  run export coq "$d/s2s.cert.json" --out "$d/s2s.coq" --json
+  expect_rc "export coq of a seq-to-seq ks certificate" 0
+  json_check "export coq --json (seq-to-seq)" 'j["exported"] is True and j["claim"] == "ks25/corollary-4.1" and j["setting"] == "seq-to-seq"'
+  check "export coq (seq-to-seq): Ks.v states the theorem" grep -qF 'Theorem memorizes : forall i p, (i < 6)%nat -> (p < 3)%nat -> predict_at net (X i) p == inject_Z (y i p).' "$d/s2s.coq/Ks.v"
+  # A claim export coq does not state: the ablation's collision.
   run generate ks --N 200 --n 4 --d 1 --V 9 --C 3 --out "$d/lat.json"
   run construct ks "$d/lat.json" --ablation linear-phi --out "$d/coll.cert.json"
   expect_rc "export ks: the ablation finds a collision" 1
   expect_bad_input "export coq of an ablation certificate" "$d/coll.coq" export coq "$d/coll.cert.json" --out "$d/coll.coq"
+  stderr_mentions "export coq of an ablation certificate" "claim: expected ks25/theorem-4.1, ks25/theorem-D.1 or ks25/corollary-4.1"
 }
 
 # ---------------------------------------------------------------------------------------------------

@@ -3,9 +3,9 @@
 
 usage: export_coq_ks.py MEMCERT WORKDIR
 
-1. Small data sets (n = 4 and n = 5, so the attention's mean is not always dyadic) go through `memcert
-   generate ks`, `construct ks` (Theorem 4.1, and Theorem D.1 with --deep-sets), then `memcert export
-   coq`; each directory's check.sh must exit 0 with "Closed under the global context" (no axiom).
+1. Small data sets (n = 3, 4 and 5, so the attention's mean is not always dyadic) go through `memcert
+   generate ks`, `construct ks` (Theorem 4.1, Theorem D.1 with --deep-sets, Corollary 4.1 with
+   --seq2seq), then `memcert export coq`; each directory's check.sh must exit 0 with "Closed under the global context" (no axiom).
    Network.v and Data.v are read back here (a parser of their own) and must hold exactly the
    certificate's numbers; the network they describe, evaluated here with Python's exact fractions (an
    evaluation independent of memcert and of Coq), must map every sequence to its label.
@@ -19,7 +19,10 @@ usage: export_coq_ks.py MEMCERT WORKDIR
    checker's memorization verdict (a prediction stage that fails, or not) must equal Coq's on every
    mutant; a mutant the checker accepts is exported and check.sh accepts it; one it rejects is refused
    by the export (exit 1, nothing written).
-4. Exits 77 (ctest: skipped) with one line when coqc is absent.
+4. Sequence to sequence: mutated directories (a label at one position, a weight or bias of f2's last
+   layer) rejected by check.sh exactly when the Python evaluation finds a changed prediction.
+5. The ablation's collision certificate is refused (exit 2, nothing written).
+6. Exits 77 (ctest: skipped) with one line when coqc is absent.
 """
 import json
 import os
@@ -165,7 +168,9 @@ def net_eval(layers, x):
     return x
 
 
-def predictions(model):
+def predictions(model, s2s=False):
+    """Next token: one prediction per sequence (attending from its last token); seq-to-seq: a list per
+    sequence, position p attending from token p."""
     f1 = {}
     out = []
     for s in model["sequences"]:
@@ -174,14 +179,19 @@ def predictions(model):
                 f1[t] = net_eval(model["f1"], model["tokens"][t])
         n = len(s)
         mean = [sum(f1[t][j] for t in s) / n for j in range(3)]
-        ctx = [f1[s[-1]][r] + sum(model["wov"][r][j] * mean[j] for j in range(3)) for r in range(3)]
-        out.append(net_eval(model["f2"], ctx)[0])
+        pooled = [sum(model["wov"][r][j] * mean[j] for j in range(3)) for r in range(3)]
+        at = [net_eval(model["f2"], [f1[t][r] + pooled[r] for r in range(3)])[0] for t in (s if s2s else s[-1:])]
+        out.append(at if s2s else at[0])
     return out
 
 
-def memorizes(model):
-    return all(p == y for p, y in zip(predictions(model), model["labels"])) and \
-        len(model["sequences"]) == len(model["labels"])
+def memorizes(model, s2s=False):
+    if len(model["sequences"]) != len(model["labels"]):
+        return False
+    if s2s:
+        return all(len(ys) == len(p) and all(a == b for a, b in zip(p, ys))
+                   for p, ys in zip(predictions(model, True), model["labels"]))
+    return all(p == y for p, y in zip(predictions(model), model["labels"]))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -263,7 +273,8 @@ def main():
     instances = []
     for tag, gen, construct in [("t41", ["--N", "12", "--n", "5", "--d", "3", "--V", "16", "--C", "3", "--seed", "2"], []),
                                 ("t41b", ["--N", "10", "--n", "4", "--d", "2", "--V", "9", "--C", "4", "--seed", "5"], []),
-                                ("d1", ["--N", "12", "--n", "5", "--d", "3", "--V", "16", "--C", "3", "--seed", "2"], ["--deep-sets"])]:
+                                ("d1", ["--N", "12", "--n", "5", "--d", "3", "--V", "16", "--C", "3", "--seed", "2"], ["--deep-sets"]),
+                                ("s2s", ["--N", "8", "--n", "3", "--d", "2", "--V", "8", "--C", "3", "--seed", "3", "--seq2seq"], [])]:
         data, cert, out = (os.path.join(WORK, tag + s) for s in (".data.json", ".cert.json", "_coq"))
         r = run([MEMCERT, "generate", "ks"] + gen + ["--out", data])
         if r.returncode != 0:
@@ -291,15 +302,18 @@ def main():
         model = model_of(nd, dd)
         if model != model_of_cert(c):
             fail("%s: Network.v / Data.v do not hold the certificate's numbers" % tag)
-        preds = predictions(model)
-        if preds != [Fraction(y) for y in c["labels"]]:
+        s2s = c["setting"] == "seq-to-seq"
+        if not memorizes(model, s2s):
             fail("%s: the exported network does not map every sequence to its label (Python evaluation)" % tag)
         ks_text = open(os.path.join(out, "Ks.v")).read()
-        if "Theorem memorizes : forall i, (i < %d)%%nat -> predict net (X i) == inject_Z (y i)." % c["N"] not in ks_text:
+        theorem = ("Theorem memorizes : forall i p, (i < %d)%%nat -> (p < %d)%%nat -> predict_at net (X i) p == inject_Z (y i p)."
+                   % (c["N"], c["n"]) if s2s else
+                   "Theorem memorizes : forall i, (i < %d)%%nat -> predict net (X i) == inject_Z (y i)." % c["N"])
+        if theorem not in ks_text:
             fail("%s: Ks.v does not state the theorem" % tag)
         instances.append({"tag": tag, "cert": cert, "out": out, "c": c, "nd": nd, "dd": dd,
                           "net_text": net_text, "data_text": data_text})
-    if len(instances) < 3:
+    if len(instances) < 4:
         fail("not every instance was exported")
         return 1
 
@@ -474,16 +488,47 @@ def main():
           "%d refused by the export, %d exported and accepted by check.sh (%.1f s)" %
           (len(mutants), refused, exported_ok, time.time() - t0))
 
-    # 4. What the export refuses: a seq-to-seq certificate (Corollary 4.1) is bad input, nothing written.
-    data, cert, out = (os.path.join(WORK, "s2s" + s) for s in (".data.json", ".cert.json", "_coq"))
-    if run([MEMCERT, "generate", "ks", "--N", "6", "--n", "3", "--d", "2", "--V", "8", "--C", "3", "--seed", "3",
-            "--seq2seq", "--out", data]).returncode == 0 and \
-            run([MEMCERT, "construct", "ks", data, "--out", cert]).returncode == 0:
+    # 4. Sequence to sequence: a label at one position, or a weight of f2's last layer, changed in the
+    # exported directory; check.sh rejects exactly the ones the Python evaluation says change a prediction.
+    inst = instances[3]
+    shown = 0
+    for trial in range(40):
+        if shown >= 3:
+            break
+        if trial % 2 == 0:
+            i = rng.randrange(len(inst["dd"]["labels"]))
+            p = rng.randrange(len(inst["dd"]["labels"][i]))
+            lit = inst["dd"]["labels"][i][p]
+            new = (lit.value + 1) % inst["c"]["C"]
+            nt, dt = inst["net_text"], inst["data_text"][:lit.start] + str(new) + inst["data_text"][lit.end:]
+        else:
+            L = inst["nd"]["f2_layers"][-1]
+            lit = rng.choice(lits(L["W"]) + lits(L["b"]))
+            new = lit.value + rng.choice([1, -1]) * 2 ** max(val(L["sW"]), val(L["sb"]))
+            nt, dt = inst["net_text"][:lit.start] + str(new) + inst["net_text"][lit.end:], inst["data_text"]
+        keeps = memorizes(model_of(read_definitions(nt), read_definitions(dt)), True)
+        d = os.path.join(WORK, "s2s_mutant")
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(inst["out"], d)
+        open(os.path.join(d, "Network.v"), "w").write(nt)
+        open(os.path.join(d, "Data.v"), "w").write(dt)
+        r, secs = check_dir(d)
+        if (r.returncode == 0) != keeps:
+            fail("seq-to-seq mutant %d: Python evaluation memorized=%s, check.sh exit %d" % (trial, keeps, r.returncode))
+        shown += 0 if keeps else 1
+    if shown < 3:
+        fail("seq-to-seq: fewer than three mutants changed a prediction")
+
+    # 5. What the export refuses: the ablation's collision is bad input, nothing written.
+    data, cert, out = (os.path.join(WORK, "abl" + s) for s in (".data.json", ".cert.json", "_coq"))
+    run([MEMCERT, "generate", "ks", "--N", "200", "--n", "4", "--d", "1", "--V", "9", "--C", "3", "--out", data])
+    if run([MEMCERT, "construct", "ks", data, "--ablation", "linear-phi", "--out", cert]).returncode == 1 and \
+            os.path.exists(cert):
         e = export(cert, out)
         if e.returncode != 2 or os.path.exists(out) or len(e.stderr.strip().splitlines()) != 1:
-            fail("seq-to-seq export: exit %d, written %s, stderr %r" % (e.returncode, os.path.exists(out), e.stderr))
+            fail("ablation export: exit %d, written %s, stderr %r" % (e.returncode, os.path.exists(out), e.stderr))
     else:
-        fail("seq-to-seq certificate not built")
+        fail("ablation certificate not built")
 
     if failures:
         print("%d failure(s)" % len(failures))
