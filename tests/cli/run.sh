@@ -347,6 +347,43 @@ section_export() {
   expect_bad_input "export coq --out a regular file" "" export coq "$d/m.cert.json" --out "$d/file"
 }
 
+# memcert export coq of kind ks (Coq itself runs in tests/coq/export_coq_ks.py; here the command's contract)
+section_export_ks() {
+  local d=$WORK/export_ks
+  mkdir -p "$d"
+  run generate ks --N 8 --n 3 --d 2 --V 8 --C 3 --seed 4 --out "$d/s.json"
+  expect_rc "export ks: generate ks" 0
+  run construct ks "$d/s.json" --out "$d/s.cert.json"
+  expect_rc "export ks: construct ks" 0
+  run export coq "$d/s.cert.json" --out "$d/s.coq" --json
+  expect_rc "export coq of a ks certificate" 0
+  json_check "export coq --json (ks)" 'j["exported"] is True and j["kind"] == "ks" and j["claim"] == "ks25/theorem-4.1" and j["N"] == 8 and j["n"] == 3 and j["files"] == ["Ks.v", "Network.v", "Data.v", "MemcertKs.v", "check.sh"]'
+  check "export coq (ks): Ks.v states the theorem" grep -qF 'Theorem memorizes : forall i, (i < 8)%nat -> predict net (X i) == inject_Z (y i).' "$d/s.coq/Ks.v"
+  check "export coq (ks): check.sh is executable" test -x "$d/s.coq/check.sh"
+  check "export coq (ks): the library is copied" grep -qF "Theorem check_sound" "$d/s.coq/MemcertKs.v"
+  check "export coq (ks): the 8 labels" grep -qF "Definition labels : list Z" "$d/s.coq/Data.v"
+  # A rejected ks certificate (one label changed) is never exported: exit 1, nothing written.
+  alter_json "$d/s.cert.json" "$d/bad.cert.json" 'j["labels"][0] = (j["labels"][0] + 1) % 3'
+  run export coq "$d/bad.cert.json" --out "$d/bad.coq" --json
+  expect_rc "export coq of a rejected ks certificate" 1
+  json_check "export coq --json of a rejected ks certificate" 'j["exported"] is False and j["kind"] == "ks" and "prediction for sequence 0" in j["reason"]'
+  check "export coq of a rejected ks certificate writes nothing" test ! -e "$d/bad.coq"
+  # Sequence to sequence (Corollary 4.1): a label per position.
+  run generate ks --N 6 --n 3 --d 2 --V 8 --C 3 --seed 3 --seq2seq --out "$d/s2s.json"
+  run construct ks "$d/s2s.json" --out "$d/s2s.cert.json"
+  expect_rc "export ks: construct ks (seq-to-seq)" 0
+  run export coq "$d/s2s.cert.json" --out "$d/s2s.coq" --json
+  expect_rc "export coq of a seq-to-seq ks certificate" 0
+  json_check "export coq --json (seq-to-seq)" 'j["exported"] is True and j["claim"] == "ks25/corollary-4.1" and j["setting"] == "seq-to-seq"'
+  check "export coq (seq-to-seq): Ks.v states the theorem" grep -qF 'Theorem memorizes : forall i p, (i < 6)%nat -> (p < 3)%nat -> predict_at net (X i) p == inject_Z (y i p).' "$d/s2s.coq/Ks.v"
+  # A claim export coq does not state: the ablation's collision.
+  run generate ks --N 200 --n 4 --d 1 --V 9 --C 3 --out "$d/lat.json"
+  run construct ks "$d/lat.json" --ablation linear-phi --out "$d/coll.cert.json"
+  expect_rc "export ks: the ablation finds a collision" 1
+  expect_bad_input "export coq of an ablation certificate" "$d/coll.coq" export coq "$d/coll.cert.json" --out "$d/coll.coq"
+  stderr_mentions "export coq of an ablation certificate" "claim: expected ks25/theorem-4.1, ks25/theorem-D.1 or ks25/corollary-4.1"
+}
+
 # ---------------------------------------------------------------------------------------------------
 # Command-line manners: did-you-mean for mistyped commands, --help with a worked example everywhere
 # ---------------------------------------------------------------------------------------------------
@@ -1372,6 +1409,7 @@ SECTIONS+=(section_agreement)
 SECTIONS+=(section_portable_twins)
 SECTIONS+=(section_front)
 SECTIONS+=(section_certify)
+SECTIONS+=(section_export_ks)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2
