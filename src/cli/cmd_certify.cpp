@@ -336,14 +336,21 @@ int run_rank(const Args& a, const sweep::Group& g, std::chrono::steady_clock::ti
     if (correct > 0) c[job.classification ? "min_margin" : "max_error"] = bound;
     c["float32_disagreements"] = f32;
     const std::string text = c.dump() + "\n";
-    const std::string tmp = a.out + ".tmp." + std::to_string(::getpid());
+    // The certificate is checked as a file beside its destination (relative data paths resolve the
+    // same way), or in the temporary directory when the destination is a device or pipe.
+    const bool stream = output_is_stream(a.out);
+    const std::string tmp = (stream ? (std::filesystem::temp_directory_path() / "memcert-certify").string() : a.out) +
+                            ".tmp." + std::to_string(::getpid());
     file_write_atomic(tmp, text);
     const int verified = checker_accepts_model_before_write(tmp, a.out);
     if (verified < 0) {
       std::remove(tmp.c_str());
       return kExitUndecided;
     }
-    if (std::rename(tmp.c_str(), a.out.c_str()) != 0) {
+    if (stream) {
+      std::remove(tmp.c_str());
+      file_write_atomic(a.out, text);
+    } else if (std::rename(tmp.c_str(), a.out.c_str()) != 0) {
       std::remove(tmp.c_str());
       throw input_error(a.out, "", "cannot write the certificate there");
     }

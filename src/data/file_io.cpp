@@ -101,7 +101,40 @@ std::string file_read_all(const std::string& path) {
   return out;
 }
 
+bool output_is_stream(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;  // absent (or unreachable: the write will say why)
+  if (S_ISREG(st.st_mode)) return false;
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return true;
+  throw input_error(path, "", std::string("expected a file to write, got a ") + (S_ISDIR(st.st_mode) ? "directory" : "socket or block device"));
+}
+
+namespace {
+void write_all(int fd, const std::string& path, const std::string& contents) {
+  const char* p = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd, p, left);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      throw input_error(path, "", std::string("expected a writable path, got ") + std::strerror(err));
+    }
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+}
+}  // namespace
+
 void file_write_atomic(const std::string& path, const std::string& contents) {
+  if (output_is_stream(path)) {  // a device or pipe: nothing to replace, nothing half-written to leave
+    const int fd = ::open(path.c_str(), O_WRONLY);
+    if (fd < 0) throw input_error(path, "", std::string("expected a writable path, got ") + std::strerror(errno));
+    write_all(fd, path, contents);
+    ::close(fd);
+    return;
+  }
   std::string tmpl = path + ".tmp.XXXXXX";
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw input_error(path, "", std::string("expected a writable path, got ") + std::strerror(errno));

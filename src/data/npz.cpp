@@ -389,6 +389,8 @@ void npz_write_float64_stream(const std::string& path, std::vector<NpzFloat64Str
   // npz_write_float64's archive: members in name order, local header, .npy bytes, central directory.
   std::sort(members.begin(), members.end(),
             [](const NpzFloat64Stream& a, const NpzFloat64Stream& b) { return a.name < b.name; });
+  // The archive is patched in place (CRCs after the data), so it needs a file, not a device or pipe.
+  if (output_is_stream(path)) throw input_error(path, "", "expected a file to write the .npz archive to, got a device or pipe");
   std::string tmpl = path + ".tmp.XXXXXX";
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) throw input_error(path, "", std::string("expected a writable path, got ") + std::strerror(errno));

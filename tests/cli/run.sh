@@ -1359,6 +1359,21 @@ assert z.getinfo("sequences.npy").file_size == 128 + 8 * 20000 * 8 * 64' "$d/big
   enough=$(grep -o -- '--max-memory [0-9]* would suffice' "$OUT" | head -1 | cut -d' ' -f2)
   run verify "$d/int.cert.json" --max-memory "${enough:-0.01}"
   expect_rc "verify at the --max-memory said to suffice ($enough)" 0
+  # An output that is a pipe or device (/dev/null) is written in place, never replaced by a regular file;
+  # one that is a directory is bad input. A FIFO stands in for /dev/null (a failure must not break the
+  # machine's /dev/null).
+  mkfifo "$d/out.fifo"
+  (timeout 60 cat "$d/out.fifo" > "$d/fifo.got") &
+  local reader=$!
+  run generate theorem1 --T 3 --n 3 --d 4 --seed 2 --out "$d/out.fifo"
+  expect_rc "generate --out a pipe" 0
+  wait "$reader"
+  check "an output pipe stays a pipe" test -p "$d/out.fifo"
+  check "the pipe's reader got the data set" cmp -s "$d/fifo.got" "$d/t3.json"
+  check "no temporary file left beside the pipe" test -z "$(ls "$d" | grep 'out.fifo.tmp')"
+  mkdir -p "$d/outdir"
+  expect_bad_input "--out a directory" "$d/outdir/x" generate theorem1 --T 3 --n 3 --d 4 --seed 2 --out "$d/outdir"
+  stderr_mentions "--out a directory: named" "got a directory"
 }
 
 # ---------------------------------------------------------------------------------------------------

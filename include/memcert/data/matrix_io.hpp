@@ -136,7 +136,12 @@ std::string ndindex_to_string(const std::vector<std::size_t>& shape, std::size_t
 std::string path_extension_lower(const std::string& path);
 // Reads a whole file; InputError when unreadable.
 std::string file_read_all(const std::string& path);
-// Writes atomically (temp file + rename) so nothing half-written is left behind.
+// Writes atomically (temp file + rename) so nothing half-written is left behind. A character device or
+// a pipe (/dev/null, /dev/stdout) is written in place: renaming over it would replace the device with a
+// regular file. A directory, socket or block device is bad input.
 void file_write_atomic(const std::string& path, const std::string& contents);
+// True when PATH names an existing character device or pipe (written in place, see file_write_atomic);
+// false when it is absent or a regular file; InputError for anything else no output may replace.
+bool output_is_stream(const std::string& path);
 
 }  // namespace memcert
