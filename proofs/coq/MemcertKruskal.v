@@ -10,14 +10,15 @@
 
    lower side  kruskal_lower_check: the increasing k-subsets of [0, T) are enumerated by ksub (in
                lexicographic order; ksub_complete shows every one is there), and each comes with a k x k
-               minor of its k vectors and an inverse of it modulo p (MemcertRank's rank_lower_check).
+               minor of its k vectors and an inverse of it modulo p (MemcertRank's rank_lower_check),
+               found by Coq itself when the exported Witness.v is compiled (kruskal_witnesses).
    upper side  kruskal_upper_check: k+1 increasing indices and integer coefficients c, not all zero
                (c_t0 <> 0 at the given position t0), with sum_t c_t v_(S_t) = 0 exactly.
 
    No axiom is used: `Print Assumptions` on the theorems below answers "Closed under the global
    context". *)
 Set Warnings "-notation-overridden,-ambiguous-paths".
-From Coq Require Import ZArith Lia.
+From Coq Require Import ZArith Lia PrimInt63 Uint63.
 From mathcomp Require Import ssreflect ssrfun ssrbool eqtype ssrnat seq path fintype bigop.
 From mathcomp Require Import ssralg ssrint rat zmodp matrix mxalgebra ssrZ.
 From Memcert Require Import MemcertRank.
@@ -61,12 +62,70 @@ by rewrite Hy /= addSn.
 Qed.
 
 (* The vectors of V at the indices S, as the rows of a matrix. *)
-Definition pick (V : zmat) (S : seq nat) : zmat := [seq nth [::] V i | i <- S].
+Definition pick (A : Type) (V : seq (seq A)) (S : seq nat) : seq (seq A) := [seq nth [::] V i | i <- S].
 
 (* Every increasing k-subset S of [0, T) comes (in the order of ksub) with a witness (cols, X): the
    minor (pick V S)[0..k, cols] times X is 1 modulo p. *)
 Definition kruskal_lower_check T d (V : zmat) k (p : Z) (W : seq (seq nat * zmat)) : bool :=
   all2 (fun S w => rank_lower_check k d (pick V S) k p (iota 0 k) w.1 w.2) (ksub 0 T k) W.
+
+(* Finding the witnesses (not part of any theorem): an exported Witness.v defines its witness list as
+   `Eval vm_compute in kruskal_witnesses ...`, so the list is computed by Coq when the file is compiled
+   and then stored as plain data; kruskal_lower_check verifies it.  For one k-subset, Gauss-Jordan
+   elimination modulo p on the k vectors (rows of length d) augmented by the identity gives k pivot
+   coordinates cols and the matrix E with E * rows[:, cols] = 1 modulo p; E by columns is the inverse.
+   Nothing about this computation is proved (a wrong result only makes the check false), so it uses
+   Coq's primitive 63-bit integers for speed (residues below p < 2^31, products below 2^62); no theorem
+   refers to it, so they do not appear in `Print Assumptions`. *)
+Definition imulm (p a b : PrimInt63.int) : PrimInt63.int := PrimInt63.mod (PrimInt63.mul a b) p.
+
+Fixpoint ipow_mod (p b : PrimInt63.int) (e : positive) : PrimInt63.int :=
+  match e with
+  | xH => b
+  | xO e' => let h := ipow_mod p b e' in imulm p h h
+  | xI e' => let h := ipow_mod p b e' in imulm p (imulm p h h) b
+  end.
+
+(* x^-1 modulo the prime p (Fermat). *)
+Definition iinv_mod (pz : Z) (p x : PrimInt63.int) : PrimInt63.int :=
+  match Z.sub pz (Zpos 2) with Zpos e => ipow_mod p x e | _ => x end.
+
+(* v - c r, entrywise modulo p *)
+Definition iaxpy (p c : PrimInt63.int) (r v : seq PrimInt63.int) : seq PrimInt63.int :=
+  [seq PrimInt63.mod (PrimInt63.sub (PrimInt63.add xy.2 p) (imulm p c xy.1)) p | xy <- zip r v].
+
+Fixpoint first_nonzero (v : seq PrimInt63.int) (i d : nat) : option nat :=
+  match v, d with
+  | x :: v', d'.+1 => if PrimInt63.eqb x 0%uint63 then first_nonzero v' i.+1 d' else Some i
+  | _, _ => None
+  end.
+
+(* One more vector into the reduced basis B (pairs of pivot coordinate and row, each row 1 at its own
+   pivot and 0 at the others). *)
+Definition gj_add (pz : Z) (p : PrimInt63.int) (d : nat) (B : seq (nat * seq PrimInt63.int)) (v : seq PrimInt63.int) : seq (nat * seq PrimInt63.int) :=
+  let v := foldl (fun v b => iaxpy p (nth 0%uint63 v b.1) b.2 v) v B in
+  match first_nonzero v 0 d with
+  | None => B
+  | Some c =>
+      let s := iinv_mod pz p (nth 0%uint63 v c) in
+      let v := [seq imulm p s x | x <- v] in
+      rcons [seq (b.1, iaxpy p (nth 0%uint63 b.2 c) v b.2) | b <- B] (c, v)
+  end.
+
+Definition iunit (k i : nat) : seq PrimInt63.int := [seq if i == j then 1%uint63 else 0%uint63 | j <- iota 0 k].
+
+(* rows: the k vectors as residues modulo p. *)
+Definition gj_witness (pz : Z) (d k : nat) (rows : seq (seq PrimInt63.int)) : seq nat * zmat :=
+  let p := Uint63.of_Z pz in
+  let B := foldl (gj_add pz p d) [::] [seq nth [::] rows i ++ iunit k i | i <- iota 0 k] in
+  let E := [seq drop d b.2 | b <- B] in
+  ([seq b.1 | b <- B], [seq [seq Uint63.to_Z (nth 0%uint63 r j) | r <- E] | j <- iota 0 k]).
+
+Definition residues (p : Z) (V : zmat) : seq (seq PrimInt63.int) :=
+  [seq [seq Uint63.of_Z (Z.modulo x p) | x <- v] | v <- V].
+
+Definition kruskal_witnesses T d (V : zmat) k (p : Z) : seq (seq nat * zmat) :=
+  let R := residues p V in [seq gj_witness p d k (pick R S) | S <- ksub 0 T k].
 
 (* The columns S (k+1 increasing indices below T) of A are dependent: sum_t c_t v_(S_t) = 0 with
    c_t0 <> 0. *)

@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "command.hpp"
+#include "export_coq_kinds.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/qmat.hpp"
@@ -225,8 +226,11 @@ int run_export_coq(const ExportArgs& args) {
          start);
     return kExitNegative;
   }
+  if (v.kind == "kruskal") return export_coq_kruskal(args.cert, args.out, args.json, start);
+  if (v.kind == "dana24") return export_coq_dana24(args.cert, args.out, args.json, start);
   if (v.kind != "rank")
-    throw InputError(name + ": kind: expected \"rank\" (the kind `export coq` supports), got another kind");
+    throw InputError(name + ": kind: expected \"rank\", \"kruskal\" or \"dana24\" (the kinds `export coq` supports), "
+                     "got another kind");
 
   // The checker accepted it: it is well-formed JSON of the documented shape.
   const nlohmann::json cert = json_parse_text(file_read_all(args.cert), args.cert);
