@@ -100,7 +100,8 @@ int export_coq_dana24(const std::string& cert_path, const std::string& out, bool
   std::string data_v = "(* The read-out of a dana24 certificate: every matrix as integer numerators (row by row) over one\n"
                        "   positive denominator. X = [M, W_O] shares X_den; W_O holds the " + std::to_string(H) + " heads' " + ds + " x " +
                        std::to_string(dh) + " output matrices side by side;\n   row t of F_num is the feature centre of example t. *)\n"
-                       "From Coq Require Import ZArith.\nFrom mathcomp Require Import ssreflect seq.\n\n"
+                       "Set Warnings \"-notation-overridden,-ambiguous-paths\".\n"
+                       "From Coq Require Import ZArith.\nFrom mathcomp Require Import ssreflect ssrnat seq.\n\n"
                        "Local Open Scope Z_scope.\n\n" +
                        "Definition M_num : seq (seq Z) :=\n  " + coqk_zmat(Mn, "  ") + ".\n" +
                        "Definition WO_num : seq (seq Z) :=\n  " + coqk_zmat(WOn, "  ") + ".\n" +
@@ -125,8 +126,7 @@ int export_coq_dana24(const std::string& cert_path, const std::string& out, bool
                           "%N M_num WO_num X_den WU_num WU_den F_num F_den next_data q_num q_den = true.\n" +
                           "Proof. by vm_cast_no_check (erefl true). Qed.\n";
   auto qdef = [](const std::string& m, const std::string& n, const std::string& num, const std::string& den) {
-    return "(int_of_Z " + den + ")%:~R^-1 *: map_mx (intr : int -> rat)\n    (\\matrix_(i < " + m + ", j < " + n +
-           ") int_of_Z (nth Z0 (nth [::] " + num + " i) j))";
+    return "qmx_of_Z " + m + " " + n + " " + num + " " + den;
   };
   std::string readout_v =
       "(* Theorems: the exact read-out of a dana24 certificate (docs/papers/dana24.md, section 3, step 6c).\n"
@@ -134,7 +134,11 @@ int export_coq_dana24(const std::string& cert_path, const std::string& out, bool
       "   readout_margins:  for each of the " + Ts + " examples t, the rational logit vector (logits of column t,\n"
       "                     logits = W_U [M, W_O] F) has its maximum uniquely at the label next_data[t] < " + Ns + ":\n"
       "                     it exceeds every other entry by at least margin = q_num / q_den > 0.\n"
-      "   The matrices are those of Data.v: integer numerators over one positive denominator each.\n"
+      "   The matrices are those of Data.v: integer numerators over one positive denominator each, by\n"
+      "   MemcertDana24.v's\n"
+      "     qmx_of_Z m n num den : 'M[rat]_(m, n) :=\n"
+      "       (int_of_Z den)%:~R^-1 *: map_mx intr (\\matrix_(i < m, j < n) int_of_Z (nth Z0 (nth [::] num i) j))\n"
+      "     rat_of_Z num den : rat := (int_of_Z num)%:~R / (int_of_Z den)%:~R.\n"
       "   Not stated here: that the model's own encoder output E(t) is near [M, W_O] F~(t), and the model's\n"
       "   arg-max margins; memcert's checker proves those with MPFR interval arithmetic (docs/COQ.md).\n"
       "   Exported by memcert export coq from a dana24 certificate; check.sh checks it with coqc. *)\n" +
@@ -143,9 +147,9 @@ int export_coq_dana24(const std::string& cert_path, const std::string& out, bool
       "Definition M : 'M[rat]_(" + ds + ", " + ds + ") :=\n  " + qdef(ds, ds, "M_num", "X_den") + ".\n" +
       "Definition WO : 'M[rat]_(" + ds + ", " + hs + ") :=\n  " + qdef(ds, hs, "WO_num", "X_den") + ".\n" +
       "Definition WU : 'M[rat]_(" + Ns + ", " + ds + ") :=\n  " + qdef(Ns, ds, "WU_num", "WU_den") + ".\n" +
-      "Definition F : 'M[rat]_(" + ds + " + " + hs + ", " + Ts + ") :=\n  (" + qdef(Ts, ds + " + " + hs, "F_num", "F_den") + ")^T.\n" +
+      "Definition F : 'M[rat]_(" + ds + " + " + hs + ", " + Ts + ") :=\n  (" + qdef(Ts, "(" + ds + " + " + hs + ")", "F_num", "F_den") + ")^T.\n" +
       "Definition logits : 'M[rat]_(" + Ns + ", " + Ts + ") := WU *m row_mx M WO *m F.\n" +
-      "Definition margin : rat := (int_of_Z q_num)%:~R / (int_of_Z q_den)%:~R.\n\n" +
+      "Definition margin : rat := rat_of_Z q_num q_den.\n\n" +
       "Theorem M_invertible : \\det M != 0.\n" +
       "Proof. exact: (det_sound det_ok). Qed.\n\n" +
       "Theorem readout_margins :\n  0 < margin /\\\n  (forall t : 'I_" + Ts + ", (nth 0 next_data t < " + Ns + ")%N) /\\\n" +
