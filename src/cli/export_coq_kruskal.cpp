@@ -82,7 +82,7 @@ int export_coq_kruskal(const std::string& cert_path, const std::string& out, boo
         for (std::size_t t = 0; t <= k; ++t) m(i, t) = Rational(w[t][i]);
       const QMatrix ker = qmat_kernel(m);
       if (ker.cols() == 0) throw std::logic_error("export coq: d+1 vectors in dimension d are independent");
-      for (std::size_t t = 0; t <= k; ++t) pairs.emplace_back(t, ker(t, 0));
+      for (std::size_t t = 0; t <= k; ++t) pairs.emplace_back(t, ker(t, 0) * Rational(scale[t]));  // of the unscaled vectors
     }
     std::sort(pairs.begin(), pairs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     std::vector<Rational> c;

@@ -33,7 +33,7 @@ import sys
 import time
 from fractions import Fraction
 
-MEMCERT, WORK = sys.argv[1], sys.argv[2]
+MEMCERT, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 failures = []
 
 
@@ -242,7 +242,7 @@ def test_kruskal(rng):
         V, p = mut.term(w["V_data"], "seq (seq Z)"), w["lower_p"]
         W = f"W_{name}"
         mut.lines.append(f"Definition {W} := Eval vm_compute in kruskal_witnesses {T} {d} {V} {k} {p}.")
-        low = lambda WW, kk=k, VV=V: f"kruskal_lower_check {T} {d} {VV} {kk} {p} {WW}"
+        low = lambda WW, kk=k, VV=V: f"kruskal_lower_check {T}%N {d}%N {VV} {kk}%N {p} {WW}"
         mut.check(None, low(W), "true")
         nsub = len(list(itertools.combinations(range(T), k)))
         # one entry of one subset's inverse witness (by columns), + 1
@@ -266,7 +266,7 @@ def test_kruskal(rng):
         if k < T:
             S, cs = w["upper_S"], w["upper_c"]
             t0 = next(i for i, x in enumerate(cs) if x != 0)
-            up = lambda VV, SS, cc: f"kruskal_upper_check {T} {d} {VV} {k} {mut.term(SS, 'seq nat')} {mut.term(cc, 'seq Z')} {t0}"
+            up = lambda VV, SS, cc: f"kruskal_upper_check {T}%N {d}%N {VV} {k}%N {mut.term(SS, 'seq nat')} {mut.term(cc, 'seq Z')} {t0}%N"
             mut.check(None, up(V, S, cs), "true")
             cj = json.load(open(cert))
             cert_dep = cj["upper"].get("method") == "dependent-subset"
@@ -373,9 +373,9 @@ def test_dana24(rng):
         w = {**definitions(os.path.join(out, "Data.v")), **definitions(os.path.join(out, "Witness.v"))}
         N, d, T, h = c["N"], c["d"], len(c["next"]), c["H"] * c["dh"]
         Z = lambda v: mut.term(v, "seq (seq Z)")
-        det = lambda M, X: f"det_check {d} {Z(M)} {w['X_den']} {w['det_p']} {Z(X)}"
+        det = lambda M, X: f"det_check {d}%N {Z(M)} {w['X_den']} {w['det_p']} {Z(X)}"
         ro = lambda M=w["M_num"], WU=w["WU_num"], F=w["F_num"], nxt=w["next_data"], qn=w["q_num"], qd=w["q_den"]: (
-            f"readout_check {N} {d} {h} {T} {Z(M)} {Z(w['WO_num'])} {w['X_den']} {Z(WU)} {w['WU_den']} {Z(F)} "
+            f"readout_check {N}%N {d}%N {h}%N {T}%N {Z(M)} {Z(w['WO_num'])} {w['X_den']} {Z(WU)} {w['WU_den']} {Z(F)} "
             f"{w['F_den']} {mut.term(nxt, 'seq nat')} {qn} {qd}")
         mut.check(None, det(w["M_num"], w["det_X"]), "true")
         mut.check(None, ro(), "true")
