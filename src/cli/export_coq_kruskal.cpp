@@ -127,7 +127,8 @@ int export_coq_kruskal(const std::string& cert_path, const std::string& out, boo
     return "(forall i j : 'I_" + n + ", (i < j)%N -> (s i < s j)%N)";
   }(ks);
   std::string kruskal_v =
-      "(* Theorem: the " + ds + " x " + Ts + " integer matrix A below (its columns are the vectors of Vectors.v) has Kruskal rank " + ks +
+      "(* Theorem: the " + ds + " x " + Ts + " integer matrix A below (its columns are the vectors of Vectors.v: the certificate's\n"
+      "   vectors, each times a positive integer that clears its denominators) has Kruskal rank " + ks +
       ":\n   every " + ks + " of its columns are linearly independent over the rationals" +
       (k < T ? ",\n   and some " + k1 + " of them (columns " + dep_text + ") are dependent." : "\n   (" + ks + " is the number of columns).") +
       "\n   A_independent: for every strictly increasing s : 'I_" + ks + " -> 'I_" + Ts + " (a choice of " + ks +
