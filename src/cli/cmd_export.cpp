@@ -5,7 +5,8 @@
 // library of checkers and their soundness theorems (proofs/coq/), and DIR/check.sh runs coqc on all of it.
 // The certificate is first re-checked by memcert's independent checker: a rejected one is exported never
 // (exit 1), a malformed one is bad input (exit 2).
-// Kinds: "rank" with an exact rank (rank_lower = rank_upper) of an integer matrix.
+// Kinds: "rank" with an exact rank (rank_lower = rank_upper) of an integer matrix; "kruskal" and "dana24"
+// (its exact read-out) in export_coq_kruskal.cpp and export_coq_dana24.cpp.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -372,9 +373,9 @@ const CommandRegistrar reg{{95, [](CLI::App& root, auto bind) {
   CLI::App* parent = root.add_subcommand("export", "Write a certificate as a proof another system checks");
   parent->require_subcommand(1);
   auto args = std::make_shared<ExportArgs>();
-  CLI::App* sub = parent->add_subcommand("coq", "A rank certificate as Coq files whose theorem Coq's kernel checks (docs/COQ.md)");
+  CLI::App* sub = parent->add_subcommand("coq", "A rank, kruskal or dana24 (read-out) certificate as Coq files whose theorems Coq's kernel checks (docs/COQ.md)");
   sub->add_option("CERT", args->cert, "Certificate file (JSON), re-checked by the independent checker first")->required();
-  sub->add_option("--out", args->out, "Directory to write (created if absent): Rank.v, Matrix.v, Witness.v, MemcertRank.v, check.sh")->required();
+  sub->add_option("--out", args->out, "Directory to write (created if absent): the theorem file (Rank.v, Kruskal.v or Readout.v), the data, Witness.v, the libraries, check.sh")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run_export_coq(*args); });
 }}};
