@@ -5,7 +5,8 @@
 // library of checkers and their soundness theorems (proofs/coq/), and DIR/check.sh runs coqc on all of it.
 // The certificate is first re-checked by memcert's independent checker: a rejected one is exported never
 // (exit 1), a malformed one is bad input (exit 2).
-// Kinds: "rank" with an exact rank (rank_lower = rank_upper) of an integer matrix; "ks" (export_coq_ks.cpp).
+// Kinds: "rank" with an exact rank (rank_lower = rank_upper) of an integer matrix; "kruskal" and "dana24"
+// (its exact read-out) in export_coq_kruskal.cpp and export_coq_dana24.cpp; "ks" in export_coq_ks.cpp.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <cstring>
 
 #include "command.hpp"
+#include "export_coq_kinds.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/qmat.hpp"
@@ -229,8 +231,11 @@ int run_export_coq(const ExportArgs& args) {
     return kExitNegative;
   }
   if (v.kind == "ks") return run_export_coq_ks(args.cert, args.out, args.json, start);
+  if (v.kind == "kruskal") return export_coq_kruskal(args.cert, args.out, args.json, start);
+  if (v.kind == "dana24") return export_coq_dana24(args.cert, args.out, args.json, start);
   if (v.kind != "rank")
-    throw InputError(name + ": kind: expected \"rank\" or \"ks\" (the kinds `export coq` supports), got another kind");
+    throw InputError(name + ": kind: expected \"rank\", \"kruskal\", \"dana24\" or \"ks\" (the kinds `export coq` supports), "
+                     "got another kind");
 
   // The checker accepted it: it is well-formed JSON of the documented shape.
   const nlohmann::json cert = json_parse_text(file_read_all(args.cert), args.cert);
@@ -372,9 +377,9 @@ const CommandRegistrar reg{{95, [](CLI::App& root, auto bind) {
   CLI::App* parent = root.add_subcommand("export", "Write a certificate as a proof another system checks");
   parent->require_subcommand(1);
   auto args = std::make_shared<ExportArgs>();
-  CLI::App* sub = parent->add_subcommand("coq", "A rank or ks certificate as Coq files whose theorem Coq's kernel checks (docs/COQ.md)");
+  CLI::App* sub = parent->add_subcommand("coq", "A rank, kruskal, dana24 (read-out) or ks certificate as Coq files whose theorems Coq's kernel checks (docs/COQ.md)");
   sub->add_option("CERT", args->cert, "Certificate file (JSON), re-checked by the independent checker first")->required();
-  sub->add_option("--out", args->out, "Directory to write (created if absent): Rank.v, Matrix.v, Witness.v, MemcertRank.v, check.sh (kind ks: Ks.v, Network.v, Data.v, MemcertKs.v, check.sh)")->required();
+  sub->add_option("--out", args->out, "Directory to write (created if absent): the theorem file (Rank.v, Kruskal.v, Readout.v or Ks.v), the data, the witnesses, the libraries, check.sh")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run_export_coq(*args); });
 }}};

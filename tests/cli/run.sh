@@ -339,10 +339,37 @@ section_export() {
   run rank "$d/q.txt" --cert "$d/q.cert.json"
   expect_bad_input "export coq of a non-integer matrix" "$d/q.coq" export coq "$d/q.cert.json" --out "$d/q.coq"
   stderr_mentions "export coq of a non-integer matrix" "expected an integer"
+  # kind kruskal (Coq runs in tests/coq/export_coq_kinds.py): exported; refused when inexact or too large.
   printf '1 0\n0 1\n1 1\n' >"$d/k.txt"
   run kruskal "$d/k.txt" --cert "$d/k.cert.json"
-  expect_bad_input "export coq of another kind" "$d/k.coq" export coq "$d/k.cert.json" --out "$d/k.coq"
-  stderr_mentions "export coq of another kind" 'kind: expected "rank"'
+  run export coq "$d/k.cert.json" --out "$d/k.coq" --json
+  expect_rc "export coq of a kruskal certificate" 0
+  json_check "export coq --json of a kruskal certificate" 'j["kind"] == "kruskal" and j["kruskal_rank"] == 2 and j["subsets"] == 3 and j["dependent_subset"] == [0, 1, 2] and "Kruskal.v" in j["files"]'
+  check "export coq: Kruskal.v states every 2 columns independent" grep -qF '\rank (map_mx (intr : int -> rat) (colsub s A)) = 2%N.' "$d/k.coq/Kruskal.v"
+  check "export coq: the kruskal library is copied" grep -qF "Theorem kruskal_lower_sound" "$d/k.coq/MemcertKruskal.v"
+  alter_json "$d/k.cert.json" "$d/kin.cert.json" 'j["kruskal_lower"] = 1; j.pop("kruskal_rank", None); j["lower"] = {"method": "exhaustive-mod-p", "prime": j["lower"]["prime"]}'
+  expect_bad_input "export coq of an inexact Kruskal rank" "$d/kin.coq" export coq "$d/kin.cert.json" --out "$d/kin.coq"
+  stderr_mentions "export coq of an inexact Kruskal rank" "expected an exact Kruskal rank"
+  python3 -c 'import json,random,sys; r=random.Random(3); json.dump([[r.randint(-9,9) for _ in range(10)] for _ in range(20)], open(sys.argv[1],"w"))' "$d/k20.json"
+  run kruskal "$d/k20.json" --cert "$d/k20.cert.json"
+  expect_bad_input "export coq of C(20, 10) subsets" "$d/k20.coq" export coq "$d/k20.cert.json" --out "$d/k20.coq"
+  stderr_mentions "export coq of C(20, 10) subsets" "C(20, 10) = 184756 subsets: more than export coq writes"
+  # kind dana24: its exact read-out exported; without the object, and every other kind: bad input.
+  run generate dana24 --N 6 --S 2 --T 6 --seed 1 --out "$d/dn.json"
+  run construct dana24 "$d/dn.json" --heads 1 --dh 2 --d 4 --out "$d/dn.cert.json"
+  run export coq "$d/dn.cert.json" --out "$d/dn.coq" --json
+  expect_rc "export coq of a dana24 certificate" 0
+  json_check "export coq --json of a dana24 certificate" 'j["kind"] == "dana24" and j["d"] == 4 and j["T"] == 6 and "Readout.v" in j["files"] and len(j["not_exported"]) == 3'
+  check "export coq: Readout.v states det M <> 0" grep -qF 'Theorem M_invertible : \det M != 0.' "$d/dn.coq/Readout.v"
+  alter_json "$d/dn.cert.json" "$d/dnr.cert.json" 'j.pop("readout")'
+  run verify "$d/dnr.cert.json"
+  expect_rc "export: a dana24 certificate without readout is valid" 0
+  expect_bad_input "export coq of a dana24 certificate without readout" "$d/dnr.coq" export coq "$d/dnr.cert.json" --out "$d/dnr.coq"
+  stderr_mentions "export coq of a dana24 certificate without readout" 'expected the object "readout"'
+  run generate theorem1 --T 6 --n 3 --d 4 --seed 5 --out "$d/t1.json"
+  run construct theorem1 "$d/t1.json" --heads 2 --dh 2 --out "$d/t1.cert.json"
+  expect_bad_input "export coq of another kind" "$d/t1.coq" export coq "$d/t1.cert.json" --out "$d/t1.coq"
+  stderr_mentions "export coq of another kind" 'kind: expected "rank", "kruskal" or "dana24"'
   printf 'x' >"$d/file"
   expect_bad_input "export coq --out a regular file" "" export coq "$d/m.cert.json" --out "$d/file"
 }
