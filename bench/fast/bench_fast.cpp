@@ -17,11 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "memcert/linalg/fast/batch.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/fast/exact.hpp"
-#include "memcert/linalg/fast/gram_int16.hpp"
-#include "memcert/linalg/fast/rump.hpp"
+#include "memcert/linalg/nmod/kruskal_sample.hpp"
+#include "memcert/theory/mahdavi24/assumption2_batch.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/zmat/zmat.hpp"
+#include "memcert/linalg/zmat/gram_int16.hpp"
+#include "memcert/linalg/fmat/rump.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
 extern "C" void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,

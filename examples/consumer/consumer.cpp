@@ -5,7 +5,7 @@
 
 #include "memcert/cert/linalg_cert.hpp"
 #include "memcert/checker/checker.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/version.hpp"
 
 int main() {

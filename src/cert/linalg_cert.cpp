@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "memcert/data/matrix_io.hpp"
-#include "memcert/linalg/fast/fast_cert.hpp"
 #include "memcert/numeric/modp.hpp"
 
 namespace memcert {

@@ -1,5 +1,5 @@
 // memcert rank MATRIX [--key NAME] [--tol X] [--cert OUT] [--json]
-// Exact rank with a two-sided certificate through the storage-filtered engine (linalg/dispatch.hpp):
+// Exact rank with a two-sided certificate through the storage-filtered engine (linalg/rank.hpp):
 // lower bound from a k x k minor non-zero modulo a prime, upper bound trivially min(rows, cols), from
 // primes whose product beats the Hadamard bound ("multi-prime"), or from an exact kernel basis.
 // JSON (docs/CLI.md): {"rows","cols","rank_lower","rank_upper","rank" (when equal),"method","storage",
@@ -11,9 +11,9 @@
 #include "command.hpp"
 #include "memcert/cert/linalg_cert.hpp"
 #include "memcert/data/matrix_io.hpp"
-#include "memcert/linalg/dispatch.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/numerical_rank.hpp"
+#include "memcert/linalg/rank.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/fmat/numerical_rank.hpp"
 
 namespace memcert::cli {
 namespace cmd_rank {

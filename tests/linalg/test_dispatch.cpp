@@ -1,4 +1,4 @@
-// The storage-filtered engine (linalg/dispatch.hpp) against the exact rational route: every rank is
+// The storage-filtered engine (linalg/rank.hpp) against the exact rational route: every rank is
 // compared with textbook Gauss-Jordan over Q (testref::rref_rank) and with qmat_rank_certified, and
 // every certificate is re-verified by the independent checker. Inputs: random, low-rank, near-singular
 // (one entry perturbed by one unit in the last place), adversarial (entries near 2^63, exponent ranges
@@ -11,9 +11,9 @@
 
 #include "memcert/cert/linalg_cert.hpp"
 #include "memcert/checker/checker.hpp"
-#include "memcert/linalg/dispatch.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/rank.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "support/reference_linalg.hpp"
 
 using namespace memcert;

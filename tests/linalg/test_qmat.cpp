@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "support/reference_linalg.hpp"
 
 using namespace memcert;

@@ -26,7 +26,7 @@ if(CONFIG)
   set(config_arg --config ${CONFIG})
 endif()
 run_step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}" ${config_arg})
-foreach(f include/memcert/version.hpp include/memcert/linalg/qmat.hpp include/memcert/checker/checker.hpp
+foreach(f include/memcert/version.hpp include/memcert/linalg/qmat/qmat.hpp include/memcert/checker/checker.hpp
           bin/memcert)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "install: ${prefix}/${f} missing")

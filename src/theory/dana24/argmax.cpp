@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "dinterval.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/dana24/construct.hpp"
 #include "memcert/util/parallel.hpp"

@@ -4,13 +4,13 @@
 // (steps 3-4 and 8 of docs/papers/dana24.md section 5). Every operation runs in round-to-nearest and steps the
 // result one double outward: a round-to-nearest result r of an exact x has |x - r| <= ulp(r)/2, so
 // next_down(r) <= x <= next_up(r) (rump.cpp uses the same rule). exp goes through
-// exp_nonpositive_bounded, whose relative and absolute error bounds are stated in batch.hpp. No FPU mode
+// exp_nonpositive_bounded, whose relative and absolute error bounds are stated in numeric/exp_bounded.hpp. No FPU mode
 // is ever changed, so the compiler's round-to-nearest assumption holds.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "memcert/linalg/fast/batch.hpp"
+#include "memcert/numeric/exp_bounded.hpp"
 
 namespace memcert::dana24 {
 
@@ -40,7 +40,7 @@ inline DI di_div(DI a, DI b) {  // requires b.lo > 0
   const double p[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
   return {dn(*std::min_element(p, p + 4)), up(*std::max_element(p, p + 4))};
 }
-// exp of an interval with hi <= 0: |r - exp(x)| <= rel exp(x) + abs (batch.hpp), so
+// exp of an interval with hi <= 0: |r - exp(x)| <= rel exp(x) + abs (exp_bounded.hpp), so
 // exp(x) >= (r - abs) / (1 + rel) and exp(x) <= (r + abs) / (1 - rel).
 inline DI di_exp_nonpositive(DI x) {
   const double rl = exp_nonpositive_bounded(x.lo), rh = exp_nonpositive_bounded(std::min(x.hi, 0.0));

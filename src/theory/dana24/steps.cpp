@@ -5,9 +5,9 @@
 #include <stdexcept>
 
 #include "dinterval.hpp"
-#include "memcert/linalg/fast/batch.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/model/mha_enclosure.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/theory/dana24/construct.hpp"
 
 namespace memcert::dana24 {

@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "memcert/linalg/fast/batch.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/numeric/exp_bounded.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/numeric/double_bits.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/util/parallel.hpp"

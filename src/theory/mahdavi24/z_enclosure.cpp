@@ -9,9 +9,9 @@
 #include <limits>
 #include <optional>
 
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/fast/rump.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/fmat/rump.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/util/parallel.hpp"
 
 namespace memcert::mahdavi24 {

@@ -1,0 +1,84 @@
+#pragma once
+// Integer matrices (FLINT's fmpz_mat): fraction-free (Bareiss) elimination, whose every intermediate
+// entry is a minor of the input (sizes stay polynomial, every division is exact), and the exact, certified
+// results computed through the word-size modular kernels (nmod/dmod.hpp): multi-prime rank certificates,
+// CRT kernels and solves.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memcert/linalg/matrix.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
+
+namespace memcert {
+
+// Two-sided certificate of rank(A) = r for an integer (or row-scaled rational) matrix, docs/THEORY.md section 7:
+//  lower: det A[minor_rows, minor_cols] != 0 mod `prime`                         => rank >= r
+//  upper: rank(A mod q) <= r for every q in `upper_primes` (distinct primes), and their product exceeds
+//         the Hadamard bound of the (r+1) x (r+1) minors (product of the r+1 largest row norms of the
+//         row-scaled integer matrix; compared as squares)                           => rank <= r
+//         (empty when r = min(rows, cols): nothing to prove).
+struct MultimodularRankCertificate {
+  std::size_t rows = 0, cols = 0, rank = 0;
+  std::uint64_t prime = 0;
+  std::vector<std::size_t> minor_rows, minor_cols;
+  std::vector<std::uint64_t> upper_primes;
+  std::string method;  // "full-rank" or "multimodular-hadamard"
+};
+
+MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a);
+
+// The same certificate for any storage: `residues(q, buf)` fills buf with the residues mod q of an
+// integer matrix Z (rows x cols) whose rank is the matrix's (e.g. a row scaling by non-zero integers),
+// `row_norms_sq()` returns ||Z_i||^2 exactly for every row (the Hadamard bound's ingredients; called only
+// when the matrix is not of full rank mod the first prime). Eliminations of the upper
+// side run one prime per thread on `threads` threads (<= 0: fast_threads()), each with one reused
+// buffer. nullopt when the upper side would need more than `max_primes` primes (the caller then takes
+// another route, e.g. an exact kernel).
+using ResiduesInto = std::function<void(std::uint64_t q, DModMatrix& buf)>;
+std::optional<MultimodularRankCertificate> rank_certified_multimodular(
+    std::size_t rows, std::size_t cols, const ResiduesInto& residues,
+    const std::function<std::vector<Integer>()>& row_norms_sq, std::size_t max_primes, int threads = 0);
+MultimodularRankCertificate qmat_rank_certified_fast(const QMatrix& a);
+
+// Exact re-check of the certificate (recomputes every residue rank with the reference u64 elimination and
+// the Hadamard bound with GMP). For the tests; the independent checker does the same.
+bool zmat_rank_certificate_check(const ZMatrix& a, const MultimodularRankCertificate& c);
+
+// Squared Hadamard bound for (k x k) minors of an integer matrix: product of the k largest squared row
+// norms (the checker's multi-prime rule).
+Integer zmat_minor_bound_sq(const ZMatrix& a, std::size_t k);
+
+// The exact right kernel of the integer matrix z from a rank profile (pivot rows S, pivot cols P): solves
+// Z[S,P] X = -Z[S,F] by CRT over double-modular solves + rational reconstruction (output-sensitive, up to
+// the Cramer/Hadamard bound) and returns K (identity on the free columns F, X on P). *verified is set iff
+// the exact integer check Z K = 0 passed (it fails only for an unlucky profile prime).
+QMatrix zmat_kernel_from_profile_crt(const ZMatrix& z, const ModpRankProfile& prof,
+                                     std::vector<std::size_t>& free_cols, bool* verified = nullptr);
+
+// qmat.hpp's RankCertificate format (minor mod p + exact kernel with identity on free rows) through the
+// fast path: dmod rank profile + CRT kernel + exact check.
+RankCertificate qmat_rank_certified_fast_kernel(const QMatrix& a);
+
+// Exact solution of A X = B for square integer A (nullopt iff A is singular, decided by the certified
+// rank): CRT over double-modular solves + rational reconstruction, returned only after the exact check
+// A X == B.
+std::optional<QMatrix> zmat_solve_crt(const ZMatrix& a, const ZMatrix& b);
+
+namespace detail {
+// Determinant of a square integer matrix (Bareiss, row pivoting).
+Integer zmat_det_bareiss(ZMatrix a);
+
+// Solves A X = B for square non-singular integer A; nullopt when A is singular. Exact.
+std::optional<QMatrix> zmat_solve_bareiss(ZMatrix a, ZMatrix b);
+
+// Leading principal minors' signs: true iff all Bareiss pivots without pivoting are > 0 (then the
+// k-th pivot IS the k-th leading principal minor). `minors` receives them (up to the first <= 0).
+bool zmat_leading_minors_positive(ZMatrix a, std::vector<Integer>* minors);
+}  // namespace detail
+
+}  // namespace memcert
