@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
     fmpz_mat_init(F, n, n);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < n; ++j) fmpz_set_mpz(fmpz_mat_entry(F, i, j), A(i, j).get_mpz_t());
-    MultimodularRankCertificate c;
+    RankCertificate c;
     long r2 = 0;
     double t1 = timed([&] { c = zmat_rank_certified_fast(A); });
     double t2 = timed([&] { r2 = fmpz_mat_rank(F); });

@@ -20,7 +20,7 @@ std::string qstr(const Rational& q) { return rational_to_string(q); }
 std::string dstr(double x) { return rational_to_string(rational_from_double(x)); }
 }  // namespace
 
-nlohmann::json multimodular_rank_certificate_to_json(const QMatrix& a, const MultimodularRankCertificate& c) {
+nlohmann::json multimodular_rank_certificate_to_json(const QMatrix& a, const RankCertificate& c) {
   nlohmann::json j;
   j["kind"] = "rank";
   j["claim"] = "rank";

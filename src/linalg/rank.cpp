@@ -14,6 +14,15 @@
 
 namespace memcert {
 
+const char* rank_upper_name(RankUpper u) {
+  switch (u) {
+    case RankUpper::trivial: return "trivial";
+    case RankUpper::multi_prime: return "multi-prime";
+    case RankUpper::kernel: return "kernel";
+  }
+  return "trivial";
+}
+
 namespace {
 
 // ||row_i||^2 of the int64 matrix, exactly.
@@ -70,54 +79,29 @@ std::vector<Integer> f64_row_norms_sq(const TypedMatrix& a, int threads) {
   return rn;
 }
 
-CertifiedRank from_multimodular(const TypedMatrix& a, MultimodularRankCertificate mm) {
-  CertifiedRank c;
-  c.rows = a.rows;
-  c.cols = a.cols;
-  c.storage = a.storage;
-  c.rank = mm.rank;
-  c.upper = mm.upper_primes.empty() ? "trivial" : "multi-prime";
-  c.multimodular = std::move(mm);
-  return c;
-}
-
-CertifiedRank by_kernel(const TypedMatrix& a, const QMatrix& q) {
-  CertifiedRank c;
-  c.rows = a.rows;
-  c.cols = a.cols;
-  c.storage = a.storage;
-  c.kernel = qmat_rank_certified(q);
-  c.rank = c.kernel.rank;
-  c.upper = c.kernel.upper_method == "trivial" ? "trivial" : "kernel";
-  if (c.upper == "trivial") {  // same statement in the multi-prime form (no kernel to carry)
-    c.multimodular.rows = a.rows;
-    c.multimodular.cols = a.cols;
-    c.multimodular.rank = c.kernel.rank;
-    c.multimodular.prime = c.kernel.prime;
-    c.multimodular.minor_rows = c.kernel.minor_rows;
-    c.multimodular.minor_cols = c.kernel.minor_cols;
-    c.multimodular.method = "full-rank";
-  }
+RankCertificate with_storage(RankCertificate c, Storage s) {
+  c.storage = s;
   return c;
 }
 
 }  // namespace
 
-CertifiedRank rank_certified(const TypedMatrix& a, int threads) {
+RankCertificate rank_certified(const TypedMatrix& a, int threads) {
   const int t = threads <= 0 ? fast_threads() : threads;
   const std::size_t m = a.rows, n = a.cols;
   if (a.storage == Storage::int64) {
     auto residues = [&](std::uint64_t q, DModMatrix& buf) { dmod_from_i64_into(a.i64.data(), m, n, q, buf); };
     // Integers: the multi-prime side has no escape hatch (its cost is the Hadamard bound's bits / 23
     // eliminations, polynomial in the input size).
-    return from_multimodular(a, *rank_certified_multimodular(m, n, residues, [&] { return i64_row_norms_sq(a, t); },
-                                                             static_cast<std::size_t>(-1), t));
+    return with_storage(*rank_certified_multimodular(m, n, residues, [&] { return i64_row_norms_sq(a, t); },
+                                                     static_cast<std::size_t>(-1), t),
+                        a.storage);
   }
   if (a.storage == Storage::float64) {
     auto residues = [&](std::uint64_t q, DModMatrix& buf) { dmod_from_double_rows_into(a.f64.data(), m, n, q, buf); };
     auto mm = rank_certified_multimodular(m, n, residues, [&] { return f64_row_norms_sq(a, t); }, kMaxUpperPrimes, t);
-    if (mm) return from_multimodular(a, std::move(*mm));
-    return by_kernel(a, typed_matrix_to_qmat(a));
+    if (mm) return with_storage(std::move(*mm), a.storage);
+    return with_storage(qmat_rank_certified(typed_matrix_to_qmat(a)), a.storage);
   }
   // Rational data: scale each row to integers once.
   ZMatrix z = qmat_row_scaled_integer(a.q);
@@ -126,17 +110,15 @@ CertifiedRank rank_certified(const TypedMatrix& a, int threads) {
     std::vector<std::int64_t> v(z.data().size());
     for (std::size_t k = 0; k < v.size(); ++k) v[k] = z.data()[k].get_si();
     TypedMatrix zi = typed_matrix_from_i64(m, n, std::move(v));
-    CertifiedRank c = rank_certified(zi, t);
-    c.storage = Storage::rational;
-    return c;
+    return with_storage(rank_certified(zi, t), Storage::rational);
   }
   std::vector<Integer> rn(m, Integer(0));
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < n; ++j) mpz_addmul(rn[i].get_mpz_t(), z(i, j).get_mpz_t(), z(i, j).get_mpz_t());
   auto residues = [&](std::uint64_t q, DModMatrix& buf) { buf = dmod_from_zmat(z, q); };
   auto mm = rank_certified_multimodular(m, n, residues, [&] { return rn; }, kMaxUpperPrimes, t);
-  if (mm) return from_multimodular(a, std::move(*mm));
-  return by_kernel(a, a.q);
+  if (mm) return with_storage(std::move(*mm), a.storage);
+  return with_storage(qmat_rank_certified(a.q), a.storage);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include "memcert/linalg/zmat/zmat.hpp"
 #include "memcert/cert/linalg_cert.hpp"
 #include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/linalg/rank.hpp"
 #include "memcert/numeric/modp.hpp"
 
 using namespace memcert;
@@ -144,8 +145,9 @@ TEST_CASE("exact certified rank via the fast path matches qmat_rank and the chec
     QMatrix q = mat_map<Rational>(low_rank(g, m, n, k, 6), [](const Integer& z) { return Rational(z); });
     // Rational entries: scale a few rows by fractions (rank unchanged).
     for (std::size_t j = 0; j < n; ++j) q(0, j) /= 7;
-    auto c = qmat_rank_certified_fast(q);
+    auto c = rank_certified(typed_matrix_from_qmat(q));
     REQUIRE(c.rank == qmat_rank(q));
+    REQUIRE(c.upper != RankUpper::kernel);
     REQUIRE(zmat_rank_certificate_check(qmat_row_scaled_integer(q), c));
     auto v = memcert_checker::verify_certificate_text(multimodular_rank_certificate_to_json(q, c).dump());
     INFO(v.reason);
@@ -173,9 +175,10 @@ TEST_CASE("CRT kernel: the fast RankCertificate equals the exact path's and the 
     const std::size_t m = 1 + g() % 30, n = 1 + g() % 30, k = g() % (std::min(m, n) + 1);
     QMatrix q = mat_map<Rational>(low_rank(g, m, n, k, 30), [](const Integer& z) { return Rational(z); });
     for (std::size_t j = 0; j < n; ++j) q(m - 1, j) /= 3;
-    RankCertificate c = qmat_rank_certified_fast_kernel(q);
+    RankCertificate c = ZmatElimination(qmat_row_scaled_integer(q)).certificate(/*with_kernel=*/true);
     REQUIRE(c.rank == k);  // generic factors: rank k (confirmed by the multi-prime certificate below)
-    REQUIRE(qmat_rank_certified_fast(q).rank == k);
+    REQUIRE(c.upper == RankUpper::kernel);
+    REQUIRE(rank_certified(typed_matrix_from_qmat(q)).rank == k);
     REQUIRE(c.kernel.cols() == n - k);
     REQUIRE(mat_mul(q, c.kernel) == QMatrix(m, n - k, Rational(0)));
     auto v = memcert_checker::verify_certificate_text(rank_certificate_to_json(q, c).dump());
@@ -248,12 +251,12 @@ TEST_CASE("an unlucky first prime is retried: det = prime_fast(0)", "[linalg][fa
   a(2, 0) = 2 * p;  // rank 2 over Q; rank 1 mod p
   a(2, 1) = 3;
   REQUIRE(dmod_rank_profile(qmat_row_scaled_integer(a), prime_fast(0)).rank == 1);
-  RankCertificate c = qmat_rank_certified_fast_kernel(a);
+  RankCertificate c = ZmatElimination(qmat_row_scaled_integer(a)).certificate(/*with_kernel=*/true);
   REQUIRE(c.rank == 2);
   REQUIRE(c.prime != prime_fast(0));
   REQUIRE(mat_mul(a, c.kernel) == QMatrix(3, 1, Rational(0)));
   REQUIRE(qmat_rank_certified(a).rank == 2);
-  auto m = qmat_rank_certified_fast(a);
+  auto m = rank_certified(typed_matrix_from_qmat(a));
   REQUIRE(m.rank == 2);
   REQUIRE(zmat_rank_certificate_check(qmat_row_scaled_integer(a), m));
 }

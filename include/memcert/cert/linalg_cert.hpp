@@ -29,15 +29,16 @@
 
 namespace memcert {
 
-// The two-sided rank certificate of `a` (c = qmat_rank_certified(a)). The upper side is "trivial" when
-// rank = min(rows, cols), else the kernel basis (the columns of c.kernel, written as vectors).
+// The two-sided rank certificate `c` of `a` (qmat_rank_certified or rank_certified). The upper side is
+// "trivial" when rank = min(rows, cols), else the kernel basis (the columns of c.kernel, written as
+// vectors) or the primes of a multi-prime certificate.
 nlohmann::json rank_certificate_to_json(const QMatrix& a, const RankCertificate& c);
 
 // The rank certificate of rank_certified(a) as JSON text (one line, newline-terminated): the "trivial" or
 // "multi-prime" upper side above, or the kernel form above. The matrix is written straight
 // from its typed storage (no JSON tree of millions of strings): int64 as integers, doubles as their
 // exact dyadic value "m/2^k", both as strings like every exact number.
-std::string rank_certificate_text(const TypedMatrix& a, const CertifiedRank& c);
+std::string rank_certificate_text(const TypedMatrix& a, const RankCertificate& c);
 // {"rows":m,"cols":n,"data":[[...],...]} of exact strings, from typed storage.
 std::string typed_matrix_json_text(const TypedMatrix& a);
 
@@ -49,7 +50,7 @@ nlohmann::json kruskal_certificate_to_json(const QMatrix& vectors, const Kruskal
 nlohmann::json enclosure_rank_certificate_to_json(const QMatrix& centre, const QMatrix& radius,
                                                   const EnclosureRankCertificate& c);
 
-nlohmann::json multimodular_rank_certificate_to_json(const QMatrix& a, const MultimodularRankCertificate& c);
+nlohmann::json multimodular_rank_certificate_to_json(const QMatrix& a, const RankCertificate& c);
 nlohmann::json enclosure_rank_fast_certificate_to_json(const DMatrix& centre, const DMatrix& radius,
                                                        const EnclosureRankCertificate& c);
 

@@ -1,7 +1,7 @@
 #pragma once
-// The one certified engine behind every command and the public API. The route is chosen from the data's
-// exact storage (typed_matrix.hpp), filtered in the CGAL way: a cheap method whose answer is a proof runs
-// first, and only what it cannot decide escalates to a costlier exact method. No route converts the data
+// The one public rank entry, behind every command, the claims and the public API. The route is chosen
+// from the data's exact storage (typed_matrix.hpp), filtered in the CGAL way: a cheap method whose answer
+// is a proof runs first, and only what it cannot decide escalates to a costlier exact method. No route converts the data
 // to GMP rationals unless the data are rationals.
 //
 // rank_certified, by storage:
@@ -19,11 +19,11 @@
 // Every result is a certificate the independent checker re-verifies (docs/CERTIFICATES.md "rank").
 #include <cstddef>
 #include <cstdint>
-#include <string>
 
 #include "memcert/linalg/zmat/zmat.hpp"
 #include "memcert/linalg/kruskal.hpp"
 #include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/linalg/rank_certificate.hpp"
 #include "memcert/linalg/typed_matrix.hpp"
 
 namespace memcert {
@@ -31,20 +31,9 @@ namespace memcert {
 // Beyond this many primes on the multi-prime upper side, non-integer data take the kernel route.
 inline constexpr std::size_t kMaxUpperPrimes = 1024;
 
-struct CertifiedRank {
-  std::size_t rows = 0, cols = 0, rank = 0;
-  Storage storage = Storage::int64;
-  // How the upper side was proved: "trivial" (rank = min(rows, cols)), "multi-prime" or "kernel".
-  std::string upper = "trivial";
-  MultimodularRankCertificate multimodular;  // lower side + upper primes, unless upper == "kernel"
-  RankCertificate kernel;                    // both sides when upper == "kernel"
-  // "minor-mod-p+trivial", "minor-mod-p+multi-prime" or "minor-mod-p+kernel" (the CLI's "method").
-  std::string method() const { return "minor-mod-p+" + upper; }
-  std::uint64_t prime() const { return upper == "kernel" ? kernel.prime : multimodular.prime; }
-};
-
-// Exact rank of `a` with its two-sided certificate, by the route above. `threads` <= 0: fast_threads().
-CertifiedRank rank_certified(const TypedMatrix& a, int threads = 0);
+// Exact rank of `a` with its two-sided certificate (rank_certificate.hpp), by the route above; `storage`
+// is a.storage. `threads` <= 0: fast_threads().
+RankCertificate rank_certified(const TypedMatrix& a, int threads = 0);
 
 // Kruskal rank of the rows (qmat_kruskal_rank's contract; the enumeration runs on small subsets).
 KruskalResult kruskal_rank_certified(const TypedMatrix& vectors, const KruskalOptions& opt = {});

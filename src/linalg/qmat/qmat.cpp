@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/linalg/zmat/zmat.hpp"
 #include "memcert/numeric/modp.hpp"
 
@@ -23,89 +22,13 @@ ZMatrix qmat_row_scaled_integer(const QMatrix& a) {
   return z;
 }
 
-namespace {
-
-// Kernel candidate from a rank profile: solve Z[S, C] X = -Z[S, N] and put the identity on N.
-[[maybe_unused]] QMatrix kernel_from_profile(const ZMatrix& z, const ModpRankProfile& prof,
-                            std::vector<std::size_t>& free_cols) {
-  const std::size_t n = z.cols(), k = prof.rank;
-  std::vector<bool> is_pivot(n, false);
-  for (auto c : prof.pivot_cols) is_pivot[c] = true;
-  free_cols.clear();
-  for (std::size_t c = 0; c < n; ++c)
-    if (!is_pivot[c]) free_cols.push_back(c);
-  QMatrix kernel(n, free_cols.size(), Rational(0));
-  if (free_cols.empty()) return kernel;
-  for (std::size_t f = 0; f < free_cols.size(); ++f) kernel(free_cols[f], f) = 1;
-  if (k == 0) return kernel;
-  ZMatrix as = mat_submatrix(z, prof.pivot_rows, prof.pivot_cols);
-  ZMatrix bs(k, free_cols.size());
-  for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t f = 0; f < free_cols.size(); ++f) bs(i, f) = -z(prof.pivot_rows[i], free_cols[f]);
-  auto x = detail::zmat_solve_bareiss(std::move(as), std::move(bs));
-  if (!x) throw std::logic_error("kernel_from_profile: pivot minor singular over Q (impossible)");
-  for (std::size_t i = 0; i < k; ++i)
-    for (std::size_t f = 0; f < free_cols.size(); ++f) kernel(prof.pivot_cols[i], f) = (*x)(i, f);
-  return kernel;
-}
-
-// Exact check Z * K == 0 (every row, every kernel column).
-[[maybe_unused]] bool kernel_annihilates(const ZMatrix& z, const QMatrix& kernel) {
-  for (std::size_t f = 0; f < kernel.cols(); ++f)
-    for (std::size_t i = 0; i < z.rows(); ++i) {
-      Rational s = 0;
-      for (std::size_t j = 0; j < z.cols(); ++j)
-        if (kernel(j, f) != 0 && z(i, j) != 0) s += z(i, j) * kernel(j, f);
-      if (s != 0) return false;
-    }
-  return true;
-}
-
-}  // namespace
-
 RankCertificate qmat_rank_certified(const QMatrix& a) {
-  RankCertificate cert;
-  cert.rows = a.rows();
-  cert.cols = a.cols();
-  ZMatrix z = qmat_row_scaled_integer(a);
-  // rank mod p <= rank over Q; an unlucky prime shows up as a kernel candidate that fails the exact
-  // check, and we move on to the next prime. Each attempt fails with probability ~ (minor size)/2^31.
-  for (std::size_t attempt = 0; attempt < 64; ++attempt) {
-    ModpRankProfile prof = dmod_rank_profile(z, prime_fast(attempt));  // fast path
-    cert.rank = prof.rank;
-    cert.prime = prof.prime;
-    cert.minor_rows = prof.pivot_rows;
-    cert.minor_cols = prof.pivot_cols;
-    // Full rank: the minor proves rank >= min(m, n) and nothing can exceed it.
-    if (prof.rank == std::min(a.rows(), a.cols()) && prof.rank < a.cols()) {
-      cert.upper_method = "trivial";
-      cert.kernel = QMatrix(a.cols(), 0);
-      return cert;
-    }
-    std::vector<std::size_t> free_cols;
-    bool verified = false;  // fast path: CRT kernel, exact integer check Z K = 0 inside
-    QMatrix kernel = zmat_kernel_from_profile_crt(z, prof, free_cols, &verified);
-    if (!verified) continue;
-    cert.kernel = std::move(kernel);
-    cert.kernel_free_rows = std::move(free_cols);
-    return cert;
-  }
-  throw std::runtime_error("qmat_rank_certified: 64 primes failed (input far beyond supported size)");
+  return ZmatElimination(qmat_row_scaled_integer(a)).certificate();
 }
 
-std::size_t qmat_rank(const QMatrix& a) { return qmat_rank_certified(a).rank; }
+std::size_t qmat_rank(const QMatrix& a) { return ZmatElimination(qmat_row_scaled_integer(a)).rank(); }
 
-QMatrix qmat_kernel(const QMatrix& a) {
-  ZMatrix z = qmat_row_scaled_integer(a);
-  for (std::size_t attempt = 0; attempt < 64; ++attempt) {
-    ModpRankProfile prof = dmod_rank_profile(z, prime_fast(attempt));  // fast path
-    std::vector<std::size_t> free_cols;
-    bool verified = false;  // fast path: CRT kernel, exact integer check Z K = 0 inside
-    QMatrix kernel = zmat_kernel_from_profile_crt(z, prof, free_cols, &verified);
-    if (verified) return kernel;  // exact: rank mod p was the true rank
-  }
-  throw std::runtime_error("qmat_kernel: 64 primes failed");
-}
+QMatrix qmat_kernel(const QMatrix& a) { return ZmatElimination(qmat_row_scaled_integer(a)).kernel(); }
 
 Rational qmat_det(const QMatrix& a) {
   if (a.rows() != a.cols()) throw std::invalid_argument("qmat_det: matrix not square");

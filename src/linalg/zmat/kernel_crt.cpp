@@ -171,28 +171,6 @@ QMatrix zmat_kernel_from_profile_crt(const ZMatrix& z, const ModpRankProfile& pr
   return kernel;
 }
 
-RankCertificate qmat_rank_certified_fast_kernel(const QMatrix& a) {
-  RankCertificate cert;
-  cert.rows = a.rows();
-  cert.cols = a.cols();
-  ZMatrix z = qmat_row_scaled_integer(a);
-  for (std::size_t attempt = 0; attempt < 64; ++attempt) {
-    ModpRankProfile prof = dmod_rank_profile(z, prime_fast(attempt));
-    std::vector<std::size_t> free_cols;
-    bool verified = false;
-    QMatrix kernel = zmat_kernel_from_profile_crt(z, prof, free_cols, &verified);
-    if (!verified) continue;  // certified only by the exact check Z K = 0
-    cert.rank = prof.rank;
-    cert.prime = prof.prime;
-    cert.minor_rows = prof.pivot_rows;
-    cert.minor_cols = prof.pivot_cols;
-    cert.kernel = std::move(kernel);
-    cert.kernel_free_rows = std::move(free_cols);
-    return cert;
-  }
-  throw std::runtime_error("qmat_rank_certified_fast_kernel: 64 primes failed");
-}
-
 std::optional<QMatrix> zmat_solve_crt(const ZMatrix& a, const ZMatrix& b) {
   const std::size_t n = a.rows(), nb = b.cols();
   if (a.cols() != n || b.rows() != n) throw std::invalid_argument("zmat_solve_crt: shape mismatch");

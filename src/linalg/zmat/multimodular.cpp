@@ -61,13 +61,13 @@ Integer zmat_minor_bound_sq(const ZMatrix& a, std::size_t k) {
   return top_k_product(rn, k);
 }
 
-std::optional<MultimodularRankCertificate> rank_certified_multimodular(
+std::optional<RankCertificate> rank_certified_multimodular(
     std::size_t rows, std::size_t cols, const ResiduesInto& residues,
     const std::function<std::vector<Integer>()>& row_norms_sq, std::size_t max_primes, int threads) {
-  MultimodularRankCertificate cert;
+  RankCertificate cert;
   cert.rows = rows;
   cert.cols = cols;
-  cert.method = "full-rank";
+  cert.upper = RankUpper::trivial;
   if (rows == 0 || cols == 0) return cert;
   const int t = threads <= 0 ? fast_threads() : threads;
   const std::size_t full = std::min(rows, cols);
@@ -83,7 +83,6 @@ std::optional<MultimodularRankCertificate> rank_certified_multimodular(
     set_lower(dmod_rank_profile_inplace(buf, t));  // in place: no second copy of the matrix
   }
   if (cert.rank == full) return cert;
-  cert.method = "multimodular-hadamard";
 
   std::size_t next = 1;  // next prime index
   std::vector<std::uint64_t> ok = {cert.prime};
@@ -127,6 +126,7 @@ std::optional<MultimodularRankCertificate> rank_certified_multimodular(
     if (best_i == todo.size()) {
       for (auto q : todo) ok.push_back(q);
       cert.upper_primes = ok;
+      cert.upper = RankUpper::multi_prime;
       // Exact confirmation of the bound.
       Integer prod = 1;
       for (auto q : ok) prod *= static_cast<unsigned long>(q);
@@ -137,7 +137,6 @@ std::optional<MultimodularRankCertificate> rank_certified_multimodular(
     // new r stay valid for the upper bound.
     set_lower(higher[best_i]);
     if (cert.rank == full) {
-      cert.method = "full-rank";
       cert.upper_primes.clear();
       return cert;
     }
@@ -148,7 +147,7 @@ std::optional<MultimodularRankCertificate> rank_certified_multimodular(
   }
 }
 
-MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a) {
+RankCertificate zmat_rank_certified_fast(const ZMatrix& a) {
   Reducer red(a);
   std::vector<Integer> rn(a.rows(), Integer(0));
   for (std::size_t i = 0; i < a.rows(); ++i)
@@ -160,11 +159,7 @@ MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a) {
   return *rank_certified_multimodular(a.rows(), a.cols(), residues, [&] { return rn; }, static_cast<std::size_t>(-1));
 }
 
-MultimodularRankCertificate qmat_rank_certified_fast(const QMatrix& a) {
-  return zmat_rank_certified_fast(qmat_row_scaled_integer(a));
-}
-
-bool zmat_rank_certificate_check(const ZMatrix& a, const MultimodularRankCertificate& c) {
+bool zmat_rank_certificate_check(const ZMatrix& a, const RankCertificate& c) {
   if (c.rows != a.rows() || c.cols != a.cols()) return false;
   const std::size_t full = std::min(a.rows(), a.cols());
   if (c.rank > full || c.minor_rows.size() != c.rank || c.minor_cols.size() != c.rank) return false;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "memcert/linalg/matrix.hpp"
+#include "memcert/linalg/rank_certificate.hpp"
 
 namespace memcert {
 
@@ -14,22 +15,9 @@ namespace memcert {
 // and row-independence structure as `a`.
 ZMatrix qmat_row_scaled_integer(const QMatrix& a);
 
-// Two-sided certificate of rank(A) = k (docs/THEORY.md section 7).
-//  lower: det A[minor_rows, minor_cols] != 0 mod `prime`  (=> rank >= k)
-//  upper: upper_method "kernel": the columns of `kernel` (cols x (cols-k)) satisfy A * kernel = 0
-//         exactly, and the rows `kernel_free_rows` of `kernel` form the identity (=> independent,
-//         rank <= k); upper_method "trivial": k == min(rows, cols), no kernel needed (kernel is empty).
-struct RankCertificate {
-  std::size_t rows = 0, cols = 0;
-  std::size_t rank = 0;
-  std::uint64_t prime = 0;
-  std::vector<std::size_t> minor_rows, minor_cols;
-  std::string upper_method = "kernel";
-  QMatrix kernel;
-  std::vector<std::size_t> kernel_free_rows;
-};
-
-// Exact rank with its two-sided certificate. Retries primes until the kernel check passes.
+// Exact rank with its two-sided certificate (rank_certificate.hpp): upper side trivial when the rows are
+// independent and fewer than the columns, else kernel. One ZmatElimination of the row-scaled integer
+// matrix (zmat/zmat.hpp). The storage-dispatched entry is rank_certified (rank.hpp).
 RankCertificate qmat_rank_certified(const QMatrix& a);
 std::size_t qmat_rank(const QMatrix& a);
 

@@ -13,24 +13,13 @@
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/linalg/rank_certificate.hpp"
 
 namespace memcert {
 
-// Two-sided certificate of rank(A) = r for an integer (or row-scaled rational) matrix, docs/THEORY.md section 7:
-//  lower: det A[minor_rows, minor_cols] != 0 mod `prime`                         => rank >= r
-//  upper: rank(A mod q) <= r for every q in `upper_primes` (distinct primes), and their product exceeds
-//         the Hadamard bound of the (r+1) x (r+1) minors (product of the r+1 largest row norms of the
-//         row-scaled integer matrix; compared as squares)                           => rank <= r
-//         (empty when r = min(rows, cols): nothing to prove).
-struct MultimodularRankCertificate {
-  std::size_t rows = 0, cols = 0, rank = 0;
-  std::uint64_t prime = 0;
-  std::vector<std::size_t> minor_rows, minor_cols;
-  std::vector<std::uint64_t> upper_primes;
-  std::string method;  // "full-rank" or "multimodular-hadamard"
-};
-
-MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a);
+// Exact rank of an integer matrix with the multi-prime certificate (rank_certificate.hpp: upper side
+// trivial or multi_prime): one elimination mod p for the lower side, then the Hadamard argument.
+RankCertificate zmat_rank_certified_fast(const ZMatrix& a);
 
 // The same certificate for any storage: `residues(q, buf)` fills buf with the residues mod q of an
 // integer matrix Z (rows x cols) whose rank is the matrix's (e.g. a row scaling by non-zero integers),
@@ -40,14 +29,13 @@ MultimodularRankCertificate zmat_rank_certified_fast(const ZMatrix& a);
 // buffer. nullopt when the upper side would need more than `max_primes` primes (the caller then takes
 // another route, e.g. an exact kernel).
 using ResiduesInto = std::function<void(std::uint64_t q, DModMatrix& buf)>;
-std::optional<MultimodularRankCertificate> rank_certified_multimodular(
+std::optional<RankCertificate> rank_certified_multimodular(
     std::size_t rows, std::size_t cols, const ResiduesInto& residues,
     const std::function<std::vector<Integer>()>& row_norms_sq, std::size_t max_primes, int threads = 0);
-MultimodularRankCertificate qmat_rank_certified_fast(const QMatrix& a);
 
-// Exact re-check of the certificate (recomputes every residue rank with the reference u64 elimination and
-// the Hadamard bound with GMP). For the tests; the independent checker does the same.
-bool zmat_rank_certificate_check(const ZMatrix& a, const MultimodularRankCertificate& c);
+// Exact re-check of a multi-prime certificate (recomputes every residue rank with the reference u64
+// elimination and the Hadamard bound with GMP). For the tests; the independent checker does the same.
+bool zmat_rank_certificate_check(const ZMatrix& a, const RankCertificate& c);
 
 // Squared Hadamard bound for (k x k) minors of an integer matrix: product of the k largest squared row
 // norms (the checker's multi-prime rule).
@@ -60,9 +48,34 @@ Integer zmat_minor_bound_sq(const ZMatrix& a, std::size_t k);
 QMatrix zmat_kernel_from_profile_crt(const ZMatrix& z, const ModpRankProfile& prof,
                                      std::vector<std::size_t>& free_cols, bool* verified = nullptr);
 
-// qmat.hpp's RankCertificate format (minor mod p + exact kernel with identity on free rows) through the
-// fast path: dmod rank profile + CRT kernel + exact check.
-RankCertificate qmat_rank_certified_fast_kernel(const QMatrix& a);
+// The exact elimination of an integer matrix, computed once (as Eigen's FullPivLU): a rank profile mod
+// prime_fast(0), settled on demand by the trivial bound (independent rows, fewer than the columns) or by
+// the CRT kernel of zmat_kernel_from_profile_crt passing the exact check Z K = 0; an unlucky prime (rank
+// mod p < rank) fails that check and the next prime is eliminated. Every answer is exact and they all come
+// from the same settled profile: rank, the non-singular minor (profile: pivot rows and columns mod
+// `prime`), the right kernel (identity on kernel_free_rows) and the two-sided certificate.
+class ZmatElimination {
+ public:
+  explicit ZmatElimination(ZMatrix z);
+  std::size_t rank();
+  const ModpRankProfile& profile();
+  // A basis of {x : Z x = 0}: cols x (cols - rank), identity on the rows kernel_free_rows().
+  const QMatrix& kernel();
+  const std::vector<std::size_t>& kernel_free_rows();
+  // Upper side trivial when the rows are independent and fewer than the columns (unless `with_kernel`),
+  // else the kernel.
+  RankCertificate certificate(bool with_kernel = false);
+  const ZMatrix& matrix() const { return z_; }
+
+ private:
+  void settle(bool need_kernel);
+  ZMatrix z_;
+  ModpRankProfile prof_;
+  std::size_t attempt_ = 0;
+  bool trivial_ = false, kernel_verified_ = false;
+  QMatrix kernel_;
+  std::vector<std::size_t> free_rows_;
+};
 
 // Exact solution of A X = B for square integer A (nullopt iff A is singular, decided by the certified
 // rank): CRT over double-modular solves + rational reconstruction, returned only after the exact check
