@@ -9,6 +9,7 @@
 
 #include "memcert/linalg/nmod/kruskal_sample.hpp"
 #include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/numeric/filter.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "memcert/util/parallel.hpp"
 
@@ -99,9 +100,14 @@ RankCertificate rank_certified(const TypedMatrix& a, int threads) {
   }
   if (a.storage == Storage::float64) {
     auto residues = [&](std::uint64_t q, DModMatrix& buf) { dmod_from_double_rows_into(a.f64.data(), m, n, q, buf); };
-    auto mm = rank_certified_multimodular(m, n, residues, [&] { return f64_row_norms_sq(a, t); }, kMaxUpperPrimes, t);
-    if (mm) return with_storage(std::move(*mm), a.storage);
-    return with_storage(qmat_rank_certified(typed_matrix_to_qmat(a)), a.storage);
+    return with_storage(
+        *filtered<RankCertificate>(
+            [&] {
+              return rank_certified_multimodular(m, n, residues, [&] { return f64_row_norms_sq(a, t); },
+                                                 kMaxUpperPrimes, t);
+            },
+            [&] { return std::optional(qmat_rank_certified(typed_matrix_to_qmat(a))); }),
+        a.storage);
   }
   // Rational data: scale each row to integers once.
   ZMatrix z = qmat_row_scaled_integer(a.q);
@@ -116,9 +122,11 @@ RankCertificate rank_certified(const TypedMatrix& a, int threads) {
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < n; ++j) mpz_addmul(rn[i].get_mpz_t(), z(i, j).get_mpz_t(), z(i, j).get_mpz_t());
   auto residues = [&](std::uint64_t q, DModMatrix& buf) { buf = dmod_from_zmat(z, q); };
-  auto mm = rank_certified_multimodular(m, n, residues, [&] { return rn; }, kMaxUpperPrimes, t);
-  if (mm) return with_storage(std::move(*mm), a.storage);
-  return with_storage(qmat_rank_certified(a.q), a.storage);
+  return with_storage(
+      *filtered<RankCertificate>(
+          [&] { return rank_certified_multimodular(m, n, residues, [&] { return rn; }, kMaxUpperPrimes, t); },
+          [&] { return std::optional(qmat_rank_certified(a.q)); }),
+      a.storage);
 }
 
 namespace {

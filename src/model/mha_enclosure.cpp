@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "memcert/linalg/fmat/gemm.hpp"
-#include "memcert/numeric/double_bits.hpp"
+#include "memcert/numeric/dinterval.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/threads.hpp"
 
@@ -23,16 +23,12 @@ namespace {
 constexpr double kU = 0x1p-53;
 constexpr double kEta = 0x1p-1074;
 const double kInf = std::numeric_limits<double>::infinity();
-inline double up(double r) { return next_up(r); }
-inline double dn(double r) { return next_down(r); }
-double gamma_up(double k) {
-  const double ku = up(k * kU);
-  if (!(ku < 0.5)) return kInf;
-  return up(ku / dn(1.0 - ku));
-}
+using dbound::dn;
+using dbound::gamma_up;
+using dbound::up;
 // Upper bound of an exact non-negative sum of k products computed in round-to-nearest as s.
 inline double nonneg_upper(double s, double k, double one_minus_gamma_dn) {
-  return up(up(s + up(k * kEta)) / one_minus_gamma_dn);
+  return dbound::nonneg_sum_up(s, k, one_minus_gamma_dn);
 }
 
 }  // namespace

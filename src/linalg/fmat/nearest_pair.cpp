@@ -31,7 +31,7 @@
 #include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/util/progress.hpp"
 #include "memcert/linalg/fmat/gemm.hpp"
-#include "memcert/numeric/double_bits.hpp"
+#include "memcert/numeric/dinterval.hpp"
 #include "sgemm_internal.hpp"
 
 namespace memcert {
@@ -41,11 +41,7 @@ namespace {
 
 constexpr double kU = 0x1p-53, kEta = 0x1p-1074;
 
-// gamma_k rounded upward (k u < 1/2 for every d this runs on).
-double gamma_up(double k) {
-  const double ku = next_up(k * kU);
-  return next_up(ku / next_down(1 - ku));
-}
+using dbound::gamma_up;  // gamma_k rounded upward (k u < 1/2 for every d this runs on)
 
 // The power of two 2^e with max |x| * 2^e in [1, 2), when every value is finite and scales exactly
 // (nothing lost to underflow); nullopt otherwise. 2^0 when every value is zero.

@@ -19,7 +19,8 @@
 #include <stdexcept>
 
 #include "memcert/linalg/fmat/gemm.hpp"
-#include "memcert/numeric/double_bits.hpp"
+#include "memcert/numeric/dinterval.hpp"
+#include "memcert/numeric/filter.hpp"
 #include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/numeric/mpfr_array.hpp"
@@ -33,19 +34,13 @@ constexpr double kU = 0x1p-53;      // unit roundoff, IEEE double round-to-neare
 constexpr double kEta = 0x1p-1074;  // smallest positive subnormal
 const double kInf = std::numeric_limits<double>::infinity();
 
-inline double up(double r) { return next_up(r); }
-inline double dn(double r) { return next_down(r); }
-inline double add_up(double a, double b) { return up(a + b); }
-inline double mul_up(double a, double b) { return up(a * b); }  // a, b >= 0
-inline double div_up(double a, double b) { return up(a / b); }  // a >= 0, b > 0
-inline double sub_dn(double a, double b) { return dn(a - b); }
-
-// gamma_n = n u / (1 - n u), upper bound.
-double gamma_up(double n) {
-  const double nu = mul_up(n, kU);
-  if (!(nu < 0.5)) return kInf;
-  return div_up(nu, dn(1.0 - nu));
-}
+using dbound::add_up;
+using dbound::div_up;
+using dbound::dn;
+using dbound::gamma_up;  // gamma_n = n u / (1 - n u), upper bound
+using dbound::mul_up;
+using dbound::sub_dn;
+using dbound::up;
 
 int threads_or_default(int t) { return t <= 0 ? fast_threads() : t; }
 
@@ -487,22 +482,46 @@ Rational dmat_rows_frobenius_sq(const DMatrix& a, const std::vector<std::size_t>
   return r;
 }
 
+namespace {
+
+// mu > floor with C C^T - mu I positive definite for the k x n matrix c, certified by the first tier that
+// decides: double Rump, MPFR at 128 then 256 bits (up to mpfr_max_rows rows), exact LDL^T (up to
+// exact_max_rows rows); `tier` names it.
+std::optional<SigmaLower> sigma_ladder(const DMatrix& c, const Rational& floor, const EnclosureFastOptions& opt) {
+  const double floor_up = rational_to_double_up(floor);
+  const int th = opt.threads <= 0 ? fast_threads() : opt.threads;
+  auto mpfr = [&](mpfr_prec_t b) {
+    return [&c, &floor, &opt, floor_up, b]() -> std::optional<SigmaLower> {
+      if (!opt.allow_mpfr || c.rows() > opt.mpfr_max_rows) return std::nullopt;
+      if (auto mu = mpfr_tier(c, floor_up, 0.0, b); mu && rational_from_double(*mu) > floor)
+        return SigmaLower{rational_from_double(*mu), "mpfr-" + std::to_string(b)};
+      return std::nullopt;
+    };
+  };
+  return filtered<SigmaLower>(
+      [&]() -> std::optional<SigmaLower> {
+        if (!opt.allow_double) return std::nullopt;
+        if (auto mu = double_tier(c, floor_up, 0.0, th); mu && Rational(*mu) > floor)
+          return SigmaLower{rational_from_double(*mu), "double-rump"};
+        return std::nullopt;
+      },
+      mpfr(128), mpfr(256),
+      [&]() -> std::optional<SigmaLower> {
+        if (!opt.allow_exact || c.rows() > opt.exact_max_rows) return std::nullopt;
+        if (auto mu = exact_tier(to_qmatrix(c), floor)) return SigmaLower{*mu, "exact-ldl"};
+        return std::nullopt;
+      });
+}
+
+}  // namespace
+
 std::optional<SigmaLower> sigma_min_sq_lower_fast(const DMatrix& c, const Rational& floor, bool escalate) {
   if (c.rows() > c.cols()) return std::nullopt;
   if (c.rows() == 0) return std::nullopt;
-  const double floor_up = rational_to_double_up(floor);
-  const int th = fast_threads();
-  if (auto mu = double_tier(c, floor_up, 0.0, th); mu && Rational(*mu) > floor)
-    return SigmaLower{rational_from_double(*mu), "double-rump"};
-  if (!escalate) return std::nullopt;
-  if (c.rows() <= 400)
-    for (mpfr_prec_t b : {128, 256})
-      if (auto mu = mpfr_tier(c, floor_up, 0.0, b); mu && rational_from_double(*mu) > floor)
-        return SigmaLower{rational_from_double(*mu), "mpfr-" + std::to_string(b)};
-  if (c.rows() <= 200) {
-    if (auto mu = exact_tier(to_qmatrix(c), floor)) return SigmaLower{*mu, "exact-ldl"};
-  }
-  return std::nullopt;
+  EnclosureFastOptions opt;  // MPFR up to 400 rows, exact up to 200
+  opt.allow_mpfr = opt.allow_exact = escalate;
+  opt.threads = fast_threads();
+  return sigma_ladder(c, floor, opt);
 }
 
 std::optional<EnclosureRankCertificate> enclosure_rank_lower_fast(const DMatrix& centre, const DMatrix& radius,
@@ -524,37 +543,11 @@ std::optional<EnclosureRankCertificate> enclosure_rank_lower_fast(const DMatrix&
     cert.method = "trivial";
     return cert;
   }
-  const DMatrix cs = mat_select_rows(centre, rows);
-  const double floor_up = rational_to_double_up(cert.radius_frobenius_sq);
-  const int th = opt.threads <= 0 ? fast_threads() : opt.threads;
-  if (opt.allow_double) {
-    if (auto mu = double_tier(cs, floor_up, 0.0, th)) {
-      cert.mu = rational_from_double(*mu);
-      if (cert.mu > cert.radius_frobenius_sq) {
-        cert.method = "double-rump";
-        return cert;
-      }
-    }
-  }
-  if (opt.allow_mpfr && rows.size() <= opt.mpfr_max_rows) {
-    for (mpfr_prec_t b : {128, 256}) {
-      if (auto mu = mpfr_tier(cs, floor_up, 0.0, b)) {
-        cert.mu = rational_from_double(*mu);
-        if (cert.mu > cert.radius_frobenius_sq) {
-          cert.method = "mpfr-" + std::to_string(b);
-          return cert;
-        }
-      }
-    }
-  }
-  if (opt.allow_exact && rows.size() <= opt.exact_max_rows) {
-    if (auto mu = exact_tier(to_qmatrix(cs), cert.radius_frobenius_sq)) {
-      cert.mu = *mu;
-      cert.method = "exact-ldl";
-      return cert;
-    }
-  }
-  return std::nullopt;
+  auto s = sigma_ladder(mat_select_rows(centre, rows), cert.radius_frobenius_sq, opt);
+  if (!s) return std::nullopt;
+  cert.mu = std::move(s->mu);
+  cert.method = std::move(s->tier);
+  return cert;
 }
 
 std::optional<EnclosureRankCertificate> enclosure_rank_lower_fast(const QMatrix& centre, const QMatrix& radius,
