@@ -17,12 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "memcert/linalg/nmod/kruskal_sample.hpp"
-#include "memcert/theory/mahdavi24/assumption2_batch.hpp"
-#include "memcert/linalg/nmod/dmod.hpp"
-#include "memcert/linalg/zmat/zmat.hpp"
-#include "memcert/linalg/zmat/gram_int16.hpp"
 #include "memcert/linalg/fmat/rump.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/nmod/kruskal_sample.hpp"
+#include "memcert/linalg/zmat/gram_int16.hpp"
+#include "memcert/linalg/zmat/zmat.hpp"
+#include "memcert/model/mha_enclosure.hpp"
+#include "memcert/theory/mahdavi24/assumption2_batch.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
 extern "C" void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,

@@ -53,7 +53,7 @@ endfunction()
 # Self-test of the rules, so a broken regex cannot make this test pass vacuously.
 set(probe "${SRC}/src/checker/kernel/verify.cpp")
 foreach(bad_line "#include \"memcert/numeric/rational.hpp\"" "#include <nlohmann/json.hpp>"
-                 "#include <memcert/linalg/qmat/qmat.hpp>" "#include \"../numeric/modp.hpp\""
+                 "#include <memcert/linalg/qmat.hpp>" "#include \"../numeric/modp.hpp\""
                  "#include <memcert/checker/../numeric/modp.hpp>" "#include HEADER_MACRO"
                  "#include <Eigen/Dense>" "#include \"no_such_file.hpp\"" "#include \"json.hpp\""
                  "#include \"kernel/no_such_file.hpp\"" "#include \"util/error.hpp\"")
