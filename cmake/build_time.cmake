@@ -7,7 +7,7 @@
 # batch parses the headers and instantiates the shared templates once: the claim files went from ~6 s
 # each to ~1 s, the checker from 75 s to 37 s. What remains is mostly the engine's own Eigen
 # decompositions at -O3 (e.g. the dana24 read-out solve, 26 s alone, of which 4 s are headers; -O2 saves
-# only 10%), and Eigen::BDCSVD, now instantiated once (memcert/linalg/eigen_svd.hpp).
+# only 10%), and Eigen::BDCSVD, now instantiated once (memcert/linalg/fmat/eigen_svd.hpp).
 # A precompiled header was measured and rejected for the engine: loading it cost more CPU per file than
 # parsing saved (the JSON cost is template instantiation, not parsing).
 #
@@ -24,10 +24,16 @@ function(memcert_unity_build target batch)
   endif()
 endfunction()
 
-# The fast kernels keep their own translation units: they carry per-function target attributes
-# (AVX2/AVX-512 clones) and file-wide diagnostic pragmas that must not leak into other files, and each
-# is small next to the engine's JSON code.
-file(GLOB MEMCERT_FAST_KERNEL_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/linalg/fast/*.cpp)
+# The word-size and floating-point kernels keep their own translation units: they carry per-function
+# target attributes (AVX2/AVX-512 clones) and file-wide diagnostic pragmas that must not leak into other
+# files, and each is small next to the engine's JSON code.
+set(MEMCERT_FAST_KERNEL_SOURCES)
+foreach(kernel linalg/nmod/dmod linalg/nmod/dmod_gemm linalg/nmod/kruskal_sample linalg/nmod/kruskal_basis
+               linalg/zmat/gram_int16 linalg/zmat/kernel_crt linalg/zmat/multimodular
+               linalg/fmat/rump linalg/fmat/sgemm linalg/fmat/symmetric_matvec linalg/fmat/nearest_pair
+               cert/rank_tier_cert numeric/exp_bounded model/mha_enclosure theory/mahdavi24/assumption2_batch)
+  list(APPEND MEMCERT_FAST_KERNEL_SOURCES ${PROJECT_SOURCE_DIR}/src/${kernel}.cpp)
+endforeach()
 set_source_files_properties(${MEMCERT_FAST_KERNEL_SOURCES} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 # The same for the certify kernel of trained models (per-function AVX clones).
 set_source_files_properties(${PROJECT_SOURCE_DIR}/src/model/attention_readout.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)

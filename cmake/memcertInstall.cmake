@@ -5,7 +5,7 @@ include(CMakePackageConfigHelpers)
 set(MEMCERT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/memcert)
 
 # The public headers: the two entry points and, transitively, every memcert header they include. The
-# engine's other headers (the fast/ kernels, SIMD code, threading helpers) stay in the source tree.
+# engine's other headers (the SIMD kernels, attention batches, threading helpers) stay in the source tree.
 set(memcert_header_queue memcert/memcert.hpp memcert/eigen.hpp)
 set(MEMCERT_PUBLIC_HEADERS "")
 while(memcert_header_queue)

@@ -2,7 +2,7 @@
 //   build/example_certified_rank
 #include <iostream>
 
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 
 int main() {
   using namespace memcert;

@@ -10,7 +10,7 @@
 
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/matrix.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/proofs/registry.hpp"
 

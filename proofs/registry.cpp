@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "memcert/checker/checker.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/util/parallel.hpp"
 
 namespace memcert::proofs {

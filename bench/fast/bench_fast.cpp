@@ -17,11 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "memcert/linalg/fast/batch.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/fast/exact.hpp"
-#include "memcert/linalg/fast/gram_int16.hpp"
-#include "memcert/linalg/fast/rump.hpp"
+#include "memcert/linalg/fmat/rump.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/nmod/kruskal_sample.hpp"
+#include "memcert/linalg/zmat/gram_int16.hpp"
+#include "memcert/linalg/zmat/zmat.hpp"
+#include "memcert/model/mha_enclosure.hpp"
+#include "memcert/theory/mahdavi24/assumption2_batch.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 
 extern "C" void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,
@@ -123,7 +125,7 @@ int main(int argc, char** argv) {
     fmpz_mat_init(F, n, n);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < n; ++j) fmpz_set_mpz(fmpz_mat_entry(F, i, j), A(i, j).get_mpz_t());
-    MultimodularRankCertificate c;
+    RankCertificate c;
     long r2 = 0;
     double t1 = timed([&] { c = zmat_rank_certified_fast(A); });
     double t2 = timed([&] { r2 = fmpz_mat_rank(F); });

@@ -21,8 +21,8 @@
 #include <boost/multiprecision/eigen.hpp>
 #include <boost/multiprecision/gmp.hpp>
 
-#include "memcert/linalg/dispatch.hpp"
-#include "memcert/linalg/enclosure.hpp"
+#include "memcert/linalg/rank.hpp"
+#include "memcert/linalg/qmat/enclosure.hpp"
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/linalg/typed_matrix.hpp"
 

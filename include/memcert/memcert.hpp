@@ -11,12 +11,12 @@
 
 // Exact linear algebra and its certificates.
 #include "memcert/cert/linalg_cert.hpp"
-#include "memcert/linalg/dispatch.hpp"
-#include "memcert/linalg/enclosure.hpp"
+#include "memcert/linalg/rank.hpp"
+#include "memcert/linalg/qmat/enclosure.hpp"
 #include "memcert/linalg/kruskal.hpp"
 #include "memcert/linalg/matrix.hpp"
-#include "memcert/linalg/numerical_rank.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/fmat/numerical_rank.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/linalg/typed_matrix.hpp"
 
 // The independent checker.

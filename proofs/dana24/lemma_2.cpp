@@ -4,7 +4,7 @@
 // (kind "dana24-claim") recomputes the enclosure from the weights with MPFR. Instances include S < d,
 // where the paper's proof does not apply (4.1(a)) but the conclusion is certified.
 #include "dana24_instances.hpp"
-#include "memcert/linalg/fast/batch.hpp"
+#include "memcert/model/mha_enclosure.hpp"
 
 namespace memcert::proofs {
 namespace dana24_lemma_2 {

@@ -2,6 +2,7 @@
 // by a d-dimensional sequence encoder. Exact form (docs/papers/dana24.md section 3): with rational logits z_c,
 // no encoder reproduces them iff rank(P Z*) > d, P = I - 11^T/N; certified by a non-zero (d+1)-minor.
 #include "dana24_instances.hpp"
+#include "memcert/linalg/rank.hpp"
 
 namespace memcert::proofs {
 namespace dana24_proposition_2 {
@@ -60,7 +61,7 @@ InstanceResult check(const Instance& inst) {
     mean /= in.N;
     for (std::size_t j = 0; j < in.N; ++j) PZ(j, c) = in.Z(c, j) - mean;
   }
-  RankCertificate rc = qmat_rank_certified(PZ);
+  const RankCertificate rc = rank_certified(typed_matrix_from_qmat(PZ));
   InstanceResult out;
   out.figures = {{"rank_PZ", rc.rank}, {"d", in.d}};
   if (rc.rank <= in.d) {
@@ -78,7 +79,7 @@ InstanceResult check(const Instance& inst) {
   QMatrix sub(k, rc.rank);
   for (std::size_t i = 0; i < k; ++i)
     for (std::size_t j = 0; j < rc.rank; ++j) sub(i, j) = PZ(rows[i], rc.minor_cols[j]);
-  const RankCertificate rs = qmat_rank_certified(sub);
+  const RankCertificate rs = rank_certified(typed_matrix_from_qmat(sub));
   if (rs.rank != k) throw std::logic_error("proposition-2: the rank certificate's rows are not independent");
   for (std::size_t j = 0; j < k; ++j) cols.push_back(rc.minor_cols[rs.minor_cols[j]]);
   c["minor_rows"] = rows;

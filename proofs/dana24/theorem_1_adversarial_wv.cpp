@@ -8,7 +8,7 @@
 #include <random>
 
 #include "dana24_instances.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 
 namespace memcert::proofs {
 namespace dana24_theorem_1_adversarial_wv {

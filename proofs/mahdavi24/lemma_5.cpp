@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "../common.hpp"
-#include "memcert/linalg/enclosure.hpp"
+#include "memcert/linalg/qmat/enclosure.hpp"
 
 namespace memcert::proofs {
 namespace mahdavi24_lemma_5 {

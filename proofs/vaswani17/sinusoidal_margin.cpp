@@ -7,7 +7,7 @@
 // Boundary claim: it refutes "the encodings keep full rank under every perturbation of 2-norm 1e-12".
 #include <Eigen/Dense>
 
-#include "memcert/linalg/eigen_svd.hpp"
+#include "memcert/linalg/fmat/eigen_svd.hpp"
 
 #include "../common.hpp"
 #include "memcert/proofs/positional_encoding.hpp"

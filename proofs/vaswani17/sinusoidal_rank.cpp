@@ -5,6 +5,7 @@
 
 #include "../common.hpp"
 #include "memcert/cert/linalg_cert.hpp"
+#include "memcert/linalg/rank.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/proofs/positional_encoding.hpp"
 #include "pe_instances.hpp"
@@ -40,7 +41,7 @@ using vaswani17::PEInstance;
 InstanceResult check(const Instance& inst) {
   const auto& in = std::any_cast<const PEInstance&>(inst.data);
   QMatrix pe = sinusoidal_encoding_exact(in.n, in.d);
-  RankCertificate c = qmat_rank_certified(pe);
+  const RankCertificate c = rank_certified(typed_matrix_from_qmat(pe));
   InstanceResult r;
   r.figures = {{"n", in.n}, {"d", in.d}, {"rank", c.rank}, {"prime", std::to_string(c.prime)}};
   r.certificate = rank_certificate_to_json(pe, c);

@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "memcert/data/matrix_io.hpp"
-#include "memcert/linalg/fast/fast_cert.hpp"
 #include "memcert/numeric/modp.hpp"
 
 namespace memcert {
@@ -90,10 +89,10 @@ std::string typed_matrix_json_text(const TypedMatrix& a) {
   return out;
 }
 
-std::string rank_certificate_text(const TypedMatrix& a, const CertifiedRank& c) {
-  if (c.upper == "kernel") return rank_certificate_to_json(typed_matrix_to_qmat(a), c.kernel).dump() + "\n";
+std::string rank_certificate_text(const TypedMatrix& a, const RankCertificate& c) {
+  if (c.upper == RankUpper::kernel) return rank_certificate_to_json(typed_matrix_to_qmat(a), c).dump() + "\n";
   // The tree without the matrix, which is then spliced in as text.
-  json j = multimodular_rank_certificate_to_json(QMatrix(0, 0), c.multimodular);
+  json j = multimodular_rank_certificate_to_json(QMatrix(0, 0), c);
   j["matrix"] = "@MATRIX@";
   std::string head = j.dump();
   const std::string mark = "\"@MATRIX@\"";
@@ -111,6 +110,12 @@ json rank_certificate_to_json(const QMatrix& a, const RankCertificate& c) {
                        {"rows", indices_json(c.minor_rows)}, {"cols", indices_json(c.minor_cols)}};
   if (k == std::min(m, n)) {
     cert["upper"] = json{{"method", "trivial"}};
+    return cert;
+  }
+  if (c.upper == RankUpper::multi_prime) {
+    json ps = json::array();
+    for (auto q : c.upper_primes) ps.push_back(std::to_string(q));
+    cert["upper"] = json{{"method", "multi-prime"}, {"primes", std::move(ps)}};
     return cert;
   }
   if (c.kernel.rows() != n || c.kernel.cols() != n - k || c.kernel_free_rows.size() != n - k)

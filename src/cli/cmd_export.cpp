@@ -18,7 +18,7 @@
 #include "export_coq_kinds.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/matrix_io.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/util/error.hpp"
 
 namespace memcert::cli {

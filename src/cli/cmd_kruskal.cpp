@@ -7,7 +7,7 @@
 // 3 when the enumeration budget ran out before deciding.
 // --sample runs the paper's Table 1 protocol (kruskal_sample_certified): random SIZE-subsets, each
 // certified independent (mod p) or dependent (exact kernel vector); a dependent one also certifies
-// kruskal < SIZE. The vectors stay in their typed storage for the sample (linalg/dispatch.hpp).
+// kruskal < SIZE. The vectors stay in their typed storage for the sample (linalg/rank.hpp).
 #include <algorithm>
 #include <iostream>
 #include <optional>
@@ -15,9 +15,9 @@
 #include "command.hpp"
 #include "memcert/cert/linalg_cert.hpp"
 #include "memcert/data/matrix_io.hpp"
-#include "memcert/linalg/dispatch.hpp"
+#include "memcert/linalg/rank.hpp"
 #include "memcert/util/progress.hpp"
-#include "memcert/linalg/numerical_rank.hpp"
+#include "memcert/linalg/fmat/numerical_rank.hpp"
 
 namespace memcert::cli {
 namespace cmd_kruskal {

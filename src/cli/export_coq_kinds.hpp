@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 
 namespace memcert::cli {
 extern const char* const kCoqRankLibrary;     // proofs/coq/MemcertRank.v

@@ -21,7 +21,7 @@
 #include "command.hpp"
 #include "memcert/data/decimals.hpp"
 #include "memcert/checker/checker.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/util/error.hpp"
 #include "memcert/util/memory.hpp"
 #include "memcert/util/progress.hpp"

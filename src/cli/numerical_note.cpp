@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "command.hpp"
-#include "memcert/linalg/numerical_rank.hpp"
+#include "memcert/linalg/fmat/numerical_rank.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/util/error.hpp"
 

@@ -13,8 +13,8 @@
 #include <Eigen/QR>
 
 #include "memcert/cert/linalg_cert.hpp"
-#include "memcert/linalg/fast/rump.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/fmat/rump.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 
 namespace memcert::eigen {
 

@@ -2,13 +2,13 @@
 // level is checked by a depth-first enumeration of subsets that extends a prefix's reduced basis mod p
 // (cost O(k d) per subset instead of a fresh elimination). Dependencies found mod p are confirmed exactly.
 #include "memcert/linalg/kruskal.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 
 #include <algorithm>
 #include <random>
 #include <stdexcept>
 
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "memcert/util/progress.hpp"
 

@@ -20,7 +20,7 @@
 //    Delta = max_j of these and y = 2 Delta <= 1/2, the exact softmax weights of the exact scores are those of
 //    the logits d^_j times factors in [e^-y, e^y].
 //  * softmax of d^: e_j = exp_nonpositive_bounded(d^_j) (|e_j - exp(d^_j)| <= rho exp(d^_j) + tau, rho = 2^-44,
-//    tau = 2^-1020, proved in mha_batch.cpp), S^ = fl(sum e_j) >= 1 (the maximum's e is exp(0) = 1 exactly),
+//    tau = 2^-1020, proved in numeric/exp_bounded.cpp), S^ = fl(sum e_j) >= 1 (the maximum's e is exp(0) = 1 exactly),
 //    a^_j = fl(e_j / S^). Then exp(d^_j) / sum exp(d^) lies within a^_j kappa + 2 tau of a^_j with
 //    kappa = 2 (u + 2 rho + gamma_n + 2 n tau) (a product of factors 1 + z_i, 1 / (1 - z_i) with sum z_i <= 2^-10
 //    is within 2 sum z_i of 1), and so |a_j - a^_j| <= K a^_j + nu with K = kappa + (y + y^2)(1 + kappa)
@@ -63,7 +63,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "memcert/linalg/fast/batch.hpp"
+#include "memcert/numeric/exp_bounded.hpp"
 #include "memcert/numeric/double_bits.hpp"
 #include "memcert/numeric/mpfr_array.hpp"
 #include "memcert/util/parallel.hpp"

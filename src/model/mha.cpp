@@ -3,7 +3,7 @@
 #include "memcert/model/mha.hpp"
 #include "memcert/numeric/double_bits.hpp"
 
-#include "memcert/linalg/fast/batch.hpp"
+#include "memcert/numeric/exp_bounded.hpp"
 
 #include <algorithm>
 #include <limits>

@@ -18,8 +18,8 @@
 #include "linalg/lambda_min_mpfr.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/eigen.hpp"
-#include "memcert/linalg/enclosure.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/enclosure.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 
 using namespace memcert;
 using boost::multiprecision::cpp_int;

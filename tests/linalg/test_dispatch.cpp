@@ -1,4 +1,4 @@
-// The storage-filtered engine (linalg/dispatch.hpp) against the exact rational route: every rank is
+// The storage-filtered engine (linalg/rank.hpp) against the exact rational route: every rank is
 // compared with textbook Gauss-Jordan over Q (testref::rref_rank) and with qmat_rank_certified, and
 // every certificate is re-verified by the independent checker. Inputs: random, low-rank, near-singular
 // (one entry perturbed by one unit in the last place), adversarial (entries near 2^63, exponent ranges
@@ -11,9 +11,9 @@
 
 #include "memcert/cert/linalg_cert.hpp"
 #include "memcert/checker/checker.hpp"
-#include "memcert/linalg/dispatch.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/rank.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "support/reference_linalg.hpp"
 
 using namespace memcert;
@@ -40,7 +40,7 @@ std::vector<std::int64_t> low_rank_i64(std::mt19937_64& g, std::size_t m, std::s
 void require_rank_route(const TypedMatrix& a, const char* what) {
   INFO(what << " (" << storage_name(a.storage) << ", " << a.rows << " x " << a.cols << ")");
   const QMatrix q = typed_matrix_to_qmat(a);
-  CertifiedRank c = rank_certified(a);
+  RankCertificate c = rank_certified(a);
   REQUIRE(c.rank == testref::rref_rank(q));
   REQUIRE(c.rank == qmat_rank_certified(q).rank);
   REQUIRE(c.storage == a.storage);
@@ -141,10 +141,10 @@ TEST_CASE("rank_certified on rational storage, and the narrowing of typed_matrix
 TEST_CASE("rank_certified gives the same certificate with 1 and 2 threads", "[linalg][dispatch]") {
   std::mt19937_64 g(3);
   TypedMatrix a = typed_matrix_from_i64(60, 50, low_rank_i64(g, 60, 50, 30, 100));
-  CertifiedRank c1 = rank_certified(a, 1), c2 = rank_certified(a, 2);
+  RankCertificate c1 = rank_certified(a, 1), c2 = rank_certified(a, 2);
   REQUIRE(rank_certificate_text(a, c1) == rank_certificate_text(a, c2));
   REQUIRE(c1.rank == 30);
-  REQUIRE(c1.upper == "multi-prime");
+  REQUIRE(c1.upper == RankUpper::multi_prime);
 }
 
 TEST_CASE("kruskal_sample_certified: the double route matches the rational route subset for subset",
@@ -177,8 +177,8 @@ TEST_CASE("rank_certified escalations: the kernel route for huge Hadamard bounds
     }
   for (std::size_t j = 0; j < n; ++j) v[(n - 1) * n + j] = v[j] + v[n + j];  // exact: same scale per column
   TypedMatrix a = f64_of(n, n, v);
-  CertifiedRank c = rank_certified(a);
-  REQUIRE(c.upper == "kernel");
+  RankCertificate c = rank_certified(a);
+  REQUIRE(c.upper == RankUpper::kernel);
   require_rank_route(a, "exponent span 2^-1074..2^1000, rank deficient");
 
   // Rationals whose row-scaled integers exceed 64 bits: the big-integer residues and norms.

@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "memcert/linalg/enclosure.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/enclosure.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "support/reference_linalg.hpp"
 
 using namespace memcert;

@@ -7,11 +7,11 @@
 #include <random>
 #include <tuple>
 
-#include "memcert/linalg/numerical_rank.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/fmat/numerical_rank.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/linalg/typed_matrix.hpp"
 
-#include "memcert/linalg/eigen_svd.hpp"  // Eigen::BDCSVD, instantiated once in the engine
+#include "memcert/linalg/fmat/eigen_svd.hpp"  // Eigen::BDCSVD, instantiated once in the engine
 
 using namespace memcert;
 

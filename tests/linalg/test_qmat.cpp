@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "support/reference_linalg.hpp"
 
 using namespace memcert;
@@ -17,7 +17,7 @@ void require_certificate_sound(const QMatrix& a, const RankCertificate& c) {
   REQUIRE(c.minor_cols.size() == c.rank);
   REQUIRE(qmat_det(mat_submatrix(a, c.minor_rows, c.minor_cols)) != 0);
   REQUIRE(c.kernel.rows() == a.cols());
-  if (c.upper_method == "trivial") {
+  if (c.upper == RankUpper::trivial) {
     REQUIRE(c.rank == std::min(a.rows(), a.cols()));
     REQUIRE(c.kernel.cols() == 0);
     REQUIRE(qmat_kernel(a).cols() == a.cols() - c.rank);  // the kernel is still available on demand
@@ -61,7 +61,7 @@ TEST_CASE("rank edge cases: empty, 1x1, zero, identity", "[linalg]") {
   CHECK(qmat_rank(QMatrix(0, 0)) == 0);
   CHECK(qmat_rank(QMatrix(0, 5)) == 0);
   CHECK(qmat_kernel(QMatrix(0, 3)) == QMatrix::identity(3));
-  CHECK(qmat_rank_certified(QMatrix(2, 5, Rational(0))).upper_method == "kernel");
+  CHECK(qmat_rank_certified(QMatrix(2, 5, Rational(0))).upper == RankUpper::kernel);
   CHECK(qmat_rank(QMatrix(4, 0)) == 0);
   CHECK(qmat_rank(QMatrix(1, 1, Rational(0))) == 0);
   CHECK(qmat_rank(QMatrix(1, 1, Rational(-3, 7))) == 1);

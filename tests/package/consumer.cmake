@@ -30,14 +30,14 @@ if(CONFIG)
 endif()
 run_step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}" ${config_arg})
 foreach(f include/memcert/version.hpp include/memcert/memcert.hpp include/memcert/eigen.hpp
-          include/memcert/linalg/qmat.hpp include/memcert/checker/checker.hpp bin/memcert)
+          include/memcert/linalg/qmat/qmat.hpp include/memcert/checker/checker.hpp bin/memcert)
   if(NOT EXISTS "${prefix}/${f}")
     message(FATAL_ERROR "install: ${prefix}/${f} missing")
   endif()
 endforeach()
-# Internals no public header includes: the fast/ kernels (SIMD), threading and memory helpers.
-foreach(f linalg/fast/gram_int16.hpp linalg/fast/batch.hpp linalg/fast/fast_cert.hpp linalg/fast/kruskal_basis.hpp
-          linalg/fast/nearest_pair.hpp numeric/mpfr_array.hpp numeric/double_bits.hpp util/parallel.hpp)
+# Internals no public header includes: the SIMD kernels, the attention batches, threading and memory helpers.
+foreach(f linalg/zmat/gram_int16.hpp linalg/nmod/kruskal_sample.hpp linalg/fmat/nearest_pair.hpp
+          theory/mahdavi24/assumption2_batch.hpp numeric/mpfr_array.hpp numeric/double_bits.hpp util/parallel.hpp)
   if(EXISTS "${prefix}/include/memcert/${f}")
     message(FATAL_ERROR "install: internal header memcert/${f} installed")
   endif()

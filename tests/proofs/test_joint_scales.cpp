@@ -8,7 +8,7 @@
 
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/matrix_io.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/model/mha.hpp"
 #include "memcert/proofs/registry.hpp"
 #include "memcert/theory/mahdavi24/joint_scales.hpp"

@@ -11,7 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "memcert/data/matrix_io.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "memcert/proofs/positional_encoding.hpp"
 

@@ -41,6 +41,7 @@ class Matrix {
 
 using QMatrix = Matrix<Rational>;
 using ZMatrix = Matrix<Integer>;
+using DMatrix = Matrix<double>;
 using QVector = std::vector<Rational>;
 
 template <class T>

@@ -2,7 +2,7 @@
 // A dense matrix kept in the narrowest storage that holds every value EXACTLY: int64, float64 (each
 // double taken as the dyadic rational it stores), or GMP rationals (only for data that is neither).
 // Readers hand .npy/.npz arrays over in this form so the engine never detours through rationals, and
-// dispatch.hpp chooses the kernel from the storage.
+// rank.hpp chooses the kernel from the storage.
 #include <cstddef>
 #include <cstdint>
 #include <string>

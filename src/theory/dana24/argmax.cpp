@@ -1,62 +1,66 @@
 // Step 8 of docs/papers/dana24.md section 5: the end-to-end certificate. Eq. (2) is evaluated with the weights
-// as they are (exact doubles) in outward-rounded interval arithmetic (dinterval.hpp); nothing from the
+// as they are (exact doubles) in outward-rounded interval arithmetic (numeric/dinterval.hpp); nothing from the
 // construction's steps 3-7 is assumed.
 #include <algorithm>
 #include <limits>
 
-#include "dinterval.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/numeric/dinterval.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/dana24/construct.hpp"
 #include "memcert/util/parallel.hpp"
 
 namespace memcert::dana24 {
+
+using dbound::dn;
+using dbound::up;
+
 namespace {
 
 // y = W x for an exact matrix W and an interval vector x (zero weights skipped: rank-one heads).
-std::vector<DI> di_matvec(const DMatrix& W, const std::vector<DI>& x) {
-  std::vector<DI> y(W.rows());
+std::vector<DInterval> di_matvec(const DMatrix& W, const std::vector<DInterval>& x) {
+  std::vector<DInterval> y(W.rows());
   for (std::size_t r = 0; r < W.rows(); ++r) {
     const double* w = W.row(r);
-    DI acc{0, 0};
-    for (std::size_t i = 0; i < W.cols(); ++i) di_fma(acc, w[i], x[i]);
+    DInterval acc{0, 0};
+    for (std::size_t i = 0; i < W.cols(); ++i) fma_into(acc, w[i], x[i]);
     y[r] = acc;
   }
   return y;
 }
 
 // The input of W_U for one sequence: E(t) = x(t,S) + sum_h W_O^h W_V^h A^h(t) (eq. (1)-(2)).
-std::vector<DI> encoder_di(const Model& m, const std::vector<std::uint32_t>& seq) {
+std::vector<DInterval> encoder_di(const Model& m, const std::vector<std::uint32_t>& seq) {
   const std::size_t S = m.S, d = m.d;
-  std::vector<std::vector<DI>> x(S, std::vector<DI>(d));
+  std::vector<std::vector<DInterval>> x(S, std::vector<DInterval>(d));
   for (std::size_t s = 0; s < S; ++s)
-    for (std::size_t i = 0; i < d; ++i) x[s][i] = di_add(di_point(m.e(seq[s], i)), di_point(m.pos(s, i)));
-  std::vector<DI> E = x[S - 1];  // the skip connection carries x(t,S)
-  std::vector<DI> score(S), z(S);
+    for (std::size_t i = 0; i < d; ++i) x[s][i] = DInterval::point(m.e(seq[s], i)) + DInterval::point(m.pos(s, i));
+  std::vector<DInterval> E = x[S - 1];  // the skip connection carries x(t,S)
+  std::vector<DInterval> score(S), z(S);
   for (std::size_t h = 0; h < m.H; ++h) {
-    const std::vector<DI> qv = di_matvec(m.WQ[h], x[S - 1]);
+    const std::vector<DInterval> qv = di_matvec(m.WQ[h], x[S - 1]);
     double c = -std::numeric_limits<double>::infinity();
     for (std::size_t s = 0; s < S; ++s) {
-      const std::vector<DI> kv = di_matvec(m.WK[h], x[s]);
-      DI sc{0, 0};
-      for (std::size_t r = 0; r < qv.size(); ++r) sc = di_add(sc, di_mul(qv[r], kv[r]));
+      const std::vector<DInterval> kv = di_matvec(m.WK[h], x[s]);
+      DInterval sc{0, 0};
+      for (std::size_t r = 0; r < qv.size(); ++r) sc = sc + qv[r] * kv[r];
       score[s] = sc;
       c = std::max(c, sc.hi);
     }
     // Softmax shifted by the exact double c >= every score, so every exponent is <= 0.
-    DI sum{0, 0};
+    DInterval sum{0, 0};
     for (std::size_t s = 0; s < S; ++s) {
-      z[s] = di_exp_nonpositive({dn(score[s].lo - c), std::min(up(score[s].hi - c), 0.0)});
-      sum = di_add(sum, z[s]);
+      z[s] = exp_nonpositive({dn(score[s].lo - c), std::min(up(score[s].hi - c), 0.0)});
+      sum = sum + z[s];
     }
-    std::vector<DI> A(d, DI{0, 0});
+    std::vector<DInterval> A(d, DInterval{0, 0});
     for (std::size_t s = 0; s < S; ++s) {
-      const DI as = di_div(z[s], sum);
-      for (std::size_t i = 0; i < d; ++i) A[i] = di_add(A[i], di_mul(as, x[s][i]));
+      const DInterval as = z[s] / sum;
+      for (std::size_t i = 0; i < d; ++i) A[i] = A[i] + as * x[s][i];
     }
-    const std::vector<DI> v = di_matvec(m.WV[h], A);
-    const std::vector<DI> o = di_matvec(m.WO[h], v);
-    for (std::size_t i = 0; i < d; ++i) E[i] = di_add(E[i], o[i]);
+    const std::vector<DInterval> v = di_matvec(m.WV[h], A);
+    const std::vector<DInterval> o = di_matvec(m.WO[h], v);
+    for (std::size_t i = 0; i < d; ++i) E[i] = E[i] + o[i];
   }
   return E;
 }
@@ -115,7 +119,7 @@ double certified_margin_mpfr(const Model& m, const std::vector<std::uint32_t>& s
 
 std::vector<std::pair<double, double>> dana24_encoder_enclosure(const Model& m, const std::vector<std::uint32_t>& seq) {
   std::vector<std::pair<double, double>> out;
-  for (const DI& x : encoder_di(m, seq)) out.emplace_back(x.lo, x.hi);
+  for (const DInterval& x : encoder_di(m, seq)) out.emplace_back(x.lo, x.hi);
   return out;
 }
 
@@ -124,8 +128,8 @@ ArgmaxCertificate dana24_certify_argmax(const Model& m, const AssocData& a) {
   c.margin.assign(a.T(), -std::numeric_limits<double>::infinity());
   std::vector<std::size_t> escalations(a.T(), 0);
   parallel_for(a.T(), fast_threads(), [&](std::size_t t) {
-    const std::vector<DI> E = encoder_di(m, a.sequences[t]);
-    const std::vector<DI> logit = di_matvec(m.WU, E);
+    const std::vector<DInterval> E = encoder_di(m, a.sequences[t]);
+    const std::vector<DInterval> logit = di_matvec(m.WU, E);
     const std::size_t g = a.next[t];
     double rival = -std::numeric_limits<double>::infinity();
     for (std::size_t j = 0; j < m.N; ++j)

@@ -4,13 +4,17 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "dinterval.hpp"
-#include "memcert/linalg/fast/batch.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/model/mha_enclosure.hpp"
+#include "memcert/numeric/dinterval.hpp"
 #include "memcert/theory/dana24/construct.hpp"
 
 namespace memcert::dana24 {
+
+using dbound::dn;
+using dbound::up;
+
 namespace {
 
 using EMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -76,7 +80,7 @@ FeatureEnclosure dana24_attention_features(const AssocData& a, const BaseModel& 
   ZEnclosureDouble z = mha_z_enclosure_double(contexts, queries, WK, WQ, 1);
   const std::size_t cols = d + H * dh;
   FeatureEnclosure f{DMatrix(T, cols, 0.0), DMatrix(T, cols, 0.0)};
-  std::vector<DI> A(d);
+  std::vector<DInterval> A(d);
   for (std::size_t t = 0; t < T; ++t) {
     for (std::size_t i = 0; i < d; ++i) f.centre(t, i) = queries(t, i);  // the skip block, exact
     for (std::size_t h = 0; h < H; ++h) {
@@ -85,8 +89,8 @@ FeatureEnclosure dana24_attention_features(const AssocData& a, const BaseModel& 
         A[i] = {dn(c - r), up(c + r)};
       }
       for (std::size_t r = 0; r < dh; ++r) {
-        DI g{0, 0};
-        for (std::size_t i = 0; i < d; ++i) di_fma(g, m.U[h](r, i), A[i]);
+        DInterval g{0, 0};
+        for (std::size_t i = 0; i < d; ++i) fma_into(g, m.U[h](r, i), A[i]);
         const double c = 0.5 * (g.lo + g.hi);  // any double works as centre: the radius covers it
         f.centre(t, d + h * dh + r) = c;
         f.radius(t, d + h * dh + r) = up(std::max(up(g.hi - c), up(c - g.lo)));

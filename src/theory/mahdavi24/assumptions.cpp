@@ -5,7 +5,8 @@
 #include <set>
 
 #include "memcert/linalg/kruskal.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/model/mha.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "memcert/util/parallel.hpp"

@@ -9,10 +9,10 @@
 #include <limits>
 
 #include "memcert/data/matrix_io.hpp"
-#include "memcert/linalg/dispatch.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/fast/kruskal_basis.hpp"
-#include "memcert/linalg/numerical_rank.hpp"
+#include "memcert/linalg/rank.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/nmod/kruskal_sample.hpp"
+#include "memcert/linalg/fmat/numerical_rank.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"

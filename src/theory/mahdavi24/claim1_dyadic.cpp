@@ -9,7 +9,7 @@
 
 #include <Eigen/Dense>
 
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/util/parallel.hpp"
 #include "int128.hpp"
 #include "z_enclosure.hpp"

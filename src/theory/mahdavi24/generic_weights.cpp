@@ -10,7 +10,7 @@
 #include <random>
 
 #include "memcert/theory/mahdavi24/theorem1.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/util/error.hpp"
 #include "memcert/util/parallel.hpp"
 #include "z_enclosure.hpp"

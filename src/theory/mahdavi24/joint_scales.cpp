@@ -5,7 +5,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 #include "memcert/util/error.hpp"
 

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/util/memory.hpp"
 #include "memcert/util/parallel.hpp"
 #include "proposition1_steps.hpp"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "memcert/linalg/fast/nearest_pair.hpp"
+#include "memcert/linalg/fmat/nearest_pair.hpp"
 
 namespace memcert::mahdavi24::detail {
 

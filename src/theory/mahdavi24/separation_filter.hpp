@@ -16,7 +16,7 @@ namespace memcert::mahdavi24::detail {
 // smallest upper end are computed exactly; otherwise every pair is computed exactly.
 // The pairs (i, j), i < j, of the points pts (each d exact doubles) that floating point cannot rule out as
 // a nearest pair: every pair achieving min ||p_i - p_j||^2 is among them. The blocked Gram filter
-// (linalg/fast/nearest_pair.hpp: m^2 d flops in matrix products, O(block^2) memory) decides; points it
+// (linalg/fmat/nearest_pair.hpp: m^2 d flops in matrix products, O(block^2) memory) decides; points it
 // declines (no exact common power-of-two scaling, non-finite values) take a sweep along one coordinate
 // (|x_c - y_c| <= ||x - y||) with the double enclosure above; O(m) memory besides the result.
 // Duplicate points make their pair the (zero) minimum: remove them first when zero is not wanted.

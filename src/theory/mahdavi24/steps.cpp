@@ -12,9 +12,9 @@
 #include <Eigen/Dense>
 
 #include "memcert/numeric/double_bits.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/fast/rump.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/fmat/rump.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"

@@ -9,8 +9,8 @@
 #include <optional>
 #include <sstream>
 
-#include "memcert/linalg/fast/rump.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/fmat/rump.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"

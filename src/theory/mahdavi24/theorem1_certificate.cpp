@@ -2,7 +2,7 @@
 // construction's trace, for the independent checker to re-verify.
 #include <cstdio>
 
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 #include "memcert/util/parallel.hpp"
 #include "format.hpp"

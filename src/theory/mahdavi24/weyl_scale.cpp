@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "memcert/linalg/fast/batch.hpp"
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/numeric/dinterval.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/numeric/double_bits.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/util/parallel.hpp"
@@ -80,8 +80,8 @@ struct DoubleLogits {
 // An upper bound on eps_t(c) for c in [clo, chi] (0 <= clo), or +inf when the filter cannot give one.
 double eps_upper_double(const DoubleLogits& L, std::size_t jstar, double clo, double chi) {
   const std::size_t n = L.alo.size();
-  auto up = [](double x) { return next_up(x); };
-  auto dn = [](double x) { return next_down(x); };
+  using dbound::dn;
+  using dbound::up;
   auto lower = [&](std::size_t k) {  // a_k + c s_k >= this
     const double cs = L.slo[k] >= 0 ? dn(clo * L.slo[k]) : dn(chi * L.slo[k]);
     return dn(L.alo[k] + cs);

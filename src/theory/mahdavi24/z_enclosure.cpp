@@ -9,9 +9,10 @@
 #include <limits>
 #include <optional>
 
-#include "memcert/linalg/fast/dmod.hpp"
-#include "memcert/linalg/fast/rump.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/fmat/rump.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/numeric/dinterval.hpp"
 #include "memcert/util/parallel.hpp"
 
 namespace memcert::mahdavi24 {
@@ -20,10 +21,7 @@ using Eigen::MatrixXd;
 
 namespace {
 const double kU = std::ldexp(1.0, -53), kEta = std::ldexp(1.0, -1074);
-// Upper bound on a non-negative double sum of `terms` non-negative terms computed in round-to-nearest.
-double up(double x, std::size_t terms = 1) {
-  return next_up(x * (1.0 + double(terms + 2) * kU));
-}
+using dbound::inflate_up;  // a non-negative sum of `terms` terms computed in round-to-nearest, bounded
 DMatrix to_dmatrix(const MatrixXd& a) {
   DMatrix d(a.rows(), a.cols());
   for (Eigen::Index i = 0; i < a.rows(); ++i)
@@ -82,10 +80,10 @@ GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, co
   // over m k non-negative terms: inflated accordingly.
   const double N = double(2 * (m + depth) + 4);
   const double gamma = N * kU / (1.0 - N * kU) * 1.01;
-  const double norm2_up = up(norm2, m * k + 8);
-  const double errF = up(up(gamma * norm2_up) + up(double(k) * double(m) * kEta * 2.0));
-  radF2 = up(radF2, m * k + 8);
-  const double radF = up(std::sqrt(radF2));
+  const double norm2_up = inflate_up(norm2, m * k + 8);
+  const double errF = inflate_up(inflate_up(gamma * norm2_up) + inflate_up(double(k) * double(m) * kEta * 2.0));
+  radF2 = inflate_up(radF2, m * k + 8);
+  const double radF = inflate_up(std::sqrt(radF2));
   res.radius_f = radF;
   // Candidate mu: near the estimated lambda_min when a good sigma bound is wanted, else just above
   // ||R_S||_F^2 (all the rank claim needs). Each candidate costs one blocked Cholesky.

@@ -8,7 +8,7 @@
 #include <Eigen/Dense>
 
 #include "memcert/data/dataset.hpp"
-#include "memcert/linalg/fast/rump.hpp"
+#include "memcert/linalg/fmat/rump.hpp"
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/model/mha.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"

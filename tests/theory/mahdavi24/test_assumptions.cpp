@@ -5,7 +5,7 @@
 #include <tuple>
 #include <vector>
 
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 
 using namespace memcert;

@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "memcert/linalg/numerical_rank.hpp"
+#include "memcert/linalg/fmat/numerical_rank.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 
 using namespace memcert;

@@ -8,7 +8,7 @@
 #include <random>
 
 #include "memcert/checker/checker.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/model/mha.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
 #include "../../../src/theory/mahdavi24/z_enclosure.hpp"

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/theory/mahdavi24/proposition1.hpp"
 
 using namespace memcert;

@@ -3,7 +3,7 @@
 // certificates rejected; clean failures on data violating each hypothesis.
 #include "catch.hpp"
 
-#include "memcert/linalg/fast/dmod.hpp"
+#include "memcert/linalg/nmod/dmod.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/typed_dataset.hpp"
-#include "memcert/linalg/qmat.hpp"
+#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/model/mha.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"

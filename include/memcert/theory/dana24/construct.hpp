@@ -19,8 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "memcert/linalg/enclosure.hpp"
-#include "memcert/linalg/fast/rump.hpp"
+#include "memcert/linalg/qmat/enclosure.hpp"
+#include "memcert/linalg/fmat/rump.hpp"
 #include "memcert/theory/dana24/assoc_data.hpp"
 #include "memcert/util/choice.hpp"
 #include "memcert/util/stage_times.hpp"

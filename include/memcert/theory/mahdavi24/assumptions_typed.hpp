@@ -14,7 +14,7 @@ namespace memcert::mahdavi24 {
 
 // assumptions_report's report (same fields, same exact values) on typed storage: when every context and
 // query value is exactly a double (float data, int64 up to 2^53), the Kruskal checks run through the
-// engine's certified kernels (dispatch.hpp), Assumption 2 through rank_certified per context, and the
+// engine's certified kernels (linalg/rank.hpp), Assumption 2 through rank_certified per context, and the
 // token separation through a sweep with a proved double enclosure (exact rationals only for the pairs
 // and norms it cannot decide), with no GMP rational per entry. Other data take assumptions_report.
 // `threads` <= 0: fast_threads().

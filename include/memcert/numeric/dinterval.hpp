@@ -1,0 +1,129 @@
+#pragma once
+// Outward-rounded double arithmetic for the engine's rigorous floating-point filters (as CGAL's
+// Interval_nt with Uncertain<bool>): every operation runs in round-to-nearest and steps the result one
+// double outward. A round-to-nearest result r of an exact x has |x - r| <= ulp(r)/2, so
+// next_down(r) <= x <= next_up(r); no FPU mode is ever changed, so the compiler's round-to-nearest
+// assumption holds. The bounds are those of the standard model (u = 2^-53, eta = 2^-1074 for double):
+// a dot product of length k in any order, with or without FMA, is within gamma_k sum |x_i y_i| + k eta.
+//
+// dbound: one-sided bounds of scalars (add_up, mul_up, gamma_up, ...). DInterval: [lo, hi] with the four
+// operations, exp of non-positive intervals (numeric/exp_bounded.hpp) and comparisons whose answer is
+// certain or indeterminate (UncertainBool): a filter decides what is certain and escalates the rest.
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+
+#include "memcert/numeric/double_bits.hpp"
+#include "memcert/numeric/exp_bounded.hpp"
+
+namespace memcert {
+
+namespace dbound {
+
+inline constexpr double kUnitRoundoff = 0x1p-53;  // IEEE double, round to nearest
+inline constexpr double kEta = 0x1p-1074;         // smallest positive subnormal double
+
+inline double up(double r) { return next_up(r); }
+inline double dn(double r) { return next_down(r); }
+inline double add_up(double a, double b) { return up(a + b); }
+inline double add_dn(double a, double b) { return dn(a + b); }
+inline double sub_up(double a, double b) { return up(a - b); }
+inline double sub_dn(double a, double b) { return dn(a - b); }
+inline double mul_up(double a, double b) { return up(a * b); }  // a, b >= 0
+inline double mul_dn(double a, double b) { return dn(a * b); }  // a, b >= 0
+inline double div_up(double a, double b) { return up(a / b); }  // a >= 0, b > 0
+inline double div_dn(double a, double b) { return dn(a / b); }  // a >= 0, b > 0
+
+// gamma_k = k u / (1 - k u) rounded upward, for the unit roundoff u (2^-53: double; 2^-24: float);
+// infinity once k u reaches 1/2 (no bound of this form is then useful).
+inline double gamma_up(double k, double u = kUnitRoundoff) {
+  const double ku = up(k * u);
+  if (!(ku < 0.5)) return std::numeric_limits<double>::infinity();
+  return up(ku / dn(1.0 - ku));
+}
+
+// Upper bound of the exact sum of k non-negative products computed in round-to-nearest as s, given
+// one_minus_gamma_dn <= 1 - gamma_k: S <= (s + k eta) / (1 - gamma_k).
+inline double nonneg_sum_up(double s, double k, double one_minus_gamma_dn) {
+  return up(up(s + up(k * kEta)) / one_minus_gamma_dn);
+}
+
+// Upper bound of a non-negative sum of `terms` non-negative terms computed in round-to-nearest as x:
+// x (1 + (terms + 2) u), stepped up.
+inline double inflate_up(double x, std::size_t terms = 1) {
+  return up(x * (1.0 + double(terms + 2) * kUnitRoundoff));
+}
+
+}  // namespace dbound
+
+// A three-valued answer: certainly true, certainly false, or indeterminate at this precision (CGAL's
+// Uncertain<bool>). A filter acts on the certain answers and escalates the indeterminate ones.
+class UncertainBool {
+ public:
+  static constexpr UncertainBool certain(bool b) { return UncertainBool(b ? kTrue : kFalse); }
+  static constexpr UncertainBool indeterminate() { return UncertainBool(kUnknown); }
+  constexpr bool is_certain() const { return v_ != kUnknown; }
+  constexpr bool certainly_true() const { return v_ == kTrue; }
+  constexpr bool certainly_false() const { return v_ == kFalse; }
+  constexpr bool operator==(const UncertainBool&) const = default;
+
+ private:
+  enum V : unsigned char { kFalse, kTrue, kUnknown };
+  constexpr explicit UncertainBool(V v) : v_(v) {}
+  V v_;
+};
+
+// [lo, hi] of doubles containing the exact value; every operation encloses the exact result.
+struct DInterval {
+  double lo = 0, hi = 0;
+  static constexpr DInterval point(double x) { return {x, x}; }
+  constexpr bool contains(double x) const { return lo <= x && x <= hi; }
+};
+
+inline DInterval operator+(DInterval a, DInterval b) { return {dbound::dn(a.lo + b.lo), dbound::up(a.hi + b.hi)}; }
+inline DInterval operator-(DInterval a, DInterval b) { return {dbound::dn(a.lo - b.hi), dbound::up(a.hi - b.lo)}; }
+inline DInterval operator*(DInterval a, DInterval b) {
+  const double p[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+  return {dbound::dn(*std::min_element(p, p + 4)), dbound::up(*std::max_element(p, p + 4))};
+}
+// Requires b.lo > 0.
+inline DInterval operator/(DInterval a, DInterval b) {
+  const double p[4] = {a.lo / b.lo, a.lo / b.hi, a.hi / b.lo, a.hi / b.hi};
+  return {dbound::dn(*std::min_element(p, p + 4)), dbound::up(*std::max_element(p, p + 4))};
+}
+// w x for an exact double w.
+inline DInterval scale_exact(double w, DInterval x) {
+  if (w == 0) return {0, 0};
+  return w > 0 ? DInterval{dbound::dn(w * x.lo), dbound::up(w * x.hi)}
+               : DInterval{dbound::dn(w * x.hi), dbound::up(w * x.lo)};
+}
+// acc += w x (exact double w; nothing added when w = 0).
+inline void fma_into(DInterval& acc, double w, DInterval x) {
+  if (w != 0) acc = acc + scale_exact(w, x);
+}
+// exp of an interval with hi <= 0: |r - exp(x)| <= rel exp(x) + abs (numeric/exp_bounded.hpp), so
+// exp(x) >= (r - abs) / (1 + rel) and exp(x) <= (r + abs) / (1 - rel).
+inline DInterval exp_nonpositive(DInterval x) {
+  using dbound::dn;
+  using dbound::up;
+  const double rl = exp_nonpositive_bounded(x.lo), rh = exp_nonpositive_bounded(std::min(x.hi, 0.0));
+  const double lo = std::max(0.0, dn(dn(rl - kExpAbsErr) / up(1.0 + kExpRelErr)));
+  const double hi = up(up(rh + kExpAbsErr) / dn(1.0 - kExpRelErr));
+  return {lo, hi};
+}
+
+// Comparisons: certain when the intervals do not overlap (or touch only where the answer is the same).
+inline UncertainBool operator<(DInterval a, DInterval b) {
+  if (a.hi < b.lo) return UncertainBool::certain(true);
+  if (a.lo >= b.hi) return UncertainBool::certain(false);
+  return UncertainBool::indeterminate();
+}
+inline UncertainBool operator>(DInterval a, DInterval b) { return b < a; }
+inline UncertainBool operator<=(DInterval a, DInterval b) {
+  if (a.hi <= b.lo) return UncertainBool::certain(true);
+  if (a.lo > b.hi) return UncertainBool::certain(false);
+  return UncertainBool::indeterminate();
+}
+inline UncertainBool operator>=(DInterval a, DInterval b) { return b <= a; }
+
+}  // namespace memcert

@@ -1,4 +1,0 @@
-// The one instantiation of Eigen::BDCSVD<Eigen::MatrixXd> (see memcert/linalg/eigen_svd.hpp).
-#include "memcert/linalg/eigen_svd.hpp"
-
-template class Eigen::BDCSVD<Eigen::MatrixXd>;
