@@ -59,12 +59,12 @@ MatrixX<mpq_rational> to_eigen_mpq(const QMatrix& a);
 MatrixX<cpp_rational> to_eigen_cpp(const QMatrix& a);
 
 // ---- exact rank -----------------------------------------------------------------------------------
-// The certified rank (the engine of linalg/dispatch.hpp: the route chosen from the exact storage) with its
+// The certified rank (the engine of linalg/rank.hpp: the route chosen from the exact storage) with its
 // two-sided certificate as JSON text, kind "rank" (docs/CERTIFICATES.md), which the independent checker
 // (memcert_checker::verify_certificate_text) re-verifies. `threads` <= 0: the engine's default.
 struct RankResult {
   std::size_t rank = 0;
-  CertifiedRank certified;  // how both sides were proved
+  RankCertificate certified;  // how both sides were proved
   std::string certificate;  // JSON text, one line
 };
 RankResult rank_certified(In<mpq_rational> a, int threads = 0);

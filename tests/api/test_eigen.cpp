@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "linalg/lambda_min_mpfr.hpp"
+#include "linalg/qmat/lambda_min_mpfr.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/eigen.hpp"
 #include "memcert/linalg/qmat/enclosure.hpp"
