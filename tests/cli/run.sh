@@ -369,7 +369,7 @@ section_export() {
   run generate theorem1 --T 6 --n 3 --d 4 --seed 5 --out "$d/t1.json"
   run construct theorem1 "$d/t1.json" --heads 2 --dh 2 --out "$d/t1.cert.json"
   expect_bad_input "export coq of another kind" "$d/t1.coq" export coq "$d/t1.cert.json" --out "$d/t1.coq"
-  stderr_mentions "export coq of another kind" 'kind: expected "rank", "kruskal" or "dana24"'
+  stderr_mentions "export coq of another kind" 'kind: expected "rank", "kruskal", "dana24" or "ks"'
   printf 'x' >"$d/file"
   expect_bad_input "export coq --out a regular file" "" export coq "$d/m.cert.json" --out "$d/file"
 }
