@@ -134,20 +134,25 @@ memcert_checker::AttentionArrays attention_arrays_read(const std::string& path) 
   return a;
 }
 
+std::string referenced_data_path(const std::string& data, const std::string& cert, const std::string& file) {
+  std::string path = data;
+  if (path.empty()) {
+    path = file;
+    const auto slash = cert.rfind('/');
+    if (!file.empty() && file[0] != '/' && ::access(file.c_str(), R_OK) != 0 && slash != std::string::npos)
+      path = cert.substr(0, slash + 1) + file;
+  }
+  // A name with a NUL byte would be opened as its part before the NUL: a different file than named.
+  if (path.find('\0') != std::string::npos)
+    throw InputError("data.file: expected a file name without NUL bytes, got " + printable_argument(path));
+  if (::access(path.c_str(), R_OK) != 0) throw InputError(path + ": cannot open (the data file the certificate references)");
+  return path;
+}
+
 memcert_checker::ArraysSupplier attention_arrays_supplier(const std::string& data, const std::string& cert) {
   return [data, cert](const std::string& file, memcert_checker::AttentionArrays& out, std::string& error) {
-    std::string path = data;
-    if (path.empty()) {
-      path = file;
-      const auto slash = cert.rfind('/');
-      if (!file.empty() && file[0] != '/' && ::access(file.c_str(), R_OK) != 0 && slash != std::string::npos)
-        path = cert.substr(0, slash + 1) + file;
-    }
     try {
-      // A name with a NUL byte would be opened as its part before the NUL: a different file than named.
-      if (path.find('\0') != std::string::npos)
-        throw InputError("data.file: expected a file name without NUL bytes, got " + printable_argument(path));
-      if (::access(path.c_str(), R_OK) != 0) throw InputError(path + ": cannot open (the data file the certificate references)");
+      const std::string path = referenced_data_path(data, cert, file);
       out = attention_arrays_read(path);
       return true;
     } catch (const InputError& e) {

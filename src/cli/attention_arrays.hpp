@@ -26,6 +26,11 @@ memcert_checker::AttentionArrays attention_arrays_from_dataset(const AttentionDa
 // exists. A typed backing is streamed through the digest without a copy.
 std::function<std::string()> attention_digest_job(const AttentionDataset& ds, std::size_t count, const std::string& path);
 
+// The data file a by-reference certificate names: DATA (--data) when given, else `file` as named, or
+// beside the certificate CERT when not readable from the working directory. InputError for a name with a
+// NUL byte or a file that cannot be read.
+std::string referenced_data_path(const std::string& data, const std::string& cert, const std::string& file);
+
 // The checker's supplier for `verify`: reads `data` when given (--data), else the file the certificate
 // names -- as written, or, when that does not exist and is relative, next to the certificate `cert`.
 memcert_checker::ArraysSupplier attention_arrays_supplier(const std::string& data, const std::string& cert);

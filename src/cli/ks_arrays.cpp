@@ -1,8 +1,7 @@
 // ks25 sequence data sets as the checker's KsArrays (ks_arrays.hpp).
 #include "ks_arrays.hpp"
 
-#include <unistd.h>
-
+#include "attention_arrays.hpp"
 #include "command.hpp"
 #include "memcert/util/error.hpp"
 
@@ -36,18 +35,8 @@ memcert_checker::KsArrays ks_arrays_from_dataset(const TokenSequenceDataset& ds)
 
 memcert_checker::KsArraysSupplier ks_arrays_supplier(const std::string& data, const std::string& cert) {
   return [data, cert](const std::string& file, memcert_checker::KsArrays& out, std::string& error) {
-    std::string path = data;
-    if (path.empty()) {
-      path = file;
-      const auto slash = cert.rfind('/');
-      if (!file.empty() && file[0] != '/' && ::access(file.c_str(), R_OK) != 0 && slash != std::string::npos)
-        path = cert.substr(0, slash + 1) + file;
-    }
     try {
-      // A name with a NUL byte would be opened as its part before the NUL: a different file than named.
-      if (path.find('\0') != std::string::npos)
-        throw InputError("data.file: expected a file name without NUL bytes, got " + printable_argument(path));
-      if (::access(path.c_str(), R_OK) != 0) throw InputError(path + ": cannot open (the data file the certificate references)");
+      const std::string path = referenced_data_path(data, cert, file);
       out = ks_arrays_from_dataset(sequence_dataset_read_tokens(path));
       return true;
     } catch (const InputError& e) {
