@@ -5,10 +5,11 @@ certificates of every kind (written here by the CLI at small sizes, two enclosur
 `memcert verify --json` lists under not_checked exactly what that table says:
   - every entry verify reports is a row of the kind's table (a new entry without a row fails);
   - every row is reported by at least one of the certificates below (a row without an entry fails);
-  - a row whose "reported when" starts with "not read by the checker" is a top-level field the check never
-    read, reported as "FIELD (not read by the checker)", and no other row is.
+  - a row whose "reported when" starts with "not read by the checker" is a field the check never read (at
+    any depth), reported as "PATH (not read by the checker)", and no other row is.
 An entry is matched by its key: its text up to the first ": " or " (", with every [index] written [h].
-Also, for every kind, a field added at the top level of a valid certificate is reported as not read.
+Also, for every kind, a field added at the top level of a valid certificate is reported as not read, and
+so is one added inside every nested object, by its path.
     spec_fields.py MEMCERT SOURCE_DIR"""
 import json
 import os
@@ -239,6 +240,71 @@ for kind, name, extra in CASES:
     if j is not None and "zz_unknown_field " + NOT_READ not in j.get("not_checked", []):
         fail(f"kind {kind}: an added top-level field is not listed as not read: {j.get('not_checked')}")
 
-shutil.rmtree(WORK, ignore_errors=True)
-print(f"spec_fields: {len(CASES)} certificates of {len(kinds)} kinds against CERTIFICATES.md; {len(FAILURES)} failure(s)")
+
+# A key added inside every nested object of a valid certificate (objects in objects and in arrays, at any
+# depth, except inside a field already reported whole) is listed with its path: `outer.key`, `list[i].key`,
+# and once as `list[*].key` when it stands at every index of the list (two or more).
+def objects_below(value, path, starred, out):
+    """(concrete path, starred path, object) of every object below `value` (not `value` itself)."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            p, q = (f"{path}.{k}" if path else k), (f"{starred}.{k}" if starred else k)
+            if isinstance(v, dict):
+                out.append((p, q, v))
+            objects_below(v, p, q, out)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            p, q = f"{path}[{i}]", f"{starred}[*]"
+            if isinstance(v, dict):
+                out.append((p, q, v))
+            objects_below(v, p, q, out)
+
+
+def inside(path, reported):
+    return any(path == r or path.startswith(r + ".") or path.startswith(r + "[") for r in reported)
+
+
+NESTED = "zz_nested_field"
+nested_checked = 0
+seen = set()
+for kind, name, extra in CASES:
+    if kind in seen or extra:
+        continue
+    seen.add(kind)
+    honest = verify(name)
+    if honest is None:
+        continue
+    whole = {e[: -len(NOT_READ) - 1] for e in honest.get("not_checked", []) if e.endswith(NOT_READ)}
+    with open(path(name)) as f:
+        cert = json.load(f)
+    found = []
+    objects_below(cert, "", "", found)
+    targets = [(p, q, o) for p, q, o in found if not inside(p, whole)]
+    if not targets:
+        continue
+    for _, _, o in targets:
+        o[NESTED] = 1
+    nested_name = "nested_" + os.path.basename(name)
+    with open(path(nested_name), "w") as f:
+        json.dump(cert, f)
+    per_starred = {}
+    for p, q, _ in targets:
+        per_starred.setdefault(q, []).append(p)
+    want = set()
+    for q, ps in per_starred.items():
+        # Every object at a starred path got the key, so it is unread at every index: [*] when two or more.
+        want |= {f"{q}.{NESTED}"} if len(ps) > 1 else {f"{ps[0]}.{NESTED}"}
+    j = verify(nested_name)
+    if j is None:
+        continue
+    got = {e[: -len(NOT_READ) - 1] for e in j.get("not_checked", []) if e.endswith(NOT_READ)} - whole
+    nested_checked += len(targets)
+    if got != want:
+        fail(f"kind {kind}: keys added in nested objects: missing {sorted(want - got)}, unexpected {sorted(got - want)}")
+    if j.get("applied") != honest.get("applied"):
+        fail(f"kind {kind}: keys added in nested objects changed what the check applied")
+
+if not os.environ.get("SPEC_FIELDS_KEEP"): shutil.rmtree(WORK, ignore_errors=True)
+print(f"spec_fields: {len(CASES)} certificates of {len(kinds)} kinds against CERTIFICATES.md, {nested_checked} keys "
+      f"added in nested objects; {len(FAILURES)} failure(s)")
 sys.exit(1 if FAILURES else 0)

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "cert_text.hpp"
+#include "kernel/json.hpp"
 
 using namespace cert_text;
 
@@ -66,6 +67,50 @@ TEST_CASE("verify: every top-level field the check did not read is listed as not
   const auto r = check(bad);
   REQUIRE_FALSE(r.valid);
   CHECK(unread(r).empty());
+}
+
+TEST_CASE("verify: fields the check did not read are listed at every depth, by their path", "[checker][verify]") {
+  auto unread = [](const memcert_checker::Verdict& v) {
+    std::vector<std::string> out;
+    for (const std::string& f : v.not_checked)
+      if (f.find(" (not read by the checker)") != std::string::npos) out.push_back(f.substr(0, f.find(" (")));
+    return out;
+  };
+  // Unknown keys inside the matrix and inside both witnesses: named with their path; verdict unchanged.
+  std::string nested = kValid;
+  nested.insert(nested.find("\"rows\":3"), R"("source":"by hand",)");
+  nested.insert(nested.find("\"method\":\"minor-mod-p\""), R"("note":{"x":1},)");
+  nested.insert(nested.find("\"method\":\"kernel\""), R"("seed":7,)");
+  const auto v = check(nested);
+  REQUIRE(v.valid);
+  CHECK(v.applied == check(kValid).applied);
+  CHECK(unread(v) == std::vector<std::string>{"matrix.source", "lower.note", "upper.seed"});
+}
+
+TEST_CASE("json: FieldTracker reports unread members by path, [*] only when unread at every index", "[checker][json]") {
+  namespace json = memcert_checker::json;
+  json::Value root;
+  std::string error;
+  REQUIRE(json::parse(R"({"a":[{"x":1,"y":2},{"x":3,"y":4},{"x":5,"y":6}],"b":{"c":[["1","2"]],"d":{"e":1,"f":2}},)"
+                      R"("g":[[{"h":1}],[{"h":2}]],"z":0})",
+                      root, error));
+  json::FieldTracker tracker(root);
+  const json::Value* a = root.find("a");
+  for (const json::Value& item : a->items) item.find("x");
+  a->items[2].find("y");                                     // y unread at indices 0 and 1 (of 3 items)
+  root.find("b")->find("d")->find("e");                      // b.c, b.d.f unread
+  root.find("g");                                            // g[*][*].h unread at every index
+  CHECK(tracker.unread() == std::vector<std::string>{"a[0].y", "a[1].y", "b.c", "b.d.f", "g[*][*].h", "z"});
+  a->items[0].find("y");
+  a->items[1].find("y");
+  CHECK(tracker.unread() == std::vector<std::string>{"b.c", "b.d.f", "g[*][*].h", "z"});
+  // A new tracker starts from nothing read; a long key is cut at a UTF-8 boundary.
+  json::Value wide;
+  const std::string key = std::string(79, 'k') + "\xc3\xa9" + std::string(10, 'k');
+  REQUIRE(json::parse("{\"o\":{\"" + key + "\":1}}", wide, error));
+  json::FieldTracker again(wide);
+  wide.find("o");
+  CHECK(again.unread() == std::vector<std::string>{"o." + std::string(79, 'k') + "..."});
 }
 
 TEST_CASE("verify: every truncation and many random mutations are handled", "[checker][verify]") {

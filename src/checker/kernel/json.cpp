@@ -13,36 +13,73 @@
 namespace memcert_checker::json {
 
 namespace {
-thread_local const Value* tracked_root = nullptr;
-thread_local std::vector<std::string>* tracked_keys = nullptr;
+bool member_was_read(const Member& m) { return __atomic_load_n(&m.read, __ATOMIC_RELAXED); }
+
+// An object, or an array the parser saw an object in: a value that can hold a key (a tree built by hand has
+// holds_objects unset, so an object counts by its type).
+bool may_hold_keys(const Value& v) { return v.type == Type::Object || v.holds_objects; }
+
+void clear_read_marks(const Value& v) {
+  if (!may_hold_keys(v)) return;  // nothing below was ever marked
+  for (const Member& m : v.members) {
+    __atomic_store_n(&m.read, false, __ATOMIC_RELAXED);
+    clear_read_marks(m.second);
+  }
+  for (const Value& item : v.items) clear_read_marks(item);
+}
+
+std::string reported_key(const std::string& key) {
+  if (key.size() <= FieldTracker::kMaxReportedKey) return key;
+  std::size_t cut = FieldTracker::kMaxReportedKey;
+  while (cut > 0 && (static_cast<unsigned char>(key[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 sequence
+  return key.substr(0, cut) + "...";
+}
+
+// Appends {concrete path, path with every index written [*]} of each unread member below `v`, and counts
+// in `members` every member walked (read or not) by its starred path.
+void collect_unread(const Value& v, const std::string& path, const std::string& starred,
+                    std::vector<std::pair<std::string, std::string>>& out,
+                    std::unordered_map<std::string, std::size_t>& members) {
+  if (!may_hold_keys(v)) return;
+  for (const Member& m : v.members) {
+    const std::string key = reported_key(m.first);
+    const std::string p = path.empty() ? key : path + "." + key;
+    const std::string q = starred.empty() ? key : starred + "." + key;
+    ++members[q];
+    if (!member_was_read(m)) out.emplace_back(p, q);
+    else collect_unread(m.second, p, q, out, members);
+  }
+  for (std::size_t i = 0; i < v.items.size(); ++i)
+    collect_unread(v.items[i], path + "[" + std::to_string(i) + "]", starred + "[*]", out, members);
+}
 }  // namespace
 
-FieldTracker::FieldTracker(const Value& root)
-    : root_(root), saved_root_(tracked_root), saved_read_(tracked_keys) {
-  tracked_root = &root_;
-  tracked_keys = &read_;
-}
-
-FieldTracker::~FieldTracker() {
-  tracked_root = saved_root_;
-  tracked_keys = saved_read_;
-}
+FieldTracker::FieldTracker(const Value& root) : root_(root) { clear_read_marks(root_); }
 
 std::vector<std::string> FieldTracker::unread() const {
+  std::vector<std::pair<std::string, std::string>> found;
+  std::unordered_map<std::string, std::size_t> members;
+  collect_unread(root_, "", "", found, members);
+  std::unordered_map<std::string, std::size_t> unread;  // starred path -> its unread members
+  for (const auto& f : found) ++unread[f.second];
   std::vector<std::string> out;
-  for (const Member& m : root_.members) {
-    bool seen = false;
-    for (const std::string& k : read_) seen = seen || k == m.first;
-    if (!seen) out.push_back(m.first);
+  std::unordered_set<std::string> said;
+  for (const auto& [concrete, starred] : found) {
+    // Unread at every index it occurs at (two or more): once, as [*]; otherwise each index on its own.
+    const std::size_t n = unread[starred];
+    if (n < 2 || n != members[starred]) out.push_back(concrete);
+    else if (said.insert(starred).second) out.push_back(starred);
   }
   return out;
 }
 
 const Value* Value::find(const std::string& key) const {
-  if (this == tracked_root) tracked_keys->push_back(key);
   if (type != Type::Object) return nullptr;
   for (const auto& m : members)
-    if (m.first == key) return &m.second;
+    if (m.first == key) {
+      if (!member_was_read(m)) __atomic_store_n(&m.read, true, __ATOMIC_RELAXED);
+      return &m.second;
+    }
   return nullptr;
 }
 
@@ -302,6 +339,7 @@ struct Parser {
     while (true) {
       v.items.emplace_back();
       if (!value(v.items.back(), depth + 1)) return false;
+      v.holds_objects = v.holds_objects || v.items.back().holds_objects;
       skip_ws();
       if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
       if (pos < s.size() && s[pos] == ']') { ++pos; return true; }
@@ -311,6 +349,7 @@ struct Parser {
 
   bool object(Value& v, int depth) {
     v.type = Type::Object;
+    v.holds_objects = true;
     ++pos;  // '{'
     skip_ws();
     if (pos < s.size() && s[pos] == '}') { ++pos; return true; }

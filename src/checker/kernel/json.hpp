@@ -17,38 +17,42 @@ struct Member;  // {key, value}: defined below, so Value holds a vector of an in
 struct Value {
   Type type = Type::Null;
   bool boolean = false;
+  bool holds_objects = false;  // set by parse(): an object, or an array with an object at some depth
   std::string text;                                   // Number: source text; String: decoded UTF-8
   std::vector<Value> items;                           // Array
   std::vector<Member> members;                        // Object, in source order
 
   // The member named `key`, or nullptr (also when this is not an object). Duplicate keys are
-  // rejected by the parser, so the answer is unambiguous.
+  // rejected by the parser, so the answer is unambiguous. Marks the member as read (FieldTracker).
   const Value* find(const std::string& key) const;
 };
 
 struct Member {
-  std::string first;  // the key
-  Value second;       // its value
+  std::string first;          // the key
+  Value second;               // its value
+  mutable bool read = false;  // a find() returned this member (set atomically: checks read on several threads)
 };
 
-// The fields of one object that a check read: while a tracker is alive, every find() on `root` made on
-// this thread records its key, so that what the check never looked at can be listed as not checked
-// (verify.cpp). A lookup made on another thread is not recorded: such a field is then listed as not read,
-// which under-states, never over-states, what was checked.
+// The fields of a certificate a check read, at every depth: every find() that returns a member marks it
+// (on whichever thread it runs), so what the check never looked at can be listed as not checked
+// (verify.cpp). The tracker clears the marks of `root`'s tree when made; unread() walks the tree after
+// the check. A member that was read is walked into (an object's members, an array's elements); one that
+// was not is reported whole, its own members unwalked. Arrays without objects (the numeric matrices) are
+// never walked: holds_objects says which arrays can hide a key.
 class FieldTracker {
  public:
   explicit FieldTracker(const Value& root);
-  ~FieldTracker();
   FieldTracker(const FieldTracker&) = delete;
   FieldTracker& operator=(const FieldTracker&) = delete;
-  // The root's keys no find() on this thread asked for, in the object's order.
+  // The path of every member of the tree no find() returned, in document order: `key` at the top level,
+  // `outer.key` inside an object, `list[i].key` inside an array's element i. A path unread at every
+  // index where it occurs (two or more) is given once with the indices written [*] (`trace[*].eps_direct`);
+  // a key longer than kMaxReportedKey bytes is cut there (at a UTF-8 boundary) and ends in "...".
   std::vector<std::string> unread() const;
+  static constexpr std::size_t kMaxReportedKey = 80;
 
  private:
   const Value& root_;
-  std::vector<std::string> read_;
-  const Value* saved_root_;
-  std::vector<std::string>* saved_read_;
 };
 
 // A matrix of dyadic rationals read straight from the text by parse(..., capture): entry (i, j) is

@@ -227,7 +227,7 @@ Verdict verify_in_context(const std::string& json_text, const DataSupplier* data
     fields_read_by_verify(cert);
     if (data && !match_supplied_data(v.kind, cert, *data, why)) return reject(v, why);
     if (!chosen->check(cert, why)) return reject(v, why.empty() ? "rejected (no reason given)" : why);
-    // What the verdict does not rest on, said: every top-level field the check never read.
+    // What the verdict does not rest on, said: every field, at any depth, the check never read.
     for (const std::string& key : fields.unread()) note_not_checked(key + " (not read by the checker)");
     v.valid = true;
     return v;

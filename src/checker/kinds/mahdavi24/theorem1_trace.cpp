@@ -68,6 +68,8 @@ bool read_theorem1_trace(const Value& cert, Theorem1& k, std::string& why) {
       x.sat = h > 0 && want > 0;
       if (!x.sat) {
         if (sgn(x.c) != 0) { why = w + ".c: expected 0 for a head without a saturator"; return false; }
+        // Said here, so the fields are not listed again as unread one by one.
+        for (const char* key : {"g", "w", "eps", "gap", "spread", "eps_criterion"}) e.find(key);
         note_not_checked(w + ": g, w, eps, gap, spread, eps_criterion (a head without a saturator: only its group, target logits and c = 0 enter the verdict)");
         continue;
       }
@@ -115,8 +117,12 @@ bool read_theorem1_trace(const Value& cert, Theorem1& k, std::string& why) {
       note_not_checked("hypotheses (Assumptions 1-3, general position: recorded by the engine; the verdict checks memorization directly and does not rest on them)");
     if (cert.find("notes") || cert.find("labels_generated"))
       note_not_checked("notes, labels_generated (descriptive: recorded by the engine; trace_checksum only guards them against accidental edits)");
-    if (!generic)
+    if (!generic) {
+      for (const Value& e : trv->items)  // said here, so not listed again as unread
+        for (const char* key : {"c_weyl", "c_proof", "step_sigma_lower", "eps_b2_estimate", "lemma3_attempts", "target_attempts"})
+          e.find(key);
       note_not_checked("trace[*].c_weyl, c_proof, step_sigma_lower, eps_b2_estimate, lemma3_attempts, target_attempts (descriptive)");
+    }
     for (std::size_t h = 0; h < H; ++h)
       if (ht[h].sat && !ht[h].chain)
         note_not_checked("trace[" + std::to_string(h) + "].eps, sigma_lower (eps_criterion none: no Weyl-chain step is claimed at a chosen scale)");
