@@ -5,8 +5,10 @@
 # T_0 = 320; certify/run.sh: model at the paper's scale). The target: verify no slower than producing.
 # Kinds enclosure-rank and enclosure-rank-rump are written by no command (they are checked inside the
 # engine's fast path); claim and dana24-claim certificates are written by `claims run`, whose instances the
-# checker already verifies in process. With BASELINE=/path/to/an/older/memcert, verify is also timed with
-# that binary (before / after a change). The figures go to bench/results/ (bench/record.py;
+# checker already verifies in process: its directory of certificates is verified by one process
+# (`verify DIR/*.json`, as `claims run` checks them in one), and also one process per certificate
+# (verify_separate_cpu_s: mostly process start-up). With BASELINE=/path/to/an/older/memcert, verify is also
+# timed with that binary, one process per certificate (before / after a change). The figures go to bench/results/ (bench/record.py;
 # MEMCERT_BENCH_RESULTS=off to skip).
 #   bash bench/cli/verify_vs_produce.sh [BUILD_DIR] [--no-model]   (needs /usr/bin/python3 with numpy;
 #                                                                   torch for the model case)
@@ -40,20 +42,30 @@ verify_all() {  # verify_all FILE MEMCERT CERT: verify CERT (a directory: every 
   cpu "$1" bash -c 'for f in "$1"/*.json "$1"; do [ -f "$f" ] && "$0" --quiet verify "$f" --max-seconds 0 --max-memory 0; done; true' \
     "$2" "$3"
 }
+verify_one_process() {  # verify_one_process FILE MEMCERT DIR: every certificate in DIR by one `verify A B C ...`
+  cpu "$1" bash -c '"$0" --quiet verify "$1"/*.json --max-seconds 0 --max-memory 0' "$2" "$3"
+}
 row() {  # row KIND CASE PRODUCE_LABEL CERT PRODUCE_COMMAND... (CERT a directory: every certificate in it)
   local kind=$1 case=$2 label=$3 cert=$4
   shift 4
   cpu p.txt "$@"
-  verify_all v.txt "$bin" "$cert"
+  local separate=""
+  if [ -d "$cert" ]; then
+    verify_one_process v.txt "$bin" "$cert"
+    verify_all s.txt "$bin" "$cert"
+    separate=$(cat s.txt)
+  else
+    verify_all v.txt "$bin" "$cert"
+  fi
   local before=""
   if [ -n "$base" ]; then
     verify_all b.txt "$base" "$cert"
     before=$(cat b.txt)
   fi
-  printf '%-14s %-44s %-28s produce %6.2f s  verify %6.2f s%s\n' "$kind" "$case" "$label" "$(cat p.txt)" "$(cat v.txt)" \
-    "${before:+  (before: $before s)}"
-  printf 'kind=%s\tcase=%s\tproduce=%s\tproduce_cpu_s=%s\tverify_cpu_s=%s%s\n' "$kind" "$case" "$label" "$(cat p.txt)" \
-    "$(cat v.txt)" "${before:+	verify_before_cpu_s=$before}" >>rows
+  printf '%-14s %-44s %-28s produce %6.2f s  verify %6.2f s%s%s\n' "$kind" "$case" "$label" "$(cat p.txt)" "$(cat v.txt)" \
+    "${separate:+  (one process each: $separate s)}" "${before:+  (before: $before s)}"
+  printf 'kind=%s\tcase=%s\tproduce=%s\tproduce_cpu_s=%s\tverify_cpu_s=%s%s%s\n' "$kind" "$case" "$label" "$(cat p.txt)" \
+    "$(cat v.txt)" "${separate:+	verify_separate_cpu_s=$separate}" "${before:+	verify_before_cpu_s=$before}" >>rows
 }
 q="$bin --quiet"
 row rank "300x300 int64 of rank 250" "rank --cert" r1.json $q rank r_i64_300_r250.npy --cert r1.json

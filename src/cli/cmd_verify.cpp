@@ -1,4 +1,4 @@
-// memcert verify CERT [--data DATA] [--json] [--max-seconds S] [--max-memory MB]
+// memcert verify CERT... [--data DATA] [--json] [--max-seconds S] [--max-memory MB]
 // Re-checks a certificate with the independent checker (memcert_checker). With --data, the certificate
 // must be about DATA: DATA is read with memcert's data readers (JSON / .npz, exactly as `construct` reads
 // it), handed to the checker as exact JSON, and compared by the checker with the certificate's embedded
@@ -14,9 +14,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <new>
 #include <optional>
 #include <vector>
 
@@ -37,7 +39,8 @@ namespace memcert::cli {
 namespace cmd_verify {
 
 struct VerifyArgs {
-  std::string cert;
+  std::vector<std::string> certs;  // as given: one, or several (run_verify_many)
+  std::string cert;                // the one being checked
   std::string data;  // --data: empty = the certificate's own embedded data
   bool json = false;
 };
@@ -109,8 +112,15 @@ std::optional<std::string> read_stream_capped(const std::string& path, double ma
   return text;
 }
 
-int run_verify(const VerifyArgs& args) {
-  auto start = std::chrono::steady_clock::now();
+// One certificate's result: the JSON object and the human text verify prints, and its exit status.
+struct Outcome {
+  int code = kExitHolds;
+  nlohmann::json j;
+  std::string human;
+};
+
+// Checks args.cert. Bad input (unreadable, malformed, a bad DATA) is thrown as InputError, as main() reports it.
+Outcome check_one(const VerifyArgs& args) {
   struct stat st {};
   if (::stat(args.cert.c_str(), &st) != 0 || ::access(args.cert.c_str(), R_OK) != 0)
     throw InputError(args.cert + ": cannot open");
@@ -133,8 +143,7 @@ int run_verify(const VerifyArgs& args) {
       nlohmann::json j{{"valid", false}, {"kind", ""}, {"claim", ""}, {"applied", nlohmann::json::array()},
                        {"not_checked", nlohmann::json::array()}, {"reason", over.reason}, {"undecided", true},
                        {"portable", memcert_checker::checker_portable()}};
-      emit(args.json, j, "UNDECIDED: certificate: " + over.reason, start);
-      return kExitUndecided;
+      return Outcome{kExitUndecided, j, "UNDECIDED: certificate: " + over.reason};
     }
   }
   memcert_checker::Verdict v;
@@ -198,18 +207,79 @@ int run_verify(const VerifyArgs& args) {
   for (const auto& r : v.applied) human += "\n  applied: " + printable_argument(r, 600);
   for (const auto& f : v.not_checked) human += "\n  not checked: " + printable_argument(f, 600);
   if (memcert_checker::checker_portable()) human += "\n  checker: portable mode (MEMCERT_CHECKER_PORTABLE=1: no CPU-specific instructions)";
-  emit(args.json, j, human, start);
-  return v.valid ? kExitHolds : v.undecided ? kExitUndecided : kExitNegative;
+  return Outcome{v.valid ? kExitHolds : v.undecided ? kExitUndecided : kExitNegative, j, human};
+}
+
+// Several certificates (docs/CLI.md "verify"): each checked on its own, in the order given, with the whole
+// budget (the watchdog restarts per certificate), and reported as soon as it is decided: one human line
+// "CERT: VERDICT: ..." or one JSON object per line with "certificate" and "exit" added. Bad input in one
+// file is that file's line (exit 2 in it), and the others are still checked. The exit status is the most
+// severe over the files: 2 (some bad input) before 1 (some rejected) before 3 (some undecided) before 0.
+int severity(int code) { return code == kExitBadInput ? 3 : code == kExitNegative ? 2 : code == kExitUndecided ? 1 : 0; }
+
+int run_verify_many(const VerifyArgs& args) {
+  int worst = kExitHolds;
+  for (const std::string& cert : args.certs) {
+    const auto start = std::chrono::steady_clock::now();
+    budget_restart_clock();
+    VerifyArgs one = args;
+    one.cert = cert;
+    Outcome o;
+    try {
+      o = check_one(one);
+    } catch (const InputError& e) {
+      // The message as main() would print it, without a leading "CERT: " (the line names CERT first).
+      std::string why = message_line(e.what());
+      const std::string own = message_line(cert) + ": ";
+      if (why.compare(0, own.size(), own) == 0) why.erase(0, own.size());
+      o.code = kExitBadInput;
+      o.j = {{"valid", false}, {"kind", ""}, {"claim", ""}, {"bad_input", true}, {"reason", why}};
+      o.human = "BAD INPUT: " + why;
+    } catch (const std::bad_alloc&) {
+      o.code = kExitUndecided;
+      o.j = {{"valid", false}, {"kind", ""}, {"claim", ""}, {"undecided", true},
+             {"reason", "over budget: out of memory (--max-memory)"}};
+      o.human = "UNDECIDED: over budget: out of memory (--max-memory)";
+    }
+    if (severity(o.code) > severity(worst)) worst = o.code;
+    std::vector<std::string> notes = notes_take();
+    if (args.json) {
+      nlohmann::json line{{"certificate", cert}, {"exit", o.code}};
+      for (auto& [key, value] : o.j.items()) line[key] = value;
+      if (!notes.empty()) line["notes"] = notes;
+      line["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::cout << line.dump() << std::endl;
+    } else {
+      // The first line of the one-certificate text (--json has the rest: applied rules, not checked, counts).
+      std::string first = o.human.substr(0, o.human.find('\n'));
+      std::cout << printable_argument(cert, 200) << ": " << first;
+      for (const std::string& n : notes) std::cout << " (note: " << printable_argument(n, 200) << ")";
+      std::cout << std::endl;
+    }
+  }
+  return worst;
+}
+
+int run_verify(const VerifyArgs& args) {
+  if (args.certs.size() > 1) return run_verify_many(args);
+  const auto start = std::chrono::steady_clock::now();
+  VerifyArgs one = args;
+  one.cert = args.certs.empty() ? std::string() : args.certs.front();
+  const Outcome o = check_one(one);
+  emit(args.json, o.j, o.human, start);
+  return o.code;
 }
 
 const CommandRegistrar reg{{90, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<VerifyArgs>();
   CLI::App* sub = root.add_subcommand("verify", "Re-check a certificate with the independent checker");
-  sub->add_option("CERT", args->cert, "Certificate file (JSON)")->required();
+  sub->add_option("CERT", args->certs,
+                  "Certificate file(s) (JSON); several: one line (--json: one JSON object) per certificate, in order")
+      ->required();
   sub->add_option("--data", args->data,
                   "Data set (JSON / .npz) the certificate must be about: its embedded data must equal DATA exactly "
                   "(theorem1, ks, dana24)");
-  sub->add_flag("--json", args->json, "Print one JSON object");
+  sub->add_flag("--json", args->json, "Print one JSON object (several certificates: one per line)");
   bind(sub, [args] { return run_verify(*args); });
 }}};
 

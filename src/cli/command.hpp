@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 #include "memcert/checker/checker.hpp"
 
 namespace memcert {
@@ -47,6 +48,13 @@ void emit(bool json, nlohmann::json j, const std::string& human,
 // A note about how the input was read, printed by emit() as a human "note: ..." line and in the JSON's
 // "notes" list (each text once).
 void note(const std::string& text);
+// The notes said so far, handed over and forgotten (for a command that prints several results itself).
+std::vector<std::string> notes_take();
+// An error message as main() prints it: one line, control characters escaped.
+std::string message_line(const std::string& message);
+// The --max-seconds watchdog counts again from now (a command that runs one check after another gives each
+// the whole budget); nothing when no watchdog runs.
+void budget_restart_clock();
 
 // Adds one worked example to the foot of every registered command's --help (help_manners.cpp).
 void help_examples_apply(CLI::App& root);

@@ -12,6 +12,8 @@
 #include <thread>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -99,6 +101,14 @@ std::string one_line(const std::string& message) {
 }  // namespace
 
 int threads_option() { return g_threads; }
+
+std::string message_line(const std::string& message) { return one_line(message); }
+
+std::vector<std::string> notes_take() {
+  std::vector<std::string> out;
+  out.swap(g_notes);
+  return out;
+}
 
 const std::string& self_executable() {
   static const std::string proc_self = [] {
@@ -204,14 +214,23 @@ void* gmp_realloc(void* old, std::size_t, std::size_t n) {
 }
 void gmp_free(void* p, std::size_t) { std::free(p); }
 
+// The watchdog's deadline (steady clock, nanoseconds; 0: no watchdog), moved on by budget_restart_clock().
+std::atomic<std::int64_t> g_deadline_ns{0};
+std::int64_t steady_now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+std::int64_t seconds_ns(double s) { return static_cast<std::int64_t>(std::min(s, 1e9) * 1e9); }
+
 // Starts the watchdog and the address-space limit of run_budget(). Over time: one line on stderr and
 // exit 3 (the run decided nothing); files are written atomically, so nothing is left half-written.
 void start_budget() {
   mp_set_memory_functions(gmp_alloc, gmp_realloc, gmp_free);
   const RunBudget b = run_budget();
   if (b.max_seconds > 0) {
+    g_deadline_ns = steady_now_ns() + seconds_ns(b.max_seconds);
     std::thread([s = b.max_seconds] {
-      std::this_thread::sleep_for(std::chrono::duration<double>(s));
+      for (std::int64_t now = steady_now_ns(); now < g_deadline_ns.load(); now = steady_now_ns())
+        std::this_thread::sleep_for(std::chrono::nanoseconds(g_deadline_ns.load() - now));
       std::fprintf(stderr, "memcert: undecided: over budget: more than %g s (--max-seconds)\n", s);
       std::fflush(stderr);
       std::_Exit(kExitUndecided);
@@ -233,6 +252,10 @@ void start_budget() {
 #endif
 }
 }  // namespace
+
+void budget_restart_clock() {
+  if (g_deadline_ns.load() != 0) g_deadline_ns = steady_now_ns() + seconds_ns(run_budget().max_seconds);
+}
 
 bool progress_enabled() { return !g_quiet && isatty(STDERR_FILENO) != 0; }
 

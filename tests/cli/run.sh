@@ -298,6 +298,49 @@ section_verify() {
   expect_bad_input "verify: a JSON list is not a certificate" "" verify "$d/list.json"
 }
 
+# verify A B C ...: one line per certificate in order (--json: one object per line), every certificate
+# reported whatever the others are; exit 0 only when all are valid, else the most severe status: 2 (bad
+# input) before 1 (rejected) before 3 (undecided).
+section_verify_many() {
+  local d=$WORK/verify
+  [ -s "$d/rank.json" ] || { fail "verify many: section_verify's certificates are missing"; return; }
+  python3 - "$d/over.json" <<'PY'
+import json, sys
+rows = [[str((i + 1) * (j + 2) % 97) for j in range(30)] for i in range(60)]
+json.dump({"kind": "kruskal", "claim": "kruskal-rank", "vectors": {"rows": 60, "cols": 30, "data": rows},
+           "kruskal_lower": 12, "lower": {"method": "exhaustive-mod-p", "prime": "1000000007"},
+           "kruskal_upper": 30, "upper": {"method": "trivial"}}, open(sys.argv[1], "w"))
+PY
+  # lines FILE PYTHON_EXPR: FILE's lines as a list `l` of strings; PYTHON_EXPR must hold.
+  lines_check() {
+    if python3 -c 'import json, sys; l = open(sys.argv[1]).read().splitlines(); sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3"
+    then pass; else fail "$1: $3 on $(head -c 600 "$2")"; fi
+  }
+  run verify "$d/rank.json" "$d/a3.json" "$d/text.json" "$d/missing.json" /dev/zero "$d/over.json" "$d/kdep.json" "$d/rank.json"
+  expect_rc "verify many: bad input wins over rejected and undecided" 2
+  lines_check "verify many: one line per certificate, in order" "$OUT" \
+    "[x.split(': ')[1] for x in l] == ['VALID', 'INVALID', 'BAD INPUT', 'BAD INPUT', 'BAD INPUT', 'UNDECIDED', 'VALID', 'VALID'] and l[0].startswith('$d/rank.json: ') and l[4].startswith('/dev/zero: BAD INPUT: offset 0')"
+  if [ ! -s "$ERR" ]; then pass; else fail "verify many: stderr should be empty, got $(head -c 300 "$ERR")"; fi
+  run verify "$d/rank.json" "$d/a3.json" "$d/over.json" --json
+  expect_rc "verify many: rejected wins over undecided" 1
+  lines_check "verify many --json: one object per line" "$OUT" \
+    "[(j['certificate'], j['exit'], j['valid']) for j in map(json.loads, l)] == [('$d/rank.json', 0, True), ('$d/a3.json', 1, False), ('$d/over.json', 3, False)] and json.loads(l[2])['undecided'] is True and all('seconds' in json.loads(x) and 'not_checked' in json.loads(x) for x in l)"
+  run verify "$d/over.json" "$d/rank.json"
+  expect_rc "verify many: undecided" 3
+  run verify "$d/rank.json" "$d/kdep.json" "$d/kgen.json" --json
+  expect_rc "verify many: all valid" 0
+  lines_check "verify many: all valid, three objects" "$OUT" "len(l) == 3 and all(json.loads(x)['valid'] is True for x in l)"
+  run verify "$d/text.json" "$d/rank.json" --json
+  expect_rc "verify many: bad input first" 2
+  lines_check "verify many --json: bad input is an object too, the next certificate still verified" "$OUT" \
+    "json.loads(l[0])['bad_input'] is True and json.loads(l[0])['exit'] == 2 and 'offset 0' in json.loads(l[0])['reason'] and json.loads(l[1])['valid'] is True"
+  # One certificate: the output is the command's as ever (one object, no "certificate" or "exit").
+  run verify "$d/rank.json" --json
+  expect_rc "verify one: valid" 0
+  json_check "verify one: the one-certificate object" '"certificate" not in j and "exit" not in j and j["valid"] is True'
+  expect_bad_input "verify one: bad input is still one stderr line" "" verify "$d/text.json"
+}
+
 # ---------------------------------------------------------------------------------------------------
 # memcert export coq (Coq itself runs in tests/coq/export_coq.py; here the command's contract)
 # ---------------------------------------------------------------------------------------------------
@@ -860,6 +903,22 @@ section_hostile() {
   expect_rc "verify an endless stream of whitespace" 3
   head -c 20000000 /dev/zero >"$d/zeros.json"
   expect_bad_input "verify a 20 MB file of zeros" "" verify "$d/zeros.json" --max-memory 16
+  # Refused at byte 0 with its offset, read no further: NUL bytes, a PNG, an empty file, and a 64 GB
+  # (sparse) file whose first byte is not '{' (read whole, it would be over any budget: exit 3, not 2).
+  head -c 4096 /dev/zero >"$d/nul.json"
+  printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR' >"$d/image.png"
+  : >"$d/empty.json"
+  printf '#' >"$d/huge.json"
+  truncate -s 64G "$d/huge.json" 2>/dev/null || head -c 300000000 /dev/zero >>"$d/huge.json"
+  expect_bad_input "verify a file of NUL bytes" "" verify "$d/nul.json"
+  stderr_mentions "verify a file of NUL bytes" "offset 0: expected a certificate (a JSON object, '{'), got a NUL byte"
+  expect_bad_input "verify a PNG" "" verify "$d/image.png"
+  stderr_mentions "verify a PNG" "offset 0: expected a certificate (a JSON object, '{'), got byte 0x89"
+  expect_bad_input "verify an empty file" "" verify "$d/empty.json"
+  stderr_mentions "verify an empty file" "offset 0: unexpected end of input"
+  expect_bad_input "verify a huge file starting with '#'" "" verify "$d/huge.json" --max-seconds 20
+  stderr_mentions "verify a huge file starting with '#'" "offset 0: expected a certificate (a JSON object, '{'), got byte 0x23"
+  rm -f "$d/huge.json"
   # construct: a certificate the in-process checker cannot read within --max-memory is undecided (exit 3),
   # not an internal error, and nothing is written.
   "$BIN" generate theorem1 --T 100 --n 16 --d 32 --seed 2 --out "$d/mm.npz" >/dev/null 2>&1
@@ -1440,7 +1499,7 @@ section_certify() {
   check "certify: the data file is left as it was" cmp -s "$d/data.npz" "$d/data_copy.npz"
 }
 
-SECTIONS=(section_rank section_kruskal section_verify section_export section_manners)
+SECTIONS=(section_rank section_kruskal section_verify section_verify_many section_export section_manners)
 SECTIONS+=(section_engine_route)
 SECTIONS+=(section_theorem1)
 SECTIONS+=(section_dana24)
