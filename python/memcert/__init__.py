@@ -13,8 +13,9 @@ docs/PYTHON.md has the details.
 import os as _os
 
 from . import _memcert
-from ._core import (HypothesisFailure, MemcertError, NumericalWarning, Undecided, Workdir, check_keywords,
-                    command_options, dataset_file, executable, json_file, matrix_file, option_args, run_command)
+from ._core import (EXIT_BAD_INPUT, EXIT_HOLDS, EXIT_NEGATIVE, EXIT_UNDECIDED, HypothesisFailure, MemcertError,
+                    NumericalWarning, Undecided, Workdir, check_keywords, command_options, dataset_file, executable,
+                    json_file, matrix_file, option_args, run_command)
 from .results import (AssumptionsResult, CertifyResult, ClaimsResult, ConstructResult, GenerateResult, KruskalResult,
                       Margins, RankResult, Result, SweepResult, Theorem1Result, VerifyResult)
 from ._certify import certify, has_command
@@ -27,7 +28,7 @@ __all__ = ["rank", "kruskal", "assumptions", "generate", "generate_theorem1", "g
            "has_command",
            "HypothesisFailure", "Undecided", "MemcertError", "NumericalWarning", "Result", "RankResult",
            "KruskalResult", "AssumptionsResult", "ConstructResult", "Theorem1Result", "GenerateResult",
-           "ClaimsResult", "VerifyResult", "SweepResult", "CertifyResult", "Margins"]
+           "ClaimsResult", "VerifyResult", "VerifyResults", "SweepResult", "CertifyResult", "Margins"]
 
 # Python-only keywords every function takes next to the command's options.
 _PY_KEYWORDS = {"progress"}
@@ -244,12 +245,55 @@ def claims_search(id, **options):
 
 # ---- verify and sweep ----------------------------------------------------------------------------------
 
+class VerifyResults(list):
+    """verify([A, B, ...]): one VerifyResult per certificate, in the order given, as `memcert verify A B ...`
+    reports one line per certificate. exit_code is that command's status: 0 when every certificate is
+    valid, else the most severe of theirs, 2 (bad input) before 1 (rejected) before 3 (undecided)."""
+
+    @property
+    def exit_code(self):
+        codes = {r.exit_code for r in self}
+        return next((c for c in (EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_UNDECIDED) if c in codes), EXIT_HOLDS)
+
+    @property
+    def valid(self):
+        return all(r.get("valid") is True for r in self)
+
+
+def _verify_each(certs, options):
+    """verify of a list: each certificate checked on its own with the same options (and its own budget,
+    as the command line gives each); bad input or an undecided check is that certificate's result
+    (bad_input / undecided true, exit_code 2 / 3), never an exception that hides the others'."""
+    if not certs:
+        raise ValueError("verify: expected at least one certificate, got an empty list")
+    out = VerifyResults()
+    for cert in certs:
+        try:
+            out.append(verify(cert, **dict(options)))
+        except Undecided as e:
+            out.append(e.result if e.result is not None else VerifyResult(
+                ["verify"], EXIT_UNDECIDED, {"valid": False, "kind": "", "claim": "", "undecided": True,
+                                            "reason": str(e)}, "", "", None, None))
+        except HypothesisFailure:
+            raise
+        except ValueError as e:  # bad input: the command line's one-line message
+            out.append(VerifyResult(["verify"], EXIT_BAD_INPUT, {"valid": False, "kind": "", "claim": "",
+                                                                 "bad_input": True, "reason": str(e)},
+                                    "", str(e), None, None))
+    return out
+
+
 def verify(cert, **options):
     """memcert verify: the independent checker's verdict on a certificate: a path (as on the command
     line), a dict, or JSON text (str starting with '{', or bytes). Options: data (a path, or a dict of
     arrays), max_seconds (default 60, as the command line's), max_memory, threads, decimals.
     Result: valid, kind, claim, reason (and the command's other keys). A rejected certificate is a
-    result with valid False; a check over its budget raises Undecided."""
+    result with valid False; a check over its budget raises Undecided.
+    A list (or tuple) of certificates is `memcert verify A B ...`: a VerifyResults list, one result per
+    certificate in order, bad input and undecided ones included as results (bad_input / undecided
+    true) rather than raised; its exit_code is the command line's."""
+    if isinstance(cert, (list, tuple)):
+        return _verify_each(cert, options)
     wd = Workdir()
     path = json_file(cert, "cert", wd)
     if isinstance(options.get("data"), dict):

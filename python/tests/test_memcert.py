@@ -109,6 +109,55 @@ def test_tampered_certificate_is_rejected():
     assert memcert.verify(json.dumps(r.certificate)).valid
 
 
+def test_verify_a_list_means_what_the_command_line_means(tmp_path):
+    """verify([A, B, ...]) against `memcert verify A B ... --json` run by the executable: the same verdict,
+    status, kind, claim and reason per certificate, in order, and the same overall exit status; bad input
+    and an undecided check are results, the certificates after them still checked."""
+    import subprocess
+    r = memcert.rank(np.array([[1, 2], [2, 4]]))
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(r.certificate))
+    tampered = json.loads(json.dumps(r.certificate))
+    tampered["rank_lower"] = tampered["rank_upper"] = 2
+    tampered.pop("rank", None)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(tampered))
+    png = tmp_path / "image.png"
+    png.write_bytes(b"\x89PNG\r\n\x1a\n")
+    rows = [[str((i + 1) * (j + 2) % 97) for j in range(30)] for i in range(60)]
+    over = tmp_path / "over.json"  # C(60, 12) subsets: over any budget, undecided from the estimate
+    over.write_text(json.dumps({"kind": "kruskal", "claim": "kruskal-rank", "vectors": {"rows": 60, "cols": 30, "data": rows},
+                                "kruskal_lower": 12, "lower": {"method": "exhaustive-mod-p", "prime": "1000000007"},
+                                "kruskal_upper": 30, "upper": {"method": "trivial"}}))
+    paths = [str(p) for p in (good, bad, png, over, good)]
+    results = memcert.verify(paths)
+    assert isinstance(results, memcert.VerifyResults) and len(results) == 5
+    assert [x.exit_code for x in results] == [0, 1, 2, 3, 0]
+    assert results[2].bad_input is True and "offset 0" in results[2].reason
+    assert results.exit_code == 2 and not results.valid
+    assert memcert.verify(paths[:2]).exit_code == 1 and memcert.verify([paths[1], paths[3]]).exit_code == 1
+    assert memcert.verify([paths[0], paths[3]]).exit_code == 3
+    both = memcert.verify((r.certificate, str(good)))  # a dict and a path, as verify takes one
+    assert both.exit_code == 0 and both.valid
+    with pytest.raises(ValueError):
+        memcert.verify([])
+    exe = memcert.executable()
+    if not exe:
+        pytest.skip("no memcert executable to compare with")
+    cli = subprocess.run([exe, "--quiet", "verify", *paths, "--json"], capture_output=True, text=True)
+    assert cli.returncode == results.exit_code
+    lines = [json.loads(line) for line in cli.stdout.splitlines()]
+    assert [j["certificate"] for j in lines] == paths
+    for j, res in zip(lines, results):
+        assert j["exit"] == res.exit_code
+        for key in ("valid", "kind", "claim"):
+            assert j[key] == res[key]
+        assert j.get("bad_input", False) == res.get("bad_input", False)
+        assert j.get("undecided", False) == res.get("undecided", False)
+        if j["exit"] in (1, 3):
+            assert j["reason"] == res.reason
+
+
 def brute_kruskal(rows):
     """Largest k such that every k rows are independent: brute force over all subsets."""
     k = 0

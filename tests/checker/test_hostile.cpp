@@ -6,6 +6,7 @@
 #include "catch.hpp"
 #include <gmpxx.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -80,6 +81,38 @@ void ks_rechecksum(json& c) {
 }
 
 }  // namespace
+
+TEST_CASE("hostile theorem1: unknown keys inside nested objects are reported by path, the verdict unchanged",
+          "[checker][hostile]") {
+  const json& honest = theorem1_cert();
+  const Verdict h = check(honest);
+  REQUIRE(h.valid);
+  json c = honest;
+  c["data"]["zz_extra"] = "x";
+  c["weights"]["zz_extra"] = {{"nested", 1}};
+  for (auto& head : c["weights"]["heads"]) head["zz_extra"] = 1;
+  c["trace"][1]["zz_extra"] = true;
+  const Verdict v = check(c);
+  REQUIRE(v.valid);
+  CHECK(v.applied == h.applied);
+  auto listed = [&](const std::string& path) {
+    return std::count(v.not_checked.begin(), v.not_checked.end(), path + " (not read by the checker)") == 1;
+  };
+  CHECK(listed("data.zz_extra"));
+  CHECK(listed("weights.zz_extra"));           // whole: not walked into
+  CHECK(listed("weights.heads[*].zz_extra"));  // every head: once, as [*]
+  CHECK(listed("trace[1].zz_extra"));          // one head of several: by its index
+  CHECK(v.not_checked.size() == h.not_checked.size() + 4);
+  // A ks network layer and its attention block.
+  json k = ks_cert("", "nested_keys");
+  REQUIRE(check(k).valid);
+  k["network"]["f1"][0]["zz_extra"] = 1;
+  k["network"]["attention"]["zz_extra"] = 1;
+  const Verdict kv = check(k);
+  REQUIRE(kv.valid);
+  for (const char* path : {"network.f1[0].zz_extra", "network.attention.zz_extra"})
+    CHECK(std::count(kv.not_checked.begin(), kv.not_checked.end(), std::string(path) + " (not read by the checker)") == 1);
+}
 
 TEST_CASE("hostile theorem1: the certificate cannot choose its tolerance", "[checker][hostile]") {
   const json& honest = theorem1_cert();

@@ -111,6 +111,7 @@ struct Parser {
   bool in_matrix = false;        // parsing the value of root["matrix"]
   double tree_bytes = 0, max_tree_bytes = 1e300;  // see parse_within()
   bool over_budget = false;
+  std::size_t objects_parsed = 0;  // objects begun so far (array() compares it to set holds_objects)
 
   // Every value kept counts its node twice (a vector may hold up to twice its size) plus the heap bytes of
   // a long text; past the budget the parse stops.
@@ -336,13 +337,18 @@ struct Parser {
     ++pos;  // '['
     skip_ws();
     if (pos < s.size() && s[pos] == ']') { ++pos; return true; }
+    // An object anywhere below: told by the count of objects parsed, not by a look at every item.
+    const std::size_t objects_before = objects_parsed;
     while (true) {
       v.items.emplace_back();
       if (!value(v.items.back(), depth + 1)) return false;
-      v.holds_objects = v.holds_objects || v.items.back().holds_objects;
       skip_ws();
       if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
-      if (pos < s.size() && s[pos] == ']') { ++pos; return true; }
+      if (pos < s.size() && s[pos] == ']') {
+        ++pos;
+        v.holds_objects = objects_parsed != objects_before;
+        return true;
+      }
       return fail("expected ',' or ']'");
     }
   }
@@ -350,6 +356,7 @@ struct Parser {
   bool object(Value& v, int depth) {
     v.type = Type::Object;
     v.holds_objects = true;
+    ++objects_parsed;
     ++pos;  // '{'
     skip_ws();
     if (pos < s.size() && s[pos] == '}') { ++pos; return true; }
