@@ -904,7 +904,7 @@ section_hostile() {
   head -c 20000000 /dev/zero >"$d/zeros.json"
   expect_bad_input "verify a 20 MB file of zeros" "" verify "$d/zeros.json" --max-memory 16
   # Refused at byte 0 with its offset, read no further: NUL bytes, a PNG, an empty file, and a 64 GB
-  # (sparse) file whose first byte is not '{' (read whole, it would be over any budget: exit 3, not 2).
+  # (sparse) file whose first byte is not '{' (read whole, it would be over the 64 MB budget: exit 3, not 2).
   head -c 4096 /dev/zero >"$d/nul.json"
   printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR' >"$d/image.png"
   : >"$d/empty.json"
@@ -916,7 +916,7 @@ section_hostile() {
   stderr_mentions "verify a PNG" "offset 0: expected a certificate (a JSON object, '{'), got byte 0x89"
   expect_bad_input "verify an empty file" "" verify "$d/empty.json"
   stderr_mentions "verify an empty file" "offset 0: unexpected end of input"
-  expect_bad_input "verify a huge file starting with '#'" "" verify "$d/huge.json" --max-seconds 20
+  expect_bad_input "verify a huge file starting with '#'" "" verify "$d/huge.json" --max-seconds 20 --max-memory 64
   stderr_mentions "verify a huge file starting with '#'" "offset 0: expected a certificate (a JSON object, '{'), got byte 0x23"
   rm -f "$d/huge.json"
   # construct: a certificate the in-process checker cannot read within --max-memory is undecided (exit 3),
