@@ -1505,6 +1505,15 @@ section_model_files() {
   run_peak "$d/kb" verify "$d/mj.cert.json"
   expect_rc "model files: verify with an unread data member" 0
   expect_peak_below "model files: verify does not inflate the unread data member" "$d/kb" 150000
+  # mha's attention data: members other than contexts, queries and the labels are skipped unread too.
+  run generate theorem1 --T 13 --n 4 --d 6 --out "$d/t.npz"
+  run construct theorem1 "$d/t.npz" --heads 4 --dh 4 --out "$d/t1.json" --weights-out "$d/tw.npz"
+  expect_rc "model files: construct for mha" 0
+  cp "$d/t.npz" "$d/tj.npz"
+  py npzadd "$d/tj.npz" junk 33554432 || fail "npzadd: $PY_WHY"
+  run_peak "$d/kb" certify "$d/tw.npz" "$d/tj.npz" --arch mha --tolerance 1e-6 --out "$d/tj.cert.json"
+  expect_rc "model files: mha data with an unread member" 0
+  expect_peak_below "model files: the unread attention-data member is not inflated" "$d/kb" 150000
   # dana24-aot's data file holds sequences and next only: another member is refused by its name, unread.
   write_npz "$d/a.npz" stored 'word_emb.weight=<f8:2,2:1,0,0,1' 'pos_emb.weight=<f8:2,2:0,0,0,0' 'unemb.weight=<f8:2,2:1,0,0,1'
   write_npz "$d/s.npz" stored 'sequences=<i8:1,2:0,1' 'next=<i8:1:1'
