@@ -56,8 +56,22 @@ std::string digest_or_throw(const std::vector<memcert_checker::NamedArray>& arra
   return d;
 }
 
-Job setup_mahdavi24(const StateDict& sd, const Args& a, const CertifyOptions& opts) {
+// The keys, dtypes and shapes of the model file checked against the architecture before any value is
+// read (StateDictLimits::screen).
+using ArchScreen = void (*)(const StateDict& headers, const Args& a);
+
+void mahdavi24_no_heads(const Args& a) {
   if (a.heads) throw InputError("--heads: not an option of --arch mahdavi24-baseline (H is attention.Wq's first dimension)");
+}
+void screen_mahdavi24(const StateDict& h, const Args& a) {
+  mahdavi24_no_heads(a);
+  mahdavi24_baseline_screen(h, a.model);
+}
+void screen_mha(const StateDict& h, const Args& a) { mha_screen(h, a.heads, a.model); }
+void screen_dana24_aot(const StateDict& h, const Args& a) { dana24_aot_screen(h, a.heads, a.model); }
+
+Job setup_mahdavi24(const StateDict& sd, const Args& a, const CertifyOptions& opts) {
+  mahdavi24_no_heads(a);
   auto model = std::make_shared<Mahdavi24Baseline>(mahdavi24_baseline_load(sd, a.model));
   auto data = std::make_shared<Mahdavi24Data>(mahdavi24_baseline_read_data(a.data));
   mahdavi24_baseline_check(*model, *data, a.data, opts);
@@ -116,11 +130,12 @@ Job setup_dana24_aot(const StateDict& sd, const Args& a, const CertifyOptions&) 
 struct ArchEntry {
   const char* name;
   JobSetup setup;
+  ArchScreen screen;
 };
 const ArchEntry kArchs[] = {
-    {"mahdavi24-baseline", setup_mahdavi24},
-    {"mha", setup_mha},
-    {"dana24-aot", setup_dana24_aot},
+    {"mahdavi24-baseline", setup_mahdavi24, screen_mahdavi24},
+    {"mha", setup_mha, screen_mha},
+    {"dana24-aot", setup_dana24_aot, screen_dana24_aot},
 };
 
 std::string arch_names() {
@@ -252,7 +267,9 @@ int run_rank(const Args& a, const sweep::Group& g, std::chrono::steady_clock::ti
   opts.tolerance = a.tolerance;
   opts.threads = static_cast<unsigned>(threads_option());
   progress("certify: reading", 0, 1);
-  const StateDict sd = state_dict_read(a.model);
+  StateDictLimits limits;
+  limits.screen = [arch, &a](const StateDict& headers) { arch->screen(headers, a); };
+  const StateDict sd = state_dict_read(a.model, limits);
   Job job = arch->setup(sd, a, opts);
   progress("certify: reading", 1, 1);
   // Digests of the model and of the data (certificate), computed while the examples are certified.

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <set>
 
 #include "attention_arrays.hpp"
 #include "command.hpp"
@@ -40,8 +41,56 @@ memcert_checker::NamedArray from_ints(const std::string& name, const std::vector
   return a;
 }
 
-std::vector<memcert_checker::NamedArray> read_model(const std::string& path) {
-  const StateDict sd = state_dict_read(path);
+// Whether `key` is one the checker's architecture `arch` reads (forward_*.cpp), by name alone: a key no
+// certificate of the architecture can use is refused before any tensor's values are read.
+bool checker_key(const std::string& arch, const std::string& key) {
+  static const std::set<std::string> mahdavi = {"embedding.weight", "embedding.bias", "pos_enc.pe", "attention.Wq",
+                                                "attention.Wk", "attention.Wv", "attention.Wo", "decoder.weight",
+                                                "decoder.bias"};
+  static const std::set<std::string> mha = {"WK", "WQ", "WV", "WO", "WD", "skip", "torch_in_proj_weight",
+                                            "torch_in_proj_bias", "torch_out_proj_weight", "torch_out_proj_bias",
+                                            "torch_readout_weight", "in_proj_weight", "in_proj_bias", "out_proj.weight",
+                                            "out_proj.bias", "readout.weight", "readout.bias", "q_proj_weight",
+                                            "k_proj_weight", "v_proj_weight"};
+  static const std::set<std::string> dana = {"word_emb.weight", "unemb.weight", "pos_emb.weight", "attn_mask",
+                                             "linear_compress.weight", "linear_decompress.weight"};
+  if (arch == "mahdavi24-baseline") return mahdavi.count(key) > 0;
+  if (arch == "mha") return mha.count(key) > 0;
+  if (arch != "dana24-aot") return true;
+  if (dana.count(key)) return true;
+  // attn_seq.<l>.<p>.<leaf> and mlp_seq.<l>.<leaf>, <l> and <p> decimal.
+  auto number = [&](std::size_t& i) {
+    const std::size_t from = i;
+    while (i < key.size() && key[i] >= '0' && key[i] <= '9') ++i;
+    if (i == from || i >= key.size() || key[i] != '.') return false;
+    ++i;
+    return true;
+  };
+  std::size_t i = 0;
+  if (key.rfind("attn_seq.", 0) == 0) {
+    i = 9;
+    if (!number(i) || !number(i)) return false;
+    const std::string leaf = key.substr(i);
+    return leaf == "in_proj_weight" || leaf == "in_proj_bias" || leaf == "out_proj.weight" || leaf == "out_proj.bias";
+  }
+  if (key.rfind("mlp_seq.", 0) == 0) {
+    i = 8;
+    if (!number(i)) return false;
+    const std::string leaf = key.substr(i);
+    return leaf == "0.weight" || leaf == "0.bias" || leaf == "2.weight";
+  }
+  return false;
+}
+
+std::vector<memcert_checker::NamedArray> read_model(const std::string& path, const std::string& arch) {
+  StateDictLimits limits;
+  limits.screen = [&](const StateDict& headers) {
+    for (const auto& [key, t] : headers.entries())
+      if (!checker_key(arch, key))
+        throw input_error(path, printable_argument(key),
+                          "unexpected tensor for --arch " + arch + " (expected only the keys of docs/MODELS.md)");
+  };
+  const StateDict sd = state_dict_read(path, limits);
   std::vector<memcert_checker::NamedArray> out;
   out.reserve(sd.size());
   for (const auto& [key, t] : sd.entries()) {
@@ -61,11 +110,13 @@ std::vector<memcert_checker::NamedArray> read_model(const std::string& path) {
 std::vector<memcert_checker::NamedArray> read_data(const std::string& path, const std::string& arch) {
   if (path_extension_lower(path) != ".npz")
     throw input_error(path, "", "expected a .npz data file for --arch " + arch);
-  std::map<std::string, TypedArray> arrays = npz_read_typed(path, /*keep_float32=*/true);
   std::vector<std::string> names;
   if (arch == "mahdavi24-baseline") names = {"X", "y"};
   else if (arch == "dana24-aot") names = {"sequences", "next"};
   else throw input_error(path, "", "expected the data of a mahdavi24-baseline or dana24-aot certificate");
+  NpzSelect select;  // the other members are never read
+  select.want = [&](const std::string& name) { return name == names[0] || name == names[1]; };
+  std::map<std::string, TypedArray> arrays = npz_read_typed(path, /*keep_float32=*/true, select);
   std::vector<memcert_checker::NamedArray> out;
   for (const std::string& name : names) {
     auto it = arrays.find(name);
@@ -101,7 +152,7 @@ memcert_checker::TensorsSupplier model_tensors_supplier(const std::string& cert)
         throw InputError(what + ": expected a file name without NUL bytes, got " + printable_argument(path));
       if (::access(path.c_str(), R_OK) != 0)
         throw InputError(path + ": cannot open (the " + (role == "model" ? "model" : "data") + " file the certificate references)");
-      out = role == "model" ? read_model(path) : read_data(path, arch);
+      out = role == "model" ? read_model(path, arch) : read_data(path, arch);
       return true;
     } catch (const InputError& e) {
       error = e.what();

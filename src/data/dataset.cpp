@@ -252,12 +252,21 @@ TypedMatrix typed_array_matrix(TypedArray& a, std::size_t rows, std::size_t cols
 }
 
 // attention_from_npz's checks without a rational per entry: only the (small) labels array is converted.
+// Only contexts, queries and (with_labels) the label arrays are read: other members are skipped unread
+// (never inflated), their names kept for messages.
 TypedAttentionDataset attention_typed_from_npz(const std::string& file, bool keep_float32, bool with_labels) {
-  auto arrays = npz_read_typed(file, keep_float32);
+  std::vector<std::string> names;
+  NpzSelect select;
+  select.want = [&](const std::string& key) {
+    names.push_back(key);
+    return key == "contexts" || key == "queries" || (with_labels && (key == "labels" || key == "class_labels"));
+  };
+  auto arrays = npz_read_typed(file, keep_float32, select);
+  std::sort(names.begin(), names.end());
   auto member = [&](const std::string& name, const std::string& what) -> TypedArray& {
     auto it = arrays.find(name);
     if (it == arrays.end())
-      throw input_error(file, "", "expected an array named \"" + name + "\" " + what + "; " + npz_members_text(arrays));
+      throw input_error(file, "", "expected an array named \"" + name + "\" " + what + "; " + npz_members_text(names));
     return it->second;
   };
   TypedArray& c = member("contexts", "of shape (T, n, d)");

@@ -332,7 +332,7 @@ std::uint32_t crc32_of(std::uint32_t crc, const unsigned char* p, std::size_t n,
 
 TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std::string& name, bool keep_float32,
                           const std::function<void(std::uint32_t)>& crc_check, const NpyByteMapper& map,
-                          bool crc_before_header_errors) {
+                          bool crc_before_header_errors, const NpyHeaderCheck& header_check) {
   // CRC-32 of every byte read so far, in order (the reads below go front to back).
   uLong crc = crc32(0L, Z_NULL, 0);
   std::size_t crc_done = 0;
@@ -402,6 +402,7 @@ TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std
       throw input_error(name, "byte " + std::to_string(data_at + need),
                         "expected the end of the file after " + std::to_string(need) + " data bytes, got " +
                             std::to_string(have - need) + " more bytes");
+    if (header_check) header_check(h.shape, h.kind, h.size);
   } catch (const InputError&) {
     if (crc_before_header_errors) finish_crc();
     throw;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "memcert/data/matrix_io.hpp"
@@ -219,11 +220,24 @@ void put_le(std::string& s, std::uint64_t v, int size) {
   for (int k = 0; k < size; ++k) s += static_cast<char>((v >> (8 * k)) & 0xff);
 }
 
+// One member as the central directory and its local header describe it.
+struct NpzEntry {
+  std::uint64_t at = 0, method = 0, crc = 0, csize = 0, usize = 0, data_at = 0;
+  std::string key, shown;
+};
+
 // The members of the archive read through `r` (npz_parse_typed's contract; keep_float32 as in
-// npy_read_typed).
-std::map<std::string, TypedArray> npz_members_typed(const ByteReader& r, const std::string& path, bool keep_float32) {
+// npy_read_typed; select as in npz_read_typed). The whole directory is walked first, every member's
+// name offered to select.want, before any member's data are read.
+// Thrown by the header check of npz_members_typed's header-only pass once a member's header is seen.
+struct NpzHeaderSeen {};
+
+std::map<std::string, TypedArray> npz_members_typed(const ByteReader& r, const std::string& path, bool keep_float32,
+                                                    const NpzSelect& select = {},
+                                                    std::vector<NpzMemberHeader>* headers_only = nullptr) {
   Directory dir = find_central_directory(r);
-  std::map<std::string, TypedArray> out;
+  std::vector<NpzEntry> entries;
+  std::set<std::string> keys;
   std::uint64_t at = dir.offset;
   for (std::uint64_t e = 0; e < dir.entries; ++e) {
     if (r.le(at, 4, "central directory entry") != kCentralSig) r.fail(at, "expected a central directory entry");
@@ -267,41 +281,63 @@ std::map<std::string, TypedArray> npz_members_typed(const ByteReader& r, const s
                           std::to_string(data_at > r.size() ? 0 : r.size() - data_at) + ")");
     std::string key = member;
     if (key.size() > 4 && key.compare(key.size() - 4, 4, ".npy") == 0) key.resize(key.size() - 4);
-    if (out.count(key)) r.fail(at, "expected distinct member names, got '" + shown + "' twice");
+    if (!keys.insert(key).second) r.fail(at, "expected distinct member names, got '" + shown + "' twice");
+    entries.push_back({at, method, crc, csize, usize, data_at, std::move(key), std::move(shown)});
+    at += 46 + nlen + xlen + clen;
+  }
+  // Which members are read: decided from the names alone, before any member's data.
+  std::vector<char> wanted(entries.size(), 1);
+  if (select.want)
+    for (std::size_t i = 0; i < entries.size(); ++i) wanted[i] = select.want(entries[i].key) ? 1 : 0;
+  std::map<std::string, TypedArray> out;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (!wanted[i]) continue;
+    const NpzEntry& m = entries[i];
+    const std::string& key = m.key;
+    const std::string& shown = m.shown;
+    const std::uint64_t data_at = m.data_at, csize = m.csize, usize = m.usize;
     const std::string npy_name = path + ": member " + shown;
     auto crc_check = [&](std::uint32_t actual) {
-      if (actual != crc) r.fail(data_at, "member '" + shown + "': expected CRC-32 " + std::to_string(crc) + ", got " + std::to_string(actual));
+      if (actual != m.crc) r.fail(data_at, "member '" + shown + "': expected CRC-32 " + std::to_string(m.crc) + ", got " + std::to_string(actual));
     };
-    if (method == 0) {
-      // Stored: the .npy is read piecewise from the archive, straight into the array (its CRC on the way).
-      if (csize != usize) {
-        // The CRC still comes first (a corrupt size field is reported as the member's corruption).
-        std::string raw = r.str(data_at, csize);
-        crc_check(crc32_of(0, reinterpret_cast<const unsigned char*>(raw.data()), raw.size()));
-        r.fail(at, "member '" + shown + "': expected equal sizes for a stored member");
+    NpyHeaderCheck header_check;
+    if (headers_only)
+      header_check = [&](const std::vector<std::size_t>& shape, char kind, std::size_t itemsize) {
+        headers_only->push_back({key, shape, kind, itemsize});
+        throw NpzHeaderSeen{};
+      };
+    else if (select.header)
+      header_check = [&](const std::vector<std::size_t>& shape, char kind, std::size_t) { select.header(key, shape, kind); };
+    try {
+      if (m.method == 0) {
+        // Stored: the .npy is read piecewise from the archive, straight into the array (its CRC on the way).
+        if (csize != usize)  // refused without reading the member
+          r.fail(m.at, "member '" + shown + "': expected equal sizes for a stored member, got " + std::to_string(csize) +
+                           " stored and " + std::to_string(usize) + " declared");
+        const ByteSource& src = r.source();
+        out.emplace(key, npy_read_typed(
+                             csize, [&](std::size_t off, std::size_t n, char* dst) { src.read(data_at + off, n, dst); },
+                             npy_name, keep_float32, crc_check,
+                             [&](std::size_t off, std::size_t n) { return src.map(data_at + off, n); },
+                             /*crc_before_header_errors=*/true, header_check));
+      } else {
+        // Deflated: inflated as read, bounded by the declared size. The .npy header comes first and must
+        // declare exactly that size (checked before anything past the header is inflated); the stream must
+        // end there, and the CRC is checked before the values.
+        if (usize > std::numeric_limits<std::size_t>::max()) r.fail(m.at, "member '" + shown + "': expected an addressable size");
+        MemberInflater inflater(r, data_at, csize, usize, shown);
+        out.emplace(key, npy_read_typed(
+                             static_cast<std::size_t>(usize),
+                             [&](std::size_t off, std::size_t n, char* dst) { inflater.read(off, n, dst); }, npy_name,
+                             keep_float32,
+                             [&](std::uint32_t actual) {
+                               inflater.finish();
+                               crc_check(actual);
+                             },
+                             {}, /*crc_before_header_errors=*/false, header_check));
       }
-      const ByteSource& src = r.source();
-      out.emplace(key, npy_read_typed(
-                           csize, [&](std::size_t off, std::size_t n, char* dst) { src.read(data_at + off, n, dst); },
-                           npy_name, keep_float32, crc_check,
-                           [&](std::size_t off, std::size_t n) { return src.map(data_at + off, n); }));
-    } else {
-      // Deflated: inflated as read, bounded by the declared size. The .npy header comes first and must
-      // declare exactly that size (checked before anything past the header is inflated); the stream must
-      // end there, and the CRC is checked before the values.
-      if (usize > std::numeric_limits<std::size_t>::max()) r.fail(at, "member '" + shown + "': expected an addressable size");
-      MemberInflater inflater(r, data_at, csize, usize, shown);
-      out.emplace(key, npy_read_typed(
-                           static_cast<std::size_t>(usize),
-                           [&](std::size_t off, std::size_t n, char* dst) { inflater.read(off, n, dst); }, npy_name,
-                           keep_float32,
-                           [&](std::uint32_t actual) {
-                             inflater.finish();
-                             crc_check(actual);
-                           },
-                           {}, /*crc_before_header_errors=*/false));
+    } catch (const NpzHeaderSeen&) {  // the header-only pass: on to the next member
     }
-    at += 46 + nlen + xlen + clen;
   }
   return out;
 }
@@ -314,14 +350,17 @@ std::map<std::string, NdArray> npz_read(const std::string& path) {
   return out;
 }
 
-std::map<std::string, TypedArray> npz_read_typed(const std::string& path, bool keep_float32) {
-  // A regular file is read piecewise; anything else (a pipe) through file_read_all's bounded read.
+namespace {
+// `f` applied to a ByteReader over the file at `path`: a regular file read piecewise, anything else (a
+// pipe) through file_read_all's bounded read.
+template <class F>
+auto npz_with_reader(const std::string& path, F f) {
   struct stat st {};
   const int fd = ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : -1;
   if (fd < 0) {
     const std::string bytes = file_read_all(path);
     ByteSource src(bytes);
-    return npz_members_typed(ByteReader(src, path), path, keep_float32);
+    return f(ByteReader(src, path));
   }
   struct Closer {
     int fd;
@@ -330,10 +369,23 @@ std::map<std::string, TypedArray> npz_read_typed(const std::string& path, bool k
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     const std::string bytes = file_read_all(path);
     ByteSource src(bytes);
-    return npz_members_typed(ByteReader(src, path), path, keep_float32);
+    return f(ByteReader(src, path));
   }
   ByteSource src(fd, static_cast<std::size_t>(st.st_size), path);
-  return npz_members_typed(ByteReader(src, path), path, keep_float32);
+  return f(ByteReader(src, path));
+}
+}  // namespace
+
+std::map<std::string, TypedArray> npz_read_typed(const std::string& path, bool keep_float32, const NpzSelect& select) {
+  return npz_with_reader(path, [&](const ByteReader& r) { return npz_members_typed(r, path, keep_float32, select); });
+}
+
+std::vector<NpzMemberHeader> npz_read_headers(const std::string& path) {
+  return npz_with_reader(path, [&](const ByteReader& r) {
+    std::vector<NpzMemberHeader> out;
+    npz_members_typed(r, path, false, {}, &out);
+    return out;
+  });
 }
 
 std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::string& path) {

@@ -70,7 +70,10 @@ std::string mlp_key(std::size_t l, const char* leaf) { return "mlp_seq." + std::
 
 }  // namespace
 
-Dana24Aot dana24_aot_load(const StateDict& sd, std::size_t heads, const std::string& file) {
+namespace {
+// values false: `sd` holds headers only (keys, dtypes, shapes), checked as the full load checks them
+// (heads 0: not checked).
+Dana24Aot aot_load(const StateDict& sd, std::size_t heads, const std::string& file, bool values) {
   Loader ld(sd, file);
   Dana24Aot m;
   m.file = file;
@@ -90,7 +93,7 @@ Dana24Aot dana24_aot_load(const StateDict& sd, std::size_t heads, const std::str
   while (ld.find(block_key(m.layers, 0, "in_proj_weight"))) ++m.layers;
   if (m.layers > 0)
     while (ld.find(block_key(0, m.parallel, "in_proj_weight"))) ++m.parallel;
-  if (m.layers > 0) {
+  if (m.layers > 0 && (values || heads != 0)) {
     if (heads == 0 || m.d_head % heads != 0)
       throw input_error(file, "--heads", "expected a divisor of d_head = " + std::to_string(m.d_head) + ", got " +
                                              std::to_string(heads));
@@ -130,7 +133,7 @@ Dana24Aot dana24_aot_load(const StateDict& sd, std::size_t heads, const std::str
     if (mask->shape != std::vector<std::size_t>{n, n})
       throw input_error(file, "attn_mask", "expected shape " + shape_text({n, n}) + " (pos_emb.weight rows - 1), got " +
                                                shape_text(mask->shape));
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; values && i < n; ++i)
       for (std::size_t j = 0; j < n; ++j) {
         const std::size_t k = i * n + j;
         const double v = dtype_is_float(mask->dtype) ? mask->f64[k] : static_cast<double>(mask->i64[k]);
@@ -140,19 +143,39 @@ Dana24Aot dana24_aot_load(const StateDict& sd, std::size_t heads, const std::str
       }
     ld.mark("attn_mask");
     m.max_len = n;
+    m.has_mask = true;
     if (n == 0) throw input_error(file, "attn_mask", "expected pos_emb.weight to have at least 2 rows with an attn_mask");
   }
   ld.check_no_extra();
   return m;
 }
+}  // namespace
+
+Dana24Aot dana24_aot_load(const StateDict& sd, std::size_t heads, const std::string& file) {
+  return aot_load(sd, heads, file, true);
+}
+
+void dana24_aot_screen(const StateDict& headers, std::size_t heads, const std::string& file) {
+  (void)aot_load(headers, heads, file, false);
+}
 
 Dana24AotData dana24_aot_read_data(const std::string& path) {
-  auto arrays = npz_read_typed(path);
-  Dana24AotData data;
-  data.file = path;
-  for (const auto& [name, a] : arrays)
+  // Member names, then each member's dtype and rank, are checked before its values are read.
+  NpzSelect select;
+  select.want = [&](const std::string& name) {
     if (name != "sequences" && name != "next")
       throw input_error(path, name, "expected only the members sequences (T, S) and next (T,)");
+    return true;
+  };
+  select.header = [&](const std::string& name, const std::vector<std::size_t>& shape, char kind) {
+    if (kind == 'f') throw input_error(path, name, "expected an integer array (token ids), got floating-point values");
+    const std::size_t dims = name == "sequences" ? 2 : 1;
+    if (shape.size() != dims)
+      throw input_error(path, name, "expected a " + std::to_string(dims) + "-D array, got shape " + shape_text(shape));
+  };
+  auto arrays = npz_read_typed(path, /*keep_float32=*/false, select);
+  Dana24AotData data;
+  data.file = path;
   auto get = [&](const char* name, std::size_t dims) -> const TypedArray& {
     auto it = arrays.find(name);
     if (it == arrays.end()) throw input_error(path, name, "expected an integer array, missing");
@@ -185,6 +208,13 @@ void dana24_aot_check_data(const Dana24Aot& m, const Dana24AotData& data) {
                       "expected at most " + std::to_string(m.max_len) + " tokens per sequence (the model's " +
                           (m.max_len < m.S_max ? "attn_mask" : "pos_emb.weight rows") + "), got " +
                           std::to_string(data.S));
+  // The authors' forward gives attn_mask (max_len x max_len) to MultiheadAttention, which raises unless
+  // the sequence length is max_len: a shorter sequence is not an input of the model as stored.
+  if (m.has_mask && data.S != m.max_len)
+    throw input_error(data.file, "sequences[0]",
+                      "expected exactly " + std::to_string(m.max_len) + " tokens per sequence (the model's attn_mask is " +
+                          std::to_string(m.max_len) + " x " + std::to_string(m.max_len) +
+                          ", and its forward refuses any other length), got " + std::to_string(data.S));
   const auto n = static_cast<std::int64_t>(m.N);
   for (std::size_t k = 0; k < data.sequences.size(); ++k)
     if (data.sequences[k] < 0 || data.sequences[k] >= n)

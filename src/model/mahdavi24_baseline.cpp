@@ -11,7 +11,9 @@ namespace memcert {
 
 using model_load::kAny;
 
-Mahdavi24Baseline mahdavi24_baseline_load(const StateDict& sd, const std::string& file) {
+namespace {
+// values false: `sd` holds headers only (keys, dtypes, shapes), checked as the full load checks them.
+Mahdavi24Baseline mahdavi24_load(const StateDict& sd, const std::string& file, bool values) {
   Mahdavi24Baseline m;
   AttentionReadout& a = m.net;
   const Tensor& emb = model_load::tensor(sd, file, "embedding.weight", {kAny, kAny}, "d_model, d_in");
@@ -44,14 +46,30 @@ Mahdavi24Baseline mahdavi24_baseline_load(const StateDict& sd, const std::string
                         "attention.Wo", "decoder.weight", "decoder.bias"},
                        "mahdavi24-baseline");
   a.scale_m = a.D;  // CustomAttention divides by math.sqrt(d), d = query.shape[-1] = d_model
-  attention_readout_check(a);
+  if (values) attention_readout_check(a);
   return m;
 }
+}  // namespace
+
+Mahdavi24Baseline mahdavi24_baseline_load(const StateDict& sd, const std::string& file) { return mahdavi24_load(sd, file, true); }
+
+void mahdavi24_baseline_screen(const StateDict& headers, const std::string& file) { (void)mahdavi24_load(headers, file, false); }
 
 Mahdavi24Data mahdavi24_baseline_read_data(const std::string& path) {
   if (path_extension_lower(path) != ".npz")
     throw input_error(path, "", "expected an .npz data set with X (T, n+1, d_in) and y (T,) for --arch mahdavi24-baseline");
-  std::map<std::string, TypedArray> a = npz_read_typed(path, /*keep_float32=*/true);
+  // Only X and y are read (other members are skipped unread); X's rank and dtype are checked before its
+  // values are read.
+  NpzSelect select;
+  select.want = [](const std::string& name) { return name == "X" || name == "y"; };
+  select.header = [&](const std::string& name, const std::vector<std::size_t>& shape, char kind) {
+    if (name != "X") return;
+    if (shape.size() != 3 || shape[0] == 0 || shape[1] < 2 || shape[2] == 0)
+      throw input_error(path, "X", "expected a float array of shape (T, n+1, d_in) with T >= 1, n >= 1, d_in >= 1, got shape " +
+                                       model_load::shape_text(shape));
+    if (kind != 'f') throw input_error(path, "X", "expected float16, float32 or float64 values, got an integer dtype");
+  };
+  std::map<std::string, TypedArray> a = npz_read_typed(path, /*keep_float32=*/true, select);
   auto it = a.find("X");
   if (it == a.end()) throw input_error(path, "X", "missing: expected a float array of shape (T, n+1, d_in)");
   TypedArray& X = it->second;

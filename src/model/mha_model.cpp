@@ -13,7 +13,9 @@ using model_load::kAny;
 
 namespace {
 
-MhaModel load_torch(const StateDict& sd, std::size_t heads, const std::string& file) {
+// values false (load_*): `sd` holds headers only, checked as the full load checks them (heads 0: not
+// checked).
+MhaModel load_torch(const StateDict& sd, std::size_t heads, const std::string& file, bool values) {
   MhaModel m;
   m.layout = "torch";
   AttentionReadout& a = m.net;
@@ -26,9 +28,11 @@ MhaModel load_torch(const StateDict& sd, std::size_t heads, const std::string& f
     if (w.shape[0] != 3 * E)
       throw input_error(file, "in_proj_weight", "expected a float tensor of shape " + model_load::shape_text({3 * E, E}) +
                                                     " (3 embed_dim, embed_dim), got shape " + model_load::shape_text(w.shape));
-    Wq.assign(w.f64.begin(), w.f64.begin() + E * E);
-    Wk.assign(w.f64.begin() + E * E, w.f64.begin() + 2 * E * E);
-    Wv.assign(w.f64.begin() + 2 * E * E, w.f64.end());
+    if (values) {
+      Wq.assign(w.f64.begin(), w.f64.begin() + E * E);
+      Wk.assign(w.f64.begin() + E * E, w.f64.begin() + 2 * E * E);
+      Wv.assign(w.f64.begin() + 2 * E * E, w.f64.end());
+    }
     known.insert("in_proj_weight");
   } else {
     const Tensor& q = model_load::tensor(sd, file, "q_proj_weight", {kAny, kAny}, "embed_dim, embed_dim (or in_proj_weight)");
@@ -43,6 +47,7 @@ MhaModel load_torch(const StateDict& sd, std::size_t heads, const std::string& f
   const std::vector<double> Wout = model_load::values(sd, file, "out_proj.weight", {E, E}, "embed_dim, embed_dim");
   std::vector<double> bout;
   if (bias) bout = model_load::values(sd, file, "out_proj.bias", {E}, "embed_dim");
+  if (heads == 0 && !values) heads = 1;
   if (heads == 0) throw InputError("--heads: required for a torch nn.MultiheadAttention (its num_heads; the tensors do not say)");
   if (E % heads != 0)
     throw InputError("--heads " + std::to_string(heads) + ": expected a divisor of embed_dim = " + std::to_string(E));
@@ -59,6 +64,7 @@ MhaModel load_torch(const StateDict& sd, std::size_t heads, const std::string& f
     a.C = E;
   }
   model_load::no_extra(sd, file, known, "mha");
+  if (!values) return m;
   const std::size_t hd = E / heads;
   m.heads = heads;
   a.d_in = a.D = E;
@@ -90,7 +96,7 @@ MhaModel load_torch(const StateDict& sd, std::size_t heads, const std::string& f
   return m;
 }
 
-MhaModel load_memcert(const StateDict& sd, std::size_t heads, const std::string& file) {
+MhaModel load_memcert(const StateDict& sd, std::size_t heads, const std::string& file, bool values) {
   MhaModel m;
   m.layout = "memcert";
   AttentionReadout& a = m.net;
@@ -108,15 +114,17 @@ MhaModel load_memcert(const StateDict& sd, std::size_t heads, const std::string&
   const Tensor& wd = model_load::tensor(sd, file, "WD", {a.D, kAny}, "d, d_out");
   a.C = wd.shape[1];
   a.readout = true;
-  a.Wr.assign(a.C * a.D, 0.0);
-  for (std::size_t k = 0; k < a.D; ++k)
-    for (std::size_t c = 0; c < a.C; ++c) a.Wr[c * a.D + k] = wd.f64[k * a.C + c];
+  if (values) {
+    a.Wr.assign(a.C * a.D, 0.0);
+    for (std::size_t k = 0; k < a.D; ++k)
+      for (std::size_t c = 0; c < a.C; ++c) a.Wr[c * a.D + k] = wd.f64[k * a.C + c];
+  }
   const Tensor* skip = sd.find("skip");
   if (!skip) throw input_error(file, "skip", "missing: expected a scalar 0 or 1 (shape ())");
-  if (!skip->shape.empty() || (dtype_is_float(skip->dtype) ? !(skip->f64[0] == 0 || skip->f64[0] == 1)
-                                                            : !(skip->i64[0] == 0 || skip->i64[0] == 1)))
+  if (!skip->shape.empty() || (values && (dtype_is_float(skip->dtype) ? !(skip->f64[0] == 0 || skip->f64[0] == 1)
+                                                                      : !(skip->i64[0] == 0 || skip->i64[0] == 1))))
     throw input_error(file, "skip", "expected a scalar 0 or 1 (shape ())");
-  a.skip = dtype_is_float(skip->dtype) ? skip->f64[0] == 1 : skip->i64[0] == 1;
+  if (values) a.skip = dtype_is_float(skip->dtype) ? skip->f64[0] == 1 : skip->i64[0] == 1;
   std::set<std::string> known = {"WK", "WQ", "WV", "WO", "WD", "skip"};
   const std::vector<std::pair<std::string, std::vector<std::size_t>>> torch_keys = {
       {"torch_in_proj_weight", {3 * a.D, a.D}}, {"torch_in_proj_bias", {3 * a.D}}, {"torch_out_proj_weight", {a.D, a.D}},
@@ -133,7 +141,7 @@ MhaModel load_memcert(const StateDict& sd, std::size_t heads, const std::string&
     throw InputError("--heads " + std::to_string(heads) + ": expected " + std::to_string(a.H) + " (WK's first dimension) or none");
   m.heads = a.H;
   a.scale_m = 1;
-  attention_readout_check(a);
+  if (values) attention_readout_check(a);
   return m;
 }
 
@@ -148,8 +156,13 @@ std::vector<double> exact_doubles(const TypedMatrix& a, const std::string& path,
 }  // namespace
 
 MhaModel mha_load(const StateDict& sd, std::size_t heads, const std::string& file) {
-  if (sd.find("WK") || sd.find("WQ") || sd.find("WD")) return load_memcert(sd, heads, file);
-  return load_torch(sd, heads, file);
+  if (sd.find("WK") || sd.find("WQ") || sd.find("WD")) return load_memcert(sd, heads, file, true);
+  return load_torch(sd, heads, file, true);
+}
+
+void mha_screen(const StateDict& headers, std::size_t heads, const std::string& file) {
+  if (headers.find("WK") || headers.find("WQ") || headers.find("WD")) (void)load_memcert(headers, heads, file, false);
+  else (void)load_torch(headers, heads, file, false);
 }
 
 MhaData mha_read_data(const std::string& path) {

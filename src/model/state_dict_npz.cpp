@@ -8,6 +8,16 @@
 namespace memcert {
 
 StateDict state_dict_read_npz(const std::string& path, const StateDictLimits& limits) {
+  if (limits.screen) {  // the members' .npy headers first: nothing is read past them before the screen
+    StateDict headers;
+    for (const NpzMemberHeader& h : npz_read_headers(path)) {
+      Tensor t;
+      t.dtype = h.kind != 'f' ? DType::int64 : h.itemsize == 2 ? DType::float16 : h.itemsize == 4 ? DType::float32 : DType::float64;
+      t.shape = h.shape;
+      headers.insert(h.key, std::move(t));
+    }
+    limits.screen(headers);
+  }
   std::map<std::string, TypedArray> arrays = npz_read_typed(path, /*keep_float32=*/true);
   detail::ElementBudget budget(limits.max_elements);
   StateDict out;

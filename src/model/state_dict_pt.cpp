@@ -121,8 +121,11 @@ class PtReader {
     return *sd;
   }
 
+  // Every key, dtype and shape from the pickle first (limits_.screen sees them before any storage member
+  // is read), then each tensor materialized.
   StateDict state_dict(const PyObject& d) {
-    StateDict out;
+    StateDict headers;
+    std::vector<const PyTensor*> views;
     for (std::size_t k = 0; k + 1 < d.items.size(); k += 2) {
       const PyObject& key = obj(d.items[k]);
       if (key.kind != PyKind::string) fail("", std::string("expected state_dict keys to be str, got ") + py_kind_name(key.kind));
@@ -130,8 +133,18 @@ class PtReader {
       const std::string where = "tensor '" + printable(key.s) + "'";
       const PyObject& v = obj(d.items[k + 1]);
       if (v.kind != PyKind::tensor) fail(where, std::string("expected a tensor, got ") + py_kind_name(v.kind));
-      if (!out.insert(key.s, materialize(r_.tensors[static_cast<std::size_t>(v.i)], where)))
-        fail(where, "expected unique state_dict keys, got this one twice");
+      const PyTensor& t = r_.tensors[static_cast<std::size_t>(v.i)];
+      Tensor h;
+      h.dtype = obj(t.storage).dtype;
+      h.shape.assign(t.shape.begin(), t.shape.end());
+      if (!headers.insert(key.s, std::move(h))) fail(where, "expected unique state_dict keys, got this one twice");
+      views.push_back(&t);
+    }
+    if (limits_.screen) limits_.screen(headers);
+    StateDict out;
+    for (std::size_t i = 0; i < views.size(); ++i) {
+      const std::string& key = headers.entries()[i].first;
+      out.insert(key, materialize(*views[i], "tensor '" + printable(key) + "'"));
     }
     return out;
   }

@@ -127,6 +127,16 @@ StateDict safetensors_read_bytes(const ModelBytes& b, const StateDictLimits& lim
     throw input_error(b.name(), "byte " + std::to_string(data_at + covered),
                       "expected the tensors to cover the data exactly, got " + std::to_string(data_size - covered) +
                           " bytes no tensor uses");
+  if (limits.screen) {
+    StateDict headers;
+    for (const SafetensorsEntry& e : entries) {
+      Tensor h;
+      h.dtype = e.dtype;
+      h.shape.assign(e.shape.begin(), e.shape.end());
+      headers.insert(e.name, std::move(h));
+    }
+    limits.screen(headers);
+  }
   detail::ElementBudget budget(limits.max_elements);
   StateDict out;
   for (const SafetensorsEntry& e : entries) {

@@ -345,6 +345,18 @@ TEST_CASE("model: dana24-aot, with and without compression and MLP") {
   bad = in;
   find(bad.data, "next")->values[0] = 99;  // not a token
   CHECK(verify(bad, certificate(bad)).reason.find("next") != std::string::npos);
+  bad = in;  // sequences one token shorter than the 4 x 4 attn_mask: not an input of the model's forward
+  {
+    NamedArray& q = *find(bad.data, "sequences");
+    const std::size_t T = q.shape[0], S = q.shape[1];
+    std::vector<double> v;
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t j = 0; j + 1 < S; ++j) v.push_back(q.values[t * S + j]);
+    q.values = v;
+    q.shape = {T, S - 1};
+  }
+  CHECK(verify(bad, certificate(bad)).reason ==
+        "data: sequences of 3 tokens, expected exactly 4 (the model's attn_mask is 4 x 4; its forward refuses any other length)");
 }
 
 TEST_CASE("model: mha, classification and regression") {

@@ -7,6 +7,9 @@ answer is one line, "1" (success) or "0 <why>".
   npy PATH DESCR SHAPE VALUES            write a .npy (v1, C order) with struct: npy m.npy <f8 2,3 0.1,2,...
   npz PATH stored|deflated NAME=DESCR:SHAPE:VALUES...   write an .npz as numpy.savez does (zip64 headers)
   alter IN OUT STATEMENT    load JSON IN as j, exec STATEMENT, write OUT
+  pt PATH KEY NUMEL         a torch.save archive (written by hand) whose state_dict holds KEY: a float32
+                            view of NUMEL elements, stride 0, over a storage of one element
+  npzadd PATH NAME NUMEL    append to the .npz PATH a deflated member NAME.npy of NUMEL float64 zeros
 EXPR and STATEMENT may call digest(PATH, T): the digest of the first T examples of the JSON attention
 data set at PATH, computed here from its layout in docs/CERTIFICATES.md ("Data by reference"); EXPR may
 call lowest_terms(v): every "p/q" string in v is in lowest terms.
@@ -176,13 +179,42 @@ def op_bomb(path, shape, total):
                 left -= n
 
 
+def op_pt(path, key, numel):
+    """torch.save's zip layout: archive/data.pkl (pickle protocol 2: {key: _rebuild_tensor_v2(storage,
+    0, (numel,), (0,), False, OrderedDict())}), archive/data/0 (one float32), archive/version."""
+    def uni(s):
+        b = s.encode()
+        return b"X" + struct.pack("<I", len(b)) + b
+    pkl = (b"\x80\x02}" + uni(key) + b"ctorch._utils\n_rebuild_tensor_v2\n(" +
+           b"(" + uni("storage") + b"ctorch\nFloatStorage\n" + uni("0") + uni("cpu") + b"K\x01tQ" +
+           b"K\x00" + b"(J" + struct.pack("<i", int(numel)) + b"t" + b"(K\x00t" + b"\x89" +
+           b"ccollections\nOrderedDict\n)R" + b"tRs.")
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
+        z.writestr("archive/data.pkl", pkl)
+        z.writestr("archive/data/0", struct.pack("<f", 1.0))
+        z.writestr("archive/version", "3\n")
+
+
+def op_npzadd(path, name, numel):
+    head = npy_bytes("<f8", numel + ",", "")
+    with zipfile.ZipFile(path, "a", compression=zipfile.ZIP_DEFLATED, allowZip64=True, compresslevel=1) as z:
+        with z.open(name + ".npy", "w", force_zip64=True) as f:
+            f.write(head)
+            left, zero = 8 * int(numel), bytes(1 << 20)
+            while left > 0:
+                n = min(left, len(zero))
+                f.write(zero[:n])
+                left -= n
+
+
 def op_alter(src, dst, statement):
     j = json.load(open(src))
     exec(statement, HELPERS | {"j": j})
     json.dump(j, open(dst, "w"))
 
 
-OPS = {"stdout": op_stdout, "file": op_file, "npy": op_npy, "npz": op_npz, "alter": op_alter, "bomb": op_bomb}
+OPS = {"stdout": op_stdout, "file": op_file, "npy": op_npy, "npz": op_npz, "alter": op_alter, "bomb": op_bomb,
+       "pt": op_pt, "npzadd": op_npzadd}
 
 for line in sys.stdin:
     op, *args = line.rstrip("\n").split("\t")

@@ -1499,6 +1499,99 @@ section_certify() {
   check "certify: the data file is left as it was" cmp -s "$d/data.npz" "$d/data_copy.npz"
 }
 
+# ---------------------------------------------------------------------------------------------------
+# Model and data files read without materializing what will be refused (docs/MODELS.md): a model
+# file's keys, dtypes and shapes are checked against the architecture before any tensor's values are
+# read, and a data file's members that are not needed are never inflated.
+# ---------------------------------------------------------------------------------------------------
+# run_peak KB_FILE COMMAND...: run memcert as `run` does, its peak resident set (KB) into KB_FILE.
+run_peak() {
+  local kb=$1
+  shift
+  /usr/bin/time -f "%M" -o "$kb" "$BIN" "$@" >"$OUT" 2>"$ERR"
+  RC=$?
+}
+# expect_peak_below DESCRIPTION KB_FILE LIMIT_KB
+expect_peak_below() {
+  local peak
+  peak=$(tail -n 1 "$2")
+  if [ "$peak" -lt "$3" ] 2>/dev/null; then pass; else fail "$1: peak resident set $peak KB, expected below $3 KB"; fi
+}
+
+section_model_files() {
+  local d=$WORK/model_files t0
+  mkdir -p "$d"
+  if [ ! -x /usr/bin/time ]; then fail "model files: /usr/bin/time (GNU time) is needed"; return; fi
+  # A tiny mahdavi24-baseline model (d_model = d_in = 2, one head of width 1, two classes) and its data.
+  write_npz "$d/m.npz" stored 'embedding.weight=<f8:2,2:1,0,0,1' 'embedding.bias=<f8:2:0,0' 'pos_enc.pe=<f8:2,2:0,0,0,0' \
+    'attention.Wq=<f8:1,2,1:1,0' 'attention.Wk=<f8:1,2,1:1,0' 'attention.Wv=<f8:1,2,1:1,1' 'attention.Wo=<f8:1,2:1,-1' \
+    'decoder.weight=<f8:2,2:1,0,0,1' 'decoder.bias=<f8:2:0,0'
+  write_npz "$d/x.npz" stored 'X=<f8:2,2,2:1,0,0,1,0,1,1,0' 'y=<i8:2:0,1'
+  run certify "$d/m.npz" "$d/x.npz" --arch mahdavi24-baseline --out "$d/m.cert.json"
+  if [ "$RC" -le 1 ] || [ "$RC" -eq 3 ]; then pass; else fail "model files: certify the tiny model: exit $RC ($(cat "$ERR"))"; fi
+
+  # A 489-byte .pt whose one tensor, an unexpected key, is a stride-0 view of 2^28 float32 over one stored
+  # element: refused by its key before the view is materialized (it would take 2 GiB), within 300 MB of
+  # address space and at once.
+  py pt "$d/extra.pt" extra 268435456 || fail "pt: $PY_WHY"
+  t0=$SECONDS
+  (ulimit -v 300000 && exec "$BIN" certify "$d/extra.pt" "$d/x.npz" --arch mahdavi24-baseline) >"$OUT" 2>"$ERR"
+  RC=$?
+  expect_rc "model files: .pt with a 2^28-element view under an unexpected key" 2
+  if [ "$(wc -l <"$ERR")" -eq 1 ]; then pass; else fail "model files: extra key: expected one stderr line: $(cat "$ERR")"; fi
+  stderr_mentions "model files: extra key" "extra.pt: embedding.weight: missing"
+  if [ $((SECONDS - t0)) -le 3 ]; then pass; else fail "model files: extra key: took $((SECONDS - t0)) s"; fi
+  # The same view under an expected key with a shape the architecture refuses (1-D, not d_model x d_in).
+  py pt "$d/shape.pt" embedding.weight 268435456 || fail "pt: $PY_WHY"
+  (ulimit -v 300000 && exec "$BIN" certify "$d/shape.pt" "$d/x.npz" --arch mahdavi24-baseline) >"$OUT" 2>"$ERR"
+  RC=$?
+  expect_rc "model files: .pt with a 2^28-element view of the wrong rank" 2
+  stderr_mentions "model files: wrong rank" "shape.pt: embedding.weight: expected a float tensor of shape (*, *) (d_model, d_in), got shape (268435456,)"
+  # verify reads the model the certificate names the same way: the unexpected key is refused unread.
+  alter_json "$d/m.cert.json" "$d/extra.cert.json" 'j["model"]["file"] = "extra.pt"'
+  (ulimit -v 300000 && exec "$BIN" verify "$d/extra.cert.json") >"$OUT" 2>"$ERR"
+  RC=$?
+  expect_rc "model files: verify of a certificate naming the .pt" 2
+  stderr_mentions "model files: verify names the key" "extra.pt: extra: unexpected tensor for --arch mahdavi24-baseline"
+
+  # Data: a deflated member no architecture reads (2^25 float64 zeros, 256 MiB inflated, 1 MB on disk)
+  # is skipped without being inflated: mahdavi24-baseline reads X and y only.
+  cp "$d/x.npz" "$d/xj.npz"
+  py npzadd "$d/xj.npz" junk 33554432 || fail "npzadd: $PY_WHY"
+  run_peak "$d/kb" certify "$d/m.npz" "$d/xj.npz" --arch mahdavi24-baseline --out "$d/mj.cert.json"
+  if [ "$RC" -le 1 ] || [ "$RC" -eq 3 ]; then pass; else fail "model files: data with an unread member: exit $RC ($(cat "$ERR"))"; fi
+  expect_peak_below "model files: the unread data member is not inflated" "$d/kb" 150000
+  run_peak "$d/kb" verify "$d/mj.cert.json"
+  expect_rc "model files: verify with an unread data member" 0
+  expect_peak_below "model files: verify does not inflate the unread data member" "$d/kb" 150000
+  # mha's attention data: members other than contexts, queries and the labels are skipped unread too.
+  run generate theorem1 --T 13 --n 4 --d 6 --out "$d/t.npz"
+  run construct theorem1 "$d/t.npz" --heads 4 --dh 4 --out "$d/t1.json" --weights-out "$d/tw.npz"
+  expect_rc "model files: construct for mha" 0
+  cp "$d/t.npz" "$d/tj.npz"
+  py npzadd "$d/tj.npz" junk 33554432 || fail "npzadd: $PY_WHY"
+  run_peak "$d/kb" certify "$d/tw.npz" "$d/tj.npz" --arch mha --tolerance 1e-6 --out "$d/tj.cert.json"
+  expect_rc "model files: mha data with an unread member" 0
+  expect_peak_below "model files: the unread attention-data member is not inflated" "$d/kb" 150000
+  # dana24-aot's data file holds sequences and next only: another member is refused by its name, unread.
+  write_npz "$d/a.npz" stored 'word_emb.weight=<f8:2,2:1,0,0,1' 'pos_emb.weight=<f8:2,2:0,0,0,0' 'unemb.weight=<f8:2,2:1,0,0,1'
+  write_npz "$d/s.npz" stored 'sequences=<i8:1,2:0,1' 'next=<i8:1:1'
+  run certify "$d/a.npz" "$d/s.npz" --arch dana24-aot
+  if [ "$RC" -le 1 ] || [ "$RC" -eq 3 ]; then pass; else fail "model files: certify the tiny dana24-aot model: exit $RC ($(cat "$ERR"))"; fi
+  cp "$d/s.npz" "$d/sj.npz"
+  py npzadd "$d/sj.npz" junk 33554432 || fail "npzadd: $PY_WHY"
+  run_peak "$d/kb" certify "$d/a.npz" "$d/sj.npz" --arch dana24-aot
+  expect_rc "model files: dana24-aot data with another member" 2
+  stderr_mentions "model files: dana24-aot data with another member" "sj.npz: junk: expected only the members sequences (T, S) and next (T,)"
+  expect_peak_below "model files: the refused data member is not inflated" "$d/kb" 150000
+  # A member whose .npy header declares 2^28 elements in a member of a few bytes: refused unread.
+  write_npz "$d/sl.npz" deflated 'sequences=<i8:16777216,16:' 'next=<i8:1:1'
+  run_peak "$d/kb" certify "$d/a.npz" "$d/sl.npz" --arch dana24-aot
+  expect_rc "model files: a member declaring more than it holds" 2
+  stderr_mentions "model files: a member declaring more than it holds" "truncated data (expected 2147483648 bytes"
+  expect_peak_below "model files: the short member is not read" "$d/kb" 150000
+}
+
 SECTIONS=(section_rank section_kruskal section_verify section_verify_many section_export section_manners)
 SECTIONS+=(section_engine_route)
 SECTIONS+=(section_theorem1)
@@ -1511,6 +1604,7 @@ SECTIONS+=(section_portable_twins)
 SECTIONS+=(section_front)
 SECTIONS+=(section_certify)
 SECTIONS+=(section_export_ks)
+SECTIONS+=(section_model_files)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2

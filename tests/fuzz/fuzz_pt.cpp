@@ -57,5 +57,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (...) {
     std::abort();
   }
+  // Again with a screen as an architecture's: keys named extra* and tensors of more than 2^16 elements
+  // refused from their headers. The screen runs once, before any tensor is materialized, and its refusal
+  // is the reader's answer.
+  int screened = 0;
+  limits.screen = [&](const memcert::StateDict& headers) {
+    ++screened;
+    for (const auto& [key, t] : headers.entries()) {
+      if (!t.f64.empty() || !t.i64.empty()) std::abort();  // headers carry no values
+      std::uint64_t n = 1;
+      for (std::size_t s : t.shape) n = s != 0 && n > (std::uint64_t{1} << 16) / s ? (std::uint64_t{1} << 17) : n * s;
+      if (key.rfind("extra", 0) == 0 || n > (std::uint64_t{1} << 16)) throw memcert::InputError("fuzz.pt: screened");
+    }
+  };
+  try {
+    (void)memcert::state_dict_parse_pt(bytes, "fuzz.pt", limits);
+    if (screened != 1) std::abort();
+  } catch (const memcert::InputError&) {
+    if (screened > 1) std::abort();
+  } catch (...) {
+    std::abort();
+  }
   return 0;
 }

@@ -405,6 +405,12 @@ TEST_CASE("dana24-aot: data errors name the position", "[dana24_aot]") {
   CHECK(err(d) == "data.npz: next[2]: expected a token id in [0, 6)");
   d = aot_data(3, 5, c.N, 1);
   CHECK(err(d).find("data.npz: sequences: expected at most 4 tokens per sequence") == 0);
+  // Shorter than the stored attn_mask (4 x 4): the authors' forward refuses it, and so does memcert; the
+  // same model without its mask takes it.
+  d = aot_data(3, 3, c.N, 1);
+  CHECK(err(d) == "data.npz: sequences[0]: expected exactly 4 tokens per sequence (the model's attn_mask is 4 x 4, and its "
+                  "forward refuses any other length), got 3");
+  CHECK_NOTHROW(dana24_aot_certify(dana24_aot_load(aot_model(c, 3, false), 2, "m.pt"), d, CertifyOptions{}));
 }
 
 TEST_CASE("dana24-aot: a cancelling sum the double pass gets wrong in sign is not decided by it", "[dana24_aot]") {

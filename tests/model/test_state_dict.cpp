@@ -332,6 +332,46 @@ TEST_CASE("safetensors: tensors in the header's order, exact", "[model][safetens
   CHECK(sd.find("m")->i64 == std::vector<std::int64_t>{1, 0});
 }
 
+TEST_CASE("screen: every key, dtype and shape before any value, and its refusal costs nothing", "[model][hostile]") {
+  // A .pt whose second tensor is a stride-0 view of 2^28 float32 over one stored element (2 GiB once
+  // materialized) and a safetensors file of two tensors. The screen sees every header, in the file's order,
+  // with no values, before anything is materialized: with an element bound of 2^20 the view would be
+  // refused by the bound while being materialized, so the screen's own message proves it ran first.
+  const std::string pt = archive(pickle(ordered_dict({{"w", tensor("FloatStorage", "0", 1, 0, {1}, {1})},
+                                                     {"extra", tensor("FloatStorage", "0", 1, 0, {1 << 28}, {0})}})),
+                                 {{"0", floats({1})}});
+  const std::string st = safetensors(R"({"b":{"dtype":"F64","shape":[1],"data_offsets":[0,8]},)"
+                                     R"("a":{"dtype":"I32","shape":[2,1],"data_offsets":[8,16]}})",
+                                     std::string(8, '\0') + le(7, 4) + le(9, 4));
+  StateDictLimits limits;
+  limits.max_elements = std::uint64_t{1} << 20;
+  CHECK(contains(refusal(pt, limits), "tensor elements in all"));  // without a screen: the bound, mid-read
+  std::vector<std::string> seen;
+  limits.screen = [&](const StateDict& headers) {
+    for (const auto& [key, t] : headers.entries()) {
+      CHECK(t.f64.empty());
+      CHECK(t.i64.empty());
+      std::string shape;
+      for (std::size_t d : t.shape) shape += std::to_string(d) + ",";
+      seen.push_back(key + ":" + dtype_name(t.dtype) + ":" + shape);
+    }
+    for (const auto& [key, t] : headers.entries())
+      if (key == "extra") throw input_error("m.pt", key, "unexpected tensor");
+  };
+  CHECK(refusal(pt, limits) == "m.pt: extra: unexpected tensor");
+  CHECK(seen == std::vector<std::string>{"w:float32:1,", "extra:float32:268435456,"});
+  seen.clear();
+  const StateDict sd = state_dict_parse_safetensors(st, "m.safetensors", limits);
+  CHECK(seen == std::vector<std::string>{"b:float64:1,", "a:int32:2,1,"});
+  CHECK(sd.find("a")->i64 == std::vector<std::int64_t>{7, 9});
+  // A screen that accepts: the same tensors as without it.
+  seen.clear();
+  limits.max_elements = std::uint64_t{1} << 31;
+  const StateDict v = state_dict_parse_pt(views_archive(), "m.pt", limits);
+  CHECK(seen.size() == 4);
+  CHECK(v.find("t")->f64 == state_dict_parse_pt(views_archive(), "m.pt").find("t")->f64);
+}
+
 TEST_CASE("safetensors: offsets, sizes and the header are validated", "[model][safetensors][hostile]") {
   const std::string d8 = floats({1, 2});
   auto one = [](const std::string& entry) { return std::string("{\"w\":") + entry + "}"; };

@@ -60,9 +60,13 @@ using NpyByteMapper = std::function<std::shared_ptr<const unsigned char>(std::si
 // refers to the mapping; its CRC and values are checked in one parallel pass). crc_before_header_errors
 // false: an error in the header (its own, or a size that disagrees with `size`) is raised at once, without
 // reading the rest of the member for its CRC (a deflated member: its rest is not inflated).
+// header_check, when given, sees the shape, the dtype kind ('f' float, 'i' signed, 'u' unsigned, 'b'
+// bool) and the bytes per element once the header is read and agrees with `size`, before any value is
+// read; it throws to refuse.
+using NpyHeaderCheck = std::function<void(const std::vector<std::size_t>& shape, char kind, std::size_t itemsize)>;
 TypedArray npy_read_typed(std::size_t size, const NpyByteReader& read, const std::string& name, bool keep_float32,
                           const std::function<void(std::uint32_t)>& crc_check, const NpyByteMapper& map = {},
-                          bool crc_before_header_errors = true);
+                          bool crc_before_header_errors = true, const NpyHeaderCheck& header_check = {});
 // zlib's CRC-32 of the n bytes at p, continuing `crc` (0 to start): in pieces of at most max_piece bytes
 // (zlib counts lengths in 32 bits), each piece's CRC computed alone (in parallel for large n) and joined by
 // crc32_combine. `piece`, when given, computes one piece's CRC-32 from 0 in place of zlib (tests).
@@ -77,7 +81,25 @@ NdArray npy_read(const std::string& path);
 // .npz (stored or deflated zip members) -> name (without ".npy") -> array.
 // From a regular file, members are read piecewise (npy_read_typed: stored members never held twice);
 // keep_float32 as in npy_read_typed.
-std::map<std::string, TypedArray> npz_read_typed(const std::string& path, bool keep_float32 = false);
+// select: which members to read. want(key) is called for every member, in the archive's order, before
+// any member's data are read: false skips the member (never read, never inflated), and it throws to
+// refuse the file. header(key, shape, kind), for each member read, sees its .npy header (as
+// NpyHeaderCheck) before its values are read or inflated.
+struct NpzSelect {
+  std::function<bool(const std::string& key)> want;
+  std::function<void(const std::string& key, const std::vector<std::size_t>& shape, char kind)> header;
+};
+std::map<std::string, TypedArray> npz_read_typed(const std::string& path, bool keep_float32 = false,
+                                                 const NpzSelect& select = {});
+// Every member's .npy header (key, shape, dtype kind and bytes per element), in the archive's order, from
+// the directory and each member's header bytes alone (a deflated member: only its header is inflated).
+struct NpzMemberHeader {
+  std::string key;
+  std::vector<std::size_t> shape;
+  char kind = 'f';
+  std::size_t itemsize = 8;
+};
+std::vector<NpzMemberHeader> npz_read_headers(const std::string& path);
 std::map<std::string, TypedArray> npz_parse_typed(const std::string& bytes, const std::string& name);
 std::map<std::string, NdArray> npz_read(const std::string& path);
 std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::string& name);

@@ -38,6 +38,7 @@ struct Dana24Aot {
   std::size_t width = 0;     // MLP hidden width, 0 without MLPs
   std::size_t max_len = 0;   // longest sequence accepted: attn_mask's size when stored (the authors'
                              // forward needs S = context_window - 1), else S_max
+  bool has_mask = false;     // attn_mask stored: sequences must have exactly max_len tokens
   bool compress = false;     // d != d_head: linear_compress / linear_decompress are applied
   // Row-major, as stored (exact doubles).
   std::vector<double> word_emb;                       // N x d
@@ -55,6 +56,9 @@ struct Dana24Aot {
 // linear_decompress are required when d != d_head; the authors' class always stores them, so when
 // d == d_head they may be present (square, finite) and are unused.
 Dana24Aot dana24_aot_load(const StateDict& sd, std::size_t heads, const std::string& file);
+// dana24_aot_load's checks of keys, dtypes and shapes on a state_dict's headers alone
+// (StateDictLimits::screen; heads 0: the heads are not checked).
+void dana24_aot_screen(const StateDict& headers, std::size_t heads, const std::string& file);
 
 struct Dana24AotData {
   std::size_t T = 0, S = 0;
@@ -67,7 +71,9 @@ struct Dana24AotData {
 // naming the member. Token ids are checked against the model by dana24_aot_certify.
 Dana24AotData dana24_aot_read_data(const std::string& path);
 
-// Every token id in [0, N) and S <= m.max_len, else InputError naming the position (before any work).
+// Every token id in [0, N) and S <= m.max_len (S == m.max_len when the model stores attn_mask: the
+// authors' forward passes it to MultiheadAttention, which refuses any other length), else InputError
+// naming the position (before any work).
 void dana24_aot_check_data(const Dana24Aot& m, const Dana24AotData& data);
 
 // The verdicts of examples opt.first .. opt.first + opt.count - 1 (clipped to T). Ladder per example: a

@@ -24,6 +24,9 @@ struct Mahdavi24Baseline {
 // attention.Wq / attention.Wk (H, d_model, dh), attention.Wv (H, d_model, dv), attention.Wo (H dv, d_o),
 // decoder.weight (C, d_o), decoder.bias (C,); nothing else. InputError naming `file`, the key and the shape.
 Mahdavi24Baseline mahdavi24_baseline_load(const StateDict& sd, const std::string& file);
+// The same checks of keys, dtypes and shapes on a state_dict's headers alone (StateDictLimits::screen:
+// values empty), so that a file the load would refuse is refused before its values are read.
+void mahdavi24_baseline_screen(const StateDict& headers, const std::string& file);
 
 // DATA: .npz with X (T, n+1, d_in) float16/32/64 and y (T,) integer classes or (T,) / (T, 1) float targets.
 struct Mahdavi24Data {

@@ -27,6 +27,9 @@ struct MhaModel {
 // skip () 0 or 1, and optionally the torch_* arrays --weights-out adds (shapes checked, values unused);
 // `heads` 0 or H. InputError naming `file`, the key and the expected shape.
 MhaModel mha_load(const StateDict& sd, std::size_t heads, const std::string& file);
+// mha_load's checks of keys, dtypes and shapes on a state_dict's headers alone (StateDictLimits::screen;
+// heads 0: the heads are not checked).
+void mha_screen(const StateDict& headers, std::size_t heads, const std::string& file);
 
 struct MhaData {
   std::size_t T = 0, n = 0, d = 0;

@@ -10,6 +10,7 @@
 // is checked against the file's size and against StateDictLimits before anything is allocated.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -59,6 +60,11 @@ struct StateDictLimits {
   std::uint64_t max_elements = std::uint64_t{1} << 31;
   // Bytes of a .pt archive's pickle (data.pkl) and of a .safetensors JSON header.
   std::uint64_t max_header_bytes = 100'000'000;
+  // When set, called once with every tensor's key, dtype and shape (values empty), in the file's order,
+  // after the file's structure is read and before any tensor's values are read or allocated; it throws
+  // (InputError) to refuse the file, so that a tensor the caller would refuse (an unexpected key, a shape
+  // its architecture does not allow) costs nothing to refuse.
+  std::function<void(const StateDict& headers)> screen;
 };
 
 // .pt / .pth / .ckpt / .bin written by torch.save (the zip format of PyTorch >= 1.6): `<prefix>/data.pkl`

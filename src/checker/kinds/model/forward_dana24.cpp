@@ -195,6 +195,13 @@ std::unique_ptr<ModelArch> make_dana24_aot(const std::vector<NamedArray>& model,
   }
   if (const NamedArray* mask = model_find(model, "attn_mask")) {  // the causal mask, as the model registers it
     if (!model_need(model, M, "attn_mask", {0, 0}, s, why)) return nullptr;
+    // The model's forward gives its mask to MultiheadAttention, which refuses any other sequence length.
+    if (s[0] == s[1] && s[0] != m->S) {
+      why = "data: sequences of " + std::to_string(m->S) + " tokens, expected exactly " + std::to_string(s[0]) +
+            " (the model's attn_mask is " + std::to_string(s[0]) + " x " + std::to_string(s[0]) +
+            "; its forward refuses any other length)";
+      return nullptr;
+    }
     bool causal = s[0] == s[1] && s[0] >= m->S;
     for (std::size_t i = 0; causal && i < s[0]; ++i)
       for (std::size_t j = 0; causal && j < s[1]; ++j) causal = (mask->value(i * s[1] + j) != 0) == (j > i);
