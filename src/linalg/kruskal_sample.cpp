@@ -1,0 +1,84 @@
+// The sampled Kruskal protocol, one trial per task, tasks spread over the kernels' threads; each task is a
+// double modular elimination (exact mod p).
+#include "memcert/linalg/kruskal_sample.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <numeric>
+#include <random>
+
+#include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/util/parallel.hpp"
+#include "memcert/util/progress.hpp"
+
+namespace memcert {
+
+namespace {
+QMatrix to_q(const DMatrix& d) {
+  return mat_map<Rational>(d, [](double x) { return rational_from_double(x); });
+}
+}  // namespace
+
+KruskalSample dmod_kruskal_sample(const DModMatrix& all, std::size_t size, std::size_t trials, std::uint64_t seed,
+                                  const std::function<QMatrix(const std::vector<std::size_t>&)>& exact_rows,
+                                  int threads) {
+  KruskalSample s;
+  s.trials = trials;
+  const std::size_t T = all.rows, d = all.cols;
+  if (size > T) throw std::invalid_argument("dmod_kruskal_sample: subset size exceeds the number of vectors");
+  // The subsets are drawn sequentially (reproducible), exactly as qmat_kruskal_sample draws them (a seed
+  // names the same subsets on every route), then checked in parallel.
+  std::mt19937_64 rng(seed);
+  std::vector<std::vector<std::size_t>> subsets(trials);
+  std::vector<std::size_t> idx(T);
+  std::iota(idx.begin(), idx.end(), 0);
+  for (auto& sub : subsets) {
+    for (std::size_t i = 0; i < size; ++i) {  // partial Fisher-Yates, as in qmat_kruskal_sample
+      std::uniform_int_distribution<std::size_t> u(i, T - 1);
+      std::swap(idx[i], idx[u(rng)]);
+    }
+    sub.assign(idx.begin(), idx.begin() + size);
+    std::sort(sub.begin(), sub.end());
+  }
+  std::vector<char> indep(trials, 0);
+  const int t = threads <= 0 ? fast_threads() : threads;
+  std::atomic<std::size_t> finished{0};
+  parallel_for(trials, t, [&](std::size_t k) {
+    thread_local DModMatrix sub;  // reused across trials (fresh memory is costly to touch)
+    sub.p = all.p, sub.rows = size, sub.cols = d;
+    sub.a.resize(size * d);
+    for (std::size_t i = 0; i < size; ++i)
+      std::copy(all.a.begin() + subsets[k][i] * d, all.a.begin() + (subsets[k][i] + 1) * d, sub.a.begin() + i * d);
+    indep[k] = (size == 0 || dmod_rank_profile(sub, {.threads = 1, .in_place = true}).rank == size) ? 1 : 0;
+    progress_tick("Kruskal sample: trials", ++finished, trials);
+  });
+  for (std::size_t k = 0; k < trials; ++k) {
+    if (indep[k]) {
+      ++s.independent;
+      continue;
+    }
+    // Escalate: exact dependency (kernel of the transpose gives the coefficients).
+    QMatrix ker = qmat_kernel(mat_transpose(exact_rows(subsets[k])));
+    if (ker.cols() == 0) {
+      ++s.independent;  // unlucky prime: independent over Q after all
+      continue;
+    }
+    ++s.dependent;
+    if (s.first_dependent_subset.empty()) {
+      s.first_dependent_subset = subsets[k];
+      s.first_dependent_coefficients.resize(size);
+      for (std::size_t i = 0; i < size; ++i) s.first_dependent_coefficients[i] = ker(i, 0);
+    }
+  }
+  return s;
+}
+
+KruskalSample dmat_kruskal_sample_fast(const DMatrix& v, std::size_t size, std::size_t trials, std::uint64_t seed,
+                                       int threads) {
+  if (size > v.rows()) throw std::invalid_argument("dmat_kruskal_sample_fast: subset size exceeds the number of vectors");
+  const DModMatrix all = dmod_from_double_rows(v.data().data(), v.rows(), v.cols(), prime_fast(0));  // per-row scaling: fine
+  return dmod_kruskal_sample(all, size, trials, seed,
+                             [&](const std::vector<std::size_t>& sub) { return to_q(mat_select_rows(v, sub)); }, threads);
+}
+
+}  // namespace memcert
