@@ -230,7 +230,8 @@ KruskalSample qmat_kruskal_sample(const QMatrix& vectors, std::size_t size, std:
     std::sort(sub.begin(), sub.end());
     ++s.trials;
     // Independent mod p certifies independence over Q; otherwise decide exactly.
-    if (dmod_rank_profile(mat_select_rows(z, sub), p).rank == size) { ++s.independent; continue; }
+    DModMatrix r = dmod_from_zmat(mat_select_rows(z, sub), p);
+    if (dmod_rank_profile(r, {.threads = 0, .in_place = true}).rank == size) { ++s.independent; continue; }
     QVector c = exact_dependency(vectors, sub);
     if (c.empty()) { ++s.independent; continue; }
     ++s.dependent;
