@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/numeric/filter.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
 
@@ -174,16 +175,20 @@ KruskalSample dmod_kruskal_sample_basis(const DModMatrix& all, std::size_t size,
   KruskalSample s;
   s.trials = trials;
   for (std::size_t t = 0; t < trials; ++t) {
-    if (how[t]) {
+    // Independent mod p (by the basis or the subset's own elimination) proves independence over Q; else
+    // the exact dependency over Q (kernel of the transpose), as dmod_kruskal_sample decides (none: an
+    // unlucky prime, independent over Q after all).
+    QMatrix ker;
+    const Decision independent = decide(
+        [&] { return how[t] ? UncertainBool::certain(true) : UncertainBool::indeterminate(); },
+        [&] {
+          ++st.exact;
+          ker = qmat_kernel(mat_transpose(exact_rows(subsets[t])));
+          return UncertainBool::certain(ker.cols() == 0);
+        });
+    if (independent.value.certainly_true()) {
       ++s.independent;
-      ++(how[t] == 1 ? st.by_basis : st.by_subset);
-      continue;
-    }
-    ++st.exact;
-    // Dependent mod p: exact dependency over Q (kernel of the transpose), as dmod_kruskal_sample decides.
-    QMatrix ker = qmat_kernel(mat_transpose(exact_rows(subsets[t])));
-    if (ker.cols() == 0) {
-      ++s.independent;  // unlucky prime: independent over Q after all
+      if (independent.tier == 0) ++(how[t] == 1 ? st.by_basis : st.by_subset);
       continue;
     }
     ++s.dependent;

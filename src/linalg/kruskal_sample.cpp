@@ -8,6 +8,7 @@
 #include <random>
 
 #include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/numeric/filter.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
 
@@ -53,14 +54,17 @@ KruskalSample dmod_kruskal_sample(const DModMatrix& all, std::size_t size, std::
     progress_tick("Kruskal sample: trials", ++finished, trials);
   });
   for (std::size_t k = 0; k < trials; ++k) {
-    if (indep[k]) {
+    // Independent mod p proves independence over Q; else the exact dependency (the kernel of the
+    // transpose gives the coefficients; none: an unlucky prime, independent over Q after all).
+    QMatrix ker;
+    const Decision independent = decide(
+        [&] { return indep[k] ? UncertainBool::certain(true) : UncertainBool::indeterminate(); },
+        [&] {
+          ker = qmat_kernel(mat_transpose(exact_rows(subsets[k])));
+          return UncertainBool::certain(ker.cols() == 0);
+        });
+    if (independent.value.certainly_true()) {
       ++s.independent;
-      continue;
-    }
-    // Escalate: exact dependency (kernel of the transpose gives the coefficients).
-    QMatrix ker = qmat_kernel(mat_transpose(exact_rows(subsets[k])));
-    if (ker.cols() == 0) {
-      ++s.independent;  // unlucky prime: independent over Q after all
       continue;
     }
     ++s.dependent;
