@@ -28,7 +28,7 @@ endfunction()
 # target attributes (AVX2/AVX-512 clones) and file-wide diagnostic pragmas that must not leak into other
 # files, and each is small next to the engine's JSON code.
 set(MEMCERT_FAST_KERNEL_SOURCES)
-foreach(kernel linalg/nmod/dmod linalg/nmod/dmod_gemm linalg/nmod/kruskal_sample linalg/nmod/kruskal_basis
+foreach(kernel linalg/nmod/dmod linalg/nmod/dmod_gemm linalg/kruskal_sample linalg/kruskal_basis
                linalg/zmat/gram_int16 linalg/zmat/kernel_crt linalg/zmat/multimodular
                linalg/fmat/rump linalg/fmat/sgemm linalg/fmat/symmetric_matvec linalg/fmat/nearest_pair
                cert/rank_tier_cert numeric/exp_bounded model/mha_enclosure theory/mahdavi24/assumption2_batch)

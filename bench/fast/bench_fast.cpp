@@ -19,7 +19,7 @@
 
 #include "memcert/linalg/fmat/rump.hpp"
 #include "memcert/linalg/nmod/dmod.hpp"
-#include "memcert/linalg/nmod/kruskal_sample.hpp"
+#include "memcert/linalg/kruskal_sample.hpp"
 #include "memcert/linalg/zmat/gram_int16.hpp"
 #include "memcert/linalg/zmat/zmat.hpp"
 #include "memcert/model/mha_enclosure.hpp"
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
     std::vector<double> a(n * n);
     for (auto& x : a) x = nd(g);
     std::size_t r1 = 0, r2 = 0;
-    double t1 = timed([&] { r1 = dmod_rank_profile(dmod_from_double_rows(a.data(), n, n, prime_fast(0))).rank; });
+    double t1 = timed([&] { DModMatrix m = dmod_from_double_rows(a.data(), n, n, prime_fast(0)); r1 = dmod_rank_profile(m, {.threads = 0, .in_place = true}).rank; });
     double t2 = timed([&] { r2 = lapack_rank(a.data(), n, n); });
     char note[96];
     std::snprintf(note, sizeof note, "n=%zu rank %zu (certified exact) / %zu (float tol)", n, r1, r2);
@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
       for (std::size_t j = 0; j < na; ++j) sub[i * na + j] = a[i * n + j];
     int ok = 0;
     std::size_t r3 = 0;
-    double t3 = timed([&] { r3 = dmod_rank_profile(dmod_from_double_rows(sub.data(), na, na, prime_fast(0))).rank; });
+    double t3 = timed([&] { DModMatrix m = dmod_from_double_rows(sub.data(), na, na, prime_fast(0)); r3 = dmod_rank_profile(m, {.threads = 0, .in_place = true}).rank; });
     double t4 = timed([&] { ok = arb_mat_solve(X, AA, Bv, 64); });
     arb_mat_clear(AA);
     arb_mat_clear(X);

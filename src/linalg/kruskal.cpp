@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/numeric/filter.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "memcert/util/progress.hpp"
 
@@ -230,9 +231,18 @@ KruskalSample qmat_kruskal_sample(const QMatrix& vectors, std::size_t size, std:
     std::sort(sub.begin(), sub.end());
     ++s.trials;
     // Independent mod p certifies independence over Q; otherwise decide exactly.
-    if (dmod_rank_profile(mat_select_rows(z, sub), p).rank == size) { ++s.independent; continue; }
-    QVector c = exact_dependency(vectors, sub);
-    if (c.empty()) { ++s.independent; continue; }
+    QVector c;
+    const Decision independent = decide(
+        [&] {
+          DModMatrix r = dmod_from_zmat(mat_select_rows(z, sub), p);
+          return dmod_rank_profile(r, {.threads = 0, .in_place = true}).rank == size ? UncertainBool::certain(true)
+                                                                                    : UncertainBool::indeterminate();
+        },
+        [&] {
+          c = exact_dependency(vectors, sub);
+          return UncertainBool::certain(c.empty());
+        });
+    if (independent.value.certainly_true()) { ++s.independent; continue; }
     ++s.dependent;
     if (s.first_dependent_subset.empty()) {
       s.first_dependent_subset = sub;

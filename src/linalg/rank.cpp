@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "memcert/linalg/nmod/kruskal_sample.hpp"
+#include "memcert/linalg/kruskal_sample.hpp"
 #include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/numeric/filter.hpp"
 #include "memcert/numeric/modp.hpp"

@@ -11,7 +11,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "memcert/linalg/fmat/gemm.hpp"
+#include "memcert/linalg/nmod/gemm_plain.hpp"
 #include "memcert/numeric/dinterval.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/threads.hpp"

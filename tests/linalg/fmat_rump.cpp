@@ -13,7 +13,7 @@
 #include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/linalg/fmat/rump.hpp"
 #include "memcert/linalg/qmat/qmat.hpp"
-#include "memcert/linalg/fmat/gemm.hpp"
+#include "memcert/linalg/nmod/gemm_plain.hpp"
 
 using namespace memcert;
 

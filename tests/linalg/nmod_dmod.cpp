@@ -32,6 +32,12 @@ std::uint64_t mulmod(std::uint64_t a, std::uint64_t b, std::uint64_t p) {
   return (a * b) % p;  // a, b < p < 2^26: the product fits in 64 bits
 }
 
+// Rank profile of an integer matrix mod p through its residues.
+ModpRankProfile dmod_profile_of(const ZMatrix& a, std::uint64_t p) {
+  DModMatrix r = dmod_from_zmat(a, p);
+  return dmod_rank_profile(r);
+}
+
 void require_kernel_mod_p(const ZMatrix& a, const Matrix<std::uint32_t>& k, std::uint64_t p) {
   for (std::size_t i = 0; i < a.rows(); ++i)
     for (std::size_t j = 0; j < k.cols(); ++j) {
@@ -43,7 +49,7 @@ void require_kernel_mod_p(const ZMatrix& a, const Matrix<std::uint32_t>& k, std:
 
 void require_same_profile(const ZMatrix& a, std::uint64_t p) {
   ModpRankProfile ref = zmat_rank_profile_modp(a, p);
-  ModpRankProfile fast = dmod_rank_profile(a, p);
+  ModpRankProfile fast = dmod_profile_of(a, p);
   REQUIRE(fast.prime == p);
   REQUIRE(fast.rank == ref.rank);
   REQUIRE(fast.pivot_rows.size() == fast.rank);
@@ -77,13 +83,13 @@ TEST_CASE("dmod rank profile agrees with the u64 elimination", "[linalg][fast]")
 
 TEST_CASE("dmod handles empty, 1x1, zero and huge-entry matrices", "[linalg][fast]") {
   const std::uint64_t p = prime_fast(0);
-  REQUIRE(dmod_rank_profile(ZMatrix(0, 0), p).rank == 0);
-  REQUIRE(dmod_rank_profile(ZMatrix(0, 5), p).rank == 0);
-  REQUIRE(dmod_rank_profile(ZMatrix(4, 0), p).rank == 0);
-  REQUIRE(dmod_rank_profile(ZMatrix(1, 1, Integer(7)), p).rank == 1);
-  REQUIRE(dmod_rank_profile(ZMatrix(1, 1, Integer(0)), p).rank == 0);
-  REQUIRE(dmod_rank_profile(ZMatrix(1, 1, Integer(p)), p).rank == 0);  // rank mod p only
-  REQUIRE(dmod_rank_profile(ZMatrix(3, 4, Integer(0)), p).rank == 0);
+  REQUIRE(dmod_profile_of(ZMatrix(0, 0), p).rank == 0);
+  REQUIRE(dmod_profile_of(ZMatrix(0, 5), p).rank == 0);
+  REQUIRE(dmod_profile_of(ZMatrix(4, 0), p).rank == 0);
+  REQUIRE(dmod_profile_of(ZMatrix(1, 1, Integer(7)), p).rank == 1);
+  REQUIRE(dmod_profile_of(ZMatrix(1, 1, Integer(0)), p).rank == 0);
+  REQUIRE(dmod_profile_of(ZMatrix(1, 1, Integer(p)), p).rank == 0);  // rank mod p only
+  REQUIRE(dmod_profile_of(ZMatrix(3, 4, Integer(0)), p).rank == 0);
   std::mt19937_64 g(62);
   ZMatrix a = low_rank(g, 30, 25, 17, 9);
   Integer huge;
@@ -101,7 +107,8 @@ TEST_CASE("dmod results are identical with 1 and 2 threads", "[linalg][fast]") {
   ZMatrix a = low_rank(g, 260, 300, 230, 50);
   const std::uint64_t p = prime_fast(3);
   DModMatrix d = dmod_from_zmat(a, p);
-  ModpRankProfile r1 = dmod_rank_profile(d, 1), r2 = dmod_rank_profile(d, 2);
+  ModpRankProfile r1 = dmod_rank_profile(d, {.threads = 1, .in_place = false}),
+                  r2 = dmod_rank_profile(d, {.threads = 2, .in_place = false});
   REQUIRE(r1.rank == r2.rank);
   REQUIRE(r1.pivot_rows == r2.pivot_rows);
   REQUIRE(r1.pivot_cols == r2.pivot_cols);
@@ -250,7 +257,7 @@ TEST_CASE("an unlucky first prime is retried: det = prime_fast(0)", "[linalg][fa
   a(1, 1) = 1;
   a(2, 0) = 2 * p;  // rank 2 over Q; rank 1 mod p
   a(2, 1) = 3;
-  REQUIRE(dmod_rank_profile(qmat_row_scaled_integer(a), prime_fast(0)).rank == 1);
+  REQUIRE(dmod_profile_of(qmat_row_scaled_integer(a), prime_fast(0)).rank == 1);
   RankCertificate c = ZmatElimination(qmat_row_scaled_integer(a)).certificate(/*with_kernel=*/true);
   REQUIRE(c.rank == 2);
   REQUIRE(c.prime != prime_fast(0));

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "memcert/linalg/nmod/kruskal_sample.hpp"
+#include "memcert/linalg/kruskal_sample.hpp"
 #include "memcert/linalg/qmat/qmat.hpp"
 
 using namespace memcert;

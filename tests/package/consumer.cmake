@@ -36,7 +36,7 @@ foreach(f include/memcert/version.hpp include/memcert/memcert.hpp include/memcer
   endif()
 endforeach()
 # Internals no public header includes: the SIMD kernels, the attention batches, threading and memory helpers.
-foreach(f linalg/zmat/gram_int16.hpp linalg/nmod/kruskal_sample.hpp linalg/fmat/nearest_pair.hpp
+foreach(f linalg/zmat/gram_int16.hpp linalg/kruskal_sample.hpp linalg/fmat/nearest_pair.hpp
           theory/mahdavi24/assumption2_batch.hpp numeric/mpfr_array.hpp numeric/double_bits.hpp util/parallel.hpp)
   if(EXISTS "${prefix}/include/memcert/${f}")
     message(FATAL_ERROR "install: internal header memcert/${f} installed")

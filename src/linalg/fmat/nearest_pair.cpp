@@ -30,8 +30,9 @@
 
 #include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/util/progress.hpp"
-#include "memcert/linalg/fmat/gemm.hpp"
+#include "memcert/linalg/nmod/gemm_plain.hpp"
 #include "memcert/numeric/dinterval.hpp"
+#include "memcert/numeric/filter.hpp"
 #include "sgemm_internal.hpp"
 
 namespace memcert {
@@ -186,18 +187,27 @@ std::optional<std::vector<std::pair<std::size_t, std::size_t>>> nearest_pair_can
           const double mg = use_float ? -static_cast<double>(cfrow[j]) : crow[j];
           const double x = (nrm[gi] + nrm[gj]) + 2 * mg;
           const double rad = cw * (nup[gi] + nup[gj]) + a0;
-          double lo = (x - rad) * (1 - 0x1p-50);
-          if (lo > best_hi) continue;
-          double hi = (x + rad) * (1 + 0x1p-50);
-          // Refine by the direct enclosure (tight where the Gram route cancels: near-duplicates).
-          scaled_row(gi, ra.data());
-          scaled_row(gj, rb.data());
-          double lo2 = 0, hi2 = 0;
-          direct.enclose(ra.data(), rb.data(), d, lo2, hi2);
-          lo = std::max(lo, lo2);
-          hi = std::min(hi, hi2);
-          if (hi < best_hi) best_hi = hi;
-          if (!(lo > best_hi)) candidates.emplace_back(gi, gj), cand_lo.push_back(lo);
+          // Ruled out as a nearest pair when the lower end exceeds the best upper end: the Gram enclosure
+          // first, then the direct enclosure (tight where the Gram route cancels: near-duplicates), which
+          // decides and also refines best_hi.
+          double lo = 0;
+          const Decision ruled_out = decide(
+              [&] {
+                lo = (x - rad) * (1 - 0x1p-50);
+                return lo > best_hi ? UncertainBool::certain(true) : UncertainBool::indeterminate();
+              },
+              [&] {
+                double hi = (x + rad) * (1 + 0x1p-50);
+                scaled_row(gi, ra.data());
+                scaled_row(gj, rb.data());
+                double lo2 = 0, hi2 = 0;
+                direct.enclose(ra.data(), rb.data(), d, lo2, hi2);
+                lo = std::max(lo, lo2);
+                hi = std::min(hi, hi2);
+                if (hi < best_hi) best_hi = hi;
+                return UncertainBool::certain(lo > best_hi);  // NaN keeps the pair
+              });
+          if (!ruled_out.value.certainly_true()) candidates.emplace_back(gi, gj), cand_lo.push_back(lo);
         }
       }
       if (candidates.size() > prune_at) prune(), prune_at = std::max<std::size_t>(4096, 2 * candidates.size());

@@ -18,7 +18,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "memcert/linalg/fmat/gemm.hpp"
+#include "memcert/linalg/nmod/gemm_plain.hpp"
 #include "memcert/numeric/dinterval.hpp"
 #include "memcert/numeric/filter.hpp"
 #include "memcert/linalg/nmod/dmod.hpp"

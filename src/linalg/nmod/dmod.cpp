@@ -16,7 +16,6 @@
 #include <thread>
 
 #include "dmod_internal.hpp"
-#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/numeric/modp.hpp"
 
 namespace memcert {
@@ -361,11 +360,12 @@ DModMatrix dmod_from_qmat(const QMatrix& q, std::uint64_t p) {
         if (mpz_fdiv_ui(den.get_mpz_t(), p) == 0) coprime = false;
       }
     }
-    if (!coprime) {  // exact row scaling (rare: p divides a denominator)
-      QMatrix row(1, q.cols());
-      for (std::size_t j = 0; j < q.cols(); ++j) row(0, j) = q(i, j);
-      ZMatrix z = qmat_row_scaled_integer(row);
-      for (std::size_t j = 0; j < q.cols(); ++j) d.a[i * q.cols() + j] = centre(mpz_fdiv_ui(z(0, j).get_mpz_t(), p), p);
+    if (!coprime) {  // exact row scaling by the lcm of the denominators (rare: p divides a denominator)
+      const Integer l = rational_denominator_lcm(q.row(i), q.row(i) + q.cols());
+      for (std::size_t j = 0; j < q.cols(); ++j) {
+        const Integer z = q(i, j).get_num() * (l / q(i, j).get_den());
+        d.a[i * q.cols() + j] = centre(mpz_fdiv_ui(z.get_mpz_t(), p), p);
+      }
       continue;
     }
     std::uint64_t lmod = 1;
@@ -451,12 +451,12 @@ void dmod_from_double_rows_into(const double* a, std::size_t rows, std::size_t c
 
 // ---------------------------------------------------------------------------------------------------
 
-ModpRankProfile dmod_rank_profile(const DModMatrix& a, int threads) {
-  DModMatrix w = a;
-  return dmod_rank_profile_inplace(w, threads);
-}
-
-ModpRankProfile dmod_rank_profile_inplace(DModMatrix& a, int threads) {
+ModpRankProfile dmod_rank_profile(DModMatrix& a, const DModRankOptions& opt) {
+  if (!opt.in_place) {
+    DModMatrix w = a;
+    return dmod_rank_profile(w, {opt.threads, true});
+  }
+  const int threads = opt.threads;
   ModCtx M(a.p);
   ModpRankProfile prof;
   prof.prime = a.p;
@@ -472,8 +472,6 @@ ModpRankProfile dmod_rank_profile_inplace(DModMatrix& a, int threads) {
   return prof;
 }
 
-ModpRankProfile dmod_rank_profile(const ZMatrix& a, std::uint64_t p) { return dmod_rank_profile(dmod_from_zmat(a, p)); }
-ModpRankProfile dmod_rank_profile(const QMatrix& a, std::uint64_t p) { return dmod_rank_profile(dmod_from_qmat(a, p)); }
 
 Matrix<std::uint32_t> dmod_kernel(const DModMatrix& a, std::vector<std::size_t>* free_cols, int threads) {
   ModCtx M(a.p);

@@ -1,6 +1,6 @@
 #pragma once
 // Internal helpers shared by the word-size modular kernels (not installed).
-#include "memcert/linalg/fmat/gemm.hpp"
+#include "memcert/linalg/nmod/gemm_plain.hpp"
 #include "memcert/numeric/double_bits.hpp"
 #include <cstddef>
 #include <cstdint>

@@ -11,9 +11,14 @@ namespace memcert {
 
 namespace {
 constexpr std::size_t kEliminationPrimes = 64;
+
+ModpRankProfile zmat_profile_mod(const ZMatrix& z, std::uint64_t p) {
+  DModMatrix r = dmod_from_zmat(z, p);
+  return dmod_rank_profile(r, {.threads = 0, .in_place = true});
+}
 }  // namespace
 
-ZmatElimination::ZmatElimination(ZMatrix z) : z_(std::move(z)), prof_(dmod_rank_profile(z_, prime_fast(0))) {}
+ZmatElimination::ZmatElimination(ZMatrix z) : z_(std::move(z)), prof_(zmat_profile_mod(z_, prime_fast(0))) {}
 
 // rank mod p <= rank over Q; an unlucky prime shows up as a kernel candidate that fails the exact check,
 // and the next prime is tried. Each attempt fails with probability ~ (minor size)/2^31.
@@ -37,7 +42,7 @@ void ZmatElimination::settle(bool need_kernel) {
     }
     if (++attempt_ == kEliminationPrimes)
       throw std::runtime_error("exact elimination: 64 primes failed (input far beyond supported size)");
-    prof_ = dmod_rank_profile(z_, prime_fast(attempt_));
+    prof_ = zmat_profile_mod(z_, prime_fast(attempt_));
   }
 }
 

@@ -80,7 +80,7 @@ std::optional<RankCertificate> rank_certified_multimodular(
   {
     DModMatrix buf;
     residues(prime_fast(0), buf);
-    set_lower(dmod_rank_profile_inplace(buf, t));  // in place: no second copy of the matrix
+    set_lower(dmod_rank_profile(buf, {.threads = t, .in_place = true}));  // in place: no second copy of the matrix
   }
   if (cert.rank == full) return cert;
 
@@ -108,10 +108,10 @@ std::optional<RankCertificate> rank_certified_multimodular(
       DModMatrix buf;
       for (std::size_t i; (i = idx.fetch_add(1)) < todo.size();) {
         residues(todo[i], buf);
-        ranks[i] = dmod_rank_profile_inplace(buf, 1).rank;
+        ranks[i] = dmod_rank_profile(buf, {.threads = 1, .in_place = true}).rank;
         if (ranks[i] > cert.rank) {  // rare (p0 was unlucky): the full profile for the better lower bound
           residues(todo[i], buf);
-          higher[i] = dmod_rank_profile_inplace(buf, 1);
+          higher[i] = dmod_rank_profile(buf, {.threads = 1, .in_place = true});
         }
         progress_tick("rank: upper bound, primes", ++finished, todo.size());
       }

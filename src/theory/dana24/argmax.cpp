@@ -6,6 +6,7 @@
 
 #include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/numeric/dinterval.hpp"
+#include "memcert/numeric/filter.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/dana24/construct.hpp"
 #include "memcert/util/parallel.hpp"
@@ -134,15 +135,18 @@ ArgmaxCertificate dana24_certify_argmax(const Model& m, const AssocData& a) {
     double rival = -std::numeric_limits<double>::infinity();
     for (std::size_t j = 0; j < m.N; ++j)
       if (j != g) rival = std::max(rival, logit[j].hi);
-    // Certified: T_g - T_j >= logit[g].lo - logit[j].hi for every j != g.
-    c.margin[t] = m.N == 1 ? std::numeric_limits<double>::infinity() : dn(logit[g].lo - rival);
-    // Escalation: MPFR at 128, 256, 512 bits until the arg-max is certified (or the precision cannot help:
-    // then the weights really miss the target).
-    for (mpfr_prec_t prec : {128, 256, 512}) {
-      if (c.margin[t] > 0) break;
+    // Certified: T_g - T_j >= logit[g].lo - logit[j].hi for every j != g. Each tier certifies the arg-max
+    // when its margin is positive; the reported margin is the best one found. Escalation: MPFR at 128, 256,
+    // 512 bits (if none certifies, the weights really miss the target).
+    auto in_double = [&] {
+      c.margin[t] = m.N == 1 ? std::numeric_limits<double>::infinity() : dn(logit[g].lo - rival);
+      return c.margin[t] > 0 ? UncertainBool::certain(true) : UncertainBool::indeterminate();
+    };
+    auto in_mpfr = [&](long prec) {
       c.margin[t] = std::max(c.margin[t], certified_margin_mpfr(m, a.sequences[t], g, prec));
-      ++escalations[t];
-    }
+      return c.margin[t] > 0 ? UncertainBool::certain(true) : UncertainBool::indeterminate();
+    };
+    escalations[t] = decide_escalating(in_double, {128, 256, 512}, in_mpfr, kNoExactTier).mpfr_tiers;
   });
   for (std::size_t e : escalations) c.escalated += e;
   c.min_margin = std::numeric_limits<double>::infinity();

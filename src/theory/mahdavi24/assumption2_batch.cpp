@@ -31,7 +31,7 @@ BatchRankResult dmat_batch_rank(const std::vector<DMatrix>& mats, int threads) {
     std::size_t r = 0;
     if (full > 0) {
       DModMatrix d = dmod_from_double_rows(m.data().data(), m.rows(), m.cols(), out.prime);
-      r = dmod_rank_profile_inplace(d, 1).rank;
+      r = dmod_rank_profile(d, {.threads = 1, .in_place = true}).rank;
     }
     if (r < full) {  // escalate: exact rank over Q
       esc[i] = 1;

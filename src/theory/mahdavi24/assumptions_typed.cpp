@@ -11,7 +11,7 @@
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/linalg/rank.hpp"
 #include "memcert/linalg/nmod/dmod.hpp"
-#include "memcert/linalg/nmod/kruskal_sample.hpp"
+#include "memcert/linalg/kruskal_sample.hpp"
 #include "memcert/linalg/fmat/numerical_rank.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
@@ -149,12 +149,12 @@ Assumption2Result assumption2_typed_result(const TypedAttentionDataset& ds, std:
       for (std::size_t i = 0; i < n; ++i)
         for (std::size_t j = 0; j < n; ++j) minor[i * n + j] = value(i, mcols[j]);
       dmod_from_double_rows_into(minor.data(), n, n, p, m);
-      full[t] = dmod_rank_profile_inplace(m, 1).rank == n;
+      full[t] = dmod_rank_profile(m, {.threads = 1, .in_place = true}).rank == n;
       if (!full[t]) {
         const double* e = c64 ? c64 + t * block : nullptr;
         if (c32) wide.assign(c32 + t * block, c32 + (t + 1) * block), e = wide.data();
         dmod_from_double_rows_into(e, n, d, p, m);
-        full[t] = dmod_rank_profile_inplace(m, 1).rank == n;
+        full[t] = dmod_rank_profile(m, {.threads = 1, .in_place = true}).rank == n;
       }
     }
     progress_tick("assumption 2: context ranks", ++finished, T);

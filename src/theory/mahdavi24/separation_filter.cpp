@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "memcert/linalg/fmat/nearest_pair.hpp"
+#include "memcert/numeric/filter.hpp"
 
 namespace memcert::mahdavi24::detail {
 
@@ -102,24 +103,32 @@ std::vector<std::pair<std::size_t, std::size_t>> nearest_pair_candidates(const s
                                                                          std::size_t d) {
   // The blocked Gram first: m^2 d flops at matrix-product speed, where the sweep degenerates to scalar
   // m^2 d work on data concentrated along every coordinate (Gaussian tokens in high dimension).
-  if (auto g = nearest_pair_candidates_gram(pts, d)) return std::move(*g);
-  return nearest_pair_candidates_sweep(pts, d);
+  return *filtered<std::vector<std::pair<std::size_t, std::size_t>>>(
+      [&] { return nearest_pair_candidates_gram(pts, d); },
+      [&] { return std::optional(nearest_pair_candidates_sweep(pts, d)); });
 }
 
 Integer min_sq_distance_filtered(const std::vector<QVector>& toks, const std::vector<std::vector<Integer>>& z) {
   const std::size_t m = z.size();
   if (m < 2) return -1;
   const std::size_t d = z[0].size();
-  std::vector<double> x;
-  std::vector<std::pair<std::size_t, std::size_t>> candidates;
-  if (tokens_as_doubles(toks, x)) {
-    std::vector<const double*> pts(m);
-    for (std::size_t i = 0; i < m; ++i) pts[i] = x.data() + i * d;
-    candidates = nearest_pair_candidates(pts, d);
-  } else {
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = i + 1; j < m; ++j) candidates.emplace_back(i, j);
-  }
+  // The pairs the double filter cannot rule out (when every value is exactly a double), else all pairs;
+  // then the exact minimum over them.
+  using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
+  const Pairs candidates = *filtered<Pairs>(
+      [&]() -> std::optional<Pairs> {
+        std::vector<double> x;
+        if (!tokens_as_doubles(toks, x)) return std::nullopt;
+        std::vector<const double*> pts(m);
+        for (std::size_t i = 0; i < m; ++i) pts[i] = x.data() + i * d;
+        return nearest_pair_candidates(pts, d);
+      },
+      [&] {
+        Pairs all;
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t j = i + 1; j < m; ++j) all.emplace_back(i, j);
+        return std::optional(std::move(all));
+      });
   Integer best = -1;
   for (auto [i, j] : candidates) {
     Integer s = exact_sq_distance(z[i], z[j]);

@@ -12,6 +12,7 @@
 #include "memcert/numeric/dinterval.hpp"
 #include "memcert/linalg/nmod/dmod.hpp"
 #include "memcert/numeric/double_bits.hpp"
+#include "memcert/numeric/filter.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/util/parallel.hpp"
 
@@ -132,8 +133,11 @@ std::optional<WeylScale> weyl_scale_bisect(const std::vector<const AffineLogits*
     x.ok = logits[i]->outward_doubles(x.alo.data(), x.ahi.data(), x.slo.data(), x.shi.data());
   });
   const double tau_d = mpfr_get_d(tau_lo, MPFR_RNDD);
+  // Each tier certifies only "holds" (an upper bound below tau): double, then MPFR at 64 bits; no exact
+  // tier (eps involves exp), and what no tier certifies counts as failing.
   auto holds = [&](std::size_t i, const Rational& c, double* e_hi_out = nullptr) {
-    if (dl[i].ok) {
+    auto in_double = [&] {
+      if (!dl[i].ok) return UncertainBool::indeterminate();
       thread_local Rational c_last = -1;  // c as doubles rounded outward, kept while c repeats
       thread_local double c_lo = 0, c_hi = 0;
       if (c != c_last) {
@@ -142,18 +146,20 @@ std::optional<WeylScale> weyl_scale_bisect(const std::vector<const AffineLogits*
         c_last = c;
       }
       const double e = std::isfinite(c_hi) ? eps_upper_double(dl[i], jstar[i], c_lo, c_hi) : INFINITY;
-      if (e < tau_d) {
-        if (e_hi_out) *e_hi_out = e;
-        return true;
-      }
-    }
-    thread_local std::unique_ptr<EpsScratch> sp;
-    thread_local std::size_t sp_n = 0;
-    if (!sp || sp_n != n) sp = std::make_unique<EpsScratch>(n), sp_n = n;
-    EpsScratch& sc = *sp;
-    eps_enclosure(*logits[i], jstar[i], c, sc, sc.e_lo, sc.e_hi);
-    if (e_hi_out) *e_hi_out = mpfr_get_d(sc.e_hi, MPFR_RNDU);
-    return mpfr_less_p(sc.e_hi, tau_lo) != 0;
+      if (!(e < tau_d)) return UncertainBool::indeterminate();
+      if (e_hi_out) *e_hi_out = e;
+      return UncertainBool::certain(true);
+    };
+    auto in_mpfr = [&](long /*prec: EpsScratch's 64 bits*/) {
+      thread_local std::unique_ptr<EpsScratch> sp;
+      thread_local std::size_t sp_n = 0;
+      if (!sp || sp_n != n) sp = std::make_unique<EpsScratch>(n), sp_n = n;
+      EpsScratch& sc = *sp;
+      eps_enclosure(*logits[i], jstar[i], c, sc, sc.e_lo, sc.e_hi);
+      if (e_hi_out) *e_hi_out = mpfr_get_d(sc.e_hi, MPFR_RNDU);
+      return mpfr_less_p(sc.e_hi, tau_lo) ? UncertainBool::certain(true) : UncertainBool::indeterminate();
+    };
+    return decide_escalating(in_double, {64}, in_mpfr, kNoExactTier).value.certainly_true();
   };
   // eps_t is non-increasing in c (the arg-max's weight grows with c when the maximum is unique), so the
   // criterion for all t holds at c iff it holds for each t; c_weyl = max_t c_t. Examples are taken in

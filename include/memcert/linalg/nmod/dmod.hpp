@@ -56,13 +56,14 @@ void dmod_from_i64_into(const std::int64_t* a, std::size_t rows, std::size_t col
 DModMatrix dmod_from_double_rows(const double* a, std::size_t rows, std::size_t cols, std::uint64_t p);
 void dmod_from_double_rows_into(const double* a, std::size_t rows, std::size_t cols, std::uint64_t p, DModMatrix& out);
 
-// Rank profile of `a` mod p (p prime, p < 2^26): the same contract as zmat_rank_profile_modp
-// (pivot_rows / pivot_cols sorted, the minor is non-zero mod p). Destroys nothing (copies `a`).
-ModpRankProfile dmod_rank_profile(const DModMatrix& a, int threads = 0);
-ModpRankProfile dmod_rank_profile(const ZMatrix& a, std::uint64_t p);
-// Same, eliminating in place (destroys `a`; saves the copy).
-ModpRankProfile dmod_rank_profile_inplace(DModMatrix& a, int threads = 0);
-ModpRankProfile dmod_rank_profile(const QMatrix& a, std::uint64_t p);
+// Rank profile of `a` mod a.p (p prime, p < 2^26): the same contract as zmat_rank_profile_modp
+// (pivot_rows / pivot_cols sorted, the minor is non-zero mod p). An integer or rational matrix goes
+// through dmod_from_zmat / dmod_from_qmat first.
+struct DModRankOptions {
+  int threads = 0;        // <= 0: fast_threads()
+  bool in_place = false;  // eliminate in a's storage (destroys `a`; saves the copy), else `a` is unchanged
+};
+ModpRankProfile dmod_rank_profile(DModMatrix& a, const DModRankOptions& opt = {});
 
 // Right kernel mod p: cols x (cols - rank) in reduced form (identity on the free columns), entries in
 // [0, p). `free_cols` receives the free columns (ascending).

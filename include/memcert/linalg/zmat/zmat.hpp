@@ -12,7 +12,6 @@
 
 #include "memcert/linalg/matrix.hpp"
 #include "memcert/linalg/nmod/dmod.hpp"
-#include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/linalg/rank_certificate.hpp"
 
 namespace memcert {

@@ -2,7 +2,7 @@
 // general-position sample is 2000 random 768-subsets of 2000 queries: one 768 x 768 elimination each
 // costs as much as the whole basis change, while a random subset already holds about 768^2 / 2000 = 295
 // of the basis' rows, leaving a residual of about 473 on a side: (473 / 768)^3 = 0.23 of the work.
-#include "memcert/linalg/nmod/kruskal_sample.hpp"
+#include "memcert/linalg/kruskal_sample.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/numeric/filter.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
 
@@ -108,7 +109,7 @@ bool kruskal_basis_residual_full(const DModMatrix& C, const std::vector<std::siz
     double* dst = m.a.data() + i * r;
     for (std::size_t c = 0; c < r; ++c) dst[c] = src[free_cols[c]];
   }
-  return dmod_rank_profile_inplace(m, 1).rank == r;
+  return dmod_rank_profile(m, {.threads = 1, .in_place = true}).rank == r;
 }
 
 // dmod_kruskal_sample's own test of one subset: its residues eliminated mod p.
@@ -119,7 +120,7 @@ bool kruskal_subset_full_modp(const DModMatrix& all, const std::vector<std::size
   m.a.resize(s * d);
   for (std::size_t i = 0; i < s; ++i)
     std::copy(all.a.begin() + sub[i] * d, all.a.begin() + (sub[i] + 1) * d, m.a.begin() + i * d);
-  return dmod_rank_profile_inplace(m, 1).rank == s;
+  return dmod_rank_profile(m, {.threads = 1, .in_place = true}).rank == s;
 }
 
 }  // namespace
@@ -149,7 +150,7 @@ KruskalSample dmod_kruskal_sample_basis(const DModMatrix& all, std::size_t size,
   ordered.a.resize(P.a.size());
   for (std::size_t i = 0; i < P.rows; ++i)
     std::copy(P.a.begin() + order[i] * P.cols, P.a.begin() + (order[i] + 1) * P.cols, ordered.a.begin() + i * P.cols);
-  ModpRankProfile prof = dmod_rank_profile_inplace(ordered, th);
+  ModpRankProfile prof = dmod_rank_profile(ordered, {.threads = th, .in_place = true});
   if (prof.rank < k) {  // no basis: every subset of P is singular, the per-subset route decides
     if (stats) *stats = st;
     return dmod_kruskal_sample(all, size, trials, seed, exact_rows, th);
@@ -174,16 +175,20 @@ KruskalSample dmod_kruskal_sample_basis(const DModMatrix& all, std::size_t size,
   KruskalSample s;
   s.trials = trials;
   for (std::size_t t = 0; t < trials; ++t) {
-    if (how[t]) {
+    // Independent mod p (by the basis or the subset's own elimination) proves independence over Q; else
+    // the exact dependency over Q (kernel of the transpose), as dmod_kruskal_sample decides (none: an
+    // unlucky prime, independent over Q after all).
+    QMatrix ker;
+    const Decision independent = decide(
+        [&] { return how[t] ? UncertainBool::certain(true) : UncertainBool::indeterminate(); },
+        [&] {
+          ++st.exact;
+          ker = qmat_kernel(mat_transpose(exact_rows(subsets[t])));
+          return UncertainBool::certain(ker.cols() == 0);
+        });
+    if (independent.value.certainly_true()) {
       ++s.independent;
-      ++(how[t] == 1 ? st.by_basis : st.by_subset);
-      continue;
-    }
-    ++st.exact;
-    // Dependent mod p: exact dependency over Q (kernel of the transpose), as dmod_kruskal_sample decides.
-    QMatrix ker = qmat_kernel(mat_transpose(exact_rows(subsets[t])));
-    if (ker.cols() == 0) {
-      ++s.independent;  // unlucky prime: independent over Q after all
+      if (independent.tier == 0) ++(how[t] == 1 ? st.by_basis : st.by_subset);
       continue;
     }
     ++s.dependent;

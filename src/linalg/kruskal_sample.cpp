@@ -1,6 +1,6 @@
 // The sampled Kruskal protocol, one trial per task, tasks spread over the kernels' threads; each task is a
 // double modular elimination (exact mod p).
-#include "memcert/linalg/nmod/kruskal_sample.hpp"
+#include "memcert/linalg/kruskal_sample.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -8,6 +8,7 @@
 #include <random>
 
 #include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/numeric/filter.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
 
@@ -49,18 +50,21 @@ KruskalSample dmod_kruskal_sample(const DModMatrix& all, std::size_t size, std::
     sub.a.resize(size * d);
     for (std::size_t i = 0; i < size; ++i)
       std::copy(all.a.begin() + subsets[k][i] * d, all.a.begin() + (subsets[k][i] + 1) * d, sub.a.begin() + i * d);
-    indep[k] = (size == 0 || dmod_rank_profile_inplace(sub, 1).rank == size) ? 1 : 0;
+    indep[k] = (size == 0 || dmod_rank_profile(sub, {.threads = 1, .in_place = true}).rank == size) ? 1 : 0;
     progress_tick("Kruskal sample: trials", ++finished, trials);
   });
   for (std::size_t k = 0; k < trials; ++k) {
-    if (indep[k]) {
+    // Independent mod p proves independence over Q; else the exact dependency (the kernel of the
+    // transpose gives the coefficients; none: an unlucky prime, independent over Q after all).
+    QMatrix ker;
+    const Decision independent = decide(
+        [&] { return indep[k] ? UncertainBool::certain(true) : UncertainBool::indeterminate(); },
+        [&] {
+          ker = qmat_kernel(mat_transpose(exact_rows(subsets[k])));
+          return UncertainBool::certain(ker.cols() == 0);
+        });
+    if (independent.value.certainly_true()) {
       ++s.independent;
-      continue;
-    }
-    // Escalate: exact dependency (kernel of the transpose gives the coefficients).
-    QMatrix ker = qmat_kernel(mat_transpose(exact_rows(subsets[k])));
-    if (ker.cols() == 0) {
-      ++s.independent;  // unlucky prime: independent over Q after all
       continue;
     }
     ++s.dependent;
