@@ -69,7 +69,7 @@ struct KsSharedStats {
   std::size_t pointwise_from = 0;  // the first layer evaluated point by point (in any range; the depth when none)
 };
 std::vector<QRow> ks_eval_shared(const KsNet& net, const std::vector<const QRow*>& xs, unsigned threads,
-                                 KsSharedStats* stats = nullptr, std::size_t min_range = 4096);
+                                 KsSharedStats* stats = nullptr, std::size_t min_range = 1024);
 // A certificate's "data": {"file", "digest"} (ks_data.cpp): the referenced file's N sequences of n tokens
 // (as indices into the certificate's tokens `tok`, matched by value; N x n, row-major) and labels (N, or N x n for
 // seq-to-seq, each in [0, C)), read through the context's KsArraysSupplier; its digest recomputed.
