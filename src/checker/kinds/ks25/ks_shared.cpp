@@ -133,12 +133,19 @@ void affine(const KsDy& bias, const std::vector<const KsTerm*>& terms, const std
 // The sorted distinct points' t values, and the sign of a t + b at one of them.
 struct Points {
   std::vector<mpq_class> t;  // strictly increasing
+  // sign(a t + b) = sign(a_m p 2^(E - a_e) + b_m q 2^(E - b_e)) for t = p / q (q > 0), E = max(a_e, b_e):
+  // integers only (no rational reduction, no allocation once the scratch has grown).
   int sign_at(const KsDy& a, const KsDy& b, std::size_t r) const {
-    thread_local mpq_class v;
-    v = to_q(a);
-    v *= t[r];
-    v += to_q(b);
-    return sgn(v);
+    thread_local mpz_class x, y;
+    const long E = std::max(a.e, b.e);
+    mpz_of(a, x);
+    mpz_mul(x.get_mpz_t(), x.get_mpz_t(), mpq_numref(t[r].get_mpq_t()));
+    mpz_mul_2exp(x.get_mpz_t(), x.get_mpz_t(), static_cast<mp_bitcnt_t>(E - a.e));
+    mpz_of(b, y);
+    mpz_mul(y.get_mpz_t(), y.get_mpz_t(), mpq_denref(t[r].get_mpq_t()));
+    mpz_mul_2exp(y.get_mpz_t(), y.get_mpz_t(), static_cast<mp_bitcnt_t>(E - b.e));
+    x += y;
+    return sgn(x);
   }
 };
 
