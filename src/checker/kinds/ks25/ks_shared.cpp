@@ -116,14 +116,18 @@ void affine(const KsDy& bias, const std::vector<const KsTerm*>& terms, const std
       return;
     }
   }
-  thread_local mpz_class acc, t, z;
+  thread_local mpz_class acc, t, w, z;
+  // A GMP operand read in place (no copy of its limbs), a machine one through scratch.
+  auto in = [](const KsDy& v, mpz_class& scratch) -> mpz_srcptr {
+    if (v.big) return v.M.get_mpz_t();
+    scratch = static_cast<long>(v.m);
+    return scratch.get_mpz_t();
+  };
   mpz_of(bias, acc);
   mpz_mul_2exp(acc.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(E - bias.e));
   for (std::size_t j = 0; j < terms.size(); ++j) {
     if (is_zero(*vals[j])) continue;
-    mpz_of(terms[j]->dw, t);
-    mpz_of(*vals[j], z);
-    t *= z;
+    mpz_mul(t.get_mpz_t(), in(terms[j]->dw, w), in(*vals[j], z));
     mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), static_cast<mp_bitcnt_t>(E - terms[j]->dw.e - vals[j]->e));
     acc += t;
   }
