@@ -542,3 +542,44 @@ TEST_CASE("hostile model: tensors that are not what the certificate says", "[che
     CHECK(v.reason.find("example") == 0);
   }
 }
+
+TEST_CASE("hostile ks: eq. (55) on a certificate computed by hand (equal and too-close contexts of different keys)",
+          "[checker][hostile][ks]") {
+  // d = 1, n = 2, tokens 0 and t; f1(x) = (x, 0, 0); WOV = 0, so a context is f1 of the last token; f2 = 0,
+  // every label 0 (C = 1). Parameters 6 + 9 + 4 = 19, one non-zero, depth 3, width 3, 1 bit; checksum 1
+  // (position 1 holds the only non-zero number, 1). The keys are (last token, multiset).
+  auto cert = [](const std::string& t, const json& sequences) {
+    json c = {{"kind", "ks"}, {"claim", "ks25/theorem-4.1"}, {"setting", "next-token"}, {"N", sequences.size()},
+              {"n", 2}, {"d", 1}, {"C", 1}, {"tokens", {{"0"}, {t}}}, {"sequences", sequences},
+              {"labels", json(std::vector<int>(sequences.size(), 0))}};
+    mpq_class tq(t);
+    c["separation"] = {{"r2", mpq_class(tq * tq).get_str()}, {"delta2", mpq_class(tq * tq).get_str()}};
+    c["network"] = {{"f1", {{{"W", {{"1"}, {"0"}, {"0"}}}, {"b", {"0", "0", "0"}}}}},
+                    {"attention", {{"WOV", {{"0", "0", "0"}, {"0", "0", "0"}, {"0", "0", "0"}}}}},
+                    {"f2", {{{"W", {{"0", "0", "0"}}}, {"b", {"0"}}}}}};
+    c["complexity"] = {{"parameters", 19}, {"nonzero_parameters", 1}, {"depth", 3}, {"width", 3}, {"bit_complexity", 1}};
+    c["checksum"] = "1";
+    return c;
+  };
+  // Contexts 0 and 1 (last tokens 0 and 1): 1 >= 1/n apart, valid.
+  Verdict v = check(cert("1", {{0, 0}, {0, 1}}));
+  CHECK(v.valid);
+  // (1, 0) and (0, 0): last token 0 twice, multisets {0, 1} and {0, 0}, equal contexts (0, 0, 0).
+  v = check(cert("1", {{0, 1}, {1, 0}, {0, 0}, {0, 1}}));
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason == "eq. (55): sequences 1 and 2 have different keys but equal contexts");
+  // The same key twice (the same sequence repeated) is no violation.
+  v = check(cert("1", {{0, 1}, {0, 0}, {0, 1}}));
+  CHECK(v.valid);
+  // Last token 1 with multisets {0, 1} and {1, 1}: different keys, equal contexts (1, 0, 0).
+  v = check(cert("1", {{0, 0}, {0, 1}, {1, 1}}));
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason == "eq. (55): sequences 1 and 2 have different keys but equal contexts");
+  // Tokens 1/8 apart: contexts 0 and 1/8 differ by less than 1/n = 1/2 in coordinate 0.
+  v = check(cert("1/8", {{0, 0}, {0, 1}}));
+  CHECK_FALSE(v.valid);
+  CHECK(v.reason == "eq. (55): contexts of sequences 0 and 1 differ by less than 1/n in coordinate 0");
+  // Exactly 1/n apart is enough (the bound is >=).
+  v = check(cert("1/2", {{0, 0}, {0, 1}}));
+  CHECK(v.valid);
+}

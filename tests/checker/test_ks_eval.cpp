@@ -276,3 +276,64 @@ TEST_CASE("ks: shared evaluation on adversarial networks (one point differs, kin
   CHECK(st.shared);
   CHECK(st.points == 2);
 }
+
+TEST_CASE("ks: shared evaluation cut into ranges of points equals plain evaluation, at the cuts too", "[checker][ks]") {
+  // Points t = 0 .. 299 and t = c + 1/2 for a few c; a bump at every third integer (its own value 7 at t = c,
+  // 0 elsewhere). With 2 threads and ranges of at least 75 points the 309 sorted points are cut into 4
+  // ranges; cuts at other places for other thread counts and range sizes. Every point's value must be
+  // its plain value, in particular on both sides of every cut (a cut through a bump's support or on its kink).
+  std::vector<QRow> xs;
+  for (long t = 0; t < 300; ++t) xs.push_back({mpq_class(t)});
+  for (long c : {0L, 74L, 75L, 76L, 149L, 150L, 224L, 225L, 299L}) xs.push_back({mpq_class(2 * c + 1, 2)});
+  KsNet bumps;
+  bumps.layers.push_back(layer({{1}, {0}}, {0, 0}));
+  for (long c = 0; c < 300; c += 3) add_bump(bumps, c);
+  bumps.layers.push_back(layer({{0, 1}}, {0}));
+  std::vector<const QRow*> ptr;
+  for (const auto& x : xs) ptr.push_back(&x);
+  std::vector<QRow> want;
+  for (const auto& x : xs) want.push_back(ks_eval_rational(bumps, x));
+  for (long c = 0; c < 300; ++c) REQUIRE(want[c][0] == (c % 3 == 0 ? 7 : 0));
+  const std::pair<unsigned, std::size_t> splits[] = {{1, 1}, {2, 75}, {2, 1}, {3, 50}, {5, 1}, {8, 13}};
+  for (const auto& [threads, min_range] : splits) {
+    INFO("threads " << threads << ", ranges of at least " << min_range);
+    KsSharedStats st;
+    const std::vector<QRow> got = ks_eval_shared(bumps, ptr, threads, &st, min_range);
+    CHECK(st.shared);
+    CHECK(st.points == xs.size());
+    CHECK(st.pointwise_from == bumps.layers.size());
+    REQUIRE(got.size() == xs.size());
+    for (std::size_t p = 0; p < xs.size(); ++p) {
+      INFO("point " << p);
+      REQUIRE(got[p] == want[p]);
+    }
+  }
+  // The 4 ranges of 2 threads at 75 points: the 309 sorted points are cut before sorted points 77, 154 and
+  // 231, which are t = 75, 150 and 225, bump centres: each the first point of a range, with its own value,
+  // and its neighbours (t - 1/2, t + 1/2 on the kinks) theirs.
+  const std::vector<QRow> got = ks_eval_shared(bumps, ptr, 2, nullptr, 75);
+  for (std::size_t c : {75u, 150u, 225u}) {
+    CHECK(got[c][0] == 7);
+    CHECK(got[c - 1][0] == 0);
+    CHECK(got[c + 1][0] == 0);
+  }
+
+  // Fragmenting in some ranges only: Telgarsky's sawtooth on [0, 1] at 257 points next to 400 far points
+  // where it is flat; the ranges that fragment go point by point, the others stay shared, all agree.
+  std::vector<QRow> mixed;
+  for (long i = 0; i <= 256; ++i) mixed.push_back({mpq_class(i, 256)});
+  for (long i = 0; i < 400; ++i) mixed.push_back({mpq_class(-10 - i)});
+  KsNet saw;
+  saw.layers.push_back(layer({{1}}, {0}));
+  for (int k = 0; k < 10; ++k) {
+    saw.layers.push_back(layer({{2}, {4}, {2}, {4}, {2}, {4}}, {0, -2, 0, -2, 0, -2}));
+    saw.layers.push_back(layer({{1, -1, 0, 0, 0, 0}}, {0}));
+  }
+  saw.layers.push_back(layer({{1}}, {0}));
+  std::vector<const QRow*> mp;
+  for (const auto& x : mixed) mp.push_back(&x);
+  KsSharedStats st;
+  const std::vector<QRow> g2 = ks_eval_shared(saw, mp, 2, &st, 100);
+  CHECK(st.pointwise_from < saw.layers.size());
+  for (std::size_t p = 0; p < mixed.size(); ++p) REQUIRE(g2[p] == ks_eval_rational(saw, mixed[p]));
+}

@@ -1592,6 +1592,40 @@ section_model_files() {
   expect_peak_below "model files: the short member is not read" "$d/kb" 150000
 }
 
+# ks on the checker's threads: the same certificates (honest and mutated, embedded and by reference)
+# give the same verify --json output on 1 and 2 threads (all but "seconds"). N = 2600 distinct contexts
+# are cut into ranges of points on 2 threads, so the verdicts cross the ranges' ends.
+# ---------------------------------------------------------------------------------------------------
+section_ks_threads() {
+  local d=$WORK/ks_threads c t
+  mkdir -p "$d"
+  run generate ks --N 2600 --n 4 --d 3 --V 40 --C 3 --seed 5 --out "$d/s.npz"
+  expect_rc "ks threads: generate ks" 0
+  run construct ks "$d/s.npz" --data-ref on --out "$d/ref.json"
+  expect_rc "ks threads: construct ks --data-ref on" 0
+  run construct ks "$d/s.npz" --data-ref off --out "$d/emb.json"
+  expect_rc "ks threads: construct ks --data-ref off" 0
+  alter_json "$d/emb.json" "$d/lab.json" 'j["labels"][1300] = (j["labels"][1300] + 1) % 3; j["labels"][2599] = (j["labels"][2599] + 2) % 3'
+  alter_json "$d/emb.json" "$d/last.json" 'j["labels"][2599] = (j["labels"][2599] + 1) % 3'
+  alter_json "$d/emb.json" "$d/swap.json" 's = j["sequences"]; s[0], s[2599] = s[2599], s[0]'
+  alter_json "$d/ref.json" "$d/dig.json" 'j["data"]["digest"] = "sha256:" + "0" * 64'
+  alter_json "$d/emb.json" "$d/sep.json" 'j["separation"]["delta2"] = "1/1000"'
+  for c in ref emb lab last swap dig sep; do
+    for t in 1 2; do
+      run --threads $t verify "$d/$c.json" --json
+      sed 's/"seconds":[0-9.e+-]*,\{0,1\}//' "$OUT" > "$d/$c.t$t.out"
+      echo "rc=$RC" >> "$d/$c.t$t.out"
+    done
+    check "ks threads: verify $c.json, same output on 1 and 2 threads" cmp -s "$d/$c.t1.out" "$d/$c.t2.out"
+  done
+  check "ks threads: the honest certificates are VALID" grep -q '"valid":true' "$d/ref.t2.out" "$d/emb.t2.out"
+  check "ks threads: the first wrong label in order is named" grep -q 'prediction for sequence 1300 ' "$d/lab.t2.out"
+  check "ks threads: the last sequence's wrong label is named" grep -q 'prediction for sequence 2599 ' "$d/last.t2.out"
+  for c in lab last dig sep; do
+    check "ks threads: $c.json is rejected" grep -q 'rc=1' "$d/$c.t2.out"
+  done
+}
+
 SECTIONS=(section_rank section_kruskal section_verify section_verify_many section_export section_manners)
 SECTIONS+=(section_engine_route)
 SECTIONS+=(section_theorem1)
@@ -1605,6 +1639,7 @@ SECTIONS+=(section_front)
 SECTIONS+=(section_certify)
 SECTIONS+=(section_export_ks)
 SECTIONS+=(section_model_files)
+SECTIONS+=(section_ks_threads)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2

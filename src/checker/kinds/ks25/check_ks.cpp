@@ -24,11 +24,11 @@
 // separate them); with token_sums_equal, also equal token-vector sums and equal tokens at the positions
 // (so they collide for EVERY linear phi).
 #include <algorithm>
-#include <map>
 #include <numeric>
 #include <thread>
 
 #include "kernel/context.hpp"
+#include "kernel/float_kernels.hpp"
 #include "kernel/read.hpp"
 #include "kinds/ks25/ks_network.hpp"
 
@@ -42,14 +42,37 @@ struct KsCertificate {
   bool ablation = false, deep_set = false, s2s = false;
   std::size_t N = 0, n = 0, d = 0, C = 0, V = 0;
   std::size_t per = 1;  // labels per sequence: n (seq-to-seq) or 1
-  std::vector<QRow> tok;                      // V x d
-  std::vector<std::vector<std::size_t>> seq;  // N x n token indices
-  std::vector<std::size_t> label;             // N x per
+  std::vector<QRow> tok;              // V x d
+  std::vector<std::uint32_t> seq;     // N x n token indices, row-major
+  std::vector<std::uint32_t> sorted;  // each sequence's indices sorted (its multiset), N x n; filled on demand
+  std::vector<std::size_t> label;     // N x per
   KsNet f1, f2;
   QMat wov;
   std::size_t wov_nonzero = 0, wov_bits = 0;
   std::vector<QRow> ctx;  // N x per contexts (3 values each), recomputed
+  std::vector<std::size_t> by_ctx;  // 0 .. N per - 1 sorted by (context, index) (ks_check_predictions)
+
+  std::uint32_t at(std::size_t i, std::size_t q) const { return seq[i * n + q]; }
+  // Whether sequences i and j are the same multiset of tokens (sorted filled).
+  bool same_multiset(std::size_t i, std::size_t j) const {
+    return std::equal(sorted.begin() + i * n, sorted.begin() + (i + 1) * n, sorted.begin() + j * n);
+  }
+  bool multiset_less(std::size_t i, std::size_t j) const {
+    return std::lexicographical_compare(sorted.begin() + i * n, sorted.begin() + (i + 1) * n, sorted.begin() + j * n,
+                                        sorted.begin() + (j + 1) * n);
+  }
+  void sort_multisets() {
+    sorted = seq;
+    for (std::size_t i = 0; i < N; ++i) std::sort(sorted.begin() + i * n, sorted.begin() + (i + 1) * n);
+  }
 };
+
+// Lexicographic comparison of two rows of equal length: -1, 0 or 1.
+int ks_cmp(const QRow& x, const QRow& y) {
+  for (std::size_t j = 0; j < x.size() && j < y.size(); ++j)
+    if (const int c = cmp(x[j], y[j])) return c < 0 ? -1 : 1;
+  return x.size() < y.size() ? -1 : x.size() > y.size() ? 1 : 0;
+}
 
 bool read_label(const Value& v, const std::string& where, std::size_t C, std::size_t& out, std::string& why) {
   if (!read_size(v, where, C == 0 ? 0 : C - 1, out, why)) return false;
@@ -78,7 +101,7 @@ bool eq_str(const Value& obj, const std::string& where, const std::string& key, 
 // Then f2(s) = rho~(s_3) does not depend on the order of the tokens (Theorem D.1's invariance). The
 // labelling must be invariant too: two sequences with equal multisets of tokens carry equal labels
 // (re-checked here from the data, so a non-invariant labelling is named even when predictions match).
-bool deep_set_structure(const KsNet& f1, const QMat& wov, const KsNet& f2, const std::vector<std::vector<std::size_t>>& seq,
+bool deep_set_structure(const KsNet& f1, const QMat& wov, const KsNet& f2, KsCertificate& k,
                         const std::vector<std::size_t>& label, std::string& why) {
   if (f1.layers.empty()) { why = "network.f1: the deep set needs phi~ (at least one layer)"; return false; }
   const KsLayer& last = f1.layers.back();
@@ -101,17 +124,21 @@ bool deep_set_structure(const KsNet& f1, const QMat& wov, const KsNet& f2, const
               " (a deep set reads only the pooled sum, coordinate 2)";
         return false;
       }
-  std::map<std::vector<std::size_t>, std::size_t> first_of;  // multiset -> first sequence
-  for (std::size_t i = 0; i < seq.size(); ++i) {
-    std::vector<std::size_t> ms = seq[i];
-    std::sort(ms.begin(), ms.end());
-    auto [it, fresh] = first_of.emplace(std::move(ms), i);
-    if (!fresh && label[it->second] != label[i]) {
-      why = "labels: sequences " + std::to_string(it->second) + " and " + std::to_string(i) +
+  // The first sequence of each multiset: the sequences sorted by (multiset, index), each group's first.
+  if (k.sorted.empty()) k.sort_multisets();
+  std::vector<std::size_t> ord(k.N), first_of(k.N);
+  std::iota(ord.begin(), ord.end(), 0);
+  std::sort(ord.begin(), ord.end(), [&](std::size_t a, std::size_t b) {
+    return k.multiset_less(a, b) || (!k.multiset_less(b, a) && a < b);
+  });
+  for (std::size_t r = 0; r < k.N; ++r)
+    first_of[ord[r]] = r > 0 && k.same_multiset(ord[r - 1], ord[r]) ? first_of[ord[r - 1]] : ord[r];
+  for (std::size_t i = 0; i < k.N; ++i)
+    if (label[first_of[i]] != label[i]) {
+      why = "labels: sequences " + std::to_string(first_of[i]) + " and " + std::to_string(i) +
             " are the same multiset with different labels (not permutation invariant)";
       return false;
     }
-  }
   return true;
 }
 
@@ -148,6 +175,7 @@ bool ks_read_tokens(const Value& c, KsCertificate& k, std::string& why) {
   if (!tv) return false;
   k.V = tv->items.size();
   if (k.V == 0) { why = "tokens: empty"; return false; }
+  if (k.V > UINT32_MAX) { why = "tokens: more than 2^32 - 1 rows"; return false; }
   k.tok.resize(k.V);
   for (std::size_t t = 0; t < k.V; ++t)
     if (!read_rational_vector(tv->items[t], ks_at("tokens", t), k.d, k.tok[t], why)) return false;
@@ -181,12 +209,14 @@ bool ks_read_examples(const Value& c, KsCertificate& k, std::string& why) {
   const Value* sv = member(c, "", "sequences", json::Type::Array, why);
   if (!sv) return false;
   if (sv->items.size() != N) { why = "sequences: expected N = " + std::to_string(N) + " sequences"; return false; }
-  k.seq.assign(N, std::vector<std::size_t>(n));
+  k.seq.assign(N * n, 0);
   for (std::size_t i = 0; i < N; ++i) {
     const Value& s = sv->items[i];
     if (s.type != json::Type::Array || s.items.size() != n) { why = ks_at("sequences", i) + ": expected n token indices"; return false; }
-    for (std::size_t q = 0; q < n; ++q)
-      if (!read_size(s.items[q], ks_at(ks_at("sequences", i), q), k.V - 1, k.seq[i][q], why)) return false;
+    for (std::size_t q = 0, t; q < n; ++q) {
+      if (!read_size(s.items[q], ks_at(ks_at("sequences", i), q), k.V - 1, t, why)) return false;
+      k.seq[i * n + q] = static_cast<std::uint32_t>(t);
+    }
   }
   const Value* lv = member(c, "", "labels", json::Type::Array, why);
   if (!lv) return false;
@@ -236,22 +266,29 @@ bool ks_check_separation(const Value& c, const KsCertificate& k, std::string& wh
     }
     if (have && sgn(acc) == 0) { why = "separation.direction: two tokens have equal projections"; return false; }
     d2 = have ? mpq_class(acc * acc / u2) : mpq_class(0);
-    have = false;
   }
   for (std::size_t a = 0; a < V; ++a) {
     acc = 0;
     for (const auto& x : tok[a]) acc += x * x;
     if (acc > r2) r2 = acc;
-    if (method == "projection") continue;
-    for (std::size_t b = a + 1; b < V; ++b) {
-      acc = 0;
-      for (std::size_t j = 0; j < d; ++j) {
-        df = tok[a][j] - tok[b][j];
-        acc += df * df;
+  }
+  if (method != "projection" && V > 1) {
+    // Each token's smallest squared distance to the later ones, on the checker's threads; their minimum.
+    std::vector<mpq_class> near(V - 1);
+    parallel_for(V - 1, checker_threads(), [&](std::size_t a, unsigned) {
+      mpq_class s, t;
+      for (std::size_t b = a + 1; b < V; ++b) {
+        s = 0;
+        for (std::size_t j = 0; j < d; ++j) {
+          t = tok[a][j] - tok[b][j];
+          s += t * t;
+        }
+        if (b == a + 1 || s < near[a]) near[a] = s;
       }
-      if (!have || acc < d2) d2 = acc;
-      have = true;
-    }
+    });
+    d2 = near[0];
+    for (const mpq_class& x : near)
+      if (x < d2) d2 = x;
   }
   return eq_str(*sep, "separation", "r2", r2, why) && eq_str(*sep, "separation", "delta2", d2, why);
 }
@@ -288,27 +325,33 @@ bool ks_read_network(const Value& c, KsCertificate& k, std::string& why) {
   return eq_str(c, "", "checksum", checksum, why);
 }
 
-// Stage 6: f1 once per token, then every context s = f1(x_p) + WOV mean_k f1(x_k).
+// Stage 6: f1 once per token, then every context s = f1(x_p) + WOV mean_k f1(x_k) (blocks of sequences
+// on the checker's threads; each context is the same exact value whatever the split).
 void ks_contexts(KsCertificate& k) {
   const std::size_t n = k.n;
   std::vector<QRow> f1o(k.V);
-  for (std::size_t t = 0; t < k.V; ++t) f1o[t] = ks_eval(k.f1, k.tok[t]);
+  parallel_for(k.V, checker_threads(), [&](std::size_t t, unsigned) { f1o[t] = ks_eval(k.f1, k.tok[t]); });
   k.ctx.assign(k.N * k.per, QRow());
-  for (std::size_t i = 0; i < k.N; ++i) {
-    QRow mean(3, mpq_class(0));
-    for (std::size_t q = 0; q < n; ++q)
-      for (std::size_t j = 0; j < 3; ++j) mean[j] += f1o[k.seq[i][q]][j];
-    for (auto& x : mean) x /= mpq_class(static_cast<unsigned long>(n));
-    QRow a(3, mpq_class(0));
-    for (std::size_t r = 0; r < 3; ++r)
-      for (std::size_t j = 0; j < 3; ++j) a[r] += k.wov[r][j] * mean[j];
-    for (std::size_t q = 0; q < k.per; ++q) {
-      const std::size_t p = k.s2s ? q : n - 1;
-      QRow s = f1o[k.seq[i][p]];
-      for (std::size_t j = 0; j < 3; ++j) s[j] += a[j];
-      k.ctx[i * k.per + q] = std::move(s);
+  constexpr std::size_t kBlock = 1024;
+  parallel_for((k.N + kBlock - 1) / kBlock, checker_threads(), [&](std::size_t blk, unsigned) {
+    QRow mean(3), a(3);
+    for (std::size_t i = blk * kBlock; i < std::min(k.N, (blk + 1) * kBlock); ++i) {
+      for (auto& x : mean) x = 0;
+      for (std::size_t q = 0; q < n; ++q)
+        for (std::size_t j = 0; j < 3; ++j) mean[j] += f1o[k.at(i, q)][j];
+      for (auto& x : mean) x /= mpq_class(static_cast<unsigned long>(n));
+      for (std::size_t r = 0; r < 3; ++r) {
+        a[r] = 0;
+        for (std::size_t j = 0; j < 3; ++j) a[r] += k.wov[r][j] * mean[j];
+      }
+      for (std::size_t q = 0; q < k.per; ++q) {
+        const std::size_t p = k.s2s ? q : n - 1;
+        QRow s = f1o[k.at(i, p)];
+        for (std::size_t j = 0; j < 3; ++j) s[j] += a[j];
+        k.ctx[i * k.per + q] = std::move(s);
+      }
     }
-  }
+  });
 }
 
 // The ablation's verdict: two sequences with different labels and equal contexts (and, with
@@ -339,12 +382,12 @@ bool ks_check_collision(const Value& c, const KsCertificate& k, std::string& why
   if (const Value* ts = c.find("token_sums_equal"))
     if (!read_bool(*ts, "token_sums_equal", sums_equal, why)) return false;
   if (!sums_equal) return true;
-  if (k.seq[i][pi] != k.seq[j][pj]) { why = "token_sums_equal: the tokens at the positions differ"; return false; }
+  if (k.at(i, pi) != k.at(j, pj)) { why = "token_sums_equal: the tokens at the positions differ"; return false; }
   QRow a(k.d, mpq_class(0)), b(k.d, mpq_class(0));
   for (std::size_t q = 0; q < n; ++q)
     for (std::size_t t = 0; t < k.d; ++t) {
-      a[t] += k.tok[k.seq[i][q]][t];
-      b[t] += k.tok[k.seq[j][q]][t];
+      a[t] += k.tok[k.at(i, q)][t];
+      b[t] += k.tok[k.at(j, q)][t];
     }
   if (a != b) { why = "token_sums_equal: the token sums differ"; return false; }
   return true;
@@ -352,18 +395,24 @@ bool ks_check_collision(const Value& c, const KsCertificate& k, std::string& why
 
 // Stage 7: every prediction equals its label (f2 once per distinct context, all contexts at once sharing
 // the work between them: ks_eval_shared; then the verdict in the order of the contexts).
-bool ks_check_predictions(const KsCertificate& k, std::string& why) {
-  std::map<QRow, std::size_t> index;  // context -> its distinct number
+bool ks_check_predictions(KsCertificate& k, std::string& why) {
+  // The contexts sorted by (value, index); each run of equal values is one distinct context.
+  k.by_ctx.resize(k.ctx.size());
+  std::iota(k.by_ctx.begin(), k.by_ctx.end(), 0);
+  std::sort(k.by_ctx.begin(), k.by_ctx.end(), [&](std::size_t a, std::size_t b) {
+    const int c = ks_cmp(k.ctx[a], k.ctx[b]);
+    return c < 0 || (c == 0 && a < b);
+  });
   std::vector<std::size_t> of(k.ctx.size());
   std::vector<const QRow*> distinct;
-  for (std::size_t q = 0; q < k.ctx.size(); ++q) {
-    auto [it, fresh] = index.emplace(k.ctx[q], distinct.size());
-    if (fresh) distinct.push_back(&it->first);
-    of[q] = it->second;
+  for (std::size_t r = 0; r < k.by_ctx.size(); ++r) {
+    const std::size_t q = k.by_ctx[r];
+    if (r == 0 || k.ctx[k.by_ctx[r - 1]] != k.ctx[q]) distinct.push_back(&k.ctx[q]);
+    of[q] = distinct.size() - 1;
   }
   std::vector<mpq_class> out(distinct.size());
   {
-    const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+    const unsigned threads = std::max(checker_threads(), 1u);
     std::vector<QRow> o = ks_eval_shared(k.f2, distinct, threads);
     for (std::size_t i = 0; i < o.size(); ++i) out[i] = std::move(o[i][0]);
   }
@@ -390,17 +439,29 @@ bool ks_check_predictions(const KsCertificate& k, std::string& why) {
 
 // Stage 8, eq. (55): contexts of different (token, multiset) keys are >= 1/n apart (not for deep sets,
 // which ignore the last token).
-bool ks_check_eq55(const KsCertificate& k, std::string& why) {
+bool ks_check_eq55(KsCertificate& k, std::string& why) {
   const std::size_t n = k.n, per = k.per;
-  std::map<std::pair<std::size_t, std::vector<std::size_t>>, std::size_t> keys;
+  // Each key's first context (in index order): the contexts sorted by (key, index), each group's first.
+  if (k.sorted.empty()) k.sort_multisets();
+  auto token = [&](std::size_t q) { return k.at(q / per, k.s2s ? q % per : n - 1); };
+  auto key_less = [&](std::size_t a, std::size_t b) {
+    if (token(a) != token(b)) return token(a) < token(b);
+    return k.multiset_less(a / per, b / per);
+  };
+  std::vector<std::size_t> ord(k.ctx.size());
+  std::iota(ord.begin(), ord.end(), 0);
+  std::sort(ord.begin(), ord.end(), [&](std::size_t a, std::size_t b) {
+    return key_less(a, b) || (!key_less(b, a) && a < b);
+  });
+  std::vector<char> first(k.ctx.size(), 0);
+  for (std::size_t r = 0; r < ord.size(); ++r)
+    first[ord[r]] = r == 0 || token(ord[r - 1]) != token(ord[r]) || !k.same_multiset(ord[r - 1] / per, ord[r] / per);
+  ord.clear();
+  ord.shrink_to_fit();
+  // Those contexts in the order of their values (ties: index), from the predictions' sort.
   std::vector<std::size_t> kc;
-  for (std::size_t q = 0; q < k.ctx.size(); ++q) {
-    std::vector<std::size_t> ms = k.seq[q / per];
-    std::sort(ms.begin(), ms.end());
-    const std::size_t p = k.s2s ? q % per : n - 1;
-    if (keys.emplace(std::make_pair(k.seq[q / per][p], std::move(ms)), q).second) kc.push_back(q);
-  }
-  std::sort(kc.begin(), kc.end(), [&](std::size_t a, std::size_t b) { return k.ctx[a] < k.ctx[b]; });
+  for (std::size_t q : k.by_ctx)
+    if (first[q]) kc.push_back(q);
   // Lexicographic order: pairs in different coordinate-0 groups are >= the adjacent coordinate-0 gap
   // apart; within a group, different coordinate-1 groups >= the adjacent coordinate-1 gap; and so on
   // to coordinate 2; equal contexts of different keys violate eq. (55) outright.
@@ -466,7 +527,7 @@ bool check_ks(const Value& c, std::string& why) {
     return false;
   ks_contexts(k);
   if (k.ablation) return ks_check_collision(c, k, why);
-  if (k.deep_set && !deep_set_structure(k.f1, k.wov, k.f2, k.seq, k.label, why)) return false;
+  if (k.deep_set && !deep_set_structure(k.f1, k.wov, k.f2, k, k.label, why)) return false;
   return ks_check_predictions(k, why) && (k.deep_set || ks_check_eq55(k, why)) && ks_check_complexity(c, k, why);
 }
 

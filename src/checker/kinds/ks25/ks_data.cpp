@@ -91,7 +91,7 @@ std::string ks_arrays_digest(const KsArrays& a) {
 // The certificate's "data": {"file", "digest"}: the file's sequences (as indices into the certificate's
 // tokens `tok`) and labels, its digest recomputed and compared.
 bool ks_read_referenced(const Value& data, std::size_t N, std::size_t n, std::size_t d, bool s2s, std::size_t C,
-                        const std::vector<QRow>& tok, std::vector<std::vector<std::size_t>>& seq,
+                        const std::vector<QRow>& tok, std::vector<std::uint32_t>& seq,
                         std::vector<std::size_t>& label, std::string& why) {
   std::string file, digest;
   if (!read_string(data, "data", "file", file, why) || !read_string(data, "data", "digest", digest, why)) return false;
@@ -159,9 +159,8 @@ bool ks_read_referenced(const Value& data, std::size_t N, std::size_t n, std::si
     }
     to_cert[t] = *it;
   }
-  seq.assign(N, std::vector<std::size_t>(n));
-  for (std::size_t i = 0; i < N; ++i)
-    for (std::size_t q = 0; q < n; ++q) seq[i][q] = to_cert[a.ids[i * n + q]];
+  seq.resize(N * n);
+  for (std::size_t i = 0; i < N * n; ++i) seq[i] = static_cast<std::uint32_t>(to_cert[a.ids[i]]);
   label.resize(a.labels.size());
   for (std::size_t i = 0; i < a.labels.size(); ++i) {
     if (a.labels[i] < 0 || static_cast<std::uint64_t>(a.labels[i]) >= C) {

@@ -59,20 +59,22 @@ void ks_eval_many(const KsNet& net, const std::vector<const QRow*>& xs, std::vec
 // ks_eval on each point. When every row of the first layer is a multiple of one vector g, the network is
 // evaluated as a function of t = g . x with every neuron's values over the points sorted by t kept as
 // pieces a t + b (dyadic), ReLUs split at exact sign changes; otherwise, from a layer that is not dyadic,
-// or once a layer's pieces outnumber 3 per point, point by point (ks_eval_many).
+// or once a layer's pieces outnumber 3 per point, point by point (ks_eval_many). With threads > 1 the sorted
+// points are cut into up to 2 * threads contiguous ranges of at least min_range points, each evaluated on
+// its own on the threads (parallel_for): the values do not depend on the cut (every one is exact).
 struct KsSharedStats {
   bool shared = false;             // the pieces route ran (from layer 0)
   std::size_t points = 0;          // distinct t
-  std::size_t max_pieces = 0;      // the most pieces of one layer
-  std::size_t pointwise_from = 0;  // the first layer evaluated point by point (the depth when none)
+  std::size_t max_pieces = 0;      // the most pieces of one layer (in one range)
+  std::size_t pointwise_from = 0;  // the first layer evaluated point by point (in any range; the depth when none)
 };
 std::vector<QRow> ks_eval_shared(const KsNet& net, const std::vector<const QRow*>& xs, unsigned threads,
-                                 KsSharedStats* stats = nullptr);
+                                 KsSharedStats* stats = nullptr, std::size_t min_range = 1024);
 // A certificate's "data": {"file", "digest"} (ks_data.cpp): the referenced file's N sequences of n tokens
-// (as indices into the certificate's tokens `tok`, matched by value) and labels (N, or N x n for
+// (as indices into the certificate's tokens `tok`, matched by value; N x n, row-major) and labels (N, or N x n for
 // seq-to-seq, each in [0, C)), read through the context's KsArraysSupplier; its digest recomputed.
 bool ks_read_referenced(const Value& data, std::size_t N, std::size_t n, std::size_t d, bool s2s, std::size_t C,
-                        const std::vector<QRow>& tok, std::vector<std::vector<std::size_t>>& seq,
+                        const std::vector<QRow>& tok, std::vector<std::uint32_t>& seq,
                         std::vector<std::size_t>& label, std::string& why);
 // q as a dyadic when its denominator is a power of two.
 bool ks_dyadic(const mpq_class& q, KsDy& out);

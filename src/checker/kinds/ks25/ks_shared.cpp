@@ -20,6 +20,7 @@
 #include <memory>
 #include <thread>
 
+#include "kernel/float_kernels.hpp"
 #include "kinds/ks25/ks_network.hpp"
 
 namespace memcert_checker {
@@ -115,14 +116,18 @@ void affine(const KsDy& bias, const std::vector<const KsTerm*>& terms, const std
       return;
     }
   }
-  thread_local mpz_class acc, t, z;
+  thread_local mpz_class acc, t, w, z;
+  // A GMP operand read in place (no copy of its limbs), a machine one through scratch.
+  auto in = [](const KsDy& v, mpz_class& scratch) -> mpz_srcptr {
+    if (v.big) return v.M.get_mpz_t();
+    scratch = static_cast<long>(v.m);
+    return scratch.get_mpz_t();
+  };
   mpz_of(bias, acc);
   mpz_mul_2exp(acc.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(E - bias.e));
   for (std::size_t j = 0; j < terms.size(); ++j) {
     if (is_zero(*vals[j])) continue;
-    mpz_of(terms[j]->dw, t);
-    mpz_of(*vals[j], z);
-    t *= z;
+    mpz_mul(t.get_mpz_t(), in(terms[j]->dw, w), in(*vals[j], z));
     mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), static_cast<mp_bitcnt_t>(E - terms[j]->dw.e - vals[j]->e));
     acc += t;
   }
@@ -132,12 +137,19 @@ void affine(const KsDy& bias, const std::vector<const KsTerm*>& terms, const std
 // The sorted distinct points' t values, and the sign of a t + b at one of them.
 struct Points {
   std::vector<mpq_class> t;  // strictly increasing
+  // sign(a t + b) = sign(a_m p 2^(E - a_e) + b_m q 2^(E - b_e)) for t = p / q (q > 0), E = max(a_e, b_e):
+  // integers only (no rational reduction, no allocation once the scratch has grown).
   int sign_at(const KsDy& a, const KsDy& b, std::size_t r) const {
-    thread_local mpq_class v;
-    v = to_q(a);
-    v *= t[r];
-    v += to_q(b);
-    return sgn(v);
+    thread_local mpz_class x, y;
+    const long E = std::max(a.e, b.e);
+    mpz_of(a, x);
+    mpz_mul(x.get_mpz_t(), x.get_mpz_t(), mpq_numref(t[r].get_mpq_t()));
+    mpz_mul_2exp(x.get_mpz_t(), x.get_mpz_t(), static_cast<mp_bitcnt_t>(E - a.e));
+    mpz_of(b, y);
+    mpz_mul(y.get_mpz_t(), y.get_mpz_t(), mpq_denref(t[r].get_mpq_t()));
+    mpz_mul_2exp(y.get_mpz_t(), y.get_mpz_t(), static_cast<mp_bitcnt_t>(E - b.e));
+    x += y;
+    return sgn(x);
   }
 };
 
@@ -176,10 +188,9 @@ void push_relu(const Points& P, std::vector<Piece>& out, std::size_t s, std::siz
   }
 }
 
-// One neuron of a dyadic layer over its inputs' pieces.
+// One neuron of a dyadic layer over its inputs' pieces, on the sorted points [lo, hi).
 Col neuron(const Points& P, const KsLayer& L, std::size_t i, bool relu, const std::vector<Col>& in,
-           const std::vector<char>& nonneg) {
-  const std::size_t M = P.t.size();
+           const std::vector<char>& nonneg, std::size_t lo, std::size_t hi) {
   const std::vector<KsTerm>& row = L.rows[i];
   const KsDy& bias = L.dbias[i];
   // A copy of an input (weight 1, bias 0) shares its list when the ReLU cannot change it.
@@ -193,9 +204,9 @@ Col neuron(const Points& P, const KsLayer& L, std::size_t i, bool relu, const st
   std::vector<const KsDy*> va(terms.size()), vb(terms.size());
   static const KsDy zero;
   KsDy a, b;
-  std::size_t s = 0;
-  while (s < M) {
-    std::size_t e = M;
+  std::size_t s = lo;
+  while (s < hi) {
+    std::size_t e = hi;
     for (std::size_t j = 0; j < terms.size(); ++j) {
       const Piece& p = (*in[terms[j]->col])[at[j]];
       e = std::min(e, p.end);
@@ -211,6 +222,66 @@ Col neuron(const Points& P, const KsLayer& L, std::size_t i, bool relu, const st
     s = e;
   }
   return out;
+}
+
+// The network on the sorted points [lo, hi) (layer 0: lambda_i t + b_i, then piece by piece, then point
+// by point from the layer where the pieces outnumber kMaxPiecesPerPoint per point or a layer is not
+// dyadic): vals[r] for r in [lo, hi), the values after the last layer.
+void run_range(const KsNet& net, const Points& P, const std::vector<KsDy>& lambda, std::size_t lo, std::size_t hi,
+               std::vector<QRow>& vals, KsSharedStats& st) {
+  const std::size_t D = net.layers.size(), M = hi - lo;
+  const KsLayer& L0 = net.layers[0];
+  st.pointwise_from = D;
+  std::vector<Col> cols(L0.out);
+  std::vector<char> nonneg(L0.out, 0);
+  {
+    const bool relu = D > 1;
+    for (std::size_t i = 0; i < L0.out; ++i) {
+      auto c = std::make_shared<std::vector<Piece>>();
+      KsDy a = lambda[i], b = L0.dbias[i];
+      if (relu) push_relu(P, *c, lo, hi, a, b);
+      else push(*c, hi, std::move(a), std::move(b));
+      cols[i] = c;
+      nonneg[i] = relu;
+    }
+  }
+  std::size_t l = 1;
+  for (; l < D; ++l) {
+    const KsLayer& L = net.layers[l];
+    if (!L.dyadic) break;
+    const bool relu = l + 1 < D;
+    std::vector<Col> next(L.out);
+    std::size_t pieces = 0;
+    for (std::size_t i = 0; i < L.out; ++i) {
+      next[i] = neuron(P, L, i, relu, cols, nonneg, lo, hi);
+      pieces += next[i]->size();
+    }
+    st.max_pieces = std::max(st.max_pieces, pieces);
+    cols = std::move(next);
+    nonneg.assign(L.out, relu);
+    if (pieces > kMaxPiecesPerPoint * M + 64) { ++l; break; }
+  }
+  // The values after layer l - 1 at every point of the range.
+  for (std::size_t r = lo; r < hi; ++r) vals[r].resize(cols.size());
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    std::size_t r = lo;
+    for (const Piece& p : *cols[i]) {
+      const mpq_class a = to_q(p.a), b = to_q(p.b);
+      for (; r < p.end; ++r) {
+        if (sgn(a) == 0) vals[r][i] = b;
+        else vals[r][i] = a * P.t[r] + b;
+      }
+    }
+  }
+  cols.clear();
+  if (l < D) {
+    st.pointwise_from = l;
+    std::vector<const QRow*> pts(M);
+    for (std::size_t r = 0; r < M; ++r) pts[r] = &vals[lo + r];
+    std::vector<QRow> o;
+    ks_eval_many(net, pts, o, l, 1);
+    for (std::size_t r = 0; r < M; ++r) vals[lo + r] = std::move(o[r]);
+  }
 }
 
 }  // namespace ks_shared
@@ -238,7 +309,7 @@ void ks_eval_many(const KsNet& net, const std::vector<const QRow*>& xs, std::vec
 }
 
 std::vector<QRow> ks_eval_shared(const KsNet& net, const std::vector<const QRow*>& xs, unsigned threads,
-                                 KsSharedStats* stats) {
+                                 KsSharedStats* stats, std::size_t min_range) {
   using namespace ks_shared;
   KsSharedStats st;
   std::vector<QRow> result;
@@ -301,53 +372,17 @@ std::vector<QRow> ks_eval_shared(const KsNet& net, const std::vector<const QRow*
   t.shrink_to_fit();
   const std::size_t M = P.t.size();
   st.points = M;
-  // Layer 0: lambda_i t + b_i.
-  std::vector<Col> cols(L0->out);
-  std::vector<char> nonneg(L0->out, 0);
-  {
-    const bool relu = D > 1;
-    for (std::size_t i = 0; i < L0->out; ++i) {
-      auto c = std::make_shared<std::vector<Piece>>();
-      KsDy a = lambda[i], b = L0->dbias[i];
-      if (relu) push_relu(P, *c, 0, M, a, b);
-      else push(*c, M, std::move(a), std::move(b));
-      cols[i] = c;
-      nonneg[i] = relu;
-    }
-  }
-  std::size_t l = 1;
-  for (; l < D; ++l) {
-    const KsLayer& L = net.layers[l];
-    if (!L.dyadic) break;
-    const bool relu = l + 1 < D;
-    std::vector<Col> next(L.out);
-    std::size_t pieces = 0;
-    for (std::size_t i = 0; i < L.out; ++i) {
-      next[i] = neuron(P, L, i, relu, cols, nonneg);
-      pieces += next[i]->size();
-    }
-    st.max_pieces = std::max(st.max_pieces, pieces);
-    cols = std::move(next);
-    nonneg.assign(L.out, relu);
-    if (pieces > kMaxPiecesPerPoint * M + 64) { ++l; break; }
-  }
-  // The values after layer l - 1 at every distinct point.
-  std::vector<QRow> vals(M, QRow(cols.size()));
-  for (std::size_t i = 0; i < cols.size(); ++i) {
-    std::size_t r = 0;
-    for (const Piece& p : *cols[i]) {
-      const mpq_class a = to_q(p.a), b = to_q(p.b);
-      for (; r < p.end; ++r) {
-        if (sgn(a) == 0) vals[r][i] = b;
-        else vals[r][i] = a * P.t[r] + b;
-      }
-    }
-  }
-  cols.clear();
-  if (l < D) {
-    std::vector<const QRow*> pts(M);
-    for (std::size_t r = 0; r < M; ++r) pts[r] = &vals[r];
-    vals = pointwise(pts, l);
+  // The sorted points in contiguous ranges, each range through the whole network on its own (a piece is
+  // cut at a range's ends, nothing else changes: every value is exact), the ranges on `threads` threads.
+  const std::size_t ranges = threads <= 1 ? 1 : std::clamp<std::size_t>(M / std::max<std::size_t>(min_range, 1), 1, 2 * threads);
+  std::vector<QRow> vals(M);
+  std::vector<KsSharedStats> part(ranges);
+  parallel_for(ranges, std::min<unsigned>(threads, static_cast<unsigned>(ranges)), [&](std::size_t c, unsigned) {
+    run_range(net, P, lambda, M * c / ranges, M * (c + 1) / ranges, vals, part[c]);
+  });
+  for (const KsSharedStats& q : part) {
+    st.max_pieces = std::max(st.max_pieces, q.max_pieces);
+    st.pointwise_from = std::min(st.pointwise_from, q.pointwise_from);
   }
   result.resize(xs.size());
   for (std::size_t p = 0; p < xs.size(); ++p) result[p] = vals[rank[p]];
