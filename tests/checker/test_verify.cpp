@@ -164,7 +164,7 @@ TEST_CASE("verify: hostile sizes are rejected quickly", "[checker][verify]") {
                  R"(},"kruskal_lower":30,"lower":{"method":"exhaustive-mod-p","prime":"7"},"kruskal_upper":30,"upper":{"method":"trivial"}})");
   CHECK_FALSE(v.valid);
   CHECK(v.reason.find("budget") != std::string::npos);
-  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 1.0);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5.0);  // a hang guard, not a benchmark
 }
 
 TEST_CASE("verify: files", "[checker][verify]") {
