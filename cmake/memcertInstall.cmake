@@ -64,8 +64,8 @@ install(FILES ${PROJECT_BINARY_DIR}/memcertConfig.cmake ${PROJECT_BINARY_DIR}/me
               cmake/memcertDependencies.cmake
         DESTINATION ${MEMCERT_CMAKE_DIR})
 
-# pkg-config: every static library in dependency order (the proofs' claims, an object library, need the
-# CMake package). Static archives carry no dependencies of their own, so everything they link (GMP, MPFR,
+# pkg-config: every static library in dependency order, each before the libraries it links
+# (memcert_dana24 before memcert_mahdavi24; the proofs' claims, an object library, need the CMake package). Static archives carry no dependencies of their own, so everything they link (GMP, MPFR,
 # zlib, threads) is on the public lines, not the .private ones, and a plain `pkg-config --libs memcert`
 # links.
 # The prefix is relative to the .pc file's own directory, so `cmake --install build --prefix P` gives a
@@ -82,6 +82,6 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
 else()
   set(MEMCERT_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
-set(MEMCERT_PC_LIBS "-lmemcert_eigen -lmemcert_mahdavi24 -lmemcert_ks25 -lmemcert_dana24 -lmemcert_checker -lmemcert_core")
+set(MEMCERT_PC_LIBS "-lmemcert_eigen -lmemcert_dana24 -lmemcert_mahdavi24 -lmemcert_ks25 -lmemcert_checker -lmemcert_core")
 configure_file(cmake/memcert.pc.in ${PROJECT_BINARY_DIR}/memcert.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/memcert.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

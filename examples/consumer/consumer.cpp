@@ -21,7 +21,7 @@ int main() {
   // One call into each paper's library (each links only through its own target).
   const AttentionDataset m = mahdavi24::generate_attention_dataset("theorem1", 3, 2, 3, std::nullopt, 1);
   const SequenceDataset k = ks25::ks_generate(4, 2, 2, 3, 2, 1, false);
-  const dana24::AssocData a = dana24::assoc_data_generate(4, 2, 2, 1, false);
-  std::cout << "papers T=" << m.T() << " N=" << k.N() << " T=" << a.T() << "\n";
-  return c.rank == 2 && v.valid && m.T() == 3 && k.N() == 4 && a.T() == 2 ? 0 : 1;
+  const dana24::AssocData s = dana24::assoc_data_generate(4, 2, 2, 1, false);
+  std::cout << "papers T=" << m.T() << " N=" << k.N() << " T=" << s.T() << "\n";
+  return c.rank == 2 && v.valid && m.T() == 3 && k.N() == 4 && s.T() == 2 ? 0 : 1;
 }
