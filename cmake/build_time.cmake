@@ -40,9 +40,9 @@ set_source_files_properties(${PROJECT_SOURCE_DIR}/src/model/attention_readout.cp
 
 memcert_unity_build(memcert_checker 12)
 memcert_unity_build(memcert_core 10)
-memcert_unity_build(memcert_mahdavi 8)
-memcert_unity_build(memcert_ks 8)
-memcert_unity_build(memcert_dana 8)
+memcert_unity_build(memcert_mahdavi24 8)
+memcert_unity_build(memcert_ks25 8)
+memcert_unity_build(memcert_dana24 8)
 memcert_unity_build(memcert_proofs 12)
 memcert_unity_build(memcert 11)
 if(MEMCERT_UNITY_BUILD)

@@ -36,6 +36,24 @@ install(TARGETS ${MEMCERT_EXPORTED_TARGETS} EXPORT memcertTargets
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS memcert EXPORT memcertTargets RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(EXPORT memcertTargets NAMESPACE memcert:: DESTINATION ${MEMCERT_CMAKE_DIR})
+# The papers' libraries by their earlier names (memcert_add_library's FORMERLY): libmemcert_<old>.a, a
+# symbolic link to libmemcert_<new>.a, so that a link line naming -lmemcert_<old> still links
+# (memcertConfig.cmake makes the matching memcert::<old> targets).
+foreach(pair IN LISTS MEMCERT_FORMER_NAMES)
+  string(REPLACE "=" ";" pair "${pair}")
+  list(GET pair 0 old)
+  list(GET pair 1 new)
+  set(lib_old ${CMAKE_STATIC_LIBRARY_PREFIX}memcert_${old}${CMAKE_STATIC_LIBRARY_SUFFIX})
+  set(lib_new ${CMAKE_STATIC_LIBRARY_PREFIX}memcert_${new}${CMAKE_STATIC_LIBRARY_SUFFIX})
+  install(CODE "
+    set(memcert_libdir \"${CMAKE_INSTALL_LIBDIR}\")
+    if(NOT IS_ABSOLUTE \"\${memcert_libdir}\")
+      set(memcert_libdir \"\${CMAKE_INSTALL_PREFIX}/\${memcert_libdir}\")
+    endif()
+    message(STATUS \"Installing: \$ENV{DESTDIR}\${memcert_libdir}/${lib_old} -> ${lib_new}\")
+    file(CREATE_LINK ${lib_new} \"\$ENV{DESTDIR}\${memcert_libdir}/${lib_old}\" SYMBOLIC)
+    list(APPEND CMAKE_INSTALL_MANIFEST_FILES \"\${memcert_libdir}/${lib_old}\")")
+endforeach()
 
 configure_package_config_file(cmake/memcertConfig.cmake.in ${PROJECT_BINARY_DIR}/memcertConfig.cmake
                               INSTALL_DESTINATION ${MEMCERT_CMAKE_DIR})
@@ -46,8 +64,8 @@ install(FILES ${PROJECT_BINARY_DIR}/memcertConfig.cmake ${PROJECT_BINARY_DIR}/me
               cmake/memcertDependencies.cmake
         DESTINATION ${MEMCERT_CMAKE_DIR})
 
-# pkg-config: every static library in dependency order (the proofs' claims, an object library, need the
-# CMake package). Static archives carry no dependencies of their own, so everything they link (GMP, MPFR,
+# pkg-config: every static library in dependency order, each before the libraries it links
+# (memcert_dana24 before memcert_mahdavi24; the proofs' claims, an object library, need the CMake package). Static archives carry no dependencies of their own, so everything they link (GMP, MPFR,
 # zlib, threads) is on the public lines, not the .private ones, and a plain `pkg-config --libs memcert`
 # links.
 # The prefix is relative to the .pc file's own directory, so `cmake --install build --prefix P` gives a
@@ -64,6 +82,6 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
 else()
   set(MEMCERT_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
 endif()
-set(MEMCERT_PC_LIBS "-lmemcert_eigen -lmemcert_mahdavi -lmemcert_ks -lmemcert_dana -lmemcert_checker -lmemcert_core")
+set(MEMCERT_PC_LIBS "-lmemcert_eigen -lmemcert_dana24 -lmemcert_mahdavi24 -lmemcert_ks25 -lmemcert_checker -lmemcert_core")
 configure_file(cmake/memcert.pc.in ${PROJECT_BINARY_DIR}/memcert.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/memcert.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -8,9 +8,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build}
 shift || true
-cmake --build "$build" -j2 --target memcert_ks memcert_core >/dev/null
+cmake --build "$build" -j2 --target memcert_ks25 memcert_core >/dev/null
 g++ -std=c++20 -O2 -I"$root/include" "$here/bench_ks.cpp" -o "$build/bench_ks" \
-  "$build/libmemcert_ks.a" "$build/libmemcert_core.a" -lgmpxx -lgmp -lmpfr -lz -pthread
+  "$build/libmemcert_ks25.a" "$build/libmemcert_core.a" -lgmpxx -lgmp -lmpfr -lz -pthread
 work=$(mktemp -d "${TMPDIR:-/tmp}/memcert_bench_ks.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 /usr/bin/time -v "$build/bench_ks" "$@" >"$work/out" 2>"$work/time"

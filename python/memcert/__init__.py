@@ -22,8 +22,9 @@ from ._certify import certify, has_command
 
 __version__ = _memcert.__version__
 
-__all__ = ["rank", "kruskal", "assumptions", "generate", "generate_theorem1", "generate_shared", "generate_general",
-           "generate_ks", "generate_dana24", "generate_pe", "construct_theorem1", "construct_ks", "construct_dana24",
+__all__ = ["rank", "kruskal", "assumptions", "generate", "generate_mahdavi24", "generate_theorem1", "generate_shared",
+           "generate_general", "generate_ks25", "generate_ks", "generate_dana24", "generate_pe", "construct_mahdavi24",
+           "construct_theorem1", "construct_ks25", "construct_ks", "construct_dana24",
            "claims_list", "claims_run", "claims_search", "verify", "sweep", "certify", "run", "executable",
            "has_command",
            "HypothesisFailure", "Undecided", "MemcertError", "NumericalWarning", "Result", "RankResult",
@@ -128,8 +129,17 @@ def assumptions(contexts, queries=None, labels=None, class_labels=None, **option
     return _call("assumptions", ["assumptions"], [path], options, AssumptionsResult, wd)
 
 
-def construct_theorem1(contexts, queries=None, labels=None, heads=None, dh=None, class_labels=None, **options):
-    """memcert construct theorem1: mahdavi24 Theorem 1's weights, certified and re-checked by the
+def _construct_theorem1(function, command, contexts, queries, labels, heads, dh, class_labels, options):
+    wd = Workdir()
+    options.update(heads=heads, dh=dh)
+    if "saturation" in options:  # the earlier keyword: saturation=False is --no-saturation
+        options.setdefault("no_saturation", not options.pop("saturation"))
+    path = _attention_dataset(contexts, queries, labels, wd, class_labels=class_labels)
+    return _call(function, command, [path], options, Theorem1Result, wd, cert_option="out")
+
+
+def construct_mahdavi24(contexts, queries=None, labels=None, heads=None, dh=None, class_labels=None, **options):
+    """memcert construct mahdavi24: mahdavi24 Theorem 1's weights, certified and re-checked by the
     independent checker. T is the data set's size; the theorem memorizes T* = min(T, H(r-1)+1) examples
     and, when T > T*, generic weights are tried on all T (--beyond generic): .memorized is True only when
     all T are certified, .memorized_count / .not_memorized / .theorem_memorized_count say how many.
@@ -142,13 +152,14 @@ def construct_theorem1(contexts, queries=None, labels=None, heads=None, dh=None,
     weights_out, max_seconds, max_memory, threads, decimals; progress.
     .weights: the exact weights (Fraction arrays) from .certificate. A violated hypothesis raises
     HypothesisFailure (.witness); a rank certificate that does not go through raises Undecided."""
-    wd = Workdir()
-    options.update(heads=heads, dh=dh)
-    if "saturation" in options:  # the earlier keyword: saturation=False is --no-saturation
-        options.setdefault("no_saturation", not options.pop("saturation"))
-    path = _attention_dataset(contexts, queries, labels, wd, class_labels=class_labels)
-    return _call("construct_theorem1", ["construct", "theorem1"], [path], options, Theorem1Result, wd,
-                 cert_option="out")
+    return _construct_theorem1("construct_mahdavi24", ["construct", "mahdavi24"], contexts, queries, labels, heads,
+                               dh, class_labels, options)
+
+
+def construct_theorem1(contexts, queries=None, labels=None, heads=None, dh=None, class_labels=None, **options):
+    """memcert construct theorem1: construct_mahdavi24 by its earlier name (the same command)."""
+    return _construct_theorem1("construct_theorem1", ["construct", "theorem1"], contexts, queries, labels, heads,
+                               dh, class_labels, options)
 
 
 # ---- other constructions -------------------------------------------------------------------------------
@@ -161,11 +172,18 @@ def _sequence_dataset(sequences, labels, token_labels, wd):
     return dataset_file({"sequences": sequences, "labels": labels, "token_labels": token_labels}, "dataset", wd)
 
 
-def construct_ks(sequences, labels=None, token_labels=None, **options):
-    """memcert construct ks: ks25 Theorem 4.1 built exactly and certified. sequences: a data set path, a
+def construct_ks25(sequences, labels=None, token_labels=None, **options):
+    """memcert construct ks25: ks25 Theorem 4.1 built exactly and certified. sequences: a data set path, a
     dict of arrays, or (N, n, d) sequences with labels (N,) / (N, n) and optional token_labels.
     Options: ablation, deep_sets, C, seed, check, out, weights_out, max_seconds, max_memory, threads,
     decimals; progress."""
+    wd = Workdir()
+    path = _sequence_dataset(sequences, labels, token_labels, wd)
+    return _call("construct_ks25", ["construct", "ks25"], [path], options, ConstructResult, wd, cert_option="out")
+
+
+def construct_ks(sequences, labels=None, token_labels=None, **options):
+    """memcert construct ks: construct_ks25 by its earlier name (the same command)."""
     wd = Workdir()
     path = _sequence_dataset(sequences, labels, token_labels, wd)
     return _call("construct_ks", ["construct", "ks"], [path], options, ConstructResult, wd, cert_option="out")
@@ -186,7 +204,7 @@ _GENERATE_SUFFIX = {"pe": ".npy"}
 
 
 def generate(kind, **options):
-    """memcert generate KIND (theorem1, shared, general, ks, dana24, pe): writes a data set. out= the
+    """memcert generate KIND (mahdavi24 = theorem1, shared, general, ks25 = ks, dana24, pe): writes a data set. out= the
     file (default: a temporary .npz / .npy, kept while the result lives; .load() reads it back)."""
     wd = Workdir()
     if options.get("out") is None:
@@ -194,8 +212,13 @@ def generate(kind, **options):
     return _call("generate_" + str(kind), ["generate", str(kind)], [], options, GenerateResult, wd)
 
 
+def generate_mahdavi24(**options):
+    """memcert generate mahdavi24 (T, n, d required; C, seed, kruskal, family, out)."""
+    return generate("mahdavi24", **options)
+
+
 def generate_theorem1(**options):
-    """memcert generate theorem1 (T, n, d required; C, seed, kruskal, family, out)."""
+    """memcert generate theorem1: generate_mahdavi24 by its earlier name (the same command)."""
     return generate("theorem1", **options)
 
 
@@ -209,8 +232,13 @@ def generate_general(**options):
     return generate("general", **options)
 
 
+def generate_ks25(**options):
+    """memcert generate ks25 (N, n, d required; V, C, seed, float64, seq2seq, out)."""
+    return generate("ks25", **options)
+
+
 def generate_ks(**options):
-    """memcert generate ks (N, n, d required; V, C, seed, float64, seq2seq, out)."""
+    """memcert generate ks: generate_ks25 by its earlier name (the same command)."""
     return generate("ks", **options)
 
 
@@ -322,11 +350,13 @@ def sweep(spec, out, **options):
 def _set_signatures():
     import inspect
     commands = {rank: ["rank"], kruskal: ["kruskal"], assumptions: ["assumptions"],
-                construct_theorem1: ["construct", "theorem1"], construct_ks: ["construct", "ks"],
+                construct_mahdavi24: ["construct", "mahdavi24"], construct_theorem1: ["construct", "theorem1"],
+                construct_ks25: ["construct", "ks25"], construct_ks: ["construct", "ks"],
                 construct_dana24: ["construct", "dana24"], claims_list: ["claims", "list"],
                 claims_run: ["claims", "run"], claims_search: ["claims", "search"], verify: ["verify"],
-                sweep: ["sweep"], generate_theorem1: ["generate", "theorem1"], generate_shared: ["generate", "shared"],
-                generate_general: ["generate", "general"], generate_ks: ["generate", "ks"],
+                sweep: ["sweep"], generate_mahdavi24: ["generate", "mahdavi24"], generate_theorem1: ["generate", "theorem1"],
+                generate_shared: ["generate", "shared"], generate_general: ["generate", "general"],
+                generate_ks25: ["generate", "ks25"], generate_ks: ["generate", "ks"],
                 generate_dana24: ["generate", "dana24"], generate_pe: ["generate", "pe"], certify: ["certify"]}
     for f, command in commands.items():
         sig = inspect.signature(f)

@@ -260,6 +260,31 @@ def test_construct_theorem1_weights_reproduce_labels():
         assert abs(y[0] - labels[t, 0]) < 1e-3
 
 
+def test_paper_names_and_earlier_names_are_the_same_commands():
+    """construct_mahdavi24 / construct_theorem1, construct_ks25 / construct_ks, generate_mahdavi24 /
+    generate_theorem1 and generate_ks25 / generate_ks: the same certificates and data sets (the engine
+    writes kinds theorem1 and ks under either name)."""
+    H, n, d, dh = 2, 3, 4, 3
+    T = H * (min(n, dh) - 1) + 1
+    contexts, queries = small_attention_data(T=T, n=n, d=d)
+    labels = np.arange(T, dtype=np.float64).reshape(T, 1) / 4
+    def timeless(cert):
+        return {k: v for k, v in cert.items() if "seconds" not in k}
+
+    new = memcert.construct_mahdavi24(contexts, queries, labels, heads=H, dh=dh)
+    old = memcert.construct_theorem1(contexts, queries, labels, heads=H, dh=dh)
+    assert new.certificate["kind"] == "theorem1" and timeless(new.certificate) == timeless(old.certificate)
+    g_new = memcert.generate_ks25(N=8, n=3, d=2, C=2, seed=5, out=None)
+    g_old = memcert.generate_ks(N=8, n=3, d=2, C=2, seed=5, out=None)
+    assert all(np.array_equal(g_new.load()[k], g_old.load()[k]) for k in g_old.load())
+    k_new = memcert.construct_ks25(g_new.out)
+    k_old = memcert.construct_ks(g_old.out)
+    assert k_new.certificate["kind"] == "ks" and timeless(k_new.certificate) == timeless(k_old.certificate)
+    m_new = memcert.generate_mahdavi24(T=5, n=2, d=3, seed=2)
+    m_old = memcert.generate_theorem1(T=5, n=2, d=3, seed=2)
+    assert all(np.array_equal(m_new.load()[k], m_old.load()[k]) for k in m_old.load())
+
+
 def test_construct_theorem1_hypothesis_failure_has_witness():
     contexts, queries = small_attention_data(T=5, n=3, d=4)
     contexts[1] = 0  # a context of rank 0

@@ -33,13 +33,18 @@ int run(const Args& a) {
   // Typed storage: float/int data go through the engine's certified kernels, never a rational per entry;
   // float32 contexts stay float32 (the kernels widen one context at a time).
   // Labels play no part in the assumptions: not read (a file's labels never stop this command).
-  TypedAttentionDataset ds = attention_dataset_read_typed(a.dataset, true, /*with_labels=*/false);
+  AttentionReadOptions read;
+  read.storage = AttentionReadOptions::Storage::typed;
+  read.keep_float32 = true;
+  read.with_labels = false;
+  read.rational_queries = false;  // the report reads the typed storage alone
+  const AttentionDataset ds = attention_dataset_read(a.dataset, read);
   // numpy's ranks come with the report (the contexts read once for them and Assumption 2).
   const mahdavi24::NumericalRanksOption numerical{numerical_tol_option(a.tol)};
-  nlohmann::json j = mahdavi24::assumptions_report_typed(ds, a.budget, threads_option(), sep, &numerical);
+  nlohmann::json j = mahdavi24::assumptions_report(ds, a.budget, threads_option(), sep, &numerical);
   const auto& a1 = j["assumption1"];
   const auto& a2 = j["assumption2"];
-  std::string h = "T=" + std::to_string(ds.T) + " n=" + std::to_string(ds.n) + " d=" + std::to_string(ds.d) + "\n";
+  std::string h = "T=" + std::to_string(ds.T()) + " n=" + std::to_string(ds.n()) + " d=" + std::to_string(ds.d()) + "\n";
   h += "Assumption 1 (queries Kruskal rank >= " + a1["required"].dump() + "): " + holds_text(a1["holds"]) +
        " [kruskal in " + a1["kruskal_lower"].dump() + ".." + a1["kruskal_upper"].dump() + ", " + a1["method"].get<std::string>() + "]";
   if (a1.contains("dependent_subset")) h += " dependent subset " + a1["dependent_subset"].dump();
@@ -48,13 +53,13 @@ int run(const Args& a) {
     // Why it is undecided, and what construct theorem1 then certifies in its place (docs/THEORY.md).
     const std::size_t k = a1["required"].get<std::size_t>();
     mpz_class subsets;
-    mpz_bin_uiui(subsets.get_mpz_t(), ds.T, k);
+    mpz_bin_uiui(subsets.get_mpz_t(), ds.T(), k);
     mpf_class f(subsets, 64);
     char approx[64];
     gmp_snprintf(approx, sizeof approx, "%.3Fg", f.get_mpf_t());
     h += "  why undecided: Kruskal rank >= " + std::to_string(k) + " means every " + std::to_string(k) + "-subset of the " +
-         std::to_string(ds.T) + " queries (vectors in " + std::to_string(ds.d) + " dimensions) is independent: C(" +
-         std::to_string(ds.T) + ", " + std::to_string(k) + ") = " + approx + " subsets; within --budget " +
+         std::to_string(ds.T()) + " queries (vectors in " + std::to_string(ds.d()) + " dimensions) is independent: C(" +
+         std::to_string(ds.T()) + ", " + std::to_string(k) + ") = " + approx + " subsets; within --budget " +
          std::to_string(a.budget) + " no dependent subset was found and not all were certified\n";
     h += "  construct theorem1 does not rely on it: it certifies, for its own grouping of the examples, the facts its "
          "construction uses (hypotheses \"grouping-facts\": every context of rank n, each head's queries Q_{R_h} of full "

@@ -156,7 +156,8 @@ int run(const Args& a) {
 const CommandRegistrar reg{{45, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<Args>();
   CLI::App* sub = root.get_subcommand("construct")
-                      ->add_subcommand("ks", "ks25 Theorem 4.1: O~(sqrt N)-parameter memorization, built exactly");
+                      ->add_subcommand("ks25", "ks25 Theorem 4.1: O~(sqrt N)-parameter memorization, built exactly");
+  sub->alias("ks");  // the command's earlier name (docs/CLI.md)
   sub->add_option("DATASET", args->dataset, "Sequence data set (.json / .npz)")->required();
   sub->add_option("--ablation", args->ablation, "linear-phi: replace phi~ by the linear projection F");
   sub->add_flag("--deep-sets", args->deep_sets, "Theorem D.1: memorize each sequence as a multiset (deep set)");

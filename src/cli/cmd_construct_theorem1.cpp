@@ -490,7 +490,8 @@ int run(const Args& a) {
 
 const CommandRegistrar reg{{40, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<Args>();
-  CLI::App* sub = root.get_subcommand("construct")->add_subcommand("theorem1", "mahdavi24 Theorem 1: MHA weights memorizing H(r-1)+1 examples, certified");
+  CLI::App* sub = root.get_subcommand("construct")->add_subcommand("mahdavi24", "mahdavi24 Theorem 1: MHA weights memorizing H(r-1)+1 examples, certified");
+  sub->alias("theorem1");  // the command's earlier name (docs/CLI.md)
   sub->add_option("DATASET", args->dataset, "Attention data set (.json or .npz)")->required();
   add_int_option(sub, "--heads", args->H, 1, 4096, "Number of heads H")->required();
   add_int_option(sub, "--dh", args->dh, 1, 1 << 16, "Head dimension d_h")->required();

@@ -56,7 +56,8 @@ int run(const Args& a) {
 
 const CommandRegistrar reg{{46, [](CLI::App& root, auto bind) {
   auto args = std::make_shared<Args>();
-  CLI::App* sub = root.get_subcommand("generate")->add_subcommand("ks", "Token sequences for ks25 (construct ks)");
+  CLI::App* sub = root.get_subcommand("generate")->add_subcommand("ks25", "Token sequences for ks25 (construct ks25)");
+  sub->alias("ks");  // the command's earlier name (docs/CLI.md)
   add_int_option(sub, "--N,--T", args->N, 1, 1 << 24, "Number of sequences")->required();
   add_int_option(sub, "--n", args->n, 1, 1 << 16, "Tokens per sequence")->required();
   add_int_option(sub, "--d", args->d, 1, 1 << 16, "Token dimension")->required();

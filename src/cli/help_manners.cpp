@@ -13,31 +13,31 @@ namespace memcert::cli {
 
 namespace {
 
-// One worked example per command path ("construct theorem1"): a command line that runs as written
+// One worked example per command path ("construct mahdavi24"): a command line that runs as written
 // when the files it names exist (they are the outputs of the generate examples).
 const std::map<std::string, std::string>& help_examples() {
   static const std::map<std::string, std::string> m{
       {"rank", "memcert rank matrix.npy --tol 1e-6 --cert rank_cert.json --json"},
       {"kruskal", "memcert kruskal queries.txt --at-least 4 --cert kruskal_cert.json"},
-      {"assumptions", "memcert generate theorem1 --T 13 --n 4 --d 6 --out data.json && memcert assumptions data.json"},
-      {"construct", "memcert construct theorem1 data.json --heads 4 --dh 4 --out cert.json"},
-      {"construct theorem1",
-       "memcert generate theorem1 --T 13 --n 4 --d 6 --out data.npz && "
-       "memcert construct theorem1 data.npz --heads 4 --dh 4 --out cert.json --weights-out weights.npz"},
-      {"construct ks",
-       "memcert generate ks --N 16 --n 4 --d 3 --C 2 --out seq.json && memcert construct ks seq.json --out ks_cert.json --check"},
-      {"generate", "memcert generate theorem1 --T 13 --n 4 --d 6 --out data.npz"},
-      {"generate theorem1", "memcert generate theorem1 --T 13 --n 4 --d 6 --C 3 --out data.npz   (class labels in [0, 3))"},
+      {"assumptions", "memcert generate mahdavi24 --T 13 --n 4 --d 6 --out data.json && memcert assumptions data.json"},
+      {"construct", "memcert construct mahdavi24 data.json --heads 4 --dh 4 --out cert.json"},
+      {"construct mahdavi24",
+       "memcert generate mahdavi24 --T 13 --n 4 --d 6 --out data.npz && "
+       "memcert construct mahdavi24 data.npz --heads 4 --dh 4 --out cert.json --weights-out weights.npz"},
+      {"construct ks25",
+       "memcert generate ks25 --N 16 --n 4 --d 3 --C 2 --out seq.json && memcert construct ks25 seq.json --out ks_cert.json --check"},
+      {"generate", "memcert generate mahdavi24 --T 13 --n 4 --d 6 --out data.npz"},
+      {"generate mahdavi24", "memcert generate mahdavi24 --T 13 --n 4 --d 6 --C 3 --out data.npz   (class labels in [0, 3))"},
       {"generate shared", "memcert generate shared --T 7 --n 3 --d 5 --out shared.json"},
       {"generate general", "memcert generate general --T 8 --n 3 --d 5 --out general.npz"},
-      {"generate ks", "memcert generate ks --N 16 --n 4 --d 3 --C 2 --out seq.json"},
+      {"generate ks25", "memcert generate ks25 --N 16 --n 4 --d 3 --C 2 --out seq.json"},
       {"generate pe", "memcert generate pe --n 16 --d 8 --out pe.npy"},
       {"claims", "memcert claims run mahdavi24/theorem-1"},
       {"claims list", "memcert claims list --json"},
       {"claims run", "memcert claims run mahdavi24/theorem-1 --cert-dir certs"},
       {"demo", "memcert demo --json   (narrates every proof step without --json)"},
       {"verify", "memcert verify cert.json --json"},
-      {"certify", "memcert construct theorem1 data.npz --heads 4 --dh 4 --out cert.json --weights-out w.npz && memcert certify w.npz data.npz --arch mha --tolerance 1e-6 --json"},
+      {"certify", "memcert construct mahdavi24 data.npz --heads 4 --dh 4 --out cert.json --weights-out w.npz && memcert certify w.npz data.npz --arch mha --tolerance 1e-6 --json"},
       {"export", "memcert export coq rank_cert.json --out rank_coq && rank_coq/check.sh"},
       {"export coq", "memcert rank matrix.npy --cert rank_cert.json && memcert export coq rank_cert.json --out rank_coq && rank_coq/check.sh"},
   };
@@ -71,8 +71,8 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 
 void help_examples_apply(CLI::App& root) {
   add_examples(&root, "");
-  root.footer("\nExample:\n  memcert generate theorem1 --T 13 --n 4 --d 6 --out data.json && "
-              "memcert construct theorem1 data.json --heads 4 --dh 4 --out cert.json\n"
+  root.footer("\nExample:\n  memcert generate mahdavi24 --T 13 --n 4 --d 6 --out data.json && "
+              "memcert construct mahdavi24 data.json --heads 4 --dh 4 --out cert.json\n"
               "Every command has --help with a worked example.");
 }
 
@@ -94,9 +94,11 @@ std::string command_name_check(CLI::App& root, int argc, char** argv) {
     }
     std::string best;
     std::size_t best_d = SIZE_MAX;
-    for (CLI::App* s : subs) {
-      std::size_t dist = edit_distance(tok, s->get_name());
-      if (dist < best_d) best_d = dist, best = s->get_name();
+    for (CLI::App* s : subs) {  // a command's name and its aliases (earlier names): the nearest spelling
+      std::vector<std::string> spellings = s->get_aliases();
+      spellings.insert(spellings.begin(), s->get_name());
+      for (const std::string& w : spellings)
+        if (std::size_t dist = edit_distance(tok, w); dist < best_d) best_d = dist, best = w;
     }
     std::string msg = "unknown command '" + (path.empty() ? tok : path + " " + tok) + "'";
     // A suggestion only when it is plausibly a typo: at most 2 edits and fewer than half the letters.
@@ -110,8 +112,10 @@ std::string command_name_check(CLI::App& root, int argc, char** argv) {
 }
 
 std::string option_name_check(CLI::App& root, int argc, char** argv) {
-  // The command the words name (options may come before, between or after them), and the --options given.
+  // The command the words name (options may come before, between or after them), as spelled (an alias
+  // stays the alias in messages), and the --options given.
   std::vector<CLI::App*> chain{&root};
+  std::vector<std::string> spelled;
   std::vector<std::string> given;
   for (int i = 1; i < argc; ++i) {
     const std::string tok = argv[i];
@@ -124,11 +128,12 @@ std::string option_name_check(CLI::App& root, int argc, char** argv) {
     for (CLI::App* s : chain.back()->get_subcommands({}))
       if (s->check_name(tok)) {
         chain.push_back(s);
+        spelled.push_back(tok);
         break;
       }
   }
   std::string path;
-  for (std::size_t k = 1; k < chain.size(); ++k) path += (k > 1 ? " " : "") + chain[k]->get_name();
+  for (std::size_t k = 0; k < spelled.size(); ++k) path += (k > 0 ? " " : "") + spelled[k];
   for (const std::string& opt : given) {
     const std::string name = opt.substr(2);
     if (name.empty()) continue;

@@ -161,6 +161,10 @@ Spec spec_parse(const std::string& file, const std::string& text) {
   if (!j.contains("task") || !j["task"].is_string())
     throw fail("/task", "\"theorem1\", \"ks\", \"dana24\" or \"claim:<id>\"");
   s.task = j["task"].get<std::string>();
+  // The papers' names of the tasks and of the generate kind are the v1 names (docs/SWEEP.md): recorded
+  // as those, so a spec by either name resumes the other's output directory.
+  if (s.task == "mahdavi24") s.task = "theorem1";
+  else if (s.task == "ks25") s.task = "ks";
   s.def = task_find(s.task);
   if (!s.def) throw fail("/task", "\"theorem1\", \"ks\", \"dana24\" or \"claim:<id>\", got \"" + s.task + "\"");
   if (s.def->name == "claim") {
@@ -170,10 +174,13 @@ Spec spec_parse(const std::string& file, const std::string& text) {
       throw fail("/task", "\"claim:<id>\" with a registered claim id (see memcert claims list), got an unknown id");
   }
   if (j.contains("data")) {
-    if (!j["data"].is_string() || !contains(s.def->data_kinds, j["data"].get<std::string>()))
+    const std::string data = j["data"].is_string() && j["data"] == "mahdavi24" && s.def->name == "theorem1"
+                                 ? std::string("theorem1")
+                                 : j["data"].is_string() ? j["data"].get<std::string>() : std::string();
+    if (!j["data"].is_string() || !contains(s.def->data_kinds, data))
       throw fail("/data", s.def->data_kinds.empty() ? "no \"data\" for this task"
                                                     : "one of the generate kinds of task " + s.def->name);
-    s.data = j["data"].get<std::string>();
+    s.data = data;
   } else if (!s.def->data_kinds.empty()) {
     s.data = s.def->data_kinds.front();
   }

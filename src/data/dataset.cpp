@@ -395,6 +395,23 @@ TypedMatrix typed_dataset_context(const TypedAttentionDataset& ds, std::size_t t
   return out;
 }
 
+AttentionDataset attention_dataset_read(const std::string& path, const AttentionReadOptions& options) {
+  using S = AttentionReadOptions::Storage;
+  if (options.storage == S::rational) return attention_dataset_read(path);
+  if (options.storage == S::automatic) return attention_dataset_read_backed(path);
+  auto typed = std::make_shared<TypedAttentionDataset>(
+      attention_dataset_read_typed(path, options.keep_float32, options.with_labels));
+  AttentionDataset ds;
+  ds.queries = options.rational_queries ? typed_matrix_to_qmat(typed->queries) : QMatrix(0, typed->d);
+  ds.labels = typed->labels;
+  ds.class_labels = typed->class_labels;
+  ds.labels_integer_dtype = typed->labels_integer_dtype;
+  ds.typed_T = typed->T;
+  ds.typed_n = typed->n;
+  ds.typed = std::move(typed);
+  return ds;
+}
+
 AttentionDataset attention_dataset_from_typed(const TypedAttentionDataset& ds) {
   AttentionDataset out;
   for (std::size_t t = 0; t < ds.T; ++t) out.contexts.push_back(typed_matrix_to_qmat(typed_dataset_context(ds, t)));
@@ -452,9 +469,14 @@ bool attention_context_doubles(const AttentionDataset& ds, std::size_t t, std::v
   out.resize(block);
   if (!ty.contexts_f32.empty()) std::copy(ty.contexts_f32.begin() + at, ty.contexts_f32.begin() + at + block, out.begin());
   else if (ty.contexts.storage == Storage::float64) std::copy(ty.contexts.f64.begin() + at, ty.contexts.f64.begin() + at + block, out.begin());
-  else if (ty.contexts.storage == Storage::int64)
-    for (std::size_t i = 0; i < block; ++i) out[i] = static_cast<double>(ty.contexts.i64[at + i]);  // |x| <= 2^53: exact
-  else return false;
+  else if (ty.contexts.storage == Storage::int64) {
+    constexpr std::int64_t kExact = std::int64_t(1) << 53;  // a typed storage read as such may hold larger ones
+    for (std::size_t i = 0; i < block; ++i) {
+      const std::int64_t x = ty.contexts.i64[at + i];
+      if (x > kExact || x < -kExact) return false;
+      out[i] = static_cast<double>(x);  // |x| <= 2^53: exact
+    }
+  } else return false;
   return true;
 }
 
@@ -468,6 +490,8 @@ void attention_dataset_materialize(AttentionDataset& ds) {
   std::vector<QMatrix> ctx;
   ctx.reserve(ds.typed_T);
   for (std::size_t t = 0; t < ds.typed_T; ++t) ctx.push_back(attention_context(ds, t));
+  if (ds.queries.rows() != ds.typed_T)  // left in the typed storage (AttentionReadOptions::rational_queries)
+    ds.queries = typed_matrix_to_qmat(typed_matrix_rows(ds.typed->queries, 0, ds.typed_T));
   ds.contexts = std::move(ctx);
   ds.typed.reset();
   ds.typed_T = ds.typed_n = 0;

@@ -465,13 +465,94 @@ section_manners() {
   expect_bad_input "unrelated word" "" frobnicate
   stderr_mentions "unrelated word" "unknown command 'frobnicate' (see memcert --help)"
   local c
-  for c in rank kruskal assumptions verify demo "construct theorem1" "construct ks" "generate theorem1" \
-           "generate shared" "generate general" "generate ks" "generate pe" "claims list" "claims run" "export coq"; do
+  for c in rank kruskal assumptions verify demo "construct mahdavi24" "construct ks25" "generate mahdavi24" \
+           "generate shared" "generate general" "generate ks25" "generate pe" "claims list" "claims run" "export coq"; do
     # shellcheck disable=SC2086
     run $c --help
     expect_rc "$c --help" 0
     check "$c --help has a worked example" grep -qF "memcert $c " "$OUT"
   done
+}
+
+# ---------------------------------------------------------------------------------------------------
+# Command names: each paper's commands by its name, the earlier names (theorem1, ks) kept as aliases
+# ---------------------------------------------------------------------------------------------------
+# same_run DESCRIPTION NEW_WORDS OLD_WORDS REST...: `memcert NEW REST` and `memcert OLD REST` exit alike,
+# print the same bytes on stdout and stderr, and write the same files (REST names the outputs; the
+# first run's are moved aside before the second run writes them again, then compared byte for byte).
+same_run() {
+  local desc=$1 new=$2 old=$3
+  shift 3
+  local d=$WORK/names/runs
+  rm -rf "$d" && mkdir -p "$d/new"
+  # shellcheck disable=SC2086
+  run $new "$@"
+  local rc_new=$RC
+  cp "$OUT" "$d/new/stdout" && cp "$ERR" "$d/new/stderr"
+  local f
+  for f in "$@"; do
+    if [ -f "$f" ] && [[ $f == "$WORK"/names/out/* ]]; then mv "$f" "$d/new/$(basename "$f")"; fi
+  done
+  # shellcheck disable=SC2086
+  run $old "$@"
+  check "$desc: exit $rc_new under both names" [ "$RC" -eq "$rc_new" ]
+  check "$desc: stdout byte for byte" cmp -s "$OUT" "$d/new/stdout"
+  check "$desc: stderr byte for byte" cmp -s "$ERR" "$d/new/stderr"
+  for f in "$d"/new/*; do
+    case $(basename "$f") in stdout | stderr) continue ;; esac
+    check "$desc: $(basename "$f") byte for byte" cmp -s "$f" "$WORK/names/out/$(basename "$f")"
+  done
+}
+
+section_names() {
+  local d=$WORK/names o=$WORK/names/out
+  mkdir -p "$d" "$o"
+  # --help lists each paper's command by its name first, then the earlier name.
+  local group
+  for group in construct generate; do
+    run $group --help
+    expect_rc "$group --help" 0
+    check "$group --help: mahdavi24 first, theorem1 its alias" grep -qE '^ +mahdavi24, theorem1 ' "$OUT"
+    check "$group --help: ks25 first, ks its alias" grep -qE '^ +ks25, ks ' "$OUT"
+    check "$group --help: dana24" grep -qE '^ +dana24 ' "$OUT"
+  done
+  local pair
+  for pair in "construct mahdavi24:construct theorem1" "construct ks25:construct ks" \
+              "generate mahdavi24:generate theorem1" "generate ks25:generate ks"; do
+    run ${pair%%:*} --help
+    cp "$OUT" "$d/help.new"
+    run ${pair#*:} --help
+    check "${pair#*:} --help is ${pair%%:*} --help" cmp -s "$OUT" "$d/help.new"
+  done
+  # generate: the same data set, the same report.
+  same_run "generate mahdavi24" "generate mahdavi24" "generate theorem1" --T 9 --n 3 --d 5 --seed 3 --out "$o/t.json"
+  same_run "generate mahdavi24 --C (.npz)" "generate mahdavi24" "generate theorem1" --T 7 --n 3 --d 4 --C 3 --seed 4 \
+    --out "$o/t.npz"
+  same_run "generate ks25" "generate ks25" "generate ks" --N 12 --n 4 --d 3 --C 2 --seed 5 --out "$o/s.json"
+  same_run "generate ks25 --seq2seq" "generate ks25" "generate ks" --N 6 --n 3 --d 2 --C 2 --seed 6 --seq2seq \
+    --out "$o/s2.npz"
+  # construct: the same certificate (kind theorem1 / ks under either name), weights and summary.
+  run generate theorem1 --T 5 --n 3 --d 4 --seed 2 --out "$d/t5.json"
+  expect_rc "names: generate" 0
+  same_run "construct mahdavi24" "construct mahdavi24" "construct theorem1" "$d/t5.json" --heads 2 --dh 3 \
+    --out "$o/t5.cert.json" --weights-out "$o/t5.w.npz"
+  file_check "construct mahdavi24 writes kind theorem1" "$o/t5.cert.json" 'j["kind"] == "theorem1"'
+  same_run "construct mahdavi24 (a failed hypothesis)" "construct mahdavi24" "construct theorem1" "$d/t5.json" \
+    --heads 1 --dh 1 --out "$o/t5.bad.json"
+  run generate ks --N 16 --n 4 --d 3 --C 2 --seed 1 --out "$d/s16.json"
+  expect_rc "names: generate ks" 0
+  same_run "construct ks25" "construct ks25" "construct ks" "$d/s16.json" --check --out "$o/s16.cert.json"
+  file_check "construct ks25 writes kind ks" "$o/s16.cert.json" 'j["kind"] == "ks"'
+  # Bad input and mistypes under either name: one line, the name as typed.
+  same_run "construct mahdavi24: a missing file" "construct mahdavi24" "construct theorem1" "$d/none.json" --heads 2 \
+    --dh 3 --out "$o/x.json"
+  expect_bad_input "construct mahdavi24 --weight-out" "$o/x.json" construct mahdavi24 "$d/t5.json" --heads 2 --dh 3 \
+    --out "$o/x.json" --weight-out "$o/w.npz"
+  stderr_mentions "construct mahdavi24 --weight-out" "unknown option '--weight-out' for 'construct mahdavi24'; did you mean '--weights-out'?"
+  expect_bad_input "mistyped mahdavi24" "" construct mahdavi42 "$d/t5.json"
+  stderr_mentions "mistyped mahdavi24" "did you mean 'construct mahdavi24'?"
+  expect_bad_input "mistyped ks25" "" generate ks52 --N 3
+  stderr_mentions "mistyped ks25" "did you mean 'generate ks25'?"
 }
 
 # ---------------------------------------------------------------------------------------------------
@@ -1627,6 +1708,7 @@ section_ks_threads() {
 }
 
 SECTIONS=(section_rank section_kruskal section_verify section_verify_many section_export section_manners)
+SECTIONS+=(section_names)
 SECTIONS+=(section_engine_route)
 SECTIONS+=(section_theorem1)
 SECTIONS+=(section_dana24)

@@ -106,6 +106,64 @@ TEST_CASE("attention data set from npz (float and integer arrays)", "[dataset]")
   CHECK(m == "q.npz: expected an array named \"queries\" of shape (T, d); it has 'contexts'");
 }
 
+TEST_CASE("one attention data set type: the storage chosen by the reader, the same values", "[dataset]") {
+  using fixtures::npy;
+  using fixtures::raw_all;
+  using S = AttentionReadOptions::Storage;
+  // int64 contexts, one of them beyond 2^53 (not a double), next to float64 queries.
+  const std::int64_t big = (std::int64_t(1) << 53) + 1;
+  std::vector<std::int64_t> c{1, 0, 0, 0, 1, 0, big, 2, 3, 4, 5, 6};  // (2, 2, 3)
+  std::vector<double> q{1, 2, 3, 4, 5, 0.1};
+  std::vector<std::int64_t> l{1, 0};
+  const std::string path = write_file("one.npz", fixtures::zip({{"contexts.npy", npy("<i8", {2, 2, 3}, raw_all(c))},
+                                                                {"queries.npy", npy("<f8", {2, 3}, raw_all(q))},
+                                                                {"class_labels.npy", npy("<i8", {2}, raw_all(l))}}));
+  const AttentionDataset r = attention_dataset_read(path);
+  REQUIRE(attention_storage(r) == AttentionStorage::rational);
+  REQUIRE(r.contexts[1](0, 0) == Rational(big));
+  AttentionReadOptions o;
+  for (S s : {S::rational, S::automatic, S::typed}) {
+    o.storage = s;
+    const AttentionDataset ds = attention_dataset_read(path, o);
+    INFO(static_cast<int>(s));
+    // automatic keeps rationals here: a context value is not a double.
+    REQUIRE(attention_storage(ds) == (s == S::typed ? AttentionStorage::typed : AttentionStorage::rational));
+    REQUIRE((ds.T() == 2 && ds.n() == 2 && ds.d() == 3));
+    for (std::size_t t = 0; t < 2; ++t) REQUIRE(attention_context(ds, t) == r.contexts[t]);
+    REQUIRE(ds.queries == r.queries);
+    REQUIRE(ds.class_labels);
+    REQUIRE(*ds.labels == *r.labels);
+    // A context of the typed storage is handed out as doubles only when every value is one.
+    std::vector<double> v;
+    if (s == S::typed) {
+      REQUIRE(attention_context_doubles(ds, 0, v));
+      REQUIRE(v == std::vector<double>{1, 0, 0, 0, 1, 0});
+      REQUIRE_FALSE(attention_context_doubles(ds, 1, v));  // 2^53 + 1 has no double
+      AttentionDataset m = ds;
+      attention_dataset_materialize(m);
+      REQUIRE(attention_storage(m) == AttentionStorage::rational);
+      REQUIRE(m.contexts == r.contexts);
+    }
+  }
+  o.storage = S::typed;
+  o.with_labels = false;
+  REQUIRE_FALSE(attention_dataset_read(path, o).labels);
+  // The queries left in the typed storage: no rationals until materialized, then the same ones.
+  o.rational_queries = false;
+  AttentionDataset lazy = attention_dataset_read(path, o);
+  REQUIRE((lazy.queries.rows() == 0 && lazy.T() == 2 && lazy.d() == 3));
+  attention_dataset_materialize(lazy);
+  REQUIRE(lazy.queries == r.queries);
+  REQUIRE(lazy.contexts == r.contexts);
+  // Every storage gives the rational reader's message on bad input.
+  const std::string noq = write_file("noq.npz", fixtures::zip({{"contexts.npy", npy("<i8", {2, 2, 3}, raw_all(c))}}));
+  for (S s : {S::rational, S::automatic, S::typed}) {
+    o.storage = s;
+    CHECK(input_error_of([&] { attention_dataset_read(noq, o); }) ==
+          "noq.npz: expected an array named \"queries\" of shape (T, d); it has 'contexts'");
+  }
+}
+
 TEST_CASE("integer-dtype labels are real labels, flagged for a note; labels can be left unread", "[dataset]") {
   using fixtures::npy;
   using fixtures::raw_all;

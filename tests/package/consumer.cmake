@@ -2,9 +2,11 @@
 #   1. cmake --install BUILD_DIR into a fresh prefix WORK/prefix: the public headers (memcert.hpp, eigen.hpp
 #      and what they include) and no internal one;
 #   2. configure examples/consumer (a separate project) with find_package(memcert) against that prefix
-#      only, build it and run it (exact rank + independent re-verification must agree);
+#      only, build it and run it (exact rank + independent re-verification must agree, and one call into
+#      each paper's library), linked once by the libraries' names (memcert::mahdavi24, ks25, dana24) and
+#      once by their earlier names (memcert::mahdavi, ks, dana);
 #   3. pkg-config finds memcert.pc in the prefix, names every installed library, and its flags compile and
-#      link the same program.
+#      link the same program; so do the same flags with the earlier -l names.
 # The program includes only <memcert/memcert.hpp>.
 # Run: cmake -DBUILD_DIR=... -DSRC=... -DWORK=... -DCONFIG=... -DCXX=... -P consumer.cmake
 foreach(v BUILD_DIR SRC WORK CXX)
@@ -49,16 +51,24 @@ if(NOT configs OR NOT pcs)
 endif()
 
 # Configure against the install prefix only: no package registry, no memcert source or build tree.
-run_step("consumer configure" ${CMAKE_COMMAND} -S "${SRC}/examples/consumer" -B "${WORK}/consumer"
-         -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release
-         -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON)
-run_step("consumer build" ${CMAKE_COMMAND} --build "${WORK}/consumer")
-find_program(consumer_exe consumer PATHS "${WORK}/consumer" "${WORK}/consumer/Release" NO_DEFAULT_PATH)
-run_step("consumer run" "${consumer_exe}")
-if(NOT step_output MATCHES "^rank 2 VALID memcert [0-9]+\\.[0-9]+\\.[0-9]+")
-  message(FATAL_ERROR "consumer printed: ${step_output}")
-endif()
-message(STATUS "find_package consumer: ${step_output}")
+set(expected "^rank 2 VALID memcert [0-9]+\\.[0-9]+\\.[0-9]+\npapers T=3 N=4 T=2\n$")
+foreach(names current former)
+  set(former_arg -DCONSUMER_FORMER_NAMES=OFF)
+  if(names STREQUAL "former")
+    set(former_arg -DCONSUMER_FORMER_NAMES=ON)
+  endif()
+  run_step("consumer configure (${names} names)" ${CMAKE_COMMAND} -S "${SRC}/examples/consumer" -B "${WORK}/consumer_${names}"
+           -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Release ${former_arg}
+           -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON)
+  run_step("consumer build (${names} names)" ${CMAKE_COMMAND} --build "${WORK}/consumer_${names}")
+  unset(consumer_exe CACHE)
+  find_program(consumer_exe consumer PATHS "${WORK}/consumer_${names}" "${WORK}/consumer_${names}/Release" NO_DEFAULT_PATH)
+  run_step("consumer run (${names} names)" "${consumer_exe}")
+  if(NOT step_output MATCHES "${expected}")
+    message(FATAL_ERROR "consumer (${names} names) printed: ${step_output}")
+  endif()
+  message(STATUS "find_package consumer (${names} names): ${step_output}")
+endforeach()
 
 # The same program through pkg-config.
 find_program(PKG_CONFIG pkg-config)
@@ -73,15 +83,41 @@ if(PKG_CONFIG)
   if(NOT archives)
     message(FATAL_ERROR "install: no libmemcert_*.a under ${prefix}")
   endif()
+  # (A library's earlier name is a symbolic link to the archive of its name: the link's target is listed.)
+  set(former_flags " ${flags} ")
   foreach(a IN LISTS archives)
-    get_filename_component(lib "${a}" NAME_WE)
+    set(listed "${a}")
+    if(IS_SYMLINK "${a}")
+      file(READ_SYMLINK "${a}" listed)
+      get_filename_component(old "${a}" NAME_WE)
+      get_filename_component(new "${listed}" NAME_WE)
+      string(REGEX REPLACE "^lib" "" old "${old}")
+      string(REGEX REPLACE "^lib" "" new "${new}")
+      string(REPLACE " -l${new} " " -l${old} " former_flags "${former_flags}")
+    endif()
+    get_filename_component(lib "${listed}" NAME_WE)
     string(REGEX REPLACE "^lib" "" lib "${lib}")
     if(NOT " ${flags} " MATCHES " -l${lib} ")
       message(FATAL_ERROR "memcert.pc: Libs lacks -l${lib} (pkg-config printed: ${flags})")
     endif()
   endforeach()
+  foreach(old mahdavi ks dana)
+    if(NOT former_flags MATCHES " -lmemcert_${old} ")
+      message(FATAL_ERROR "install: libmemcert_${old} (the earlier name of a paper's library) missing under ${prefix}")
+    endif()
+  endforeach()
   separate_arguments(flags UNIX_COMMAND "${flags}")
+  separate_arguments(former_flags UNIX_COMMAND "${former_flags}")
   run_step("pkg-config build" ${CXX} "${SRC}/examples/consumer/consumer.cpp" -o "${WORK}/consumer_pc" ${flags})
   run_step("pkg-config run" "${WORK}/consumer_pc")
+  if(NOT step_output MATCHES "${expected}")
+    message(FATAL_ERROR "pkg-config consumer printed: ${step_output}")
+  endif()
   message(STATUS "pkg-config consumer: ${step_output}")
+  run_step("pkg-config build (earlier -l names)" ${CXX} "${SRC}/examples/consumer/consumer.cpp" -o "${WORK}/consumer_pc_former"
+           ${former_flags})
+  run_step("pkg-config run (earlier -l names)" "${WORK}/consumer_pc_former")
+  if(NOT step_output MATCHES "${expected}")
+    message(FATAL_ERROR "pkg-config consumer (earlier -l names) printed: ${step_output}")
+  endif()
 endif()

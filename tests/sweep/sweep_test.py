@@ -204,6 +204,28 @@ def test_other_tasks():
         check(r["verdict"] == "holds" and r["certified"]["confirmed"] == 2, f"claim cell {r['cell']}: 2 instances confirmed")
 
 
+def test_paper_names():
+    """Tasks by the papers' names (mahdavi24, ks25; data mahdavi24) are the v1 tasks (theorem1, ks; data
+    theorem1): the same rows, and a spec by one name resumes the other's output directory (a ks cell is
+    re-run on resume, as under its own spec: the same rows apart from "seconds")."""
+    for new, old, data, grid in (("mahdavi24", "theorem1", "mahdavi24", {"H": [2], "n": [3], "d": [4], "dh": [3], "T": ["T*"]}),
+                                 ("ks25", "ks", None, {"N": [40], "n": [4], "d": [3], "C": [3]})):
+        specs, outs = [], []
+        for task in (new, old):
+            spec = {"task": task, "grid": grid, "seeds": [1]}
+            if data:
+                spec["data"] = data if task == new else old
+            specs.append(write_spec("names_%s.json" % task, spec))
+            outs.append(os.path.join(WORK, "names_" + task))
+            p = sweep(specs[-1], outs[-1])
+            check(p.returncode == 0, f"sweep task {task} exit 0 ({p.stderr})")
+        check(normalized(outs[0]) == normalized(outs[1]), f"sweep task {new} gives the rows of task {old}")
+        before = normalized(outs[1])
+        p = sweep(specs[0], outs[1])
+        check(p.returncode == 0 and json.loads(p.stdout.strip().splitlines()[-1])["cells"] == 1
+              and normalized(outs[1]) == before, f"a {new} spec resumes the {old} sweep's directory ({p.stderr})")
+
+
 def test_bad_specs():
     cases = {
         "notjson.json": "{\"task\": ",
@@ -747,6 +769,7 @@ else:
     test_capacity_beyond_theorem()
     test_grid_list()
     test_other_tasks()
+    test_paper_names()
     test_bad_specs()
     test_bad_spec_values()
     test_resume_hostile()

@@ -11,9 +11,45 @@
 
 namespace memcert {
 
-// The contexts and queries of an attention data set: .npz arrays of integer and float dtypes stay int64 /
-// float64 (8 bytes per entry instead of a GMP rational each). contexts is (T n) x d: example t is rows
-// t n .. t n + n - 1.
+// AttentionDataset is the one attention data set type; its storage is chosen inside: rational contexts
+// (`contexts`), or a typed storage (`typed`, below) from which a context's rationals are made on demand
+// (attention_context) or all at once (attention_dataset_materialize). Every function that takes an
+// AttentionDataset reads either storage (mahdavi24::assumptions_report and assumption2_check pick the
+// typed kernels for the typed one).
+enum class AttentionStorage { rational, typed };
+inline AttentionStorage attention_storage(const AttentionDataset& ds) {
+  return ds.typed ? AttentionStorage::typed : AttentionStorage::rational;
+}
+
+// How attention_dataset_read stores what it reads.
+struct AttentionReadOptions {
+  enum class Storage {
+    rational,   // every value a rational (attention_dataset_read(path))
+    automatic,  // typed when every context value of a .npz is exactly a double (float32 as stored, float64,
+                // int64 up to 2^53), else rational (the storage of construct theorem1)
+    typed,      // typed always: .npz arrays in their dtype's exact storage, JSON data narrowed
+                // (typed_matrix_from_qmat); the storage of `memcert assumptions`
+  };
+  Storage storage = Storage::rational;
+  bool keep_float32 = false;  // typed: float32 contexts stay float32 (automatic always keeps them)
+  bool with_labels = true;    // typed: false = the labels are not read at all (a command that does not use
+                              // them is never stopped by a file's labels, even malformed ones)
+  bool rational_queries = true;  // typed: false = ds.queries is left 0 x d, the queries staying in the typed
+                                 // storage alone until attention_dataset_materialize (for routes that read
+                                 // only the typed storage, as assumptions_report does: no GMP rational
+                                 // per query entry)
+};
+// The one reader: the same files, checks and messages under every storage. Typed storage: ds.typed holds
+// the contexts, the queries in their typed storage and the labels; ds.queries and ds.labels hold the
+// queries and labels as rationals as well (T x d, small next to the T n x d contexts; the queries only
+// with rational_queries). Read with
+// Storage::typed, the typed storage may hold values that are not doubles (JSON rationals, int64 beyond
+// 2^53), which attention_context_doubles then declines; Storage::automatic never gives such a storage.
+AttentionDataset attention_dataset_read(const std::string& path, const AttentionReadOptions& options);
+
+// AttentionDataset's typed storage: .npz arrays of integer and float dtypes stay int64 / float64 (8 bytes
+// per entry instead of a GMP rational each). contexts is (T n) x d: example t is rows t n .. t n + n - 1.
+// Also usable on its own (attention_dataset_read_typed) by code that reads the typed arrays directly.
 struct TypedAttentionDataset {
   std::size_t T = 0, n = 0, d = 0;
   TypedMatrix contexts;  // 0 x 0 when contexts_f32 holds the contexts
@@ -28,17 +64,15 @@ struct TypedAttentionDataset {
   bool class_labels = false;
   bool labels_integer_dtype = false;  // as AttentionDataset's
 };
-// Same files, checks and error messages as attention_dataset_read (labels read as it reads them); JSON
-// data are read as rationals and then narrowed (typed_matrix_from_qmat). keep_float32: float32 contexts
-// stay float32 (contexts_f32) instead of being widened to double; queries are widened either way (T x d
-// is small next to the T n x d contexts).
-// with_labels = false: the labels are not read at all (commands that do not use them ignore them: a file's
-// labels, even malformed ones, never stop such a command).
+// The typed storage alone: *attention_dataset_read(path, {typed, keep_float32, with_labels}).typed without
+// the rational queries and labels beside it. keep_float32: float32 contexts stay float32 (contexts_f32)
+// instead of being widened to double; queries are widened either way.
 TypedAttentionDataset attention_dataset_read_typed(const std::string& path, bool keep_float32 = false,
                                                    bool with_labels = true);
 // Context t (n x d) as a typed matrix of its own (a copy; float32 widened exactly to float64).
 TypedMatrix typed_dataset_context(const TypedAttentionDataset& ds, std::size_t t);
-// The rational form (for the exact routes and witnesses).
+// The rational form (for the exact routes and witnesses): an AttentionDataset of rational storage with
+// the contexts and queries (not the labels).
 AttentionDataset attention_dataset_from_typed(const TypedAttentionDataset& ds);
 
 }  // namespace memcert

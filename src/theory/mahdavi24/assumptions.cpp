@@ -1,5 +1,6 @@
 // mahdavi24's hypotheses decided exactly (docs/THEORY.md sections 2 and 4, "Weaker, checkable hypotheses").
 #include "memcert/theory/mahdavi24/assumptions.hpp"
+#include "memcert/theory/mahdavi24/assumptions_typed.hpp"
 
 #include <algorithm>
 #include <set>
@@ -98,11 +99,18 @@ KruskalCheck kruskal_at_least(const QMatrix& vectors, std::size_t k, std::uint64
 }
 
 Assumption2Result assumption2_check(const AttentionDataset& ds, const std::vector<std::size_t>& which) {
+  if (ds.typed) {  // typed storage: its filtered route on examples 0 .. k-1, else context by context
+    bool prefix = which.size() <= ds.T();
+    for (std::size_t i = 0; i < which.size() && prefix; ++i) prefix = which[i] == i;
+    if (prefix) return assumption2_check_typed(*ds.typed, which.size());
+  }
   Assumption2Result r;
   for (std::size_t t : which) {
-    if (qmat_rows_independent(ds.contexts[t])) continue;
+    const QMatrix copy = ds.typed ? attention_context(ds, t) : QMatrix();
+    const QMatrix& ctx = ds.typed ? copy : ds.contexts.at(t);
+    if (qmat_rows_independent(ctx)) continue;
     r.holds = false;
-    if (r.failing.empty()) r.witness = row_dependency(ds.contexts[t]);
+    if (r.failing.empty()) r.witness = row_dependency(ctx);
     r.failing.push_back(t);
   }
   return r;

@@ -532,6 +532,25 @@ void contexts_numerical_ranks(const TypedAttentionDataset& ds, const double* c64
 
 }  // namespace
 
+json assumptions_report(const AttentionDataset& ds, std::uint64_t budget, int threads, SeparationMode separation,
+                        const NumericalRanksOption* numerical) {
+  if (ds.typed && ds.typed_T == ds.typed->T && ds.typed_n == ds.typed->n)
+    return assumptions_report_typed(*ds.typed, budget, threads, separation, numerical);
+  if (ds.typed) {  // the first typed_T examples of a larger typed storage: as rationals
+    AttentionDataset q = ds;
+    attention_dataset_materialize(q);
+    return assumptions_report(q, budget, threads, separation, numerical);
+  }
+  json out = assumptions_report(ds, budget, separation);
+  if (numerical) {  // rational values: numpy's ranks of their double roundings
+    json below = json::array();
+    for (std::size_t t = 0; t < ds.T(); ++t)
+      if (numerical_rank(ds.contexts[t], numerical->tol).rank < ds.n()) below.push_back(t);
+    out["numerical"] = {{"queries_rank", numerical_rank(ds.queries, numerical->tol).rank}, {"contexts_rank_below_n", below}};
+  }
+  return out;
+}
+
 json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t budget, int threads,
                               SeparationMode separation, const NumericalRanksOption* numerical) {
   // The contexts' exact values, without a copy of the whole data: float32 kept as stored (c32), float64
@@ -540,16 +559,8 @@ json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t bud
   const Float32Le* c32 = ds.contexts_f32.empty() ? nullptr : ds.contexts_f32.data();
   const double* ctx = c32 ? nullptr : typed_doubles(ds.contexts, cbuf);
   const double* qry = c32 || ctx ? typed_doubles(ds.queries, qbuf) : nullptr;
-  if ((!c32 && !ctx) || !qry) {
-    json out = assumptions_report(attention_dataset_from_typed(ds), budget, separation);
-    if (numerical) {  // rational values: numpy's ranks of their double roundings
-      json below = json::array();
-      for (std::size_t t = 0; t < ds.T; ++t)
-        if (numerical_rank(typed_dataset_context(ds, t), numerical->tol).rank < ds.n) below.push_back(t);
-      out["numerical"] = {{"queries_rank", numerical_rank(ds.queries, numerical->tol).rank}, {"contexts_rank_below_n", below}};
-    }
-    return out;
-  }
+  if ((!c32 && !ctx) || !qry)  // values that are not all doubles: the rational route
+    return assumptions_report(attention_dataset_from_typed(ds), budget, threads, separation, numerical);
   const std::size_t T = ds.T, n = ds.n, d = ds.d;
   json out;
   out["T"] = T;

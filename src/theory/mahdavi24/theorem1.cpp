@@ -265,7 +265,7 @@ Theorem1Result theorem1_construct(const AttentionDataset& ds_in, const Theorem1O
     StageTimes::Scope clock(opt.timings, "hypotheses");
     std::vector<std::size_t> all(Tstar);
     for (std::size_t t = 0; t < Tstar; ++t) all[t] = t;
-    Assumption2Result a2 = ds.typed ? assumption2_check_typed(*ds.typed, Tstar) : assumption2_check(ds, all);
+    Assumption2Result a2 = assumption2_check(ds, all);  // either storage
     if (!a2.holds)
       throw HypothesisFailure("Assumption 2 fails: context of example " + std::to_string(a2.failing[0]) + " has rank < n",
                               json{{"assumption", 2}, {"failing", a2.failing}, {"witness_row_combination", qvec_to_json(a2.witness)}});

@@ -4,6 +4,9 @@
 // repeated tokens.
 #include "catch.hpp"
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <random>
 
 #include "memcert/linalg/fmat/numerical_rank.hpp"
@@ -257,4 +260,59 @@ TEST_CASE("float32 contexts kept as float32 give the rational report", "[mahdavi
   const TypedMatrix e = typed_dataset_context(t, 12);
   REQUIRE(e.storage == Storage::float64);
   REQUIRE(e.f64[1 * d + 3] == static_cast<double>(ctx[(12 * n + 1) * d + 3]));
+}
+
+TEST_CASE("one data set type: the report and Assumption 2 on either storage", "[mahdavi24][assumptions][typed]") {
+  // attention_dataset_read(path, {typed}) (what `memcert assumptions` reads) against the rational storage
+  // of the same file: the same values, the same report (the rational storage's through the exact GMP
+  // routines), and assumption2_check on the typed storage (its filtered route for a prefix, context by
+  // context otherwise) agreeing with the exact route and giving a witness y != 0 with y^T E = 0.
+  std::mt19937_64 g(20261128);
+  AttentionDataset q = float_data(g, 7, 3, 5);
+  for (std::size_t c = 0; c < 5; ++c) q.contexts[4](2, c) = q.contexts[4](0, c) + q.contexts[4](1, c) * 2;  // rank 2
+  const auto dir = std::filesystem::temp_directory_path() / ("memcert_one_type_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const char* name : {"d.npz", "d.json"}) {
+    const std::string path = (dir / name).string();
+    attention_dataset_write(path, q);
+    AttentionReadOptions typed;
+    typed.storage = AttentionReadOptions::Storage::typed;
+    typed.keep_float32 = true;
+    const AttentionDataset t = attention_dataset_read(path, typed), r = attention_dataset_read(path);
+    INFO(path);
+    REQUIRE(attention_storage(t) == AttentionStorage::typed);
+    REQUIRE(attention_storage(r) == AttentionStorage::rational);
+    REQUIRE((t.T() == 7 && t.n() == 3 && t.d() == 5));
+    for (std::size_t e = 0; e < 7; ++e) REQUIRE(attention_context(t, e) == q.contexts[e]);
+    REQUIRE(t.queries == q.queries);
+    const NumericalRanksOption numerical{std::nullopt};
+    nlohmann::json a = assumptions_report(r, 20'000'000, 1, SeparationMode::on, &numerical);
+    nlohmann::json b = assumptions_report(t, 20'000'000, 1, SeparationMode::on, &numerical);
+    INFO(a.dump() << "\n" << b.dump());
+    REQUIRE(a == b);
+    REQUIRE(b["assumption2"]["failing"] == nlohmann::json::array({4}));
+    REQUIRE(b["numerical"]["contexts_rank_below_n"] == nlohmann::json::array({4}));
+    typed.rational_queries = false;  // as `memcert assumptions` reads: the queries in the typed storage alone
+    REQUIRE(assumptions_report(attention_dataset_read(path, typed), 20'000'000, 1, SeparationMode::on, &numerical) == b);
+    nlohmann::json exact = assumptions_report(q, 20'000'000);  // the rational route on the data in memory
+    b.erase("numerical");
+    REQUIRE(exact == b);
+    for (const std::vector<std::size_t>& which : {std::vector<std::size_t>{0, 1, 2, 3, 4, 5, 6}, {6, 4, 1}}) {
+      const Assumption2Result at = assumption2_check(t, which), ar = assumption2_check(q, which);
+      REQUIRE_FALSE(at.holds);
+      REQUIRE(at.failing == std::vector<std::size_t>{4});
+      REQUIRE(at.failing == ar.failing);
+      const QMatrix& E = q.contexts[4];
+      REQUIRE(at.witness.size() == E.rows());
+      bool nonzero = false;
+      for (const auto& y : at.witness) nonzero = nonzero || y != 0;
+      REQUIRE(nonzero);
+      for (std::size_t c = 0; c < E.cols(); ++c) {
+        Rational s = 0;
+        for (std::size_t i = 0; i < E.rows(); ++i) s += at.witness[i] * E(i, c);
+        REQUIRE(s == 0);
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
 }

@@ -30,9 +30,16 @@ struct NumericalRanksOption {
 nlohmann::json assumptions_report_typed(const TypedAttentionDataset& ds, std::uint64_t budget, int threads = 0,
                                         SeparationMode separation = SeparationMode::on,
                                         const NumericalRanksOption* numerical = nullptr);
+// The report on either storage of the one data set type: a typed storage (the whole of it) through
+// assumptions_report_typed, rational storage through the rational route (assumptions.hpp) with the
+// numerical ranks added as above. What `memcert assumptions` calls.
+nlohmann::json assumptions_report(const AttentionDataset& ds, std::uint64_t budget, int threads,
+                                  SeparationMode separation = SeparationMode::on,
+                                  const NumericalRanksOption* numerical = nullptr);
 // assumption2_check's contract for the first `count` contexts of a typed data set (examples 0 .. count-1),
 // through the same filtered route as assumptions_report_typed (a minor mod p, then the whole context mod
-// p, escalating to rank_certified); the witness comes from the exact rational route.
+// p, escalating to rank_certified); the witness comes from the exact rational route. assumption2_check
+// takes this route for an AttentionDataset of typed storage.
 Assumption2Result assumption2_check_typed(const TypedAttentionDataset& ds, std::size_t count, int threads = 0);
 // kruskal_at_least's contract on typed storage (same enumeration / sampling protocol and seed).
 KruskalCheck kruskal_at_least_typed(const TypedMatrix& vectors, std::size_t k, std::uint64_t budget, int threads = 0);
