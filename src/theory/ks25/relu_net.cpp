@@ -284,7 +284,9 @@ std::vector<QVector> ReluNetSparse::eval_all(const std::vector<QVector>& xs, uns
 
 // ---- eval_all_shared ----------------------------------------------------------------------------------
 // Invariant: every class is a set of points and, for the layer it stands at, each unit (column) is either
-// a value common to all its points or a per-point vector m_p 2^-e; the true value of the unit at point
+// a value common to all its points or a per-point vector m_p 2^-e (128-bit m_p, |m_p| < 2^125: a value
+// past 64 bits, such as a stage-I projection of 48 integer and 16 fractional bits doubled, stays per
+// point instead of splitting its class point by point); the true value of the unit at point
 // pts[p] (plain layer-by-layer evaluation) is that value. A row's output is a function of the values of
 // the columns it reads; it is computed exactly once per class from the common ones plus, per point, from
 // the per-point ones (machine integers with every bound checked, GMP integers where a check fails), so
@@ -296,6 +298,10 @@ namespace {
 int bits64(std::uint64_t a) { return a ? 64 - __builtin_clzll(a) : 0; }
 std::uint64_t abs64(std::int64_t v) { return v < 0 ? std::uint64_t(0) - std::uint64_t(v) : std::uint64_t(v); }
 u128 abs128(i128 v) { return v < 0 ? u128(0) - u128(v) : u128(v); }
+int bitsu128(u128 a) {
+  const auto hi = static_cast<std::uint64_t>(a >> 64), lo = static_cast<std::uint64_t>(a);
+  return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
+}
 int ctzu128(u128 a) {  // a != 0
   const auto lo = static_cast<std::uint64_t>(a);
   return lo ? __builtin_ctzll(lo) : 64 + __builtin_ctzll(static_cast<std::uint64_t>(a >> 64));
@@ -321,6 +327,26 @@ void dy_from_i128(i128 s, long E, Dy& out) {
   }
 }
 bool dy_zero(const Dy& v) { return !v.big && v.m == 0; }
+// out = v 2^shift (the mantissa of v scaled to the exponent e(v) + shift) when it fits 125 bits.
+static_assert(GMP_NUMB_BITS == 64, "64-bit GMP limbs expected");
+bool dy_i128(const Dy& v, long shift, i128& out) {
+  if (!v.big) {
+    if (v.m == 0) {
+      out = 0;
+      return true;
+    }
+    if (bits64(abs64(v.m)) + shift > 125) return false;
+    out = static_cast<i128>(v.m) * (i128(1) << shift);
+    return true;
+  }
+  const mpz_srcptr z = v.M.get_mpz_t();
+  if (static_cast<long>(mpz_sizeinbase(z, 2)) + shift > 125) return false;
+  u128 a = 0;
+  for (mp_size_t i = static_cast<mp_size_t>(mpz_size(z)); i-- > 0;) a = (a << 64) | mpz_getlimbn(z, i);
+  const i128 t = static_cast<i128>(a);
+  out = (mpz_sgn(z) < 0 ? -t : t) * (i128(1) << shift);
+  return true;
+}
 bool dy_negative(const Dy& v) { return v.big ? sgn(v.M) < 0 : v.m < 0; }
 // Order of normalized representations (equal iff equal values).
 int dy_cmp(const Dy& a, const Dy& b) {
@@ -353,7 +379,7 @@ struct ReluNetSparse::Shared {
   struct Col {
     bool vec = false;
     Dy c;                         // the common value (!vec)
-    std::vector<std::int64_t> m;  // per-point values m[p] 2^-e (vec)
+    std::vector<i128> m;          // per-point values m[p] 2^-e (vec), |m[p]| < 2^126
     long e = 0;
     int maxbits = 0;              // bits of the largest |m[p]|
     bool nonneg = false;          // every m[p] >= 0
@@ -447,24 +473,24 @@ struct ReluNetSparse::Shared {
     if (!o.vec) return;
     const std::size_t n = o.m.size();
     bool same = true, nonneg = true;
-    std::uint64_t any = 0;
-    const std::int64_t m0 = n ? o.m[0] : 0;
+    u128 any = 0;
+    const i128 m0 = n ? o.m[0] : 0;
     for (std::size_t p = 0; p < n; ++p) {
       same = same && o.m[p] == m0;
       nonneg = nonneg && o.m[p] >= 0;
-      any |= abs64(o.m[p]);
+      any |= abs128(o.m[p]);
     }
     if (same) {
       o.vec = false;
       dy_from_i128(m0, o.e, o.c);
       return;
     }
-    const long k = std::min<long>(__builtin_ctzll(any), o.e);
+    const long k = std::min<long>(ctzu128(any), o.e);  // any != 0: not all m[p] are equal
     if (k > 0) {
       for (auto& v : o.m) v >>= k;  // exact (arithmetic shift, C++20)
       o.e -= k;
     }
-    o.maxbits = bits64(any >> k);  // |m| <= any (the OR of the magnitudes)
+    o.maxbits = bitsu128(any >> k);  // |m| <= any (the OR of the magnitudes)
     o.nonneg = nonneg;
   }
 
@@ -511,7 +537,7 @@ struct ReluNetSparse::Shared {
     const bool fast = bound <= std::ldexp(1.0, 124);
     for (const Term* t : vt) {
       const Col& col = S.cols[t->col];
-      const std::int64_t* m = col.m.data();
+      const i128* m = col.m.data();
       if (t->dw.big) {
         for (std::size_t p = 0; p < n; ++p)
           if (m[p] != 0) hard[p] = 1;
@@ -524,8 +550,8 @@ struct ReluNetSparse::Shared {
       } else {
         for (std::size_t p = 0; p < n; ++p) {
           if (m[p] == 0 || hard[p]) continue;
-          i128 prod = static_cast<i128>(t->dw.m) * m[p];
-          if (bits128(prod) + sh > 125) {
+          i128 prod;
+          if (__builtin_mul_overflow(static_cast<i128>(t->dw.m), m[p], &prod) || bits128(prod) + sh > 125) {
             hard[p] = 1;
             continue;
           }
@@ -550,8 +576,8 @@ struct ReluNetSparse::Shared {
     const bool czero = dy_zero(C);
     const long E = czero ? Ev : std::max(C.e, Ev);
     const long cs = E - C.e, ss = E - Ev;
-    const bool cok = czero || (!C.big && bits64(abs64(C.m)) + cs <= 125);
-    const i128 cval = czero || !cok ? i128(0) : static_cast<i128>(C.m) * (i128(1) << cs);
+    i128 cval = 0;
+    const bool cok = czero || dy_i128(C, cs, cval);
     u128 any = 0;
     for (std::size_t p = 0; p < n; ++p) {
       if (hard[p]) continue;
@@ -579,27 +605,20 @@ struct ReluNetSparse::Shared {
     o.vec = true;
     o.e = E - k;
     o.m.resize(n);
-    std::uint64_t mags = 0;
+    u128 mags = 0;
     bool same2 = true, nonneg = true;
-    std::int64_t first = 0;
+    i128 first = 0;
     bool have = false;
     thread_local std::vector<Dy> tmp;
     for (std::size_t p = 0; p < n; ++p) {
       if (!hard[p]) {
-        const i128 t = sv[p] >> k;  // exact (arithmetic shift, C++20)
-        if (t >= INT64_MIN && t <= INT64_MAX) {
-          const auto v = static_cast<std::int64_t>(t);
-          o.m[p] = v;
-          mags |= abs64(v);
-          nonneg = nonneg && v >= 0;
-          if (!have) first = v;
-          have = true;
-          same2 = same2 && v == first;
-          continue;
-        }
-        o.m[p] = 0;
-        ex.push_back({static_cast<std::uint32_t>(p), Dy{}});
-        dy_from_i128(sv[p], E, ex.back().v);
+        const i128 v = sv[p] >> k;  // exact (arithmetic shift, C++20); |v| < 2^125
+        o.m[p] = v;
+        mags |= abs128(v);
+        nonneg = nonneg && v >= 0;
+        if (!have) first = v;
+        have = true;
+        same2 = same2 && v == first;
         continue;
       }
       o.m[p] = 0;
@@ -612,14 +631,12 @@ struct ReluNetSparse::Shared {
             const Col& k2 = S.cols[c];
             if (!k2.vec) return &k2.c;
             Dy& d = tmp[c];
-            d.big = false;
-            d.m = k2.m[p];
-            d.e = k2.e;
+            dy_from_i128(k2.m[p], k2.e, d);
             return &d;
           },
           relu, ex.back().v);
     }
-    o.maxbits = bits64(mags);
+    o.maxbits = bitsu128(mags);
     o.nonneg = nonneg;
     if (ex.empty() && same2) {
       o.vec = false;
@@ -739,8 +756,7 @@ struct ReluNetSparse::Shared {
         if (!c.vec) v[i] = dyadic_to_rational(c.c);
         else {
           Dy d;
-          d.m = c.m[p];
-          d.e = c.e;
+          dy_from_i128(c.m[p], c.e, d);
           v[i] = dyadic_to_rational(d);
         }
       }
@@ -748,12 +764,36 @@ struct ReluNetSparse::Shared {
     }
   }
 
-  void run(std::vector<Cls> queue, unsigned threads) {
-    classes += queue.size();
+  // Classes move through the layers in batches of classes that stand at the same layer: each layer's
+  // rows are read once per batch (they stay in cache while the batch's classes apply them), not once per
+  // class. A batch past kBatchClasses classes or kBatchPoints points hands its tail to the queue (for the
+  // other threads). The schedule changes only the order of the work, never a value.
+  static constexpr std::size_t kBatchClasses = 64, kBatchPoints = 16384;
+
+  void run(std::vector<Cls> first, unsigned threads) {
+    classes += first.size();
+    using Batch = std::vector<Cls>;
+    std::vector<Batch> queue;
+    if (!first.empty()) queue.push_back(std::move(first));
     std::mutex mu;
     std::condition_variable cv;
     std::size_t active = 0;
     std::exception_ptr failure;
+    // Moves the classes of B past the first that fit the limits into a new batch.
+    auto cut = [](Batch& B) -> Batch {
+      std::size_t pts = 0, j = 0;
+      for (; j < B.size(); ++j) {
+        if (j > 0 && (j >= kBatchClasses || pts + B[j].pts.size() > kBatchPoints)) break;
+        pts += B[j].pts.size();
+      }
+      Batch rest;
+      if (j < B.size()) {
+        rest.reserve(B.size() - j);
+        for (std::size_t i = j; i < B.size(); ++i) rest.push_back(std::move(B[i]));
+        B.resize(j);
+      }
+      return rest;
+    };
     auto worker = [&]() {
       std::unique_lock<std::mutex> lk(mu);
       for (;;) {
@@ -762,30 +802,36 @@ struct ReluNetSparse::Shared {
           cv.notify_all();
           return;
         }
-        Cls S = std::move(queue.back());
+        Batch B = std::move(queue.back());
         queue.pop_back();
         ++active;
         lk.unlock();
         try {
           std::vector<Cls> kids;
+          Batch next;
           for (;;) {
-            if (S.layer == net.layers_.size()) {
-              emit(S);
-              break;
-            }
-            step(S, kids);
-            if (kids.empty()) continue;
-            std::size_t big = 0;
-            for (std::size_t j = 1; j < kids.size(); ++j)
-              if (kids[j].pts.size() > kids[big].pts.size()) big = j;
-            S = std::move(kids[big]);
-            kids.erase(kids.begin() + static_cast<long>(big));
-            if (!kids.empty()) {
+            Batch rest = cut(B);
+            if (!rest.empty()) {
               std::lock_guard<std::mutex> g(mu);
-              for (auto& K : kids) queue.push_back(std::move(K));
+              queue.push_back(std::move(rest));
               cv.notify_all();
             }
-            kids.clear();
+            if (B.empty()) break;
+            if (B[0].layer == net.layers_.size()) {
+              for (const Cls& S : B) emit(S);
+              break;
+            }
+            next.clear();
+            for (Cls& S : B) {
+              step(S, kids);
+              if (kids.empty()) {
+                next.push_back(std::move(S));
+                continue;
+              }
+              for (auto& K : kids) next.push_back(std::move(K));
+              kids.clear();
+            }
+            std::swap(B, next);
           }
         } catch (...) {
           std::lock_guard<std::mutex> g(mu);
@@ -866,9 +912,8 @@ std::vector<QVector> ReluNetSparse::eval_all_shared(const std::vector<QVector>& 
         const Dy& v = hd[S.pts[p]][j];
         c.m[p] = 0;
         if (!v.big && v.m == 0) continue;
-        const long sh2 = c.e - v.e;
-        if (!v.big && bits64(abs64(v.m)) + sh2 <= 62) c.m[p] = v.m * (std::int64_t(1) << sh2);
-        else {
+        if (!dy_i128(v, c.e - v.e, c.m[p])) {
+          c.m[p] = 0;
           ex[j].push_back({static_cast<std::uint32_t>(p), Dy{}});
           ex[j].back().v = v;
         }

@@ -204,3 +204,104 @@ TEST_CASE("eval_all_shared: a packed lookup over many points sharing few (u, w) 
   compare_all(net, xs, &st);
   CHECK(st.class_rows < xs.size() * net.layers.size());
 }
+
+TEST_CASE("eval_all_shared: per-point values of 63 to 125 bits stay in one class, exactly", "[ks25][shared]") {
+  // x with 16 fractional bits and up to 63 bits of mantissa (the stage-I projection at N ~ 200,000), then
+  // 2 (a - x), 2 (x - b) - 2, sums that grow to ~125 bits and products past 2^127 (the checked route and
+  // GMP take those points), and a common value of 100 bits added to per-point ones. Every value must
+  // equal the dense rational evaluation; values that fit 125 bits must not split the class.
+  std::mt19937_64 rng(4242);
+  for (int trial = 0; trial < 40; ++trial) {
+    const long frac = 16 + static_cast<long>(rng() % 4);
+    const int top = 58 + static_cast<int>(rng() % 6);  // bits of the largest mantissa
+    std::vector<QVector> xs;
+    const std::size_t N = 50 + rng() % 200;
+    for (std::size_t p = 0; p < N; ++p) {
+      Integer m = Integer(static_cast<unsigned long>(rng() >> (64 - top + 1))) + (Integer(1) << static_cast<mp_bitcnt_t>(top - 1));
+      Rational x = Rational(m) * pow2q(-frac);
+      xs.push_back({x, Rational(static_cast<long>(p % 3))});
+    }
+    ReluNet net;
+    net.in_dim = 2;
+    const Rational a = Rational(Integer(1) << static_cast<mp_bitcnt_t>(top - frac - 1)), b = a * 2;
+    // L0: h1 = ReLU(2a - 2x), h2 = ReLU(2x - 2b), x carried, x * 2^40 (~105 bits), x * 2^60 * (1 + y)
+    ReluLayer L0{QMatrix(5, 2, Rational(0)), QVector(5, Rational(0))};
+    L0.W(0, 0) = -2, L0.b[0] = 2 * a;
+    L0.W(1, 0) = 2, L0.b[1] = -2 * b;
+    L0.W(2, 0) = 1;
+    L0.W(3, 0) = pow2q(40);
+    L0.W(4, 0) = pow2q(60), L0.W(4, 1) = pow2q(70);
+    // L1: 1 - h1 - h2 (the trapezoid), x 2^40 + 2^100 (a common 101-bit part), x 2^60 - x 2^40 2^30
+    // (products past 2^125 on some points), and x * 3 + h1 * 2^66.
+    ReluLayer L1{QMatrix(4, 5, Rational(0)), QVector(4, Rational(0))};
+    L1.W(0, 0) = -1, L1.W(0, 1) = -1, L1.b[0] = 1;
+    L1.W(1, 3) = 1, L1.b[1] = pow2q(100) + 3;
+    L1.W(2, 4) = pow2q(1), L1.W(2, 3) = -pow2q(30);
+    L1.W(3, 2) = 3, L1.W(3, 0) = pow2q(66);
+    // L2 (affine): a mix that cancels the large parts again.
+    ReluLayer L2{QMatrix(2, 4, Rational(0)), QVector(2, Rational(0))};
+    L2.W(0, 0) = 7, L2.W(0, 1) = 1, L2.W(0, 3) = -1, L2.b[0] = -pow2q(100);
+    L2.W(1, 2) = Rational(1, 4), L2.W(1, 1) = -pow2q(60);
+    net.layers = {L0, L1, L2};
+    ReluNetSparse::SharedStats st;
+    compare_all(net, xs, &st);
+    for (std::size_t p = 0; p < xs.size(); p += 5) REQUIRE(ReluNetSparse(net).eval_rational(xs[p]) == relunet_eval(net, xs[p]));
+    // The same inputs through the part whose every value fits 125 bits (x, the trapezoid, x 2^40 +
+    // 2^100, 3 x + 2^50 h1): one class throughout, no point on GMP.
+    ReluNet fit;
+    fit.in_dim = 2;
+    ReluLayer F0{QMatrix(4, 2, Rational(0)), QVector(4, Rational(0))};
+    for (std::size_t i = 0; i < 4; ++i) {
+      for (std::size_t j = 0; j < 2; ++j) F0.W(i, j) = L0.W(i, j);
+      F0.b[i] = L0.b[i];
+    }
+    ReluLayer F1{QMatrix(3, 4, Rational(0)), QVector(3, Rational(0))};
+    F1.W(0, 0) = -1, F1.W(0, 1) = -1, F1.b[0] = 1;
+    F1.W(1, 3) = 1, F1.b[1] = pow2q(100) + 3;
+    F1.W(2, 2) = 3, F1.W(2, 0) = pow2q(50);
+    ReluLayer F2{QMatrix(1, 3, Rational(0)), QVector(1, Rational(0))};
+    F2.W(0, 0) = 5, F2.W(0, 1) = -1, F2.W(0, 2) = pow2q(-3);
+    fit.layers = {F0, F1, F2};
+    ReluNetSparse::SharedStats sf;
+    compare_all(fit, xs, &sf);
+    CHECK(sf.classes == 1);
+    CHECK(sf.exact_rows == 0);
+  }
+}
+
+TEST_CASE("eval_all_shared: thousands of classes in batches across threads", "[ks25][shared]") {
+  // A selection layer with a 200-bit weight per group splits 30,000 points into ~1,000 classes (more
+  // than a batch holds, more points than a batch takes), then more layers; every value checked against
+  // the point-by-point route, on 1 and 2 threads.
+  ReluNet net;
+  net.in_dim = 1;
+  const std::size_t groups = 1000, per = 30;
+  std::vector<QVector> xs;
+  for (std::size_t g = 0; g < groups; ++g)
+    for (std::size_t q = 0; q < per; ++q) xs.push_back({Rational(static_cast<long>(4 * g + (q % 3)))});
+  std::mt19937_64 rng(5);
+  std::shuffle(xs.begin(), xs.end(), rng);
+  // L0: ReLU(x - 4g) for g = 0, 8, 16, ... (kinks) and x.
+  const std::size_t kinks = groups / 8;
+  ReluLayer L0{QMatrix(kinks + 1, 1, Rational(0)), QVector(kinks + 1, Rational(0))};
+  for (std::size_t i = 0; i < kinks; ++i) L0.W(i, 0) = 1, L0.b[i] = -Rational(static_cast<long>(32 * i));
+  L0.W(kinks, 0) = 1;
+  // L1: one 200-bit weighted sum of the kinks (a per-point value past the machine route: one class per
+  // distinct value), x carried.
+  ReluLayer L1{QMatrix(2, kinks + 1, Rational(0)), QVector(2, Rational(0))};
+  for (std::size_t i = 0; i < kinks; ++i) L1.W(0, i) = pow2q(200) + Rational(static_cast<long>(i));
+  L1.W(1, kinks) = 1;
+  // L2..L5: mixes of the big common value and x.
+  net.layers = {L0, L1};
+  for (int l = 0; l < 4; ++l) {
+    ReluLayer L{QMatrix(2, 2, Rational(0)), QVector(2, Rational(0))};
+    L.W(0, 0) = Rational(1, 2), L.W(0, 1) = 3, L.b[0] = -pow2q(190);
+    L.W(1, 1) = 2, L.W(1, 0) = pow2q(-200), L.b[1] = Rational(-static_cast<long>(l));
+    net.layers.push_back(L);
+  }
+  ReluLayer Lout{QMatrix(1, 2, Rational(1)), QVector(1, Rational(0))};
+  net.layers.push_back(Lout);
+  ReluNetSparse::SharedStats st;
+  compare_all(net, xs, &st);
+  CHECK(st.classes > 2 * 64);
+}

@@ -52,14 +52,15 @@ class ReluNetSparse {
   };
   // The same values as eval_all, exactly, with the work of points that agree shared. Points are kept in
   // classes; within a class every unit is either one value common to all its points (evaluated once per
-  // class) or a vector of per-point values m_p 2^-e in 64-bit integers (evaluated per point, 128-bit
-  // sums, every bound checked). A unit that is the same for every point of a class (a ReLU that is 0 on
+  // class) or a vector of per-point values m_p 2^-e in 128-bit integers, |m_p| < 2^125 (evaluated per
+  // point, 128-bit sums, every bound checked). A unit that is the same for every point of a class (a ReLU that is 0 on
   // all of them, a carried value that does not depend on the point) becomes common. A per-point value
   // that does not fit the machine route is computed in GMP integers and its points are split off into
   // classes of equal values, where it is common again. Nothing about the network is assumed: a row's
   // value is a function of the values its weights read, so points that agree on those values get the
   // same result. Layers before the first all-dyadic stretch (and inputs that are not dyadic) go through
-  // eval_rational's layers point by point.
+  // eval_rational's layers point by point. Classes at the same layer go through the layers together in
+  // batches (a layer's weights read once per batch); the order of the work never changes a value.
   std::vector<QVector> eval_all_shared(const std::vector<QVector>& xs, unsigned threads = 2,
                                        SharedStats* stats = nullptr) const;
   // Dyadic value m 2^-e (e >= 0; normalized: m odd or e = 0); in `M` when it does not fit 64 bits.
