@@ -82,6 +82,16 @@ Proof.
   - assert (0 < rsum (S n) f) by (apply IHn; [lia|intros i Hi; apply H; lia]). specialize (H (S n) ltac:(lia)). lra.
 Qed.
 
+Lemma rsum_ge_term n f j : (forall k, (k < n)%nat -> 0 <= f k) -> (j < n)%nat -> f j <= rsum n f.
+Proof.
+  induction n; intros Hf Hj; [lia|]. simpl.
+  destruct (Nat.eq_dec j n) as [->|Hne].
+  - assert (0 <= rsum n f). { clear IHn Hj. induction n; simpl; [lra|]. pose proof (Hf n ltac:(lia)).
+      assert (0 <= rsum n f) by (apply IHn; intros; apply Hf; lia). lra. }
+    lra.
+  - pose proof (Hf n ltac:(lia)). assert (f j <= rsum n f) by (apply IHn; [intros; apply Hf; lia|lia]). lra.
+Qed.
+
 Fixpoint rmax (n : nat) (f : nat -> R) : R := match n with O => 0 | S m => Rmax (rmax m f) (Rabs (f m)) end.
 
 Lemma rmax_ge n f i : (i < n)%nat -> Rabs (f i) <= rmax n f.
@@ -150,12 +160,32 @@ Fixpoint pow2 (s : nat) : positive := match s with O => 1%positive | S s' => xO 
 Lemma pow2_IZR s : IZR (Zpos (pow2 (S s))) = 2 * IZR (Zpos (pow2 s)).
 Proof. simpl pow2. rewrite Pos2Z.inj_xO, mult_IZR. reflexivity. Qed.
 
-Definition down (p : nat) (q : Q) : Q := Qmake (Z.div (Qnum q * Zpos (pow2 p)) (Zpos (Qden q))) (pow2 p).
+Lemma pow2_Z p : Zpos (pow2 p) = (2 ^ Z.of_nat p)%Z.
+Proof.
+  induction p as [|p IH]; [reflexivity|]. cbn [pow2]. rewrite Pos2Z.inj_xO, IH, Nat2Z.inj_succ, Z.pow_succ_r by lia.
+  reflexivity.
+Qed.
+
+(* q rounded down to a multiple of 2^-p: floor(num 2^p / den), a shift when den is a power of 2 (the
+   enclosures' denominators are). *)
+Definition down (p : nat) (q : Q) : Q :=
+  let a := Qnum q in let b := Zpos (Qden q) in let s := Z.log2 b in
+  Qmake (if Z.eqb b (Z.shiftl 1 s) then Z.shiftr a (s - Z.of_nat p) else Z.div (a * Zpos (pow2 p)) b) (pow2 p).
+
+Lemma down_num p q : Qnum (down p q) = Z.div (Qnum q * Zpos (pow2 p)) (Zpos (Qden q)).
+Proof.
+  unfold down. cbn [Qnum]. destruct (Z.eqb _ _) eqn:Eb; [|reflexivity].
+  apply Z.eqb_eq in Eb. pose proof (Z.log2_nonneg (Zpos (Qden q))) as Hs.
+  rewrite Eb at 2. rewrite Z.shiftl_1_l, pow2_Z, <- Z.shiftl_mul_pow2, <- Z.shiftr_div_pow2 by lia.
+  rewrite Z.shiftr_shiftl_l by lia. rewrite <- Z.shiftr_opp_r. f_equal. lia.
+Qed.
+
 Definition up (p : nat) (q : Q) : Q := Qopp (down p (Qopp q)).
 
 Lemma down_le p q : (down p q <= q)%Q.
 Proof.
-  unfold down, Qle; simpl. rewrite Z.mul_comm. apply Z.mul_div_le. lia.
+  unfold Qle. rewrite down_num. replace (QDen (down p q)) with (Zpos (pow2 p)) by reflexivity.
+  rewrite Z.mul_comm. apply Z.mul_div_le. lia.
 Qed.
 
 Lemma up_ge p q : (q <= up p q)%Q.
@@ -289,6 +319,21 @@ Proof.
       pose proof (exp_ineq1_le (- Q2R y)). lra.
 Qed.
 
+(* Below -64, exp x lies in [0, exp(-64)]: the precision the squarings need stays that of |x| <= 64. *)
+Definition iexpc (k : nat) (x : Q) : ival :=
+  if Qle_bool x (-64) then (0%Q, snd (iexp k (-64))) else iexp k x.
+
+Lemma iexpc_sound k x : (x <= 0)%Q -> 0 <= Q2R (fst (iexpc k x)) /\ encl (iexpc k x) (exp (Q2R x)).
+Proof.
+  intros Hx. unfold iexpc. destruct (Qle_bool x (-64)) eqn:Eb; [|apply iexp_sound; exact Hx].
+  apply qleb_le in Eb. simpl. rewrite Q2R_0. split; [lra|]. unfold encl; simpl. rewrite Q2R_0.
+  split; [left; apply exp_pos|].
+  assert (Hneg : (-64 <= 0)%Q) by (unfold Qle; simpl; lia).
+  destruct (iexp_sound k (-64) Hneg) as [_ [_ Hh]].
+  eapply Rle_trans; [|exact Hh].
+  destruct (Rle_lt_or_eq_dec _ _ Eb) as [Hl| ->]; [left; apply exp_increasing; exact Hl|right; reflexivity].
+Qed.
+
 (* e / S for e in [a, b] (a >= 0) and S in [sa, sb] (sa > 0). *)
 Definition idiv (e s : ival) : ival := ird ((fst e / snd s)%Q, (snd e / fst s)%Q).
 
@@ -317,6 +362,41 @@ Lemma qsum_ge m f g : (forall i, (i < m)%nat -> g i <= Q2R (f i)) -> rsum m g <=
 Proof.
   induction m; intros Hfg; simpl; [rewrite Q2R_0; lra|].
   rewrite Q2R_plus. apply Rplus_le_compat; [apply IHm; intros; apply Hfg; lia|apply Hfg; lia].
+Qed.
+
+(* a / b with the common factors 2 taken out (constant work per factor: the dyadic data's sums stay short). *)
+Fixpoint strip2 (a : Z) (b : positive) : Q :=
+  match b with
+  | xO b' => match a with
+             | Z0 => 0%Q
+             | Zpos (xO a') => strip2 (Zpos a') b'
+             | Zneg (xO a') => strip2 (Zneg a') b'
+             | _ => Qmake a b
+             end
+  | _ => Qmake a b
+  end.
+
+Lemma strip2_eq b : forall a, Q2R (strip2 a b) = Q2R (Qmake a b).
+Proof.
+  induction b as [b IH|b IH|]; intros a; [reflexivity| |reflexivity].
+  assert (Hb : 0 < IZR (Zpos b)) by (apply IZR_lt; reflexivity).
+  destruct a as [|[a'|a'|]|[a'|a'|]]; cbn [strip2]; try reflexivity.
+  - unfold Q2R; cbn [Qnum Qden]. change (IZR 0) with 0. ring.
+  - rewrite IH. unfold Q2R; cbn [Qnum Qden]. rewrite (Pos2Z.inj_xO a'), (Pos2Z.inj_xO b), !mult_IZR. field. lra.
+  - rewrite IH. unfold Q2R; cbn [Qnum Qden]. rewrite (Pos2Z.neg_xO a'), (Pos2Z.inj_xO b), !mult_IZR. field. lra.
+Qed.
+
+Definition qn (q : Q) : Q := strip2 (Qnum q) (Qden q).
+
+Lemma qn_eq q : Q2R (qn q) = Q2R q.
+Proof. unfold qn. rewrite strip2_eq. destruct q; reflexivity. Qed.
+
+Fixpoint qsumn (n : nat) (f : nat -> Q) : Q := match n with O => 0%Q | S m => qn (qsumn m f + f m)%Q end.
+
+Lemma qsumn_eq n f g : (forall i, (i < n)%nat -> Q2R (f i) = Q2R (g i)) -> Q2R (qsumn n f) = Q2R (qsum n g).
+Proof.
+  induction n; intros Hfg; simpl; [reflexivity|].
+  rewrite qn_eq, !Q2R_plus. rewrite IHn by (intros; apply Hfg; lia). rewrite Hfg by lia. reflexivity.
 Qed.
 
 Definition at2 (m : list (list Q)) (i j : nat) : Q := nth j (nth i m []) 0%Q.
@@ -355,15 +435,19 @@ Definition yhat (t r : nat) : R := rsum d (fun k => Q2R (at2 WD k r) * o t k).
 
 Variables (prec kexp : nat).
 
-Definition logits (t h : nat) : list Q := map (logit h t) (seq 0 n).
+(* The logits of head h on example t, computed with common factors 2 taken out as they go: equal to logit. *)
+Definition logits (t h : nat) : list Q :=
+  let v := map (fun k => qsumn d (fun c => qn (at3 WQ h c k * at2 e t c))) (seq 0 dh) in
+  map (fun j => qsumn dh (fun k => qn (qsumn d (fun c => qn (at3 E t j c * at3 WK h c k)) * nth k v 0%Q)%Q))
+      (seq 0 n).
 Definition qmaxl (l : list Q) : Q := fold_right qmax (hd 0%Q l) l.
 Definition exps (t h : nat) : list ival :=
-  let a := logits t h in let m := qmaxl a in map (fun x => iexp prec kexp (x - m)%Q) a.
+  let a := logits t h in let m := qmaxl a in map (fun x => iexpc prec kexp (qn (x - m))%Q) a.
 Definition isuml (l : list ival) : ival := isum prec (length l) (fun j => nth j l (0%Q, 0%Q)).
+(* The softmax weights; [0, 1] when the sum's enclosure does not stay above 0. *)
 Definition alphas (t h : nat) : list ival :=
-  let es := exps t h in let s := isuml es in map (fun x => idiv prec x s) es.
-Definition sums_ok : bool :=
-  forallb (fun t => forallb (fun h => qltb 0 (fst (isuml (exps t h)))) (seq 0 H)) (seq 0 T).
+  let es := exps t h in let s := isuml es in
+  if qltb 0 (fst s) then map (fun x => idiv prec x s) es else map (fun _ => (0%Q, 1%Q)) es.
 
 Definition Zrow (t : nat) : list ival :=
   let A := map (alphas t) (seq 0 H) in
@@ -407,9 +491,9 @@ Definition rank_row_bound (Zl : list (list ival)) (C : list nat) (Rm : list (lis
   qsum T (fun i => up prec (absdev (if Nat.eqb a i then 1 else 0)%Q
                                   (isum prec T (fun l => iscale prec (at2 Rm a l) (iat Zl i (nth l C 0%nat)))))).
 
-Definition rank_check (C : list nat) (Rm : list (list Q)) : bool :=
-  let Zl := Zrows in
-  (0 <? d)%nat && sums_ok && (length C =? T)%nat && forallb (fun col => col <? H * d)%nat C &&
+(* Zl: Zrows (computed once for both checks of check_labels and check_classes). *)
+Definition rank_check (Zl : list (list ival)) (C : list nat) (Rm : list (list Q)) : bool :=
+  (0 <? d)%nat && (length C =? T)%nat && forallb (fun col => col <? H * d)%nat C &&
   forallb (fun a => qltb (rank_row_bound Zl C Rm a) 1) (seq 0 T).
 
 Definition yrow (t : nat) (row : list ival) : list ival :=
@@ -420,19 +504,24 @@ Definition yrow (t : nat) (row : list ival) : list ival :=
                                  (if skip then (at2 e t k, at2 e t k) else (0%Q, 0%Q))) (seq 0 d) in
   map (fun r => isum prec d (fun k => iscale prec (at2 WD k r) (nth k os (0%Q, 0%Q)))) (seq 0 dout).
 
-Definition yrows : list (list ival) := let Zl := Zrows in map (fun t => yrow t (nth t Zl [])) (seq 0 T).
+Definition yrows (Zl : list (list ival)) : list (list ival) := map (fun t => yrow t (nth t Zl [])) (seq 0 T).
 
-Definition labels_check (Y : list (list Q)) : bool :=
-  (0 <? d)%nat && (0 <? dv)%nat && sums_ok &&
-  let yl := yrows in
+Definition labels_check (Zl : list (list ival)) (Y : list (list Q)) : bool :=
+  (0 <? d)%nat && (0 <? dv)%nat &&
+  let yl := yrows Zl in
   forallb (fun t => forallb (fun r => let i := iat yl t r in let y := at2 Y t r in
              Qle_bool (y - tolQ y) (fst i) && Qle_bool (snd i) (y + tolQ y))%Q (seq 0 dout)) (seq 0 T).
 
-Definition classes_check (cls : list nat) : bool :=
-  (0 <? d)%nat && (0 <? dv)%nat && sums_ok &&
-  let yl := yrows in
+Definition classes_check (Zl : list (list ival)) (cls : list nat) : bool :=
+  (0 <? d)%nat && (0 <? dv)%nat &&
+  let yl := yrows Zl in
   forallb (fun t => let k := nth t cls 0%nat in (k <? dout)%nat &&
              forallb (fun r => Nat.eqb r k || qltb (snd (iat yl t r)) (fst (iat yl t k))) (seq 0 dout)) (seq 0 T).
+
+Definition check_labels (C : list nat) (Rm Y : list (list Q)) : bool :=
+  let Zl := Zrows in rank_check Zl C Rm && labels_check Zl Y.
+Definition check_classes (C : list nat) (Rm : list (list Q)) (cls : list nat) : bool :=
+  let Zl := Zrows in rank_check Zl C Rm && classes_check Zl cls.
 
 (* ------------------------------------------------------------------------------------------------ *)
 (* Soundness.                                                                                        *)
@@ -457,70 +546,84 @@ Proof.
     apply Qlt_le_weak, Qnot_le_lt. intros Hle. apply Qle_bool_iff in Hle. congruence.
 Qed.
 
-Lemma alpha_shift h t j m : (j < n)%nat ->
-  alpha h t j = exp (Q2R (logit h t j - m)) / rsum n (fun k => exp (Q2R (logit h t k - m))).
+Lemma logits_length t h : length (logits t h) = n.
+Proof. unfold logits. cbv zeta. rewrite map_length, seq_length. reflexivity. Qed.
+
+Lemma logits_eq t h j : (j < n)%nat -> Q2R (nth j (logits t h) 0%Q) = Q2R (logit h t j).
 Proof.
-  intros Hj. unfold alpha.
-  assert (Ex1 : forall k, exp (Q2R (logit h t k - m)) = exp (- Q2R m) * exp (Q2R (logit h t k))).
-  { intros k. rewrite Q2R_minus, <- exp_plus. f_equal. ring. }
-  rewrite Ex1. rewrite (rsum_ext n (fun k => exp (Q2R (logit h t k - m))) (fun k => exp (- Q2R m) * exp (Q2R (logit h t k))))
-    by (intros; apply Ex1).
+  intros Hj. unfold logits. cbv zeta. rewrite nth_map_seq by exact Hj. unfold logit.
+  apply qsumn_eq. intros k Hk. rewrite qn_eq, !Q2R_mult. rewrite nth_map_seq by exact Hk.
+  f_equal; apply qsumn_eq; intros c Hc; rewrite qn_eq; reflexivity.
+Qed.
+
+Lemma alpha_shift h t j (g : nat -> Q) m : (j < n)%nat -> (forall k, (k < n)%nat -> Q2R (g k) = Q2R (logit h t k)) ->
+  alpha h t j = exp (Q2R (qn (g j - m))) / rsum n (fun k => exp (Q2R (qn (g k - m)))).
+Proof.
+  intros Hj Hg. unfold alpha.
+  assert (Ex1 : forall k, (k < n)%nat -> exp (Q2R (qn (g k - m))) = exp (- Q2R m) * exp (Q2R (logit h t k))).
+  { intros k Hk. rewrite qn_eq, Q2R_minus, Hg by exact Hk. rewrite <- exp_plus. f_equal. ring. }
+  rewrite (Ex1 j Hj).
+  rewrite (rsum_ext n (fun k => exp (Q2R (qn (g k - m)))) (fun k => exp (- Q2R m) * exp (Q2R (logit h t k))))
+    by exact Ex1.
   rewrite rsum_scal.
   assert (Hs : 0 < rsum n (fun k => exp (Q2R (logit h t k)))) by (apply rsum_pos; [lia|intros; apply exp_pos]).
   pose proof (exp_pos (- Q2R m)). field. lra.
 Qed.
 
-Lemma sums_ok_at t h : sums_ok = true -> (t < T)%nat -> (h < H)%nat -> 0 < Q2R (fst (isuml (exps t h))).
-Proof.
-  unfold sums_ok. intros Hok Ht Hh. rewrite forallb_forall in Hok.
-  specialize (Hok t (proj2 (in_seq _ _ _) (conj (Nat.le_0_l _) Ht))). rewrite forallb_forall in Hok.
-  specialize (Hok h (proj2 (in_seq _ _ _) (conj (Nat.le_0_l _) Hh))).
-  apply qltb_lt in Hok. rewrite Q2R_0 in Hok. exact Hok.
-Qed.
 
 Lemma exps_sound t h j : (j < n)%nat ->
   0 <= Q2R (fst (nth j (exps t h) (0%Q, 0%Q))) /\
-  encl (nth j (exps t h) (0%Q, 0%Q)) (exp (Q2R (logit h t j - qmaxl (logits t h)))).
+  encl (nth j (exps t h) (0%Q, 0%Q)) (exp (Q2R (qn (nth j (logits t h) 0%Q - qmaxl (logits t h))))).
 Proof.
   intros Hj. unfold exps. cbv zeta.
-  assert (Hl : nth j (logits t h) 0%Q = logit h t j) by (unfold logits; apply nth_map_seq; exact Hj).
-  rewrite (nth_map_lt _ _ _ 0%Q) by (unfold logits; rewrite map_length, seq_length; exact Hj).
-  rewrite Hl. apply iexp_sound.
-  assert (Hin : In (logit h t j) (logits t h)).
-  { rewrite <- Hl. apply nth_In. unfold logits. rewrite map_length, seq_length. exact Hj. }
+  rewrite (nth_map_lt _ _ _ 0%Q) by (rewrite logits_length; exact Hj).
+  apply iexpc_sound.
+  assert (Hin : In (nth j (logits t h) 0%Q) (logits t h)) by (apply nth_In; rewrite logits_length; exact Hj).
   pose proof (Qle_Rle _ _ (qmaxl_ge _ _ Hin)) as Hm.
-  apply Rle_Qle. rewrite Q2R_minus, Q2R_0. lra.
+  apply Rle_Qle. rewrite qn_eq, Q2R_minus, Q2R_0. lra.
 Qed.
 
-Lemma alphas_sound t h j : sums_ok = true -> (t < T)%nat -> (h < H)%nat -> (j < n)%nat ->
-  encl (nth j (alphas t h) (0%Q, 0%Q)) (alpha h t j).
+
+Lemma alphas_sound t h j : (j < n)%nat -> encl (nth j (alphas t h) (0%Q, 0%Q)) (alpha h t j).
 Proof.
-  intros Hok Ht Hh Hj. unfold alphas. cbv zeta.
-  assert (Hlen : length (exps t h) = n) by (unfold exps, logits; cbv zeta; rewrite !map_length, seq_length; reflexivity).
-  rewrite (nth_map_lt _ _ _ (0%Q, 0%Q)); [|lia]. rewrite (alpha_shift h t j (qmaxl (logits t h)) Hj).
-  destruct (exps_sound t h j Hj) as [H0 H1].
-  apply idiv_sound; [exact H0| |exact H1|].
-  - apply sums_ok_at; assumption.
-  - unfold isuml. rewrite Hlen. apply isum_sound. intros k Hk. apply exps_sound. exact Hk.
+  intros Hj. unfold alphas. cbv zeta.
+  assert (Hlen : length (exps t h) = n) by (unfold exps; cbv zeta; rewrite map_length, logits_length; reflexivity).
+  destruct (qltb 0 (fst (isuml (exps t h)))) eqn:Hs.
+  - rewrite (nth_map_lt _ _ _ (0%Q, 0%Q)); [|lia].
+    rewrite (alpha_shift h t j (fun k => nth k (logits t h) 0%Q) (qmaxl (logits t h)) Hj) by (intros; apply logits_eq; assumption).
+    destruct (exps_sound t h j Hj) as [H0 H1].
+    apply idiv_sound; [exact H0| |exact H1|].
+    + apply qltb_lt in Hs. rewrite Q2R_0 in Hs. exact Hs.
+    + unfold isuml. rewrite Hlen. apply isum_sound. intros k Hk. apply exps_sound. exact Hk.
+  - rewrite (nth_map_lt _ _ _ (0%Q, 0%Q)); [|lia]. unfold encl; cbn [fst snd]. rewrite Q2R_0, Q2R_1.
+    unfold alpha.
+    assert (Hp : 0 < rsum n (fun k => exp (Q2R (logit h t k)))) by (apply rsum_pos; [lia|intros; apply exp_pos]).
+    assert (Hj' : exp (Q2R (logit h t j)) <= rsum n (fun k => exp (Q2R (logit h t k))))
+      by (apply (rsum_ge_term n (fun k => exp (Q2R (logit h t k))) j); [intros; left; apply exp_pos|exact Hj]).
+    pose proof (exp_pos (Q2R (logit h t j))).
+    split.
+    + unfold Rdiv. left. apply Rmult_lt_0_compat; [lra|apply Rinv_0_lt_compat; lra].
+    + apply (Rmult_le_reg_r (rsum n (fun k => exp (Q2R (logit h t k))))); [lra|].
+      unfold Rdiv. rewrite Rmult_assoc, Rinv_l by lra. lra.
 Qed.
 
-Lemma Zrows_sound t col : sums_ok = true -> (0 < d)%nat -> (t < T)%nat -> (col < H * d)%nat ->
+Lemma Zrows_sound t col : (0 < d)%nat -> (t < T)%nat -> (col < H * d)%nat ->
   encl (iat Zrows t col) (Z t col).
 Proof.
-  intros Hok Hd Ht Hc. unfold iat, Zrows. rewrite nth_map_seq by exact Ht. unfold Zrow.
+  intros Hd Ht Hc. unfold iat, Zrows. rewrite nth_map_seq by exact Ht. unfold Zrow.
   rewrite nth_map_seq by exact Hc. unfold Z, p.
   assert (Hh : (col / d < H)%nat) by (apply Nat.div_lt_upper_bound; lia).
   rewrite nth_map_seq by exact Hh.
   apply isum_sound. intros j Hj. rewrite Rmult_comm. apply iscale_sound. apply alphas_sound; assumption.
 Qed.
 
-Theorem rows_independent_sound C Rm : rank_check C Rm = true ->
+Theorem rows_independent_sound C Rm : rank_check Zrows C Rm = true ->
   forall c : nat -> R, (forall col, (col < H * d)%nat -> rsum T (fun t => c t * Z t col) = 0) ->
   forall t, (t < T)%nat -> c t = 0.
 Proof.
   unfold rank_check. intros Hck c Hc.
   apply andb_prop in Hck as [Hck Hrows]. apply andb_prop in Hck as [Hck Hcols].
-  apply andb_prop in Hck as [Hck Hlen]. apply andb_prop in Hck as [Hd Hok].
+  apply andb_prop in Hck as [Hd Hlen].
   apply Nat.ltb_lt in Hd. apply Nat.eqb_eq in Hlen. rewrite forallb_forall in Hcols, Hrows.
   assert (HC : forall l, (l < T)%nat -> (nth l C 0 < H * d)%nat).
   { intros l Hl. apply Nat.ltb_lt, Hcols, nth_In. lia. }
@@ -540,10 +643,10 @@ Qed.
 Lemma in_seq0 i m : (i < m)%nat -> In i (seq 0 m).
 Proof. intros Hi. apply in_seq. lia. Qed.
 
-Lemma yrows_sound t r : sums_ok = true -> (0 < d)%nat -> (0 < dv)%nat -> (t < T)%nat -> (r < dout)%nat ->
-  encl (iat yrows t r) (yhat t r).
+Lemma yrows_sound t r : (0 < d)%nat -> (0 < dv)%nat -> (t < T)%nat -> (r < dout)%nat ->
+  encl (iat (yrows Zrows) t r) (yhat t r).
 Proof.
-  intros Hok Hd Hdv Ht Hr. unfold iat, yrows. cbv zeta. rewrite nth_map_seq by exact Ht.
+  intros Hd Hdv Ht Hr. unfold iat, yrows. rewrite nth_map_seq by exact Ht.
   unfold yrow. cbv zeta. rewrite nth_map_seq by exact Hr. unfold yhat.
   apply isum_sound. intros k Hk. apply iscale_sound. rewrite nth_map_seq by exact Hk. unfold o.
   apply iadd_sound.
@@ -551,42 +654,60 @@ Proof.
     apply isum_sound. intros c Hc. apply iscale_sound.
     assert (Hh : (hv / dv < H)%nat) by (apply Nat.div_lt_upper_bound; lia).
     assert (Hcol : ((hv / dv) * d + c < H * d)%nat) by nia.
-    pose proof (Zrows_sound t _ Hok Hd Ht Hcol) as HZ. unfold iat in HZ. unfold Z in HZ.
+    pose proof (Zrows_sound t _ Hd Ht Hcol) as HZ. unfold iat in HZ. unfold Z in HZ.
     assert (E1 : (((hv / dv) * d + c) / d = hv / dv)%nat) by (rewrite Nat.div_add_l by lia; rewrite (Nat.div_small c d) by lia; lia).
     assert (E2 : (((hv / dv) * d + c) mod d = c)%nat) by (rewrite Nat.add_comm, Nat.mod_add by lia; apply Nat.mod_small; lia).
     rewrite E1, E2 in HZ. exact HZ.
   - destruct skip; unfold encl; simpl; rewrite ?Q2R_0; lra.
 Qed.
 
-Theorem labels_sound Y : labels_check Y = true ->
+Theorem labels_sound Y : labels_check Zrows Y = true ->
   forall t r, (t < T)%nat -> (r < dout)%nat -> Rabs (yhat t r - Q2R (at2 Y t r)) <= Q2R (tolQ (at2 Y t r)).
 Proof.
   unfold labels_check. cbv zeta. intros Hck t r Ht Hr.
-  apply andb_prop in Hck as [Hck Hall]. apply andb_prop in Hck as [Hck Hok].
-  apply andb_prop in Hck as [Hd Hdv]. apply Nat.ltb_lt in Hd, Hdv.
+  apply andb_prop in Hck as [Hck Hall]. apply andb_prop in Hck as [Hd Hdv]. apply Nat.ltb_lt in Hd, Hdv.
   rewrite forallb_forall in Hall. specialize (Hall t (in_seq0 _ _ Ht)).
   rewrite forallb_forall in Hall. specialize (Hall r (in_seq0 _ _ Hr)).
   apply andb_prop in Hall as [H1 H2]. apply qleb_le in H1, H2.
   rewrite Q2R_minus in H1. rewrite Q2R_plus in H2.
-  destruct (yrows_sound t r Hok Hd Hdv Ht Hr) as [A B].
+  destruct (yrows_sound t r Hd Hdv Ht Hr) as [A B].
   apply Rabs_le. lra.
 Qed.
 
-Theorem classes_sound cls : classes_check cls = true ->
+Theorem classes_sound cls : classes_check Zrows cls = true ->
   forall t, (t < T)%nat -> (nth t cls 0 < dout)%nat /\
     forall r, (r < dout)%nat -> r <> nth t cls 0%nat -> yhat t r < yhat t (nth t cls 0%nat).
 Proof.
   unfold classes_check. cbv zeta. intros Hck t Ht.
-  apply andb_prop in Hck as [Hck Hall]. apply andb_prop in Hck as [Hck Hok].
-  apply andb_prop in Hck as [Hd Hdv]. apply Nat.ltb_lt in Hd, Hdv.
+  apply andb_prop in Hck as [Hck Hall]. apply andb_prop in Hck as [Hd Hdv]. apply Nat.ltb_lt in Hd, Hdv.
   rewrite forallb_forall in Hall. specialize (Hall t (in_seq0 _ _ Ht)).
   apply andb_prop in Hall as [Hk Hall]. apply Nat.ltb_lt in Hk. split; [exact Hk|].
   intros r Hr Hne. rewrite forallb_forall in Hall. specialize (Hall r (in_seq0 _ _ Hr)).
   apply orb_prop in Hall as [Eb|Eb]; [apply Nat.eqb_eq in Eb; contradiction|].
   apply qltb_lt in Eb.
-  destruct (yrows_sound t r Hok Hd Hdv Ht Hr) as [A B].
-  destruct (yrows_sound t (nth t cls 0%nat) Hok Hd Hdv Ht Hk) as [C D].
+  destruct (yrows_sound t r Hd Hdv Ht Hr) as [A B].
+  destruct (yrows_sound t (nth t cls 0%nat) Hd Hdv Ht Hk) as [C D].
   lra.
+Qed.
+
+(* The two checks of a certificate with real labels (or classes) on one computation of Z's enclosure. *)
+Theorem check_labels_sound C Rm Y : check_labels C Rm Y = true ->
+  (forall c : nat -> R, (forall col, (col < H * d)%nat -> rsum T (fun t => c t * Z t col) = 0) ->
+     forall t, (t < T)%nat -> c t = 0) /\
+  (forall t r, (t < T)%nat -> (r < dout)%nat -> Rabs (yhat t r - Q2R (at2 Y t r)) <= Q2R (tolQ (at2 Y t r))).
+Proof.
+  unfold check_labels. cbv zeta. intros Hck. apply andb_prop in Hck as [H1 H2].
+  split; [apply (rows_independent_sound C Rm H1)|apply (labels_sound Y H2)].
+Qed.
+
+Theorem check_classes_sound C Rm cls : check_classes C Rm cls = true ->
+  (forall c : nat -> R, (forall col, (col < H * d)%nat -> rsum T (fun t => c t * Z t col) = 0) ->
+     forall t, (t < T)%nat -> c t = 0) /\
+  (forall t, (t < T)%nat -> (nth t cls 0 < dout)%nat /\
+     forall r, (r < dout)%nat -> r <> nth t cls 0%nat -> yhat t r < yhat t (nth t cls 0%nat)).
+Proof.
+  unfold check_classes. cbv zeta. intros Hck. apply andb_prop in Hck as [H1 H2].
+  split; [apply (rows_independent_sound C Rm H1)|apply (classes_sound cls H2)].
 Qed.
 
 End Model.
