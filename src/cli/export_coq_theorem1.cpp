@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "command.hpp"
+#include "memcert/data/matrix_io.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/util/error.hpp"
 
