@@ -24,6 +24,8 @@
 namespace memcert::cli {
 extern const char* const kCoqRankLibrary;  // proofs/coq/MemcertRank.v, embedded at build time
 // Kind "ks" (export_coq_ks.cpp), for a certificate the independent checker accepted.
+int run_export_coq_theorem1(const std::string& cert_path, const std::string& out, bool json,
+                            std::chrono::steady_clock::time_point start);
 int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool json,
                       std::chrono::steady_clock::time_point start);
 
@@ -231,10 +233,11 @@ int run_export_coq(const ExportArgs& args) {
     return kExitNegative;
   }
   if (v.kind == "ks") return run_export_coq_ks(args.cert, args.out, args.json, start);
+  if (v.kind == "theorem1") return run_export_coq_theorem1(args.cert, args.out, args.json, start);
   if (v.kind == "kruskal") return export_coq_kruskal(args.cert, args.out, args.json, start);
   if (v.kind == "dana24") return export_coq_dana24(args.cert, args.out, args.json, start);
   if (v.kind != "rank")
-    throw InputError(name + ": kind: expected \"rank\", \"kruskal\", \"dana24\" or \"ks\" (the kinds `export coq` supports), "
+    throw InputError(name + ": kind: expected \"rank\", \"kruskal\", \"dana24\", \"ks\" or \"theorem1\" (the kinds `export coq` supports), "
                      "got another kind");
 
   // The checker accepted it: it is well-formed JSON of the documented shape.

@@ -411,8 +411,15 @@ section_export() {
   stderr_mentions "export coq of a dana24 certificate without readout" 'expected the object "readout"'
   run generate theorem1 --T 6 --n 3 --d 4 --seed 5 --out "$d/t1.json"
   run construct theorem1 "$d/t1.json" --heads 2 --dh 2 --out "$d/t1.cert.json"
-  expect_bad_input "export coq of another kind" "$d/t1.coq" export coq "$d/t1.cert.json" --out "$d/t1.coq"
-  stderr_mentions "export coq of another kind" 'kind: expected "rank", "kruskal", "dana24" or "ks"'
+  run export coq "$d/t1.cert.json" --out "$d/t1.coq" --json
+  expect_rc "export coq of a theorem1 certificate" 0
+  json_check "export coq --json of a theorem1 certificate" 'j["kind"] == "theorem1" and j["T"] == 6 and j["labels"] == "real" and j["files"] == ["Theorem1.v", "Data.v", "Witness.v", "MemcertTheorem1.v", "check.sh"]'
+  check "export coq: Theorem1.v states rank(Z) = T" grep -qF 'Theorem Z_rank_T : forall c : nat -> R,' "$d/t1.coq/Theorem1.v"
+  printf '{"kind":"enclosure-rank","claim":"rank-lower-enclosure","centre":{"rows":1,"cols":1,"data":[["1"]]},"radius":{"rows":1,"cols":1,"data":[["0"]]},"rows":[0],"mu":"1/2","rank_lower":1}' >"$d/enc.cert.json"
+  run verify "$d/enc.cert.json"
+  expect_rc "export: an enclosure-rank certificate is valid" 0
+  expect_bad_input "export coq of another kind" "$d/enc.coq" export coq "$d/enc.cert.json" --out "$d/enc.coq"
+  stderr_mentions "export coq of another kind" 'kind: expected "rank", "kruskal", "dana24", "ks" or "theorem1"'
   printf 'x' >"$d/file"
   expect_bad_input "export coq --out a regular file" "" export coq "$d/m.cert.json" --out "$d/file"
 }
