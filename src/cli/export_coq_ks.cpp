@@ -136,7 +136,8 @@ int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool
     throw InputError(name + ": claim: expected ks25/theorem-4.1, ks25/theorem-D.1 or ks25/corollary-4.1 (export coq "
                      "states memorization), got another claim");
   const bool s2s = claim == "ks25/corollary-4.1";  // a label per position (the checker matched the setting)
-  const bool by_reference = cert.contains("data");
+  // As the checker decides (check_ks.cpp): an object "data" with a "file" replaces sequences and labels.
+  const bool by_reference = cert.contains("data") && cert.at("data").is_object() && cert.at("data").contains("file");
   for (const char* key : {"tokens", "sequences", "labels"})
     if ((!by_reference || std::string(key) == "tokens") && (!cert.contains(key) || !cert.at(key).is_array()))
       throw InputError(name + ": " + key + ": expected the data embedded in the certificate (export coq writes it into Data.v)");

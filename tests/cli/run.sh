@@ -460,6 +460,11 @@ section_export_ks() {
   check "export coq of a forged data digest writes nothing" test ! -e "$d/forged.coq"
   alter_json "$d/ref.cert.json" "$d/gone.cert.json" 'j["data"]["file"] = j["data"]["file"] + ".gone"'
   expect_bad_input "export coq of a ks certificate whose data file is missing" "$d/gone.coq" export coq "$d/gone.cert.json" --out "$d/gone.coq"
+  # A "data" that is not an object naming a file does not replace the embedded data (the checker reads
+  # the embedded sequences): exported as embedded.
+  alter_json "$d/s.cert.json" "$d/odd.cert.json" 'j["data"] = 5'
+  run export coq "$d/odd.cert.json" --out "$d/odd.coq"
+  expect_rc "export coq of a ks certificate with embedded data and a stray \"data\"" 0
   # A claim export coq does not state: the ablation's collision.
   run generate ks --N 200 --n 4 --d 1 --V 9 --C 3 --out "$d/lat.json"
   run construct ks "$d/lat.json" --ablation linear-phi --out "$d/coll.cert.json"
