@@ -5,15 +5,19 @@
 // accepted the certificate.
 //   DIR/Ks.v        the theorem at the top, its proof (check_sound and one vm_compute), Print Assumptions
 //   DIR/Network.v   f1, W_OV and f2: integer matrices, one power-of-two scale for W and one for b per layer
-//   DIR/Data.v      the vocabulary (integer vectors, one scale), the sequences (token indices), the labels
+//   DIR/Data.v      the vocabulary (integer vectors, one scale), the sequences (token indices), the labels;
+//                   for data by reference, the sequences and labels of the file the checker read and
+//                   accepted, each token written as its index in the certificate's vocabulary (same value)
 //   DIR/MemcertKs.v the library (a copy of proofs/coq/MemcertKs.v)
 //   DIR/check.sh    coqc on the four files: exit 0 iff Coq accepts and no axiom is used
 #include <sys/stat.h>
 
 #include <cerrno>
 #include <cstring>
+#include <map>
 
 #include "command.hpp"
+#include "memcert/checker/checker.hpp"
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/util/error.hpp"
@@ -123,7 +127,7 @@ void ks_make_directory(const std::string& dir) {
 
 // `cert_path` was accepted by the independent checker (kind "ks").
 int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool json,
-                      std::chrono::steady_clock::time_point start) {
+                      std::chrono::steady_clock::time_point start, const memcert_checker::KsArrays* data) {
   using namespace export_coq_ks;
   const std::string name = printable_argument(cert_path);
   const nlohmann::json cert = json_parse_text(file_read_all(cert_path), cert_path);
@@ -132,11 +136,63 @@ int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool
     throw InputError(name + ": claim: expected ks25/theorem-4.1, ks25/theorem-D.1 or ks25/corollary-4.1 (export coq "
                      "states memorization), got another claim");
   const bool s2s = claim == "ks25/corollary-4.1";  // a label per position (the checker matched the setting)
+  // As the checker decides (check_ks.cpp): an object "data" with a "file" replaces sequences and labels.
+  const bool by_reference = cert.contains("data") && cert.at("data").is_object() && cert.at("data").contains("file");
   for (const char* key : {"tokens", "sequences", "labels"})
-    if (!cert.contains(key) || !cert.at(key).is_array())
+    if ((!by_reference || std::string(key) == "tokens") && (!cert.contains(key) || !cert.at(key).is_array()))
       throw InputError(name + ": " + key + ": expected the data embedded in the certificate (export coq writes it into Data.v)");
   const std::size_t N = cert.at("N").get<std::size_t>(), n = cert.at("n").get<std::size_t>(),
                     d = cert.at("d").get<std::size_t>(), V = cert.at("tokens").size();
+  // The sequences as indices into the certificate's tokens, and the labels (N, or N x n for seq-to-seq).
+  std::vector<std::vector<std::size_t>> seqs(N, std::vector<std::size_t>(n));
+  std::vector<std::vector<long long>> labs(N);
+  if (!by_reference) {
+    for (std::size_t i = 0; i < N; ++i) {
+      for (std::size_t k = 0; k < n; ++k) seqs[i][k] = cert.at("sequences").at(i).at(k).get<std::size_t>();
+      const nlohmann::json& li = cert.at("labels").at(i);
+      if (!s2s) labs[i] = {static_cast<long long>(li.get<std::size_t>())};
+      else
+        for (std::size_t k = 0; k < n; ++k) labs[i].push_back(static_cast<long long>(li.at(k).get<std::size_t>()));
+    }
+  } else {
+    // The checker read the file (data.file, found as `verify` finds it), matched its digest and found
+    // every token of every sequence among the certificate's tokens by value: the same match here.
+    using L = memcert_checker::KsArrays::Labels;
+    if (!data || data->N != N || data->n != n || data->d != d || data->ids.size() != N * n ||
+        data->label_kind != (s2s ? L::token : L::sequence) || data->labels.size() != (s2s ? N * n : N) ||
+        data->tokens.size() % (d ? d : 1) != 0)
+      throw std::logic_error("export coq: the referenced data disagree with what the checker accepted");
+    const auto key_of = [&](const auto& row_at) {
+      std::string k;
+      for (std::size_t j = 0; j < d; ++j) {
+        Rational q(row_at(j));
+        q.canonicalize();
+        k += q.get_str() + " ";
+      }
+      return k;
+    };
+    std::map<std::string, std::size_t> index;  // a token's value -> its first index in the certificate
+    for (std::size_t t = 0; t < V; ++t)
+      index.emplace(key_of([&](std::size_t j) { return cert.at("tokens").at(t).at(j).get<std::string>(); }), t);
+    std::map<std::uint32_t, std::size_t> row_index;  // a row of the file's table -> the certificate's index
+    for (std::size_t i = 0; i < N; ++i)
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::uint32_t r = data->ids[i * n + k];
+        auto it = row_index.find(r);
+        if (it == row_index.end()) {
+          if (std::size_t(r) * d + d > data->tokens.size())
+            throw std::logic_error("export coq: a referenced token index past the file's table");
+          const auto f = index.find(key_of([&](std::size_t j) { return data->tokens[std::size_t(r) * d + j]; }));
+          if (f == index.end()) throw std::logic_error("export coq: a referenced token not among the certificate's tokens");
+          it = row_index.emplace(r, f->second).first;
+        }
+        seqs[i][k] = it->second;
+      }
+    for (std::size_t i = 0; i < N; ++i)
+      if (!s2s) labs[i] = {static_cast<long long>(data->labels[i])};
+      else labs[i].assign(data->labels.begin() + static_cast<std::ptrdiff_t>(i * n),
+                          data->labels.begin() + static_cast<std::ptrdiff_t>(i * n + n));
+  }
   const nlohmann::json& net = cert.at("network");
 
   // The network.
@@ -169,7 +225,12 @@ int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool
                        "   Token t is the vector tokens[t] / 2^token_scale in Q^" + std::to_string(d) +
                        ";\n   sequence i is the list of the tokens sequences[i][0], ..., sequences[i][" +
                        std::to_string(n - 1) + "]; " +
-                       (s2s ? "its label at position p (from 0) is labels[i][p]" : "its label is labels[i]") + ". *)\n"
+                       (s2s ? "its label at position p (from 0) is labels[i][p]" : "its label is labels[i]") + "." +
+                       (by_reference ? "\n   The sequences and labels are those of the data file the certificate references, whose digest\n"
+                                           "   memcert's checker recomputed (" + cert.at("data").at("digest").get<std::string>() +
+                                           ");\n   each token is written as the index of the vocabulary's token of the same value."
+                                     : "") +
+                       " *)\n"
                        "From Coq Require Import ZArith List.\nImport ListNotations.\n\n"
                        "Local Open Scope Z_scope.\n\n"
                        "Definition token_scale : nat := " + std::to_string(T.scale) + ".\n\n" +
@@ -177,18 +238,17 @@ int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool
                        ks_zrows(T, V, d, "  ") + ".\n\nDefinition sequences : list (list N) :=\n  [";
   for (std::size_t i = 0; i < N; ++i) {
     data_v += i ? ";\n   [" : "[";
-    for (std::size_t k = 0; k < n; ++k) data_v += (k ? "; " : "") + std::to_string(cert.at("sequences").at(i).at(k).get<std::size_t>());
+    for (std::size_t k = 0; k < n; ++k) data_v += (k ? "; " : "") + std::to_string(seqs[i][k]);
     data_v += "]";
   }
   data_v += std::string("]%N.\n\nDefinition labels : ") + (s2s ? "list (list Z)" : "list Z") + " :=\n  [";
   for (std::size_t i = 0; i < N; ++i) {
-    const nlohmann::json& li = cert.at("labels").at(i);
     if (!s2s) {
-      data_v += (i ? "; " : "") + std::to_string(li.get<std::size_t>());
+      data_v += (i ? "; " : "") + std::to_string(labs[i][0]);
       continue;
     }
     data_v += i ? ";\n   [" : "[";
-    for (std::size_t k = 0; k < n; ++k) data_v += (k ? "; " : "") + std::to_string(li.at(k).get<std::size_t>());
+    for (std::size_t k = 0; k < n; ++k) data_v += (k ? "; " : "") + std::to_string(labs[i][k]);
     data_v += "]";
   }
   data_v += "].\n";

@@ -453,6 +453,25 @@ section_export_ks() {
   expect_rc "export coq of a seq-to-seq ks certificate" 0
   json_check "export coq --json (seq-to-seq)" 'j["exported"] is True and j["claim"] == "ks25/corollary-4.1" and j["setting"] == "seq-to-seq"'
   check "export coq (seq-to-seq): Ks.v states the theorem" grep -qF 'Theorem memorizes : forall i p, (i < 6)%nat -> (p < 3)%nat -> predict_at net (X i) p == inject_Z (y i p).' "$d/s2s.coq/Ks.v"
+  # Data by reference: exported with the file's sequences and labels (the same Data.v as embedded, up to
+  # its header); a forged digest is rejected (exit 1) and a missing file bad input (exit 2), nothing written.
+  run construct ks "$d/s.json" --data-ref on --out "$d/ref.cert.json"
+  expect_rc "export ks: construct ks --data-ref on" 0
+  run export coq "$d/ref.cert.json" --out "$d/ref.coq" --json
+  expect_rc "export coq of a ks certificate with data by reference" 0
+  check "export coq (data by reference): Data.v as for embedded data" \
+    sh -c 'for f in s ref; do awk "p; /[*][)]/ && !p { p = 1 }" "$1/$f.coq/Data.v" > "$1/$f.body"; done && grep -q "Definition sequences" "$1/ref.body" && cmp -s "$1/s.body" "$1/ref.body"' sh "$d"
+  alter_json "$d/ref.cert.json" "$d/forged.cert.json" 'j["data"]["digest"] = "sha256:" + "0" * 64'
+  run export coq "$d/forged.cert.json" --out "$d/forged.coq" --json
+  expect_rc "export coq of a ks certificate with a forged data digest" 1
+  check "export coq of a forged data digest writes nothing" test ! -e "$d/forged.coq"
+  alter_json "$d/ref.cert.json" "$d/gone.cert.json" 'j["data"]["file"] = j["data"]["file"] + ".gone"'
+  expect_bad_input "export coq of a ks certificate whose data file is missing" "$d/gone.coq" export coq "$d/gone.cert.json" --out "$d/gone.coq"
+  # A "data" that is not an object naming a file does not replace the embedded data (the checker reads
+  # the embedded sequences): exported as embedded.
+  alter_json "$d/s.cert.json" "$d/odd.cert.json" 'j["data"] = 5'
+  run export coq "$d/odd.cert.json" --out "$d/odd.coq"
+  expect_rc "export coq of a ks certificate with embedded data and a stray \"data\"" 0
   # A claim export coq does not state: the ablation's collision.
   run generate ks --N 200 --n 4 --d 1 --V 9 --C 3 --out "$d/lat.json"
   run construct ks "$d/lat.json" --ablation linear-phi --out "$d/coll.cert.json"

@@ -22,7 +22,14 @@ usage: export_coq_ks.py MEMCERT WORKDIR
 4. Sequence to sequence: mutated directories (a label at one position, a weight or bias of f2's last
    layer) rejected by check.sh exactly when the Python evaluation finds a changed prediction.
 5. The ablation's collision certificate is refused (exit 2, nothing written).
-6. Exits 77 (ctest: skipped) with one line when coqc is absent.
+6. Data by reference (N = 100): `construct ks --data-ref on` with the data file named relative to the
+   certificate's directory, exported from another working directory (the file found beside the
+   certificate, as `verify` finds it): its .v files equal the embedded certificate's export up to the
+   comments, check.sh accepts it; a forged digest, an edited data file and a missing one are refused
+   with verify's exit status (1, 1, 2) and nothing written; mutants of its Data.v (a label, a token of
+   a sequence) make Coq's check false exactly when the Python evaluation finds a changed prediction,
+   and one mutated directory is rejected by check.sh.
+7. Exits 77 (ctest: skipped) with one line when coqc is absent.
 """
 import json
 import os
@@ -530,11 +537,145 @@ def main():
     else:
         fail("ablation certificate not built")
 
+    by_reference(rng)
+
     if failures:
         print("%d failure(s)" % len(failures))
         return 1
     print("export_coq_ks: all passed")
     return 0
+
+
+def by_reference(rng):
+    """6. A certificate that references its data file, against the same data embedded."""
+    home = os.path.join(WORK, "ref")
+    shutil.rmtree(home, ignore_errors=True)
+    os.makedirs(home)
+    r = run([MEMCERT, "generate", "ks", "--N", "100", "--n", "4", "--d", "3", "--V", "16", "--C", "3", "--seed", "4",
+             "--out", "data.json"], cwd=home)
+    r2 = run([MEMCERT, "construct", "ks", "data.json", "--out", "emb.cert.json"], cwd=home)
+    r3 = run([MEMCERT, "construct", "ks", "data.json", "--data-ref", "on", "--out", "ref.cert.json"], cwd=home)
+    if r.returncode or r2.returncode or r3.returncode:
+        fail("by reference: generate / construct exits %d %d %d" % (r.returncode, r2.returncode, r3.returncode))
+        return
+    ref_cert, emb_cert = os.path.join(home, "ref.cert.json"), os.path.join(home, "emb.cert.json")
+    c = json.load(open(ref_cert))
+    if "sequences" in c or "labels" in c or c.get("data", {}).get("file") != "data.json":
+        fail("by reference: the certificate does not reference data.json")
+        return
+    # Exported from WORK: "data.json" is not there, the export finds it beside the certificate.
+    ref_out, emb_out = os.path.join(WORK, "ref_coq"), os.path.join(WORK, "emb_coq")
+    if os.path.exists(os.path.join(WORK, "data.json")):
+        os.remove(os.path.join(WORK, "data.json"))
+    e = run([MEMCERT, "export", "coq", os.path.join("ref", "ref.cert.json"), "--out", ref_out, "--json"], cwd=WORK)
+    if e.returncode != 0:
+        fail("by reference: export exit %d: %s" % (e.returncode, e.stderr.strip()))
+        return
+    e = export(emb_cert, emb_out)
+    if e.returncode != 0:
+        fail("by reference: export of the embedded certificate exit %d: %s" % (e.returncode, e.stderr.strip()))
+        return
+    for f in ("Network.v", "Data.v", "Ks.v", "MemcertKs.v", "check.sh"):
+        a, b = (open(os.path.join(o, f)).read() for o in (ref_out, emb_out))
+        if re.sub(r"\s+", " ", strip_comments(a)) != re.sub(r"\s+", " ", strip_comments(b)):
+            fail("by reference: %s differs from the embedded export's beyond its comments" % f)
+    data_text = open(os.path.join(ref_out, "Data.v")).read()
+    net_text = open(os.path.join(ref_out, "Network.v")).read()
+    if c["data"]["digest"] not in data_text:
+        fail("by reference: Data.v does not name the data's digest")
+    nd, dd = read_definitions(net_text), read_definitions(data_text)
+    model = model_of(nd, dd)
+    emb = json.load(open(emb_cert))
+    if model != model_of_cert(emb):
+        fail("by reference: Data.v does not hold the data file's sequences and labels")
+    if not memorizes(model):
+        fail("by reference: the exported network does not memorize (Python evaluation)")
+    rr, secs = check_dir(ref_out)
+    if rr.returncode != 0 or "Closed under the global context" not in rr.stdout:
+        fail("by reference: check.sh exit %d: %s %s" % (rr.returncode, rr.stdout[-400:], rr.stderr[-400:]))
+    print("by reference (N = 100): exported, equal to the embedded export up to comments, check.sh accepted in %.1f s" % secs)
+
+    # Refused before any export, with verify's exit status: a forged digest, an edited file, no file.
+    bad = os.path.join(home, "bad")
+    os.makedirs(bad, exist_ok=True)
+    forged = json.loads(json.dumps(c))
+    forged["data"]["digest"] = "sha256:" + ("0" * 64)
+    json.dump(forged, open(os.path.join(bad, "forged.cert.json"), "w"))
+    shutil.copy(os.path.join(home, "data.json"), os.path.join(bad, "data.json"))
+    edited_home = os.path.join(bad, "edited")
+    os.makedirs(edited_home, exist_ok=True)
+    shutil.copy(ref_cert, os.path.join(edited_home, "ref.cert.json"))
+    dj = json.load(open(os.path.join(home, "data.json")))
+    key = "labels" if "labels" in dj else None
+    if key is None:
+        fail("by reference: the generated data file has no labels")
+        return
+    dj["labels"][7] = (dj["labels"][7] + 1) % 3
+    json.dump(dj, open(os.path.join(edited_home, "data.json"), "w"))
+    missing_home = os.path.join(bad, "missing")
+    os.makedirs(missing_home, exist_ok=True)
+    shutil.copy(ref_cert, os.path.join(missing_home, "ref.cert.json"))
+    for what, cert, want in (("forged digest", os.path.join(bad, "forged.cert.json"), 1),
+                             ("edited data file", os.path.join(edited_home, "ref.cert.json"), 1),
+                             ("missing data file", os.path.join(missing_home, "ref.cert.json"), 2)):
+        v = run([MEMCERT, "verify", cert], cwd=WORK)
+        out = os.path.join(WORK, "refbad_coq")
+        shutil.rmtree(out, ignore_errors=True)
+        e = run([MEMCERT, "export", "coq", cert, "--out", out], cwd=WORK)
+        if v.returncode != want or e.returncode != want or os.path.exists(out):
+            fail("by reference, %s: verify exit %d, export exit %d (want %d), directory written: %s" %
+                 (what, v.returncode, e.returncode, want, os.path.exists(out)))
+        if want == 2 and len(e.stderr.strip().splitlines()) != 1:
+            fail("by reference, %s: expected one line, got %r" % (what, e.stderr))
+
+    # Mutants of the by-reference export's Data.v, judged by Coq in one run.
+    mutants = []
+    V = len(dd["tokens"])
+    for i in rng.sample(range(len(dd["labels"])), 20):
+        lit = dd["labels"][i]
+        mutants.append((lit, (lit.value + rng.randint(1, 2)) % 3))
+    for i in rng.sample(range(len(dd["sequences"])), 20):
+        lit = dd["sequences"][i][rng.randrange(len(dd["sequences"][i]))]
+        mutants.append((lit, (lit.value + rng.randint(1, V - 1)) % V))
+    batch = ["From Coq Require Import ZArith QArith List.", "Import ListNotations.",
+             "From Memcert Require Import MemcertKs Network Data.", "Local Open Scope Z_scope.", ""]
+    expected = []
+    texts = []
+    for k, (lit, new) in enumerate(mutants):
+        t = data_text[:lit.start] + str(new) + data_text[lit.end:]
+        texts.append(t)
+        expected.append(memorizes(model_of(nd, read_definitions(t))))
+        spans = {}
+        read_definitions(t, spans)
+        parts = [t[slice(*spans[name])] for name in ("sequences", "labels")]
+        batch += ["Module M%d." % k] + parts + [
+            "Definition r := check net token_scale tokens sequences labels.", "End M%d." % k,
+            "Eval vm_compute in M%d.r." % k, ""]
+    with open(os.path.join(ref_out, "Mutants.v"), "w") as f:
+        f.write("\n".join(batch))
+    r = run(["coqc", "-q", "-Q", ".", "Memcert", "Mutants.v"], cwd=ref_out)
+    os.remove(os.path.join(ref_out, "Mutants.v"))
+    answers = [a == "true" for a in re.findall(r"=\s*(true|false)\s*:\s*bool", r.stdout)]
+    if r.returncode != 0 or len(answers) != len(mutants):
+        fail("by reference: Mutants.v: coqc exit %d, %d answers for %d mutants: %s" %
+             (r.returncode, len(answers), len(mutants), r.stderr[-500:]))
+        return
+    for k, (e, q) in enumerate(zip(expected, answers)):
+        if e != q:
+            fail("by reference: mutant %d: Python evaluation memorized=%s, Coq's check %s" % (k, e, q))
+    changed = expected.count(False)
+    print("by reference: %d mutants of Data.v, %d change a prediction and are rejected by Coq" % (len(mutants), changed))
+    if changed < 20:
+        fail("by reference: only %d mutants change a prediction (want >= 20)" % changed)
+    k = next((k for k, e in enumerate(expected) if not e), None)
+    if k is not None:
+        d = os.path.join(WORK, "ref_mutdir")
+        shutil.rmtree(d, ignore_errors=True)
+        shutil.copytree(ref_out, d)
+        open(os.path.join(d, "Data.v"), "w").write(texts[k])
+        rr, _ = check_dir(d)
+        if rr.returncode == 0:
+            fail("by reference: check.sh accepted mutant %d" % k)
 
 
 if __name__ == "__main__":
