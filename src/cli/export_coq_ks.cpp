@@ -12,11 +12,10 @@
 //   DIR/check.sh    coqc on the four files: exit 0 iff Coq accepts and no axiom is used
 #include <sys/stat.h>
 
-#include <cerrno>
-#include <cstring>
 #include <map>
 
 #include "command.hpp"
+#include "export_coq_kinds.hpp"
 #include "memcert/checker/checker.hpp"
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/numeric/rational.hpp"
@@ -113,14 +112,6 @@ std::string ks_layers(const nlohmann::json& layers, const std::string& what, con
          std::to_string(W.scale) + "\n    " + ks_zlist(B.m.data(), B.m.size()) + "\n    " + std::to_string(B.scale);
   }
   return s + "]";
-}
-
-void ks_make_directory(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
-    throw InputError(printable_argument(dir) + ": cannot create the directory (" + std::strerror(errno) + ")");
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(printable_argument(dir) + ": expected a directory");
 }
 
 }  // namespace export_coq_ks
@@ -288,7 +279,7 @@ int run_export_coq_ks(const std::string& cert_path, const std::string& out, bool
            : "  refine (check_sound net token_scale tokens sequences labels _).\n") +
       "  vm_cast_no_check (eq_refl true).\nQed.\n\nPrint Assumptions memorizes.\n";
 
-  ks_make_directory(out);
+  cmd_export::make_directory(out);
   file_write_atomic(out + "/MemcertKs.v", kCoqKsLibrary);
   file_write_atomic(out + "/Network.v", network_v);
   file_write_atomic(out + "/Data.v", data_v);

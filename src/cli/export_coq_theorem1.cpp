@@ -13,11 +13,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 
 #include "command.hpp"
+#include "export_coq_kinds.hpp"
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/util/error.hpp"
@@ -97,14 +96,6 @@ std::string t1_qmats(const std::vector<QMat>& ms, const std::string& indent) {
   std::string s = "[";
   for (std::size_t h = 0; h < ms.size(); ++h) s += (h ? ";\n" + indent + " " : "") + t1_qmat(ms[h], indent + "  ");
   return s + "]";
-}
-
-void t1_make_directory(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
-    throw InputError(printable_argument(dir) + ": cannot create the directory (" + std::strerror(errno) + ")");
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw InputError(printable_argument(dir) + ": expected a directory");
 }
 
 using LD = long double;
@@ -351,7 +342,7 @@ int run_export_coq_theorem1(const std::string& cert_path, const std::string& out
       " _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ checks)). Qed.\n\nPrint Assumptions Z_rank_T.\nPrint Assumptions " +
       (classes ? "reproduces_classes" : "reproduces_labels") + ".\n";
 
-  t1_make_directory(out);
+  cmd_export::make_directory(out);
   file_write_atomic(out + "/MemcertTheorem1.v", kCoqTheorem1Library);
   file_write_atomic(out + "/Data.v", data_v);
   file_write_atomic(out + "/Witness.v", witness_v);
