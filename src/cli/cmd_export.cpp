@@ -25,9 +25,11 @@
 
 namespace memcert::cli {
 extern const char* const kCoqRankLibrary;  // proofs/coq/MemcertRank.v, embedded at build time
-// Kind "theorem1" (export_coq_theorem1.cpp), for a certificate the independent checker accepted.
+// Kind "theorem1" (export_coq_theorem1.cpp), for a certificate the independent checker accepted. `data`:
+// the values of a certificate that references its data file, exactly as the checker read and accepted
+// them (null when the certificate embeds its data).
 int run_export_coq_theorem1(const std::string& cert_path, const std::string& out, bool json,
-                            std::chrono::steady_clock::time_point start);
+                            std::chrono::steady_clock::time_point start, const memcert_checker::AttentionArrays* data);
 // Kind "ks" (export_coq_ks.cpp), for a certificate the independent checker accepted. `data`: the
 // sequences and labels of a certificate that references its data file, exactly as the checker read and
 // accepted them (null when the certificate embeds its data).
@@ -221,8 +223,9 @@ int run_export_coq(const ExportArgs& args) {
   budget.max_bytes = rb.max_memory_mb > 0 ? rb.max_memory_mb * 1024 * 1024 : 1e300;
   progress("export: independent checker", 0, 1);
   // Referenced data are found as `verify CERT` finds them (the file the certificate names, as written or
-  // beside the certificate). A ks certificate's sequences are kept as the checker read them: the export
-  // writes the very data the checker accepted, never a second read of the file.
+  // beside the certificate). A ks certificate's sequences and a theorem1 certificate's contexts and queries
+  // are kept as the checker read them: the export writes the very data the checker accepted, never a
+  // second read of the file.
   std::optional<memcert_checker::KsArrays> ks_data;
   const memcert_checker::KsArraysSupplier ks_read = ks_arrays_supplier("", args.cert);
   const memcert_checker::KsArraysSupplier ks_keep = [&](const std::string& file, memcert_checker::KsArrays& a,
@@ -231,8 +234,19 @@ int run_export_coq(const ExportArgs& args) {
     ks_data = a;
     return true;
   };
-  const memcert_checker::Verdict v = memcert_checker::verify_certificate_file(
-      args.cert, budget, nullptr, attention_arrays_supplier("", args.cert), &ks_keep);
+  std::optional<memcert_checker::AttentionArrays> t1_data;
+  std::size_t t1_reads = 0;  // the checker asks once; the export writes only the one read it checked
+  const memcert_checker::ArraysSupplier t1_read = attention_arrays_supplier("", args.cert);
+  const memcert_checker::ArraysSupplier t1_keep = [&](const std::string& file, memcert_checker::AttentionArrays& a,
+                                                       std::string& error) {
+    ++t1_reads;
+    t1_data.reset();
+    if (!t1_read(file, a, error)) return false;
+    t1_data = a;
+    return true;
+  };
+  const memcert_checker::Verdict v =
+      memcert_checker::verify_certificate_file(args.cert, budget, nullptr, t1_keep, &ks_keep);
   progress("export: independent checker", 1, 1);
   const std::string name = printable_argument(args.cert);
   if (v.malformed) throw InputError(name + ": " + printable_argument(v.reason, 600));
@@ -250,7 +264,8 @@ int run_export_coq(const ExportArgs& args) {
     return kExitNegative;
   }
   if (v.kind == "ks") return run_export_coq_ks(args.cert, args.out, args.json, start, ks_data ? &*ks_data : nullptr);
-  if (v.kind == "theorem1") return run_export_coq_theorem1(args.cert, args.out, args.json, start);
+  if (v.kind == "theorem1")
+    return run_export_coq_theorem1(args.cert, args.out, args.json, start, t1_data && t1_reads == 1 ? &*t1_data : nullptr);
   if (v.kind == "kruskal") return export_coq_kruskal(args.cert, args.out, args.json, start);
   if (v.kind == "dana24") return export_coq_dana24(args.cert, args.out, args.json, start);
   if (v.kind != "rank")

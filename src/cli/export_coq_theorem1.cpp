@@ -5,7 +5,9 @@
 // softmax, of Z and of the read-out (proofs/coq/MemcertTheorem1.v). Called by cmd_export.cpp once the
 // independent checker has accepted the certificate.
 //   DIR/Theorem1.v        the theorems at the top, their proofs (one vm_compute each), Print Assumptions
-//   DIR/Data.v            the contexts, queries, labels and weights as exact rationals
+//   DIR/Data.v            the contexts, queries, labels and weights as exact rationals; for data by
+//                         reference, the contexts and queries of the file's first T examples as the checker
+//                         read them and recomputed their digest (the file is not read again)
 //   DIR/Witness.v         the precision of the enclosures, T columns of Z and an approximate inverse
 //   DIR/MemcertTheorem1.v the library (a copy of proofs/coq/MemcertTheorem1.v)
 //   DIR/check.sh          coqc on the four files: exit 0 iff Coq accepts and only the standard axioms
@@ -17,6 +19,7 @@
 
 #include "command.hpp"
 #include "export_coq_kinds.hpp"
+#include "memcert/checker/checker.hpp"
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/util/error.hpp"
@@ -98,21 +101,36 @@ std::string t1_qmats(const std::vector<QMat>& ms, const std::string& indent) {
   return s + "]";
 }
 
+// Text from a certificate inside a Coq comment: printable, with no "(*" or "*)" that would open or close a
+// comment and no '"' that would open a string (Coq reads strings inside comments).
+std::string t1_comment_text(const std::string& text) {
+  std::string s = printable_argument(text, 200), out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out += s[i] == '"' ? '\'' : s[i];
+    if (i + 1 < s.size() && ((s[i] == '(' && s[i + 1] == '*') || (s[i] == '*' && s[i + 1] == ')'))) out += ' ';
+  }
+  return out;
+}
+
 using LD = long double;
 LD ld(const Rational& q) { return static_cast<LD>(q.get_d()); }
 
 }  // namespace export_coq_theorem1
 
 // `cert_path` was accepted by the independent checker (kind "theorem1").
+// `data_file`: the values of the file a certificate with data by reference names, as the checker read and
+// accepted them (null for embedded data).
 int run_export_coq_theorem1(const std::string& cert_path, const std::string& out, bool json,
-                            std::chrono::steady_clock::time_point start) {
+                            std::chrono::steady_clock::time_point start, const memcert_checker::AttentionArrays* data_file) {
   using namespace export_coq_theorem1;
   const std::string name = printable_argument(cert_path);
   const nlohmann::json cert = json_parse_text(file_read_all(cert_path), cert_path);
   const nlohmann::json& data = cert.at("data");
-  if (data.contains("file") || !data.contains("contexts") || !data.contains("queries"))
-    throw InputError(name + ": data: expected the contexts and queries embedded in the certificate (export coq "
-                     "writes them into Data.v; data by reference is not exported)");
+  // As the checker decides (theorem1_read.cpp): a "data" object with a "file" replaces contexts and queries.
+  const bool by_reference = data.is_object() && data.contains("file");
+  if (!by_reference && (!data.contains("contexts") || !data.contains("queries")))
+    throw InputError(name + ": data: expected the contexts and queries embedded in the certificate or a data file "
+                     "(export coq writes them into Data.v)");
   const std::size_t H = cert.at("H").get<std::size_t>(), n = cert.at("n").get<std::size_t>(),
                     d = cert.at("d").get<std::size_t>(), dh = cert.at("dh").get<std::size_t>(),
                     dv = cert.at("dv").get<std::size_t>(), dout = cert.at("d_out").get<std::size_t>(),
@@ -122,11 +140,28 @@ int run_export_coq_theorem1(const std::string& cert_path, const std::string& out
   if (H == 0 || n == 0 || d == 0 || dv == 0 || dout == 0 || T == 0 || T > H * d)
     throw InputError(name + ": expected positive sizes and T <= H d (export coq states rank(Z) = T)");
 
-  // The data and weights, exactly.
+  // The data and weights, exactly. Data by reference: the checker read the file (data.file, found as
+  // `verify` finds it), recomputed the digest of its first T examples and checked the certificate on
+  // their values (doubles, each the dyadic rational it equals): the same values here.
   std::vector<QMat> E(T);
-  for (std::size_t t = 0; t < T; ++t)
-    E[t] = t1_matrix(data.at("contexts").at(t), n, d, name, "data.contexts[" + std::to_string(t) + "]");
-  const QMat e = t1_matrix(data.at("queries"), T, d, name, "data.queries");
+  QMat e;
+  if (by_reference) {
+    if (!data_file || data_file->n != n || data_file->d != d || data_file->T < T ||
+        data_file->context_values() != data_file->T * n * d || data_file->queries.size() != data_file->T * d)
+      throw std::logic_error("export coq: the referenced data disagree with what the checker accepted");
+    for (std::size_t t = 0; t < T; ++t) {
+      E[t].assign(n, std::vector<Rational>(d));
+      for (std::size_t j = 0; j < n; ++j)
+        for (std::size_t c = 0; c < d; ++c) E[t][j][c] = Rational(data_file->context_value((t * n + j) * d + c));
+    }
+    e.assign(T, std::vector<Rational>(d));
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t c = 0; c < d; ++c) e[t][c] = Rational(data_file->queries[t * d + c]);
+  } else {
+    for (std::size_t t = 0; t < T; ++t)
+      E[t] = t1_matrix(data.at("contexts").at(t), n, d, name, "data.contexts[" + std::to_string(t) + "]");
+    e = t1_matrix(data.at("queries"), T, d, name, "data.queries");
+  }
   std::vector<QMat> WQ(H), WK(H), WV(H);
   for (std::size_t h = 0; h < H; ++h) {
     const nlohmann::json& hd = cert.at("weights").at("heads").at(h);
@@ -267,10 +302,18 @@ int run_export_coq_theorem1(const std::string& cert_path, const std::string& out
   // The files.
   const std::string Ts = std::to_string(T), Hs = std::to_string(H), ds = std::to_string(d),
                     ms = std::to_string(m), douts = std::to_string(dout);
+  // Data by reference: the file and its digest, said in the comments (the definitions are as for embedded data).
+  const std::string referenced =
+      by_reference ? "\n   E and e are the first " + Ts + " examples of the data file " +
+                         t1_comment_text(data.at("file").get<std::string>()) +
+                         " the certificate references,\n   as memcert's checker read them and recomputed their digest (" +
+                         t1_comment_text(data.at("digest").get<std::string>()) + ")."
+                   : "";
   std::string data_v =
       "(* The " + Ts + " examples and the attention layer of " + name + " (memcert export coq), as exact rationals.\n"
       "   E[t] is example t's context (n rows of d), e[t] its query; head h has WQ[h], WK[h] (d x dh) and WV[h] (d x dv);\n"
-      "   WO is H dv x d, WD d x d_out" + (skip ? "; the read-out adds the query (skip connection)" : "") + ". *)\n"
+      "   WO is H dv x d, WD d x d_out" + (skip ? "; the read-out adds the query (skip connection)" : "") + "." +
+      referenced + " *)\n"
       "From Coq Require Import QArith List.\nImport ListNotations.\n\nLocal Open Scope Q_scope.\n\n"
       "Definition n : nat := " + std::to_string(n) + ".\nDefinition d : nat := " + ds + ".\nDefinition H : nat := " + Hs +
       ".\nDefinition dh : nat := " + std::to_string(dh) + ".\nDefinition dv : nat := " + std::to_string(dv) +
@@ -323,7 +366,11 @@ int run_export_coq_theorem1(const std::string& cert_path, const std::string& out
       "     alpha h t j = exp (logit h t j) / sum_k exp (logit h t k) (Rtrigo_def.exp, the softmax)\n"
       "     p h t c     = sum_j alpha h t j E[t]_(j,c),   Zm t (h d + c) = p h t c   (row t of Z)\n"
       "     y_hat t     = WD^T (WO^T [WV[1]^T p 1 t; ...; WV[H]^T p H t]" + (skip ? " + e[t]" : "") + ")\n"
-      "   tolQ y = 2^-20 max(1, |y|), a rational.\n"
+      "   tolQ y = 2^-20 max(1, |y|), a rational.\n" +
+      (by_reference ? std::string("   The examples (E and e of Data.v) are the first ") + Ts + " of the data file " +
+                          t1_comment_text(data.at("file").get<std::string>()) + " the certificate references\n   (digest " +
+                          t1_comment_text(data.at("digest").get<std::string>()) + ", recomputed by memcert's checker).\n"
+                    : std::string()) +
       "\n"
       "   Exported by memcert export coq from " + name + " (kind theorem1); the proofs compute rational enclosures\n"
       "   of every exp, of Z and of y_hat (MemcertTheorem1." + (classes ? "check_classes" : "check_labels") +

@@ -415,6 +415,27 @@ section_export() {
   expect_rc "export coq of a theorem1 certificate" 0
   json_check "export coq --json of a theorem1 certificate" 'j["kind"] == "theorem1" and j["T"] == 6 and j["labels"] == "real" and j["files"] == ["Theorem1.v", "Data.v", "Witness.v", "MemcertTheorem1.v", "check.sh"]'
   check "export coq: Theorem1.v states rank(Z) = T" grep -qF 'Theorem Z_rank_T : forall c : nat -> R,' "$d/t1.coq/Theorem1.v"
+  # theorem1 with data by reference: exported with the file's examples (the same definitions as embedded,
+  # the file and its digest in the comments); a forged digest is rejected (exit 1) and a missing file bad
+  # input (exit 2), nothing written.
+  run generate theorem1 --T 5 --n 3 --d 4 --seed 5 --out "$d/t1r.json"
+  run construct theorem1 "$d/t1r.json" --heads 2 --dh 3 --out "$d/t1e.cert.json"
+  run construct theorem1 "$d/t1r.json" --heads 2 --dh 3 --data-ref on --out "$d/t1r.cert.json"
+  file_check "export: construct theorem1 --data-ref on references its data" "$d/t1r.cert.json" '"file" in j["data"] and "contexts" not in j["data"]'
+  run export coq "$d/t1e.cert.json" --out "$d/t1e.coq"
+  run export coq "$d/t1r.cert.json" --out "$d/t1r.coq" --json
+  expect_rc "export coq of a theorem1 certificate with data by reference" 0
+  check "export coq (theorem1, data by reference): Data.v as for embedded data" \
+    sh -c 'for f in t1e t1r; do awk "p; /[*][)]/ && !p { p = 1 }" "$1/$f.coq/Data.v" > "$1/$f.body"; done && grep -q "Definition E " "$1/t1r.body" && cmp -s "$1/t1e.body" "$1/t1r.body"' sh "$d"
+  check "export coq (theorem1, data by reference): Data.v names the file and its digest" \
+    grep -qE 'data file .*t1r\.json the certificate references,$' "$d/t1r.coq/Data.v"
+  check "export coq (theorem1, data by reference): Data.v names the digest" grep -qE 'digest \(sha256:[0-9a-f]{64}\)' "$d/t1r.coq/Data.v"
+  alter_json "$d/t1r.cert.json" "$d/t1f.cert.json" 'j["data"]["digest"] = "sha256:" + "0" * 64'
+  run export coq "$d/t1f.cert.json" --out "$d/t1f.coq"
+  expect_rc "export coq of a theorem1 certificate with a forged data digest" 1
+  check "export coq of a theorem1 forged data digest writes nothing" test ! -e "$d/t1f.coq"
+  alter_json "$d/t1r.cert.json" "$d/t1g.cert.json" 'j["data"]["file"] = j["data"]["file"] + ".gone"'
+  expect_bad_input "export coq of a theorem1 certificate whose data file is missing" "$d/t1g.coq" export coq "$d/t1g.cert.json" --out "$d/t1g.coq"
   printf '{"kind":"enclosure-rank","claim":"rank-lower-enclosure","centre":{"rows":1,"cols":1,"data":[["1"]]},"radius":{"rows":1,"cols":1,"data":[["0"]]},"rows":[0],"mu":"1/2","rank_lower":1}' >"$d/enc.cert.json"
   run verify "$d/enc.cert.json"
   expect_rc "export: an enclosure-rank certificate is valid" 0
