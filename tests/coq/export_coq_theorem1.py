@@ -15,6 +15,10 @@ Usage: export_coq_theorem1.py MEMCERT WORKDIR   (exit 77 = skipped: no coqc)
 3. The same certificate-level mutants written into the certificate: `memcert verify` agrees with Coq on
    every one (accepted iff Coq's checks are true), and the export refuses the rejected ones (exit 1).
 4. Two mutated directories are rejected by check.sh itself.
+5. Data by reference (`construct theorem1 --data-ref on`, T = 7): exported from another directory, the files
+   equal the embedded certificate's export up to comments and check.sh accepts them; a forged digest, an
+   edited data file (with or without its digest), a missing one are refused with verify's exit status,
+   nothing written; 8 mutants of its Data.v, judged by Coq in one file, agree with the float forward pass.
 """
 import json
 import math
