@@ -412,9 +412,9 @@ const CommandRegistrar reg{{95, [](CLI::App& root, auto bind) {
   CLI::App* parent = root.add_subcommand("export", "Write a certificate as a proof another system checks");
   parent->require_subcommand(1);
   auto args = std::make_shared<ExportArgs>();
-  CLI::App* sub = parent->add_subcommand("coq", "A rank, kruskal, dana24 (read-out) or ks certificate as Coq files whose theorems Coq's kernel checks (docs/COQ.md)");
+  CLI::App* sub = parent->add_subcommand("coq", "A rank, kruskal, dana24 (read-out), ks or theorem1 certificate as Coq files whose theorems Coq's kernel checks (docs/COQ.md)");
   sub->add_option("CERT", args->cert, "Certificate file (JSON), re-checked by the independent checker first")->required();
-  sub->add_option("--out", args->out, "Directory to write (created if absent): the theorem file (Rank.v, Kruskal.v, Readout.v or Ks.v), the data, the witnesses, the libraries, check.sh")->required();
+  sub->add_option("--out", args->out, "Directory to write (created if absent): the theorem file (Rank.v, Kruskal.v, Readout.v, Ks.v or Theorem1.v), the data, the witnesses, the libraries, check.sh")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run_export_coq(*args); });
 }}};
