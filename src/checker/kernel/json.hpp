@@ -40,7 +40,7 @@ struct Value {
   // Array: the number of elements (0 for any other type).
   std::size_t size() const;
   bool empty() const { return size() == 0; }
-  // Element k < size() of an array: the tree's own node, or one made from the packed text.
+  // Element k of an array: the tree's own node, or one made from the packed text (null for k >= size()).
   Item at(std::size_t k) const;
   // Element k < size() when it is a number or a string: its type and text, without making a Value (the
   // view lives as long as this array). False for any other element.
