@@ -30,6 +30,9 @@ using memcert_checker::verify_certificate_text;
 namespace {
 
 const std::string kDir = "checker_hostile_tmp";
+// Arrays nested inside a certificate's top-level field as deep as the JSON reader accepts (depth 64: the
+// certificate's object, 62 arrays, their leaf).
+constexpr std::size_t kDeep = 62;
 
 using memcert_test::run;
 using memcert_test::slurp;
@@ -409,6 +412,55 @@ TEST_CASE("hostile typed JSON: wrong types are malformed and name the field", "[
     CHECK_FALSE(v.valid);
     CHECK(v.malformed);
   }
+}
+
+TEST_CASE("hostile packed arrays: sizes beyond the data, numbers cut short, deep nesting", "[checker][hostile]") {
+  const std::string head = R"({"kind":"rank","claim":"rank","matrix":{"rows":2,"cols":2,"data":[["1","2"],["3","5"]]},)";
+  const std::string tail = R"("rank_lower":2,"rank_upper":2,"lower":{"method":"minor-mod-p","prime":"7","rows":[0,1],)"
+                           R"("cols":[0,1]},"upper":{"method":"trivial"}})";
+  REQUIRE(verify_certificate_text(head + tail).valid);
+  // A matrix claiming 2^31 rows or columns (or both) beside four entries: rejected at once, nothing sized by the claim.
+  for (const char* dims : {R"("rows":2147483648,"cols":2)", R"("rows":2,"cols":2147483648)",
+                           R"("rows":2147483648,"cols":2147483648)"}) {
+    std::string c = head;
+    c.replace(c.find(R"("rows":2,"cols":2)"), std::string(R"("rows":2,"cols":2)").size(), dims);
+    INFO(c);
+    const auto t0 = std::chrono::steady_clock::now();
+    const Verdict v = verify_certificate_text(c + tail);
+    CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5);
+    CHECK_FALSE(v.valid);
+    CHECK_FALSE(v.undecided);
+    CHECK(v.reason.find("2147483648") != std::string::npos);
+  }
+  // The text cut inside a packed array (inside a number, a string, between entries): malformed, and the
+  // reason names the byte where the text ends.
+  const std::string full = head + tail;
+  for (const std::string& cut : {std::string(R"("data":[["1","2"],["3)"), std::string(R"("data":[["1","2"],)"),
+                                 std::string(R"("rows":[0,)"), std::string(R"("rows":[0)")}) {
+    const std::string text = full.substr(0, full.find(cut) + cut.size());
+    INFO(text);
+    const Verdict v = verify_certificate_text(text);
+    CHECK(v.malformed);
+    CHECK(v.reason.find("offset " + std::to_string(text.size())) != std::string::npos);
+  }
+  for (const std::string& bad : {std::string(R"("rows":[0,1.)"), std::string(R"("rows":[0,-)"), std::string(R"("rows":[0,1e+)")}) {
+    std::string text = full;
+    text.replace(text.find(R"("rows":[0,1])"), std::string(R"("rows":[0,1])").size(), bad + "]");
+    INFO(text);
+    const Verdict v = verify_certificate_text(text);
+    CHECK(v.malformed);
+    CHECK(v.reason.find("offset " + std::to_string(text.find(bad) + bad.size())) != std::string::npos);
+  }
+  // A numeric array nested to the depth limit in a field no check reads: valid, the field said unread; one
+  // level deeper: malformed at the byte where the limit is passed.
+  const std::string deep = std::string(kDeep, '[') + "1" + std::string(kDeep, ']');
+  Verdict v = verify_certificate_text(head + R"("extra":)" + deep + "," + tail);
+  CHECK(v.valid);
+  CHECK(std::find(v.not_checked.begin(), v.not_checked.end(), "extra (not read by the checker)") != v.not_checked.end());
+  const std::string text = head + R"("extra":[)" + deep + "]," + tail;
+  v = verify_certificate_text(text);
+  CHECK(v.malformed);
+  CHECK(v.reason.find("offset " + std::to_string(head.size() + 9 + kDeep) + ": nesting deeper than 64") != std::string::npos);
 }
 
 TEST_CASE("hostile dana24-claim: a weight of 1e999 is decided quickly (exp underflow kept small)",

@@ -96,13 +96,13 @@ TEST_CASE("json: FieldTracker reports unread members by path, [*] only when unre
                       root, error));
   json::FieldTracker tracker(root);
   const json::Value* a = root.find("a");
-  for (const json::Value& item : a->items) item.find("x");
-  a->items[2].find("y");                                     // y unread at indices 0 and 1 (of 3 items)
+  for (std::size_t i = 0; i < a->size(); ++i) a->at(i)->find("x");
+  a->at(2)->find("y");                                     // y unread at indices 0 and 1 (of 3 items)
   root.find("b")->find("d")->find("e");                      // b.c, b.d.f unread
   root.find("g");                                            // g[*][*].h unread at every index
   CHECK(tracker.unread() == std::vector<std::string>{"a[0].y", "a[1].y", "b.c", "b.d.f", "g[*][*].h", "z"});
-  a->items[0].find("y");
-  a->items[1].find("y");
+  a->at(0)->find("y");
+  a->at(1)->find("y");
   CHECK(tracker.unread() == std::vector<std::string>{"b.c", "b.d.f", "g[*][*].h", "z"});
   // A new tracker starts from nothing read; a long key is cut at a UTF-8 boundary.
   json::Value wide;

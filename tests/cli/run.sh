@@ -1047,6 +1047,10 @@ section_hostile() {
   expect_bad_input "verify a huge file starting with '#'" "" verify "$d/huge.json" --max-seconds 20 --max-memory 64
   stderr_mentions "verify a huge file starting with '#'" "offset 0: expected a certificate (a JSON object, '{'), got byte 0x23"
   rm -f "$d/huge.json"
+  # A number cut short inside a packed matrix: bad input naming the byte where the text ends.
+  printf '{"kind":"rank","claim":"rank","matrix":{"rows":2,"cols":2,"data":[["1","2"],["3",-' >"$d/cut.json"
+  expect_bad_input "verify a certificate cut inside a matrix" "" verify "$d/cut.json"
+  stderr_mentions "verify a certificate cut inside a matrix" "offset $(wc -c <"$d/cut.json" | tr -d ' '): expected a digit"
   # construct: a certificate the in-process checker cannot read within --max-memory is undecided (exit 3),
   # not an internal error, and nothing is written.
   "$BIN" generate theorem1 --T 100 --n 16 --d 32 --seed 2 --out "$d/mm.npz" >/dev/null 2>&1

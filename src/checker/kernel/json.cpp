@@ -12,6 +12,92 @@
 
 namespace memcert_checker::json {
 
+// The leaves (numbers, or strings decoded) of a packed array and of every array inside it, in document
+// order. An array of height h holds arrays of height h - 1, or leaves for h = 1; the arrays of each height
+// are numbered in document order (the root has the largest height, number 0).
+struct PackedArray {
+  struct Children {
+    std::uint64_t begin, end;  // its elements: the arrays (or leaves) [begin, end) of the height below
+  };
+  Type leaf = Type::Null;                         // Number or String (Null: no leaf yet)
+  std::string text;                               // the leaves' texts, one after another
+  std::vector<std::uint64_t> ends;                // leaf k: text[k ? ends[k - 1] : 0, ends[k])
+  std::vector<std::vector<Children>> arrays;      // [h - 1][i]: array i of height h
+
+  std::uint64_t first_child(std::uint32_t h, std::size_t i) const { return arrays[h - 1][i].begin; }
+  std::string_view leaf_text(std::size_t k) const {
+    const std::uint64_t a = k ? ends[k - 1] : 0;
+    return std::string_view(text).substr(a, ends[k] - a);
+  }
+};
+
+namespace detail {
+struct Access {
+  static std::vector<Value>& items(Value& v) { return v.items_; }
+  static const std::vector<Value>& items(const Value& v) { return v.items_; }
+  static void set_packed(Value& v, std::shared_ptr<const PackedArray> p, std::uint32_t height, std::size_t node) {
+    v.type = Type::Array;
+    v.items_.clear();
+    v.packed_ = std::move(p);
+    v.height_ = height;
+    v.node_ = node;
+  }
+};
+}  // namespace detail
+using detail::Access;
+
+std::size_t Value::size() const {
+  if (type != Type::Array) return 0;
+  if (!packed_) return items_.size();
+  const PackedArray::Children& c = packed_->arrays[height_ - 1][node_];
+  return static_cast<std::size_t>(c.end - c.begin);
+}
+
+Item Value::at(std::size_t k) const {
+  Item it;
+  if (k >= size()) return it;  // out of range: null (callers check size() first)
+  if (!packed_) {
+    it.ref_ = &items_[k];
+    return it;
+  }
+  const std::size_t c = static_cast<std::size_t>(packed_->first_child(height_, node_)) + k;
+  if (height_ == 1) {
+    it.own_.type = packed_->leaf;
+    it.own_.text = packed_->leaf_text(c);
+  } else {
+    Access::set_packed(it.own_, packed_, height_ - 1, c);
+  }
+  return it;
+}
+
+bool Value::leaf(std::size_t k, Type& t, std::string_view& view) const {
+  if (k >= size()) return false;
+  if (!packed_) {
+    const Value& e = items_[k];
+    if (e.type != Type::Number && e.type != Type::String) return false;
+    t = e.type;
+    view = e.text;
+    return true;
+  }
+  if (height_ != 1) return false;
+  t = packed_->leaf;
+  view = packed_->leaf_text(static_cast<std::size_t>(packed_->first_child(height_, node_)) + k);
+  return true;
+}
+
+void Value::append(Value item) {
+  if (packed_) {  // unpacked first, so the elements stay in order
+    std::vector<Value> all;
+    for (std::size_t k = 0; k < size(); ++k) all.push_back(*at(k));
+    packed_.reset();
+    height_ = 0;
+    node_ = 0;
+    items_ = std::move(all);
+  }
+  type = Type::Array;
+  items_.push_back(std::move(item));
+}
+
 namespace {
 bool member_was_read(const Member& m) { return __atomic_load_n(&m.read, __ATOMIC_RELAXED); }
 
@@ -25,7 +111,7 @@ void clear_read_marks(const Value& v) {
     __atomic_store_n(&m.read, false, __ATOMIC_RELAXED);
     clear_read_marks(m.second);
   }
-  for (const Value& item : v.items) clear_read_marks(item);
+  for (const Value& item : Access::items(v)) clear_read_marks(item);
 }
 
 std::string reported_key(const std::string& key) {
@@ -49,8 +135,9 @@ void collect_unread(const Value& v, const std::string& path, const std::string& 
     if (!member_was_read(m)) out.emplace_back(p, q);
     else collect_unread(m.second, p, q, out, members);
   }
-  for (std::size_t i = 0; i < v.items.size(); ++i)
-    collect_unread(v.items[i], path + "[" + std::to_string(i) + "]", starred + "[*]", out, members);
+  const std::vector<Value>& items = Access::items(v);  // an array that holds objects is never packed
+  for (std::size_t i = 0; i < items.size(); ++i)
+    collect_unread(items[i], path + "[" + std::to_string(i) + "]", starred + "[*]", out, members);
 }
 }  // namespace
 
@@ -103,6 +190,16 @@ int power_of_two_exponent(std::string_view digits) {
   return it == index.end() ? -1 : it->second;
 }
 
+// What one value cost as a node of the tree before arrays were packed: the budget still charges every value
+// so (an over-estimate for a packed array), so what parse_within admits is what it admitted then.
+struct TreeNode {
+  Type type;
+  bool boolean, holds_objects;
+  std::string text;
+  std::vector<Value> items;
+  std::vector<Member> members;
+};
+
 struct Parser {
   const std::string& s;
   std::size_t pos = 0;
@@ -112,11 +209,13 @@ struct Parser {
   double tree_bytes = 0, max_tree_bytes = 1e300;  // see parse_within()
   bool over_budget = false;
   std::size_t objects_parsed = 0;  // objects begun so far (array() compares it to set holds_objects)
+  bool pack = true;                // pack the arrays that can be (see Value)
+  std::string scratch = {};        // a string leaf of a packed array, decoded
 
   // Every value kept counts its node twice (a vector may hold up to twice its size) plus the heap bytes of
   // a long text; past the budget the parse stops.
   bool charge(std::size_t text_bytes) {
-    tree_bytes += 2.0 * sizeof(Value) + (text_bytes > 15 ? double(text_bytes) + 16 : 0.0);
+    tree_bytes += 2.0 * sizeof(TreeNode) + (text_bytes > 15 ? double(text_bytes) + 16 : 0.0);
     if (tree_bytes <= max_tree_bytes) return true;
     over_budget = true;
     char room[32];
@@ -141,7 +240,14 @@ struct Parser {
 
   // Validates the JSON number grammar and keeps the text.
   bool number(Value& v) {
-    std::size_t start = pos;
+    const std::size_t start = pos;
+    if (!number_syntax()) return false;
+    v.type = Type::Number;
+    v.text = s.substr(start, pos - start);
+    return charge(v.text.size());
+  }
+  // Moves pos past a number, validating its grammar.
+  bool number_syntax() {
     if (pos < s.size() && s[pos] == '-') ++pos;
     if (pos >= s.size() || !digit(s[pos])) return fail("expected a digit");
     if (s[pos] == '0') ++pos;
@@ -157,9 +263,7 @@ struct Parser {
       if (pos >= s.size() || !digit(s[pos])) return fail("expected a digit in the exponent");
       while (pos < s.size() && digit(s[pos])) ++pos;
     }
-    v.type = Type::Number;
-    v.text = s.substr(start, pos - start);
-    return charge(v.text.size());
+    return true;
   }
 
   bool hex4(unsigned& out) {
@@ -321,8 +425,13 @@ struct Parser {
     if (depth > kMaxDepth) return fail("nesting deeper than " + std::to_string(kMaxDepth));
     skip_ws();
     if (pos >= s.size()) return fail("unexpected end of input");
-    char c = s[pos];
+    const char c = s[pos];
     if (!charge(0)) return false;
+    return body(v, c, depth);
+  }
+
+  // The value starting with `c` at pos (value() has checked the depth and charged the node).
+  bool body(Value& v, char c, int depth) {
     if (c == '{') return object(v, depth);
     if (c == '[') return array(v, depth);
     if (c == '"') { v.type = Type::String; return string(v.text) && charge(v.text.size()); }
@@ -333,15 +442,33 @@ struct Parser {
   }
 
   bool array(Value& v, int depth) {
-    v.type = Type::Array;
-    ++pos;  // '['
-    skip_ws();
-    if (pos < s.size() && s[pos] == ']') { ++pos; return true; }
-    // An object anywhere below: told by the count of objects parsed, not by a look at every item.
-    const std::size_t objects_before = objects_parsed;
+    if (!pack) {
+      v.type = Type::Array;
+      ++pos;  // '['
+      skip_ws();
+      if (pos < s.size() && s[pos] == ']') { ++pos; return true; }
+      return tree_elements(v, depth, objects_parsed);
+    }
+    auto store = std::make_shared<PackedArray>();
+    const int height = packed_array(*store, v, depth, store->leaf);
+    if (height < 0) return false;
+    if (height > 0) {
+      store->text.shrink_to_fit();
+      store->ends.shrink_to_fit();
+      for (auto& e : store->arrays) e.shrink_to_fit();
+      Access::set_packed(v, std::move(store), static_cast<std::uint32_t>(height), 0);
+    }
+    return true;
+  }
+
+  // The elements of the tree array v from pos (at an element) to its ']'; `objects_before`: objects_parsed
+  // when the array began. An object anywhere below is told by the count of objects parsed, not by a look at
+  // every item.
+  bool tree_elements(Value& v, int depth, std::size_t objects_before) {
+    std::vector<Value>& items = Access::items(v);
     while (true) {
-      v.items.emplace_back();
-      if (!value(v.items.back(), depth + 1)) return false;
+      items.emplace_back();
+      if (!value(items.back(), depth + 1)) return false;
       skip_ws();
       if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
       if (pos < s.size() && s[pos] == ']') {
@@ -350,6 +477,153 @@ struct Parser {
         return true;
       }
       return fail("expected ',' or ']'");
+    }
+  }
+
+  // Element i of b's arrays of height h (h = 0: leaf i), its leaves of type `leaf`, copied out into a value
+  // of its own.
+  static Value extract(const PackedArray& b, int h, std::size_t i, Type leaf) {
+    Value v;
+    if (h == 0) {
+      v.type = leaf;
+      v.text = b.leaf_text(i);
+      return v;
+    }
+    auto p = std::make_shared<PackedArray>();
+    p->leaf = leaf;
+    p->arrays.resize(static_cast<std::size_t>(h));
+    // The arrays of height g taken, from the one asked for down: consecutive, and so are their elements.
+    std::uint64_t lo = i, hi = i + 1;
+    for (int g = h; g >= 1; --g) {
+      const std::vector<PackedArray::Children>& a = b.arrays[static_cast<std::size_t>(g - 1)];
+      const std::uint64_t first = lo < hi ? a[lo].begin : 0, last = lo < hi ? a[hi - 1].end : 0;
+      std::vector<PackedArray::Children>& out = p->arrays[static_cast<std::size_t>(g - 1)];
+      for (std::uint64_t j = lo; j < hi; ++j) out.push_back({a[j].begin - first, a[j].end - first});
+      lo = first;
+      hi = last;
+    }
+    const std::uint64_t t0 = lo < hi && lo ? b.ends[lo - 1] : 0, t1 = lo < hi ? b.ends[hi - 1] : 0;
+    p->text = b.text.substr(t0, t1 - t0);
+    for (std::uint64_t k = lo; k < hi; ++k) p->ends.push_back(b.ends[k] - t0);
+    Access::set_packed(v, std::move(p), static_cast<std::uint32_t>(h), 0);
+    return v;
+  }
+
+  // The array at pos ('['), appended to `b` when it packs: its elements all leaves of one type, or all
+  // arrays packed into b with one height and leaf type; returns its height (1: it holds leaves) and sets
+  // `leaf_type` (Null: no leaf at all). Otherwise `tree` becomes the array as a tree (what was appended to b
+  // of it is taken back out) and the answer is 0; -1 on an error. Every byte, error and charge is the tree
+  // parser's, in the same order. (b.leaf is left to the caller: b may hold leaves of two types meanwhile.)
+  int packed_array(PackedArray& b, Value& tree, int depth, Type& leaf_type) {
+    leaf_type = Type::Null;
+    ++pos;  // '['
+    skip_ws();
+    const std::size_t objects_before = objects_parsed;
+    const std::size_t leaves0 = b.ends.size(), heights0 = b.arrays.size();
+    std::size_t arrays0[kMaxDepth + 2];  // b's arrays of each height before this one
+    for (std::size_t h = 0; h < heights0; ++h) arrays0[h] = b.arrays[h].size();
+    int child_height = -1;  // its elements': 0 leaves, h >= 1 arrays of height h; -1 none yet
+    std::size_t n = 0;      // its elements so far
+    std::uint64_t first = leaves0;  // the index of its first element (a leaf or an array of height child_height)
+    auto close = [&] {
+      const int height = child_height <= 0 ? 1 : child_height + 1;
+      if (b.arrays.size() < static_cast<std::size_t>(height)) b.arrays.resize(static_cast<std::size_t>(height));
+      b.arrays[static_cast<std::size_t>(height - 1)].push_back({first, first + n});
+      return height;
+    };
+    if (pos < s.size() && s[pos] == ']') {
+      ++pos;
+      return close();
+    }
+    while (true) {
+      if (depth + 1 > kMaxDepth) {
+        fail("nesting deeper than " + std::to_string(kMaxDepth));
+        return -1;
+      }
+      skip_ws();
+      if (pos >= s.size()) {
+        fail("unexpected end of input");
+        return -1;
+      }
+      const char c = s[pos];
+      if (!charge(0)) return -1;
+      Value e;                       // the element, when it is a tree
+      int height = 0;                // the element's, when it is an array packed into b
+      Type leaf = Type::Null;        // the element's type, when it is a leaf
+      Type inner = Type::Null;       // the type of the element's leaves, when it is a packed array
+      std::string_view text;         // the leaf's text
+      if (c == '[') {
+        height = packed_array(b, e, depth + 1, inner);
+        if (height < 0) return -1;
+      } else if (c == '"') {
+        if (!string(scratch) || !charge(scratch.size())) return -1;
+        leaf = Type::String;
+        text = scratch;
+      } else if (c == '{' || c == 't' || c == 'f' || c == 'n') {
+        if (!body(e, c, depth + 1)) return -1;
+      } else {
+        const std::size_t start = pos;
+        if (!number_syntax() || !charge(pos - start)) return -1;
+        leaf = Type::Number;
+        text = std::string_view(s).substr(start, pos - start);
+      }
+      const Type got = leaf != Type::Null ? leaf : inner;
+      const bool fits = (leaf_type == Type::Null || got == Type::Null || got == leaf_type) &&
+                        (leaf != Type::Null ? child_height <= 0 : height > 0 && (child_height == -1 || child_height == height));
+      if (fits) {
+        if (leaf != Type::Null) {
+          b.text.append(text);
+          b.ends.push_back(b.text.size());
+          child_height = 0;
+          if (n == 0) first = b.ends.size() - 1;
+        } else {
+          child_height = height;
+          if (n == 0) first = b.arrays[static_cast<std::size_t>(height - 1)].size() - 1;
+        }
+        if (got != Type::Null) leaf_type = got;
+        ++n;
+      } else {
+        // A tree after all: the elements so far (and this one, when packed) come out of b, and b is as before.
+        std::vector<Value>& items = Access::items(tree);
+        tree.type = Type::Array;
+        items.reserve(n + 1);
+        for (std::size_t k = 0; k < n; ++k)
+          items.push_back(extract(b, child_height, static_cast<std::size_t>(first + k), leaf_type));
+        if (leaf != Type::Null) {
+          Value x;
+          x.type = leaf;
+          x.text = text;
+          items.push_back(std::move(x));
+        } else if (height > 0) {
+          items.push_back(extract(b, height, b.arrays[static_cast<std::size_t>(height - 1)].size() - 1, inner));
+        } else {
+          items.push_back(std::move(e));
+        }
+        b.ends.resize(leaves0);
+        b.text.resize(leaves0 ? b.ends.back() : 0);
+        for (std::size_t h = 0; h < b.arrays.size(); ++h) b.arrays[h].resize(h < heights0 ? arrays0[h] : 0);
+        leaf_type = Type::Null;
+        skip_ws();
+        if (pos < s.size() && s[pos] == ',') {
+          ++pos;
+          return tree_elements(tree, depth, objects_before) ? 0 : -1;
+        }
+        if (pos < s.size() && s[pos] == ']') {
+          ++pos;
+          tree.holds_objects = objects_parsed != objects_before;
+          return 0;
+        }
+        fail("expected ',' or ']'");
+        return -1;
+      }
+      skip_ws();
+      if (pos < s.size() && s[pos] == ',') { ++pos; continue; }
+      if (pos < s.size() && s[pos] == ']') {
+        ++pos;
+        return close();
+      }
+      fail("expected ',' or ']'");
+      return -1;
     }
   }
 
@@ -393,16 +667,17 @@ struct Parser {
 
 bool parse(const std::string& text, Value& out, std::string& error, IntMatrix* capture) {
   bool over = false;
-  return parse_within(text, out, error, capture, 1e300, over);
+  return parse_within(text, out, error, capture, 1e300, over, true);
 }
 
 bool parse_within(const std::string& text, Value& out, std::string& error, IntMatrix* capture, double max_tree_bytes,
-                  bool& over_budget) {
+                  bool& over_budget, bool pack_arrays) {
   over_budget = false;
   try {
     if (capture) *capture = IntMatrix{};
     Parser p{text, 0, {}, capture};
     p.max_tree_bytes = max_tree_bytes;
+    p.pack = pack_arrays;
     Value v;
     if (!p.value(v, 1)) {
       if (capture) *capture = IntMatrix{};

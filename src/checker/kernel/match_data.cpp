@@ -33,20 +33,20 @@ bool read_data_leaf(const Value& d, const std::string& where, Leaf leaf, mpq_cla
 bool equal_tree(const Value& c, const Value& d, const std::string& where, Leaf leaf, std::string& why) {
   if (d.type == json::Type::Array) {
     if (c.type != json::Type::Array) {
-      why = where + ": the certificate has a single entry, DATA a list of " + std::to_string(d.items.size());
+      why = where + ": the certificate has a single entry, DATA a list of " + std::to_string(d.size());
       return false;
     }
-    if (c.items.size() != d.items.size()) {
-      why = where + ": the certificate has " + std::to_string(c.items.size()) + " entries, DATA has " +
-            std::to_string(d.items.size());
+    if (c.size() != d.size()) {
+      why = where + ": the certificate has " + std::to_string(c.size()) + " entries, DATA has " +
+            std::to_string(d.size());
       return false;
     }
-    for (std::size_t i = 0; i < d.items.size(); ++i)
-      if (!equal_tree(c.items[i], d.items[i], match_at(where, i), leaf, why)) return false;
+    for (std::size_t i = 0; i < d.size(); ++i)
+      if (!equal_tree(*c.at(i), *d.at(i), match_at(where, i), leaf, why)) return false;
     return true;
   }
   if (c.type == json::Type::Array) {
-    why = where + ": the certificate has a list of " + std::to_string(c.items.size()) + ", DATA a single entry";
+    why = where + ": the certificate has a list of " + std::to_string(c.size()) + ", DATA a single entry";
     return false;
   }
   mpq_class qc, qd;
@@ -86,7 +86,7 @@ bool theorem1_rows(const Value& cert, std::size_t cert_T, std::size_t data_T, st
     for (std::size_t i = 0; i < std::min(cert_T, data_T); ++i) rows.push_back(i);
     if (!ev) return true;
   }
-  if (ev->type != json::Type::Array || ev->items.size() != cert_T) {
+  if (ev->type != json::Type::Array || ev->size() != cert_T) {
     check_context().malformed = true;
     why = "examples: expected " + std::to_string(cert_T) + " row indices (one per example of data.contexts)";
     return false;
@@ -95,7 +95,7 @@ bool theorem1_rows(const Value& cert, std::size_t cert_T, std::size_t data_T, st
   bool identity_noted = false;
   for (std::size_t i = 0; i < cert_T; ++i) {
     std::size_t row = 0;
-    if (!read_size(ev->items[i], match_at("examples", i), kMaxInteger, row, why)) return false;
+    if (!read_size(*ev->at(i), match_at("examples", i), kMaxInteger, row, why)) return false;
     if (i > 0 && row <= prev) {
       why = match_at("examples", i) + ": expected strictly increasing row indices";
       return false;
@@ -149,7 +149,7 @@ bool match_theorem1(const Value& cert, const Value& data, std::string& why) {
   const Value* dctx = data_member(data, "contexts", why);
   const Value* cctx = dctx ? member(*cd, "data", "contexts", json::Type::Array, why) : nullptr;
   if (!cctx) return false;
-  const std::size_t cert_T = cctx->items.size(), data_T = dctx->items.size();
+  const std::size_t cert_T = cctx->size(), data_T = dctx->size();
   std::vector<std::size_t> rows;
   if (!theorem1_rows(cert, cert_T, data_T, rows, why)) return false;
   if (!cert.find("examples") && cert_T != data_T) {
@@ -158,17 +158,17 @@ bool match_theorem1(const Value& cert, const Value& data, std::string& why) {
   }
   // Compares the certificate's items with DATA's selected rows, position by position.
   auto equal_rows = [&](const Value& c, const Value& d, const std::string& key, Leaf leaf) {
-    if (c.items.size() != cert_T) {
-      why = "data." + key + ": the certificate has " + std::to_string(c.items.size()) + " entries, its contexts " +
+    if (c.size() != cert_T) {
+      why = "data." + key + ": the certificate has " + std::to_string(c.size()) + " entries, its contexts " +
             std::to_string(cert_T);
       return false;
     }
-    if (d.items.size() != data_T) {
-      why = "data." + key + ": DATA has " + std::to_string(d.items.size()) + " entries, its contexts " + std::to_string(data_T);
+    if (d.size() != data_T) {
+      why = "data." + key + ": DATA has " + std::to_string(d.size()) + " entries, its contexts " + std::to_string(data_T);
       return false;
     }
     for (std::size_t i = 0; i < cert_T; ++i)
-      if (!equal_tree(c.items[i], d.items[rows[i]], match_at("data." + key, i), leaf, why)) return false;
+      if (!equal_tree(*c.at(i), *d.at(rows[i]), match_at("data." + key, i), leaf, why)) return false;
     return true;
   };
   if (!equal_rows(*cctx, *dctx, "contexts", Leaf::Exact)) return false;
@@ -222,39 +222,42 @@ bool match_ks(const Value& cert, const Value& data, std::string& why) {
   const Value* sv = tv ? member(cert, "", "sequences", json::Type::Array, why) : nullptr;
   const Value* ds = sv ? data_member(data, "sequences", why) : nullptr;
   if (!ds) return false;
-  std::vector<QRow> tokens(tv->items.size());
+  std::vector<QRow> tokens(tv->size());
   for (std::size_t v = 0; v < tokens.size(); ++v)
-    if (!read_rational_vector(tv->items[v], match_at("tokens", v), d, tokens[v], why)) return false;
-  if (sv->items.size() != ds->items.size()) {
-    why = "sequences: the certificate has " + std::to_string(sv->items.size()) + " sequences, DATA has " +
-          std::to_string(ds->items.size());
+    if (!read_rational_vector(*tv->at(v), match_at("tokens", v), d, tokens[v], why)) return false;
+  if (sv->size() != ds->size()) {
+    why = "sequences: the certificate has " + std::to_string(sv->size()) + " sequences, DATA has " +
+          std::to_string(ds->size());
     return false;
   }
-  for (std::size_t i = 0; i < ds->items.size(); ++i) {
-    const Value& crow = sv->items[i];
-    const Value& drow = ds->items[i];
+  for (std::size_t i = 0; i < ds->size(); ++i) {
+    const json::Item crow_item = sv->at(i);
+    const Value& crow = *crow_item;
+    const json::Item drow_item = ds->at(i);
+    const Value& drow = *drow_item;
     const std::string wi = match_at("sequences", i);
     if (crow.type != json::Type::Array) { why = wi + ": expected an array of token indices"; check_context().malformed = true; return false; }
-    if (drow.type != json::Type::Array || crow.items.size() != drow.items.size()) {
-      why = wi + ": the certificate has " + std::to_string(crow.items.size()) + " tokens, DATA has " +
-            std::to_string(drow.items.size());
+    if (drow.type != json::Type::Array || crow.size() != drow.size()) {
+      why = wi + ": the certificate has " + std::to_string(crow.size()) + " tokens, DATA has " +
+            std::to_string(drow.size());
       return false;
     }
-    for (std::size_t k = 0; k < drow.items.size(); ++k) {
+    for (std::size_t k = 0; k < drow.size(); ++k) {
       const std::string wk = match_at(wi, k);
       std::size_t id = 0;
       if (tokens.empty()) { why = wk + ": no token is in range (\"tokens\" is empty)"; return false; }
-      if (!read_size(crow.items[k], wk, tokens.size() - 1, id, why)) return false;
-      const Value& dt = drow.items[k];
-      if (dt.type != json::Type::Array || dt.items.size() != d) {
-        why = wk + ": DATA's token has " + std::to_string(dt.items.size()) + " coordinates, the certificate's d = " +
+      if (!read_size(*crow.at(k), wk, tokens.size() - 1, id, why)) return false;
+      const json::Item dt_item = drow.at(k);
+      const Value& dt = *dt_item;
+      if (dt.type != json::Type::Array || dt.size() != d) {
+        why = wk + ": DATA's token has " + std::to_string(dt.size()) + " coordinates, the certificate's d = " +
               std::to_string(d);
         return false;
       }
       for (std::size_t j = 0; j < d; ++j) {
         mpq_class q;
         std::size_t unused = 0;
-        if (!read_data_leaf(dt.items[j], match_at(wk, j), Leaf::Exact, q, unused, why)) return false;
+        if (!read_data_leaf(*dt.at(j), match_at(wk, j), Leaf::Exact, q, unused, why)) return false;
         if (q != tokens[id][j]) {
           why = match_at(wk, j) + ": the certificate has " + tokens[id][j].get_str() + " (token " + std::to_string(id) +
                 "), DATA has " + q.get_str();

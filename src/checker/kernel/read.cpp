@@ -91,15 +91,15 @@ bool read_prime(const Value& v, const std::string& where, ModP& out, std::string
 bool read_index_set(const Value& v, const std::string& where, std::size_t count, std::size_t bound,
                     std::vector<std::size_t>& out, std::string& why) {
   if (v.type != json::Type::Array) { why = where + ": expected an array of indices"; return malformed(); }
-  if (v.items.size() != count) {
-    why = where + ": expected " + std::to_string(count) + " indices, got " + std::to_string(v.items.size());
+  if (v.size() != count) {
+    why = where + ": expected " + std::to_string(count) + " indices, got " + std::to_string(v.size());
     return false;  // a length that disagrees with a stated size: false, not ill-typed
   }
   out.clear();
   for (std::size_t i = 0; i < count; ++i) {
     std::size_t k;
     if (bound == 0) { why = read_at(where, i) + ": no index is in range (size 0)"; return false; }
-    if (!read_size(v.items[i], read_at(where, i), bound - 1, k, why)) return false;
+    if (!read_size(*v.at(i), read_at(where, i), bound - 1, k, why)) return false;
     out.push_back(k);
   }
   // Distinctness by sorting a copy (memory proportional to the list, not to `bound`).
@@ -113,15 +113,18 @@ bool read_index_set(const Value& v, const std::string& where, std::size_t count,
 bool read_rational_vector(const Value& v, const std::string& where, std::size_t count, QRow& out,
                           std::string& why) {
   if (v.type != json::Type::Array) { why = where + ": expected an array of exact numbers"; return malformed(); }
-  if (v.items.size() != count) {
-    why = where + ": expected " + std::to_string(count) + " entries, got " + std::to_string(v.items.size());
+  if (v.size() != count) {
+    why = where + ": expected " + std::to_string(count) + " entries, got " + std::to_string(v.size());
     return false;  // a length that disagrees with a stated size: false, not ill-typed
   }
   out.assign(count, mpq_class(0));
-  std::string err;
-  for (std::size_t i = 0; i < count; ++i)  // the field's name is spelled out only for the reason
-    if (v.items[i].type != json::Type::String || !parse_rational(v.items[i].text, out[i], err))
-      return read_rational(v.items[i], read_at(where, i), out[i], why);
+  std::string err, text;
+  json::Type t = json::Type::Null;
+  std::string_view view;
+  for (std::size_t i = 0; i < count; ++i) {  // the field's name is spelled out only for the reason
+    if (v.leaf(i, t, view) && t == json::Type::String && parse_rational(text.assign(view), out[i], err)) continue;
+    return read_rational(*v.at(i), read_at(where, i), out[i], why);
+  }
   return true;
 }
 
@@ -134,13 +137,13 @@ bool read_matrix(const Value& v, const std::string& where, QMat& out, std::size_
   if (!c || !read_size(*c, where + ".cols", kMaxDimension, cols, why)) return false;
   const Value* d = member(v, where, "data", json::Type::Array, why);
   if (!d) return false;
-  if (d->items.size() != rows) {
-    why = where + ".data: has " + std::to_string(d->items.size()) + " rows, \"rows\" says " + std::to_string(rows);
+  if (d->size() != rows) {
+    why = where + ".data: has " + std::to_string(d->size()) + " rows, \"rows\" says " + std::to_string(rows);
     return false;  // a length that disagrees with a stated size: false, not ill-typed
   }
   out.assign(rows, QRow());
   for (std::size_t i = 0; i < rows; ++i)
-    if (!read_rational_vector(d->items[i], read_at(where + ".data", i), cols, out[i], why)) return false;
+    if (!read_rational_vector(*d->at(i), read_at(where + ".data", i), cols, out[i], why)) return false;
   return true;
 }
 

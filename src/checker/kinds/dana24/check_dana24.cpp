@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <set>
 
@@ -73,19 +74,18 @@ std::string dana24_path(const std::string& where, const std::vector<std::size_t>
 // Every level of the nested array at `v` (at `path` below the tensor) has the length `shape` gives it, in
 // depth-first order; the first that does not is named.
 bool tensor_shape(const Value* v, const std::string& where, const std::vector<std::size_t>& shape,
-                  std::vector<std::size_t>& path, std::vector<const Value*>& leaves, std::string& why) {
+                  std::vector<std::size_t>& path, std::string& why) {
   const std::size_t level = path.size();
-  if (level == shape.size()) {
-    leaves.push_back(v);
-    return true;
-  }
-  if (!v || v->type != json::Type::Array || v->items.size() != shape[level]) {
+  if (level == shape.size()) return true;
+  if (!v || v->type != json::Type::Array || v->size() != shape[level]) {
     why = dana24_path(where, path) + ": expected a list of " + std::to_string(shape[level]) + " entries";
     return false;
   }
-  for (std::size_t i = 0; i < v->items.size(); ++i) {
+  if (level + 1 == shape.size()) return true;  // its entries are the leaves
+  for (std::size_t i = 0; i < v->size(); ++i) {
     path.push_back(i);
-    const bool ok = tensor_shape(&v->items[i], where, shape, path, leaves, why);
+    const json::Item e = v->at(i);
+    const bool ok = tensor_shape(&*e, where, shape, path, why);
     path.pop_back();
     if (!ok) return false;
   }
@@ -93,7 +93,7 @@ bool tensor_shape(const Value* v, const std::string& where, const std::vector<st
 }
 
 // Reads a nested array of exact numbers with the given shape into `out` (row-major); each must be exact
-// at kDana24Prec bits.
+// at kDana24Prec bits. The shape is checked whole before any entry is read.
 bool read_tensor(const Value* v, const std::string& where, const std::vector<std::size_t>& shape, MpArray& out,
                  std::string& why) {
   std::size_t total = 1;
@@ -101,25 +101,47 @@ bool read_tensor(const Value* v, const std::string& where, const std::vector<std
   out.reset(total);
   mpq_class q;
   std::vector<std::size_t> path;
-  std::vector<const Value*> leaves;
-  if (!tensor_shape(v, where, shape, path, leaves, why)) return false;
+  if (!tensor_shape(v, where, shape, path, why)) return false;
   // The name of leaf `pos` (row-major indices), for a reason.
   auto leaf_name = [&](std::size_t pos) {
     std::vector<std::size_t> idx(shape.size());
     for (std::size_t k = shape.size(); k-- > 0;) idx[k] = pos % shape[k], pos /= shape[k];
     return dana24_path(where, idx);
   };
-  std::string err;
-  for (std::size_t pos = 0; pos < leaves.size(); ++pos) {
-    const Value& leaf = *leaves[pos];
-    if (leaf.type != json::Type::String || !parse_rational(leaf.text, q, err))
-      return read_rational(leaf, leaf_name(pos), q, why);
+  std::string err, text;
+  std::size_t pos = 0;
+  auto store = [&] {
     if (mpfr_set_q(out[pos], q.get_mpq_t(), MPFR_RNDN) != 0) {
       why = leaf_name(pos) + ": expected a dyadic rational with at most 128 significant bits";
       return false;
     }
+    ++pos;
+    return true;
+  };
+  // The leaves in row-major order: `a` itself (levels 0), or those of the array `a`, `levels` deep.
+  std::function<bool(const Value&, std::size_t)> leaves = [&](const Value& a, std::size_t levels) {
+    if (levels == 0) {
+      if (a.type != json::Type::String || !parse_rational(a.text, q, err))
+        if (!read_rational(a, leaf_name(pos), q, why)) return false;
+      return store();
+    }
+    for (std::size_t k = 0; k < a.size(); ++k) {
+      json::Type t = json::Type::Null;
+      std::string_view view;
+      if (levels == 1 && a.leaf(k, t, view) && t == json::Type::String && parse_rational(text.assign(view), q, err)) {
+        if (!store()) return false;
+        continue;
+      }
+      const json::Item e = a.at(k);
+      if (!leaves(*e, levels - 1)) return false;
+    }
+    return true;
+  };
+  if (!v) {
+    why = where + ": missing";
+    return false;
   }
-  return true;
+  return leaves(*v, shape.size());
 }
 
 // An interval [lo, hi] of MPFR numbers; operations round lo down and hi up.
@@ -593,20 +615,21 @@ bool check_dana24(const Value& c, std::string& why) {
   // Sequences and next tokens.
   const Value* sv = member(c, "", "sequences", json::Type::Array, why);
   if (!sv) return false;
-  if (sv->items.size() != T) {
+  if (sv->size() != T) {
     why = "sequences: expected T = " + std::to_string(T) + " sequences";
     return false;
   }
   std::vector<std::vector<std::size_t>> seqs(T, std::vector<std::size_t>(m.S));
   std::set<std::vector<std::size_t>> seen;
   for (std::size_t t = 0; t < T; ++t) {
-    const Value& s = sv->items[t];
-    if (s.type != json::Type::Array || s.items.size() != m.S) {
+    const json::Item s_item = sv->at(t);
+    const Value& s = *s_item;
+    if (s.type != json::Type::Array || s.size() != m.S) {
       why = dana24_at("sequences", t) + ": expected S = " + std::to_string(m.S) + " tokens";
       return false;
     }
     for (std::size_t k = 0; k < m.S; ++k)
-      if (!read_size(s.items[k], dana24_at(dana24_at("sequences", t), k), m.N - 1, seqs[t][k], why)) return false;
+      if (!read_size(*s.at(k), dana24_at(dana24_at("sequences", t), k), m.N - 1, seqs[t][k], why)) return false;
     if (!seen.insert(seqs[t]).second) {
       why = dana24_at("sequences", t) + ": a repeated sequence (associations must be distinct sequences)";
       return false;
@@ -614,13 +637,13 @@ bool check_dana24(const Value& c, std::string& why) {
   }
   const Value* nv = member(c, "", "next", json::Type::Array, why);
   if (!nv) return false;
-  if (nv->items.size() != T) {
+  if (nv->size() != T) {
     why = "next: expected T = " + std::to_string(T) + " tokens";
     return false;
   }
   std::vector<std::size_t> next(T);
   for (std::size_t t = 0; t < T; ++t)
-    if (!read_size(nv->items[t], dana24_at("next", t), m.N - 1, next[t], why)) return false;
+    if (!read_size(*nv->at(t), dana24_at("next", t), m.N - 1, next[t], why)) return false;
   // Weights.
   const Value* w = member(c, "", "weights", json::Type::Object, why);
   if (!w) return false;

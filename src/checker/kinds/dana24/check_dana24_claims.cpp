@@ -59,13 +59,13 @@ bool field_size(const Value& c, const char* key, std::size_t max, std::size_t& o
 bool field_matrix(const Value& c, const char* key, std::size_t rows, std::size_t cols, QMat& out, std::string& why) {
   const Value* v = member(c, "", key, json::Type::Array, why);
   if (!v) return false;
-  if (v->items.size() != rows) {
+  if (v->size() != rows) {
     why = std::string(key) + ": expected " + std::to_string(rows) + " rows";
     return false;
   }
   out.assign(rows, {});
   for (std::size_t i = 0; i < rows; ++i)
-    if (!read_rational_vector(v->items[i], dana24_claims_at(key, i), cols, out[i], why)) return false;
+    if (!read_rational_vector(*v->at(i), dana24_claims_at(key, i), cols, out[i], why)) return false;
   return true;
 }
 
@@ -83,7 +83,7 @@ bool read_assoc(const Value& c, Assoc& a, std::string& why) {
   }
   const Value* sv = member(c, "", "sequences", json::Type::Array, why);
   if (!sv) return false;
-  a.T = sv->items.size();
+  a.T = sv->size();
   if (a.T == 0) {
     why = "sequences: expected at least one";
     return false;
@@ -91,26 +91,27 @@ bool read_assoc(const Value& c, Assoc& a, std::string& why) {
   std::set<std::vector<std::size_t>> seen;
   a.seq.assign(a.T, std::vector<std::size_t>(a.S));
   for (std::size_t t = 0; t < a.T; ++t) {
-    const Value& s = sv->items[t];
-    if (s.type != json::Type::Array || s.items.size() != a.S) {
+    const json::Item s_item = sv->at(t);
+    const Value& s = *s_item;
+    if (s.type != json::Type::Array || s.size() != a.S) {
       why = dana24_claims_at("sequences", t) + ": expected S tokens";
       return false;
     }
     for (std::size_t k = 0; k < a.S; ++k)
-      if (!read_size(s.items[k], dana24_claims_at(dana24_claims_at("sequences", t), k), a.N - 1, a.seq[t][k], why)) return false;
+      if (!read_size(*s.at(k), dana24_claims_at(dana24_claims_at("sequences", t), k), a.N - 1, a.seq[t][k], why)) return false;
     if (!seen.insert(a.seq[t]).second) {
       why = dana24_claims_at("sequences", t) + ": a repeated sequence";
       return false;
     }
   }
   if (const Value* nv = c.find("next")) {
-    if (nv->type != json::Type::Array || nv->items.size() != a.T) {
+    if (nv->type != json::Type::Array || nv->size() != a.T) {
       why = "next: expected one token per sequence";
       return false;
     }
     a.next.resize(a.T);
     for (std::size_t t = 0; t < a.T; ++t)
-      if (!read_size(nv->items[t], dana24_claims_at("next", t), a.N - 1, a.next[t], why)) return false;
+      if (!read_size(*nv->at(t), dana24_claims_at("next", t), a.N - 1, a.next[t], why)) return false;
   }
   return true;
 }
@@ -250,8 +251,8 @@ bool check_no_heads(const Value& c, std::string& why) {
   const Value* pv = member(c, "", "pair", json::Type::Array, why);
   if (!pv) return false;
   std::size_t i = 0, j = 0;
-  if (pv->items.size() != 2 || !read_size(pv->items[0], "pair[0]", a.T - 1, i, why) ||
-      !read_size(pv->items[1], "pair[1]", a.T - 1, j, why))
+  if (pv->size() != 2 || !read_size(*pv->at(0), "pair[0]", a.T - 1, i, why) ||
+      !read_size(*pv->at(1), "pair[1]", a.T - 1, j, why))
     return why.empty() ? (why = "pair: expected two sequence indices", false) : false;
   if (H != 0 || i == j || a.seq[i].back() != a.seq[j].back() || a.next[i] == a.next[j]) {
     why = "pair: expected H = 0 and two sequences with equal last tokens and different next tokens";
@@ -403,8 +404,8 @@ bool check_adversarial_wv(const Value& c, std::string& why) {
   const Value* pv = member(c, "", "pair", json::Type::Array, why);
   if (!pv) return false;
   std::size_t i = 0, j = 0;
-  if (pv->items.size() != 2 || !read_size(pv->items[0], "pair[0]", a.T - 1, i, why) ||
-      !read_size(pv->items[1], "pair[1]", a.T - 1, j, why))
+  if (pv->size() != 2 || !read_size(*pv->at(0), "pair[0]", a.T - 1, i, why) ||
+      !read_size(*pv->at(1), "pair[1]", a.T - 1, j, why))
     return why.empty() ? (why = "pair: expected two sequence indices", false) : false;
   if (i == j || a.seq[i].back() != a.seq[j].back() || a.next[i] == a.next[j]) {
     why = "pair: expected two sequences with equal last tokens and different next tokens";
@@ -412,19 +413,20 @@ bool check_adversarial_wv(const Value& c, std::string& why) {
   }
   const Value* wv = member(c, "", "WV", json::Type::Array, why);
   if (!wv) return false;
-  if (wv->items.size() != H) {
+  if (wv->size() != H) {
     why = "WV: expected H matrices";
     return false;
   }
   for (std::size_t h = 0; h < H; ++h) {
-    const Value& m = wv->items[h];
-    if (m.type != json::Type::Array || m.items.size() != dh) {
+    const json::Item m_item = wv->at(h);
+    const Value& m = *m_item;
+    if (m.type != json::Type::Array || m.size() != dh) {
       why = dana24_claims_at("WV", h) + ": expected d_h rows";
       return false;
     }
     QMat W(dh);
     for (std::size_t r = 0; r < dh; ++r)
-      if (!read_rational_vector(m.items[r], dana24_claims_at(dana24_claims_at("WV", h), r), d, W[r], why)) return false;
+      if (!read_rational_vector(*m.at(r), dana24_claims_at(dana24_claims_at("WV", h), r), d, W[r], why)) return false;
     // Full row rank: the Gram matrix W W^T is non-singular.
     QMat G(dh, QRow(dh));
     for (std::size_t r = 0; r < dh; ++r)

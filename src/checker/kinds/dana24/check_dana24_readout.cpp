@@ -20,13 +20,13 @@ std::string readout_at(const std::string& w, std::size_t i) { return w + "[" + s
 // A rows x cols array of arrays of exact numbers into `out`.
 bool read_readout_rows(const Value* v, const std::string& where, std::size_t rows, std::size_t cols, QMat& out,
                        std::string& why) {
-  if (!v || v->type != json::Type::Array || v->items.size() != rows) {
+  if (!v || v->type != json::Type::Array || v->size() != rows) {
     why = where + ": expected " + std::to_string(rows) + " rows of " + std::to_string(cols) + " exact numbers";
     return false;
   }
   out.assign(rows, QRow());
   for (std::size_t i = 0; i < rows; ++i)
-    if (!read_rational_vector(v->items[i], readout_at(where, i), cols, out[i], why)) return false;
+    if (!read_rational_vector(*v->at(i), readout_at(where, i), cols, out[i], why)) return false;
   return true;
 }
 
@@ -53,14 +53,15 @@ bool dana24_readout_exact_check(const Value& readout, const Value& weights, cons
   if (!read_readout_rows(weights.find("WU"), "weights.WU", N, d, WU, why)) return false;
   // X = [M, W_O]: row i is M's row i followed by row i of every W_O^h (weights.WO[h][i][0..dh)).
   const Value* wo = weights.find("WO");
-  if (!wo || wo->type != json::Type::Array || wo->items.size() != sh.H) {
+  if (!wo || wo->type != json::Type::Array || wo->size() != sh.H) {
     why = "weights.WO: expected H = " + std::to_string(sh.H) + " matrices";
     return false;
   }
   QMat X(d, QRow());
   for (std::size_t h = 0; h < sh.H; ++h) {
     QMat block;
-    if (!read_readout_rows(&wo->items[h], readout_at("weights.WO", h), d, sh.dh, block, why)) return false;
+    const json::Item block_rows = wo->at(h);
+    if (!read_readout_rows(&*block_rows, readout_at("weights.WO", h), d, sh.dh, block, why)) return false;
     for (std::size_t i = 0; i < d; ++i) X[i].insert(X[i].end(), block[i].begin(), block[i].end());
   }
   for (std::size_t i = 0; i < d; ++i) X[i].insert(X[i].begin(), M[i].begin(), M[i].end());

@@ -210,7 +210,7 @@ bool read_common(const Value& c, Common& k, std::string& why) {
   }
   const Value* sv = member(c, "", "sequences", json::Type::Array, why);
   if (!sv) return false;
-  const std::size_t T = sv->items.size();
+  const std::size_t T = sv->size();
   if (T == 0 || T > 100000) {
     why = "sequences: expected 1..100000 sequences";
     return false;
@@ -218,13 +218,14 @@ bool read_common(const Value& c, Common& k, std::string& why) {
   std::set<std::vector<std::size_t>> seen;
   k.seq.assign(T, std::vector<std::size_t>(k.sh.S));
   for (std::size_t t = 0; t < T; ++t) {
-    const Value& s = sv->items[t];
-    if (s.type != json::Type::Array || s.items.size() != k.sh.S) {
+    const json::Item s_item = sv->at(t);
+    const Value& s = *s_item;
+    if (s.type != json::Type::Array || s.size() != k.sh.S) {
       why = theorem1_eps_at("sequences", t) + ": expected S tokens";
       return false;
     }
     for (std::size_t i = 0; i < k.sh.S; ++i)
-      if (!read_size(s.items[i], theorem1_eps_at(theorem1_eps_at("sequences", t), i), k.sh.N - 1, k.seq[t][i], why)) return false;
+      if (!read_size(*s.at(i), theorem1_eps_at(theorem1_eps_at("sequences", t), i), k.sh.N - 1, k.seq[t][i], why)) return false;
     if (!seen.insert(k.seq[t]).second) {
       why = theorem1_eps_at("sequences", t) + ": a repeated sequence";
       return false;
@@ -272,9 +273,9 @@ bool read_common(const Value& c, Common& k, std::string& why) {
 // -Wfree-nonheap-object for a vector of rows sized and filled inline.)
 [[gnu::noinline]] bool read_rows(const Value& v, const std::string& name, std::size_t cols, std::vector<QRow>& out,
                                  std::string& why) {
-  out.resize(v.items.size());
+  out.resize(v.size());
   for (std::size_t t = 0; t < out.size(); ++t)
-    if (!read_rational_vector(v.items[t], theorem1_eps_at(name, t), cols, out[t], why)) return false;
+    if (!read_rational_vector(*v.at(t), theorem1_eps_at(name, t), cols, out[t], why)) return false;
   return true;
 }
 
@@ -322,7 +323,7 @@ bool check_theorem1_eps(const Value& c, std::string& why) {
   const Value* Ev = zv ? member(c, "", "E", json::Type::Array, why) : nullptr;
   const Value* wv = Ev ? member(c, "", "weights", json::Type::Object, why) : nullptr;
   if (!wv) return false;
-  if (zv->items.size() != T || Ev->items.size() != T) {
+  if (zv->size() != T || Ev->size() != T) {
     why = "logits, E: expected one row per sequence";
     return false;
   }
@@ -334,7 +335,7 @@ bool check_theorem1_eps(const Value& c, std::string& why) {
   // W = W_U, exact.
   const Value* wu = member(*wv, "weights", "WU", json::Type::Array, why);
   if (!wu) return false;
-  if (wu->items.size() != N) {
+  if (wu->size() != N) {
     why = "weights.WU: expected N rows";
     return false;
   }

@@ -54,15 +54,15 @@ bool theorem2_read_gram(const Value& c, Dana24Theorem2& g2, std::string& why) {
   mpq_class& C = g2.C;
   const Value* bv = member(c, "", "B", json::Type::Array, why);
   if (!bv) return false;
-  N = bv->items.size();
-  if (N < 2 || N > 4096 || bv->items[0].type != json::Type::Array || bv->items[0].items.empty() || bv->items[0].items.size() > 4096) {
+  N = bv->size();
+  if (N < 2 || N > 4096 || bv->at(0)->type != json::Type::Array || bv->at(0)->empty() || bv->at(0)->size() > 4096) {
     why = "B: expected 2..4096 rows of 1..4096 entries";
     return false;
   }
-  d = bv->items[0].items.size();
+  d = bv->at(0)->size();
   B.resize(N);
   for (std::size_t i = 0; i < N; ++i)
-    if (!read_rational_vector(bv->items[i], "B[" + std::to_string(i) + "]", d, B[i], why)) return false;
+    if (!read_rational_vector(*bv->at(i), "B[" + std::to_string(i) + "]", d, B[i], why)) return false;
   const Value* sv = member(c, "", "scale", json::Type::String, why);
   const Value* cv = sv ? member(c, "", "C", json::Type::String, why) : nullptr;
   if (!cv || !read_rational(*sv, "scale", s, why) || !read_rational(*cv, "C", C, why)) return false;
@@ -236,13 +236,13 @@ bool check_dana24_theorem2(const Value& c, std::string& why) {
   if (!theorem2_read_gram(c, k, why) || !theorem2_check_C(k, why) || !theorem2_check_theorem_C(c, k, why)) return false;
   const Value* lv = member(c, "", "conditionals", json::Type::Array, why);
   if (!lv) return false;
-  if (lv->items.empty() || lv->items.size() > 100000) { why = "conditionals: expected 1..100000 entries"; return false; }
+  if (lv->empty() || lv->size() > 100000) { why = "conditionals: expected 1..100000 entries"; return false; }
   const double N = double(k.N);
-  if (!within_budget(double(lv->items.size()) * N * 64, N * N * 64, "the theorem-2 check", why)) return false;
+  if (!within_budget(double(lv->size()) * N * 64, N * N * 64, "the theorem-2 check", why)) return false;
   Dana24Theorem2Scratch m;
   bool ok = true;
-  for (std::size_t t = 0; t < lv->items.size() && ok; ++t)
-    ok = theorem2_check_conditional(lv->items[t], "conditionals[" + std::to_string(t) + "]", k, m, why);
+  for (std::size_t t = 0; t < lv->size() && ok; ++t)
+    ok = theorem2_check_conditional(*lv->at(t), "conditionals[" + std::to_string(t) + "]", k, m, why);
   if (ok) note_applied("dana24 Theorem 2, per-sequence form: lambda bracketed from above, KL = lambda* D, bound enclosed from below");
   return ok;
 }

@@ -27,26 +27,27 @@ bool check_claim_ks_consistency(const Value& c, const std::string& claim, std::s
   const Value* pv = sv ? member(c, "certificate", "positions", json::Type::Array, why) : nullptr;
   const Value* lv = pv ? member(c, "certificate", "labels", json::Type::Array, why) : nullptr;
   if (!lv) return false;
-  if (sv->items.size() != 2 || pv->items.size() != 2 || lv->items.size() != 2) { why = "sequences/positions/labels: expected two each"; return false; }
+  if (sv->size() != 2 || pv->size() != 2 || lv->size() != 2) { why = "sequences/positions/labels: expected two each"; return false; }
   std::vector<QMat> seq(2);
   for (std::size_t s = 0; s < 2; ++s) {
-    const Value& m = sv->items[s];
+    const json::Item m_item = sv->at(s);
+    const Value& m = *m_item;
     const std::string where = "sequences[" + std::to_string(s) + "]";
-    if (m.type != json::Type::Array || m.items.empty() || m.items.size() > 4096) { why = where + ": expected 1..4096 tokens"; return false; }
-    const std::size_t d = m.items[0].type == json::Type::Array ? m.items[0].items.size() : 0;
+    if (m.type != json::Type::Array || m.empty() || m.size() > 4096) { why = where + ": expected 1..4096 tokens"; return false; }
+    const std::size_t d = m.at(0)->type == json::Type::Array ? m.at(0)->size() : 0;
     if (d == 0 || d > 4096) { why = where + ": expected tokens of dimension 1..4096"; return false; }
-    seq[s].resize(m.items.size());
-    for (std::size_t k = 0; k < m.items.size(); ++k)
-      if (!read_rational_vector(m.items[k], where + "[" + std::to_string(k) + "]", d, seq[s][k], why)) return false;
+    seq[s].resize(m.size());
+    for (std::size_t k = 0; k < m.size(); ++k)
+      if (!read_rational_vector(*m.at(k), where + "[" + std::to_string(k) + "]", d, seq[s][k], why)) return false;
   }
   const std::size_t n = seq[0].size();
   if (seq[1].size() != n || seq[1][0].size() != seq[0][0].size()) { why = "sequences: lengths or dimensions differ"; return false; }
   std::size_t pos[2];
   for (std::size_t s = 0; s < 2; ++s)
-    if (!read_size(pv->items[s], "positions[" + std::to_string(s) + "]", n - 1, pos[s], why)) return false;
+    if (!read_size(*pv->at(s), "positions[" + std::to_string(s) + "]", n - 1, pos[s], why)) return false;
   std::size_t label[2];
   for (std::size_t s = 0; s < 2; ++s)
-    if (!read_size(lv->items[s], "labels[" + std::to_string(s) + "]", std::size_t{1} << 40, label[s], why)) return false;
+    if (!read_size(*lv->at(s), "labels[" + std::to_string(s) + "]", std::size_t{1} << 40, label[s], why)) return false;
   if (label[0] == label[1]) { why = "labels: equal (no conflict)"; return false; }
   QMat a = seq[0], b = seq[1];
   std::sort(a.begin(), a.end());

@@ -173,12 +173,12 @@ bool ks_read_setting(const Value& c, KsCertificate& k, std::string& why) {
 bool ks_read_tokens(const Value& c, KsCertificate& k, std::string& why) {
   const Value* tv = member(c, "", "tokens", json::Type::Array, why);
   if (!tv) return false;
-  k.V = tv->items.size();
+  k.V = tv->size();
   if (k.V == 0) { why = "tokens: empty"; return false; }
   if (k.V > UINT32_MAX) { why = "tokens: more than 2^32 - 1 rows"; return false; }
   k.tok.resize(k.V);
   for (std::size_t t = 0; t < k.V; ++t)
-    if (!read_rational_vector(tv->items[t], ks_at("tokens", t), k.d, k.tok[t], why)) return false;
+    if (!read_rational_vector(*tv->at(t), ks_at("tokens", t), k.d, k.tok[t], why)) return false;
   std::vector<std::size_t> ord(k.V);
   std::iota(ord.begin(), ord.end(), 0);
   std::sort(ord.begin(), ord.end(), [&](std::size_t a, std::size_t b) { return k.tok[a] < k.tok[b]; });
@@ -208,27 +208,29 @@ bool ks_read_examples(const Value& c, KsCertificate& k, std::string& why) {
     return ks_read_referenced(*dv, N, n, k.d, k.s2s, k.C, k.tok, k.seq, k.label, why);
   const Value* sv = member(c, "", "sequences", json::Type::Array, why);
   if (!sv) return false;
-  if (sv->items.size() != N) { why = "sequences: expected N = " + std::to_string(N) + " sequences"; return false; }
+  if (sv->size() != N) { why = "sequences: expected N = " + std::to_string(N) + " sequences"; return false; }
   k.seq.assign(N * n, 0);
   for (std::size_t i = 0; i < N; ++i) {
-    const Value& s = sv->items[i];
-    if (s.type != json::Type::Array || s.items.size() != n) { why = ks_at("sequences", i) + ": expected n token indices"; return false; }
+    const json::Item s_item = sv->at(i);
+    const Value& s = *s_item;
+    if (s.type != json::Type::Array || s.size() != n) { why = ks_at("sequences", i) + ": expected n token indices"; return false; }
     for (std::size_t q = 0, t; q < n; ++q) {
-      if (!read_size(s.items[q], ks_at(ks_at("sequences", i), q), k.V - 1, t, why)) return false;
+      if (!read_size(*s.at(q), ks_at(ks_at("sequences", i), q), k.V - 1, t, why)) return false;
       k.seq[i * n + q] = static_cast<std::uint32_t>(t);
     }
   }
   const Value* lv = member(c, "", "labels", json::Type::Array, why);
   if (!lv) return false;
-  if (lv->items.size() != N) { why = "labels: expected N labels"; return false; }
+  if (lv->size() != N) { why = "labels: expected N labels"; return false; }
   k.label.assign(N * k.per, 0);
   for (std::size_t i = 0; i < N; ++i) {
     if (k.s2s) {
-      const Value& li = lv->items[i];
-      if (li.type != json::Type::Array || li.items.size() != n) { why = ks_at("labels", i) + ": expected n labels"; return false; }
+      const json::Item li_item = lv->at(i);
+      const Value& li = *li_item;
+      if (li.type != json::Type::Array || li.size() != n) { why = ks_at("labels", i) + ": expected n labels"; return false; }
       for (std::size_t q = 0; q < n; ++q)
-        if (!read_label(li.items[q], ks_at(ks_at("labels", i), q), k.C, k.label[i * n + q], why)) return false;
-    } else if (!read_label(lv->items[i], ks_at("labels", i), k.C, k.label[i], why)) {
+        if (!read_label(*li.at(q), ks_at(ks_at("labels", i), q), k.C, k.label[i * n + q], why)) return false;
+    } else if (!read_label(*lv->at(i), ks_at("labels", i), k.C, k.label[i], why)) {
       return false;
     }
   }
@@ -306,10 +308,10 @@ bool ks_read_network(const Value& c, KsCertificate& k, std::string& why) {
   if (!av) return false;
   const Value* wv = member(*av, "network.attention", "WOV", json::Type::Array, why);
   if (!wv) return false;
-  if (wv->items.size() != 3) { why = "network.attention.WOV: expected 3 rows"; return false; }
+  if (wv->size() != 3) { why = "network.attention.WOV: expected 3 rows"; return false; }
   k.wov.assign(3, QRow());
   for (std::size_t i = 0; i < 3; ++i) {
-    if (!read_rational_vector(wv->items[i], ks_at("network.attention.WOV", i), 3, k.wov[i], why)) return false;
+    if (!read_rational_vector(*wv->at(i), ks_at("network.attention.WOV", i), 3, k.wov[i], why)) return false;
     for (const auto& x : k.wov[i]) {
       ++pos;
       if (sgn(x) != 0) {
@@ -360,15 +362,15 @@ bool ks_check_collision(const Value& c, const KsCertificate& k, std::string& why
   const std::size_t N = k.N, n = k.n, per = k.per;
   const Value* cv = member(c, "", "collision", json::Type::Array, why);
   if (!cv) return false;
-  if (cv->items.size() != 2) { why = "collision: expected [i, j]"; return false; }
+  if (cv->size() != 2) { why = "collision: expected [i, j]"; return false; }
   std::size_t i, j, pi = n - 1, pj = n - 1;
-  if (!read_size(cv->items[0], "collision[0]", N - 1, i, why) || !read_size(cv->items[1], "collision[1]", N - 1, j, why))
+  if (!read_size(*cv->at(0), "collision[0]", N - 1, i, why) || !read_size(*cv->at(1), "collision[1]", N - 1, j, why))
     return false;
   if (k.s2s) {
     const Value* pv = member(c, "", "positions", json::Type::Array, why);
     if (!pv) return false;
-    if (pv->items.size() != 2 || !read_size(pv->items[0], "positions[0]", n - 1, pi, why) ||
-        !read_size(pv->items[1], "positions[1]", n - 1, pj, why)) {
+    if (pv->size() != 2 || !read_size(*pv->at(0), "positions[0]", n - 1, pi, why) ||
+        !read_size(*pv->at(1), "positions[1]", n - 1, pj, why)) {
       if (why.empty()) why = "positions: expected [ki, kj]";
       return false;
     }

@@ -18,20 +18,20 @@ bool ks_read_net(const Value& v, const std::string& where, std::size_t in, KsNet
                  unsigned long& pos, std::string& why) {
   if (v.type != json::Type::Array) { why = where + ": expected an array of layers"; return false; }
   std::size_t cur = in;
-  for (std::size_t l = 0; l < v.items.size(); ++l) {
+  for (std::size_t l = 0; l < v.size(); ++l) {
     const std::string w = ks_at(where, l);
-    const Value* W = member(v.items[l], w, "W", json::Type::Array, why);
+    const Value* W = member(*v.at(l), w, "W", json::Type::Array, why);
     if (!W) return false;
-    const Value* b = member(v.items[l], w, "b", json::Type::Array, why);
+    const Value* b = member(*v.at(l), w, "b", json::Type::Array, why);
     if (!b) return false;
     KsLayer L;
     L.in = cur;
-    L.out = W->items.size();
+    L.out = W->size();
     if (L.out == 0) { why = w + ".W: a layer needs at least one row"; return false; }
     L.rows.resize(L.out);
     QRow row;
     for (std::size_t i = 0; i < L.out; ++i) {
-      if (!read_rational_vector(W->items[i], ks_at(w + ".W", i), cur, row, why)) return false;
+      if (!read_rational_vector(*W->at(i), ks_at(w + ".W", i), cur, row, why)) return false;
       for (std::size_t j = 0; j < cur; ++j) {
         ++pos;
         if (sgn(row[j]) != 0) {

@@ -30,13 +30,13 @@ std::string claim_at(const std::string& w, std::size_t i) { return w + "[" + std
 // ---- readers for nested arrays of exact numbers --------------------------------------------------
 bool vec(const Value& v, const std::string& where, QRow& out, std::string& why) {
   if (v.type != json::Type::Array) { why = where + ": expected an array"; return false; }
-  return read_rational_vector(v, where, v.items.size(), out, why);
+  return read_rational_vector(v, where, v.size(), out, why);
 }
 bool mat(const Value& v, const std::string& where, QMat& out, std::string& why) {
-  if (v.type != json::Type::Array || v.items.empty()) { why = where + ": expected a non-empty array of rows"; return false; }
-  out.assign(v.items.size(), {});
-  for (std::size_t i = 0; i < v.items.size(); ++i) {
-    if (!vec(v.items[i], claim_at(where, i), out[i], why)) return false;
+  if (v.type != json::Type::Array || v.empty()) { why = where + ": expected a non-empty array of rows"; return false; }
+  out.assign(v.size(), {});
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!vec(*v.at(i), claim_at(where, i), out[i], why)) return false;
     if (out[i].size() != out[0].size() || out[i].empty()) { why = claim_at(where, i) + ": ragged or empty row"; return false; }
   }
   return true;
@@ -60,10 +60,10 @@ bool field_size(const Value& c, const std::string& key, std::size_t& out, std::s
 bool field_mats(const Value& c, const std::string& key, std::vector<QMat>& out, std::string& why) {
   const Value* v = member(c, "certificate", key, json::Type::Array, why);
   if (!v) return false;
-  if (v->items.empty()) { why = key + ": empty"; return false; }
-  out.assign(v->items.size(), {});
-  for (std::size_t i = 0; i < v->items.size(); ++i)
-    if (!mat(v->items[i], claim_at(key, i), out[i], why)) return false;
+  if (v->empty()) { why = key + ": empty"; return false; }
+  out.assign(v->size(), {});
+  for (std::size_t i = 0; i < v->size(); ++i)
+    if (!mat(*v->at(i), claim_at(key, i), out[i], why)) return false;
   for (const auto& m : out)
     if (m.size() != out[0].size() || m[0].size() != out[0][0].size()) { why = key + ": shapes differ"; return false; }
   return true;
@@ -71,7 +71,7 @@ bool field_mats(const Value& c, const std::string& key, std::vector<QMat>& out, 
 bool field_indices(const Value& c, const std::string& key, std::size_t bound, std::vector<std::size_t>& out,
                    std::string& why) {
   const Value* v = member(c, "certificate", key, json::Type::Array, why);
-  return v && read_index_set(*v, key, v->items.size(), bound, out, why);
+  return v && read_index_set(*v, key, v->size(), bound, out, why);
 }
 
 // ---- exact matrix helpers --------------------------------------------------------------------------
@@ -132,9 +132,9 @@ bool kernel_upper(const QMat& a, const Value& c, const std::string& key, std::si
   const Value* kv = member(c, "certificate", key, json::Type::Array, why);
   if (!kv) return false;
   QMat K;
-  for (std::size_t i = 0; i < kv->items.size(); ++i) {
+  for (std::size_t i = 0; i < kv->size(); ++i) {
     QRow v;
-    if (!vec(kv->items[i], claim_at(key, i), v, why)) return false;
+    if (!vec(*kv->at(i), claim_at(key, i), v, why)) return false;
     if (v.size() != cols(a)) { why = claim_at(key, i) + ": length " + std::to_string(v.size()) + ", expected " + std::to_string(cols(a)); return false; }
     if (!all_zero(qmat_mul_vec(a, v))) { why = claim_at(key, i) + ": not in the kernel (exact product non-zero)"; return false; }
     K.push_back(v);
@@ -159,10 +159,10 @@ bool expect_verdict(const std::string& got, const char* want, std::string& why) 
 bool read_alphas(const Value& c, std::size_t H, std::size_t T, std::size_t n, std::vector<QMat>& alpha, std::string& why) {
   const Value* av = member(c, "certificate", "alpha", json::Type::Array, why);
   if (!av) return false;
-  if (av->items.size() != H) { why = "alpha: expected H = " + std::to_string(H) + " heads"; return false; }
+  if (av->size() != H) { why = "alpha: expected H = " + std::to_string(H) + " heads"; return false; }
   alpha.assign(H, {});
   for (std::size_t h = 0; h < H; ++h) {
-    if (!mat(av->items[h], claim_at("alpha", h), alpha[h], why)) return false;
+    if (!mat(*av->at(h), claim_at("alpha", h), alpha[h], why)) return false;
     if (alpha[h].size() != T || cols(alpha[h]) != n) { why = claim_at("alpha", h) + ": expected T x n"; return false; }
     for (std::size_t t = 0; t < T; ++t) {
       mpq_class s = 0;
@@ -521,10 +521,11 @@ bool check_lemma4(const Value& c, const std::string& claim, std::string& why) {
       if (j != js && s[j] >= s[js]) { why = "s has no unique maximum at j_star"; return false; }
     const Value* st = member(c, "certificate", "steps", json::Type::Array, why);
     if (!st) return false;
-    if (st->items.empty()) { why = "steps: empty"; return false; }
-    for (std::size_t i = 0; i < st->items.size(); ++i) {
+    if (st->empty()) { why = "steps: empty"; return false; }
+    for (std::size_t i = 0; i < st->size(); ++i) {
       mpq_class eps, cc;
-      const Value& item = st->items[i];
+      const json::Item step = st->at(i);
+      const Value& item = *step;
       const Value* ev = member(item, claim_at("steps", i), "eps", json::Type::String, why);
       const Value* cv = ev ? member(item, claim_at("steps", i), "c", json::Type::String, why) : nullptr;
       if (!cv || !read_rational(*ev, claim_at("steps", i) + ".eps", eps, why) || !read_rational(*cv, claim_at("steps", i) + ".c", cc, why)) return false;

@@ -26,10 +26,10 @@ namespace {
 const ModP kPrime{(std::uint64_t{1} << 61) - 1};
 
 bool rows_of(const Value& v, const std::string& where, std::size_t rows, std::size_t cols, QMat& out, std::string& why) {
-  if (v.type != json::Type::Array || v.items.size() != rows) { why = where + ": expected " + std::to_string(rows) + " rows"; return false; }
+  if (v.type != json::Type::Array || v.size() != rows) { why = where + ": expected " + std::to_string(rows) + " rows"; return false; }
   out.assign(rows, {});
   for (std::size_t i = 0; i < rows; ++i)
-    if (!read_rational_vector(v.items[i], where + "[" + std::to_string(i) + "]", cols, out[i], why)) return false;
+    if (!read_rational_vector(*v.at(i), where + "[" + std::to_string(i) + "]", cols, out[i], why)) return false;
   return true;
 }
 const Value* path(const Value& obj, std::initializer_list<const char*> keys, json::Type last, std::string& why) {
@@ -98,14 +98,14 @@ bool check_claim_per_head_scales(const Value& c, const std::string& claim, std::
   const Value* qv = path(*cons, {"data", "queries"}, json::Type::Array, why);
   const Value* yv = path(*cons, {"data", "labels"}, json::Type::Array, why);
   if (!cv || !qv || !yv) return false;
-  if (cv->items.size() != T) { why = "construction.data.contexts: expected T contexts"; return false; }
+  if (cv->size() != T) { why = "construction.data.contexts: expected T contexts"; return false; }
   std::vector<QMat> E(T);
   for (std::size_t t = 0; t < T; ++t)
-    if (!rows_of(cv->items[t], "construction.data.contexts[" + std::to_string(t) + "]", n, d, E[t], why)) return false;
+    if (!rows_of(*cv->at(t), "construction.data.contexts[" + std::to_string(t) + "]", n, d, E[t], why)) return false;
   QMat Q, Y;
   if (!rows_of(*qv, "construction.data.queries", T, d, Q, why)) return false;
-  if (yv->type != json::Type::Array || yv->items.size() != T) { why = "construction.data.labels: expected T rows"; return false; }
-  const std::size_t dout = yv->items[0].type == json::Type::Array ? yv->items[0].items.size() : 0;
+  if (yv->type != json::Type::Array || yv->size() != T) { why = "construction.data.labels: expected T rows"; return false; }
+  const std::size_t dout = yv->at(0)->type == json::Type::Array ? yv->at(0)->size() : 0;
   if (dout == 0 || !rows_of(*yv, "construction.data.labels", T, dout, Y, why)) return false;
 
   // The data's hypotheses beyond Assumptions 1-2 (those the theorem1 check certified): general position
@@ -135,26 +135,26 @@ bool check_claim_per_head_scales(const Value& c, const std::string& claim, std::
   const Value* wv = path(*cons, {"weights", "heads"}, json::Type::Array, why);
   const Value* tv = member(*cons, "construction", "trace", json::Type::Array, why);
   if (!hv || !sv || !wv || !tv) return false;
-  if (hv->items.size() != H || sv->items.size() != H || wv->items.size() != H || tv->items.size() != H) { why = "heads/scales: expected H entries"; return false; }
+  if (hv->size() != H || sv->size() != H || wv->size() != H || tv->size() != H) { why = "heads/scales: expected H entries"; return false; }
   std::size_t rescaled = 0;
   for (std::size_t h = 0; h < H; ++h) {
     const std::string at = "heads[" + std::to_string(h) + "]";
     QMat WK, WQ, PK, PQ;
-    const Value* a = member(hv->items[h], at, "WK", json::Type::Array, why);
-    const Value* b = a ? member(hv->items[h], at, "WQ", json::Type::Array, why) : nullptr;
-    const Value* pa = b ? member(wv->items[h], "construction.weights", "WK", json::Type::Array, why) : nullptr;
-    const Value* pb = pa ? member(wv->items[h], "construction.weights", "WQ", json::Type::Array, why) : nullptr;
+    const Value* a = member(*hv->at(h), at, "WK", json::Type::Array, why);
+    const Value* b = a ? member(*hv->at(h), at, "WQ", json::Type::Array, why) : nullptr;
+    const Value* pa = b ? member(*wv->at(h), "construction.weights", "WK", json::Type::Array, why) : nullptr;
+    const Value* pb = pa ? member(*wv->at(h), "construction.weights", "WQ", json::Type::Array, why) : nullptr;
     if (!pb || !rows_of(*a, at + ".WK", d, dh, WK, why) || !rows_of(*b, at + ".WQ", d, dh, WQ, why) ||
         !rows_of(*pa, "construction.weights.WK", d, dh, PK, why) || !rows_of(*pb, "construction.weights.WQ", d, dh, PQ, why))
       return false;
     QMat W = product_abt(WK, WQ), P = product_abt(PK, PQ);
     mpq_class s;
-    if (!read_rational(sv->items[h], "scales[" + std::to_string(h) + "]", s, why)) return false;
-    const Value* gv = member(tv->items[h], "construction.trace", "g", json::Type::Array, why);
-    const Value* wwv = gv ? member(tv->items[h], "construction.trace", "w", json::Type::Array, why) : nullptr;
-    const Value* cpv = wwv ? member(tv->items[h], "construction.trace", "c", json::Type::String, why) : nullptr;
+    if (!read_rational(*sv->at(h), "scales[" + std::to_string(h) + "]", s, why)) return false;
+    const Value* gv = member(*tv->at(h), "construction.trace", "g", json::Type::Array, why);
+    const Value* wwv = gv ? member(*tv->at(h), "construction.trace", "w", json::Type::Array, why) : nullptr;
+    const Value* cpv = wwv ? member(*tv->at(h), "construction.trace", "c", json::Type::String, why) : nullptr;
     if (!cpv) return false;
-    if (gv->items.empty()) {  // no saturating term (head 1): the head must be the construction's, scale 0
+    if (gv->empty()) {  // no saturating term (head 1): the head must be the construction's, scale 0
       if (W != P) { why = at + ": a head without a saturating term must keep the construction's weights"; return false; }
       if (s != 0) { why = "scales[" + std::to_string(h) + "]: a head without a saturating term has scale 0"; return false; }
       continue;
@@ -179,10 +179,10 @@ bool check_claim_per_head_scales(const Value& c, const std::string& claim, std::
   if (common && rescaled != 1) { why = "heads: a common scale needs exactly one saturating head"; return false; }
   // Heads without a saturating term were checked equal to the construction; their logits too must agree.
   for (std::size_t h = 0; h < H; ++h) {
-    if (!path(tv->items[h], {"g"}, json::Type::Array, why)->items.empty()) continue;
+    if (!path(*tv->at(h), {"g"}, json::Type::Array, why)->empty()) continue;
     QMat WK, WQ;
-    rows_of(*member(hv->items[h], "", "WK", json::Type::Array, why), "WK", d, dh, WK, why);
-    rows_of(*member(hv->items[h], "", "WQ", json::Type::Array, why), "WQ", d, dh, WQ, why);
+    rows_of(*member(*hv->at(h), "", "WK", json::Type::Array, why), "WK", d, dh, WK, why);
+    rows_of(*member(*hv->at(h), "", "WQ", json::Type::Array, why), "WQ", d, dh, WQ, why);
     QMat W = product_abt(WK, WQ);
     QRow li = qmat_mul_vec(E[i], qmat_mul_vec(W, Q[i])), lj = qmat_mul_vec(E[j], qmat_mul_vec(W, Q[j]));
     for (std::size_t k = 1; k < n; ++k)

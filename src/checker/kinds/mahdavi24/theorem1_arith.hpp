@@ -34,13 +34,13 @@ inline std::string at(const std::string& w, std::size_t i) { return w + "[" + st
 // A plain JSON array-of-arrays matrix of exact strings with the expected shape.
 inline bool read_plain_matrix(const Value& v, const std::string& where, std::size_t rows, std::size_t cols, QMat& out,
                        std::string& why) {
-  if (v.type != json::Type::Array || v.items.size() != rows) {
+  if (v.type != json::Type::Array || v.size() != rows) {
     why = where + ": expected an array of " + std::to_string(rows) + " rows";
     return false;
   }
   out.assign(rows, QRow());
   for (std::size_t i = 0; i < rows; ++i)
-    if (!read_rational_vector(v.items[i], at(where, i), cols, out[i], why)) return false;
+    if (!read_rational_vector(*v.at(i), at(where, i), cols, out[i], why)) return false;
   return true;
 }
 

@@ -161,7 +161,7 @@ bool check_theorem1_body(const Value& cert, std::string& why, unsigned threads, 
 bool check_examples_field(const Value& cert, std::size_t T, bool by_file, std::string& why) {
   const Value* ev = cert.find("examples");
   if (!ev) return true;
-  if (ev->type != json::Type::Array || ev->items.size() != T) {
+  if (ev->type != json::Type::Array || ev->size() != T) {
     check_context().malformed = true;
     why = "examples: expected " + std::to_string(T) + " row indices";
     return false;
@@ -169,7 +169,7 @@ bool check_examples_field(const Value& cert, std::size_t T, bool by_file, std::s
   std::size_t prev = 0;
   for (std::size_t i = 0; i < T; ++i) {
     std::size_t row = 0;
-    if (!read_size(ev->items[i], at("examples", i), kMaxDimension, row, why)) return false;
+    if (!read_size(*ev->at(i), at("examples", i), kMaxDimension, row, why)) return false;
     if (i > 0 && row <= prev) { why = at("examples", i) + ": expected strictly increasing row indices"; return false; }
     if (by_file && row != i) {
       why = at("examples", i) + ": names row " + std::to_string(row) + ", but the certificate is checked on the referenced file's first " +

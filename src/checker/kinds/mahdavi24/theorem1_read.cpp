@@ -89,10 +89,10 @@ bool read_theorem1_data(const Value& cert, Theorem1& k, DataDigestJob& job, unsi
   } else {
     const Value* cv = member(*data, "data", "contexts", json::Type::Array, why);
     if (!cv) return false;
-    if (cv->items.size() != T) { why = "data.contexts: expected " + std::to_string(T) + " contexts"; return false; }
+    if (cv->size() != T) { why = "data.contexts: expected " + std::to_string(T) + " contexts"; return false; }
     E.resize(T);
     if (!run_all(T, threads, [&](std::size_t t, unsigned, std::string& r) {
-          return read_plain_matrix(cv->items[t], at("data.contexts", t), n, d, E[t], r);
+          return read_plain_matrix(*cv->at(t), at("data.contexts", t), n, d, E[t], r);
         }, why))
       return false;
     const Value* qv = member(*data, "data", "queries", json::Type::Array, why);
@@ -103,10 +103,10 @@ bool read_theorem1_data(const Value& cert, Theorem1& k, DataDigestJob& job, unsi
   std::vector<std::size_t>& cls = k.cls;
   if (const Value* cl = data->find("class_labels")) {
     class_labels = true;
-    if (cl->type != json::Type::Array || cl->items.size() != T) { why = "data.class_labels: expected " + std::to_string(T) + " labels"; return false; }
+    if (cl->type != json::Type::Array || cl->size() != T) { why = "data.class_labels: expected " + std::to_string(T) + " labels"; return false; }
     cls.resize(T);
     for (std::size_t t = 0; t < T; ++t)
-      if (!read_size(cl->items[t], at("data.class_labels", t), dout - 1, cls[t], why)) return false;
+      if (!read_size(*cl->at(t), at("data.class_labels", t), dout - 1, cls[t], why)) return false;
     note_applied("class labels: the labelled output is the certified arg-max of y_hat (positive margin over every other output)");
     if (data->find("labels")) note_not_checked("data.labels (class labels present: the verdict is on data.class_labels)");
   } else {
@@ -125,12 +125,13 @@ bool read_theorem1_weights(const Value& cert, Theorem1& k, unsigned threads, std
   if (!wv) return false;
   const Value* hv = member(*wv, "weights", "heads", json::Type::Array, why);
   if (!hv) return false;
-  if (hv->items.size() != H) { why = "weights.heads: expected " + std::to_string(H) + " heads"; return false; }
+  if (hv->size() != H) { why = "weights.heads: expected " + std::to_string(H) + " heads"; return false; }
   auto &WK = k.WK, &WQ = k.WQ;
   auto &WKq = k.WKq, &WQq = k.WQq, &WV = k.WV;
   WK.resize(H), WQ.resize(H), WKq.resize(H), WQq.resize(H), WV.resize(H);
   if (!run_all(H, threads, [&](std::size_t h, unsigned, std::string& r) {
-        const Value& hd = hv->items[h];
+        const json::Item hd_item = hv->at(h);
+        const Value& hd = *hd_item;
         const std::string w = at("weights.heads", h);
         QMat kk, q;
         const Value* kv = member(hd, w, "WK", json::Type::Array, r);

@@ -24,7 +24,7 @@ namespace memcert_checker::theorem1 {
 // One head's trace entry (docs/THEORY.md section 4): its group R_h, target logits, and the saturator.
 struct HeadTrace {
   std::vector<std::size_t> group;
-  std::vector<const Value*> targets;
+  std::vector<json::Item> targets;
   bool sat = false, direct = false, chain = true;
   mpq_class c = 0, eps = 0, gap = 0, spread = 0, sigma = 0;
   QRow g, w;

@@ -29,30 +29,31 @@ bool read_theorem1_trace(const Value& cert, Theorem1& k, std::string& why) {
     const Value* trv = member(cert, "", "trace", json::Type::Array, why);
     if (!trv) return false;
     const std::size_t traced = generic ? 0 : H;  // generic weights: no proof steps are claimed
-    if (trv->items.size() != traced) {
+    if (trv->size() != traced) {
       why = generic ? "trace: expected an empty trace for method generic" : "trace: expected one entry per head";
       return false;
     }
     if (generic) note_not_checked("trace (method generic: no proof step is claimed; the verdict is the forward pass, the labels and rank(Z) >= T)");
     std::size_t next = 0;
     for (std::size_t h = 0; h < traced; ++h) {
-      const Value& e = trv->items[h];
+      const json::Item e_item = trv->at(h);
+      const Value& e = *e_item;
       const std::string w = at("trace", h);
       HeadTrace& x = ht[h];
       const Value* gv = member(e, w, "group", json::Type::Array, why);
       const Value* lv = gv ? member(e, w, "target_logits", json::Type::Array, why) : nullptr;
       if (!lv) return false;
       const std::size_t want = std::min(h == 0 ? r : r - 1, T - next);
-      if (gv->items.size() != want || lv->items.size() != want) {
+      if (gv->size() != want || lv->size() != want) {
         why = w + ": expected the group R_" + std::to_string(h + 1) + " of " + std::to_string(want) + " examples with their target logits";
         return false;
       }
       for (std::size_t i = 0; i < want; ++i) {
         std::size_t t = 0;
-        if (!read_size(gv->items[i], at(w + ".group", i), T - 1, t, why)) return false;
+        if (!read_size(*gv->at(i), at(w + ".group", i), T - 1, t, why)) return false;
         if (t != next + i) { why = at(w + ".group", i) + ": expected example " + std::to_string(next + i); return false; }
         x.group.push_back(t);
-        x.targets.push_back(&lv->items[i]);
+        x.targets.push_back(lv->at(i));
         grp[t] = h;
       }
       x.old = next;
@@ -118,9 +119,9 @@ bool read_theorem1_trace(const Value& cert, Theorem1& k, std::string& why) {
     if (cert.find("notes") || cert.find("labels_generated"))
       note_not_checked("notes, labels_generated (descriptive: recorded by the engine; trace_checksum only guards them against accidental edits)");
     if (!generic) {
-      for (const Value& e : trv->items)  // said here, so not listed again as unread
+      for (std::size_t h = 0; h < trv->size(); ++h)  // said here, so not listed again as unread
         for (const char* key : {"c_weyl", "c_proof", "step_sigma_lower", "eps_b2_estimate", "lemma3_attempts", "target_attempts"})
-          e.find(key);
+          trv->at(h)->find(key);
       note_not_checked("trace[*].c_weyl, c_proof, step_sigma_lower, eps_b2_estimate, lemma3_attempts, target_attempts (descriptive)");
     }
     for (std::size_t h = 0; h < H; ++h)
@@ -136,16 +137,16 @@ bool read_theorem1_trace(const Value& cert, Theorem1& k, std::string& why) {
         case json::Type::Bool: return v->boolean ? "true" : "false";
         case json::Type::Array: {
           std::string s2;
-          for (std::size_t i = 0; i < v->items.size(); ++i) s2 += (i ? "," : "") + v->items[i].text;
+          for (std::size_t i = 0; i < v->size(); ++i) s2 += (i ? "," : "") + v->at(i)->text;
           return s2;
         }
         default: return v->text;
       }
     };
     std::string all;
-    for (const Value& e : trv->items)
+    for (std::size_t h = 0; h < trv->size(); ++h)
       for (const char* k : {"lemma3_attempts", "target_attempts", "eps_b2_estimate", "sigma_lower", "c_weyl", "step_sigma_lower"})
-        all += std::string(k) + "=" + text(e.find(k)) + ";";
+        all += std::string(k) + "=" + text(trv->at(h)->find(k)) + ";";
     for (const char* k : {"hypotheses", "notes", "labels_generated", "examples"}) all += std::string(k) + "=" + text(cert.find(k)) + ";";
     std::uint64_t hh = 1469598103934665603ull;
     for (unsigned char ch : all) { hh ^= ch; hh *= 1099511628211ull; }
@@ -158,7 +159,7 @@ bool read_theorem1_trace(const Value& cert, Theorem1& k, std::string& why) {
   auto& target_of = k.target_of;
   target_of.assign(H, std::vector<const Value*>(T, nullptr));
   for (std::size_t h = 0; h < H; ++h)
-    for (std::size_t i = 0; i < ht[h].group.size(); ++i) target_of[h][ht[h].group[i]] = ht[h].targets[i];
+    for (std::size_t i = 0; i < ht[h].group.size(); ++i) target_of[h][ht[h].group[i]] = &*ht[h].targets[i];
   return true;
 }
 

@@ -46,14 +46,14 @@ bool read_ascending(const Value& cert, const std::string& key, std::size_t T, bo
     why = key + ": expected an array of example indices";
     return false;
   }
-  for (std::size_t i = 0; i < v->items.size(); ++i) {
+  for (std::size_t i = 0; i < v->size(); ++i) {
     std::size_t k;
     const std::string w = key + "[" + std::to_string(i) + "]";
     if (T == 0) {
       why = w + ": no index is in range (T = 0)";
       return false;
     }
-    if (!read_size(v->items[i], w, T - 1, k, why)) return false;
+    if (!read_size(*v->at(i), w, T - 1, k, why)) return false;
     if (!out.empty() && k <= out.back()) {
       why = w + ": index " + std::to_string(k) + (k == out.back() ? " repeated" : " out of order") +
             " (expected strictly ascending indices)";

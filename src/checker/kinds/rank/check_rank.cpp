@@ -151,15 +151,19 @@ bool read_matrix_i64(const Value& v, I64Mat& out, bool& misshapen) {
     im->present = false;
     return true;
   }
-  if (!sized || d->items.size() != static_cast<std::size_t>(rows)) return false;
+  if (!sized || d->size() != static_cast<std::size_t>(rows)) return false;
   out.rows = static_cast<std::size_t>(rows);
   out.cols = static_cast<std::size_t>(cols);
   out.v.assign(out.rows * out.cols, 0);
+  std::string text;
+  json::Type t = json::Type::Null;
+  std::string_view view;
   for (std::size_t i = 0; i < out.rows; ++i) {
-    const Value& row = d->items[i];
-    if (row.type != json::Type::Array || row.items.size() != out.cols) return false;
+    const json::Item row_item = d->at(i);
+    const Value& row = *row_item;
+    if (row.type != json::Type::Array || row.size() != out.cols) return false;
     for (std::size_t j = 0; j < out.cols; ++j)
-      if (row.items[j].type != json::Type::String || !rank_integer_literal(row.items[j].text, out.v[i * out.cols + j]))
+      if (!row.leaf(j, t, view) || t != json::Type::String || !rank_integer_literal(text.assign(view), out.v[i * out.cols + j]))
         return false;
   }
   return true;
@@ -261,15 +265,15 @@ bool check_kernel(const Value& upper, const ZMat& b, std::size_t n, std::size_t 
   const std::size_t c = n - u;
   const Value* kv = member(upper, "upper", "kernel", json::Type::Array, why);
   if (!kv) return false;
-  if (kv->items.size() != c) {
+  if (kv->size() != c) {
     why = "upper.kernel: expected cols - rank_upper = " + std::to_string(c) + " vectors, got " +
-          std::to_string(kv->items.size());
+          std::to_string(kv->size());
     return false;
   }
   ZMat kernel(c);  // each vector scaled to integers: scaling keeps both B v = 0 and independence
   for (std::size_t t = 0; t < c; ++t) {
     QRow v;
-    if (!read_rational_vector(kv->items[t], "upper.kernel[" + std::to_string(t) + "]", n, v, why)) return false;
+    if (!read_rational_vector(*kv->at(t), "upper.kernel[" + std::to_string(t) + "]", n, v, why)) return false;
     kernel[t] = scale_row_to_integers(v);
   }
   const Value* fv = member(upper, "upper", "free_rows", json::Type::Array, why);
@@ -304,13 +308,13 @@ bool check_multi_prime(const Value& upper, const ZMat* b, const I64Mat* given_sm
                        std::size_t n, std::size_t u, std::string& why) {
   const Value* pv = member(upper, "upper", "primes", json::Type::Array, why);
   if (!pv) return false;
-  if (pv->items.empty()) { why = "upper.primes: empty"; return false; }
+  if (pv->empty()) { why = "upper.primes: empty"; return false; }
   std::vector<std::uint64_t> seen;
   mpz_class product = 1;
-  for (std::size_t t = 0; t < pv->items.size(); ++t) {
+  for (std::size_t t = 0; t < pv->size(); ++t) {
     std::string where = "upper.primes[" + std::to_string(t) + "]";
     ModP f{2};
-    if (!read_prime(pv->items[t], where, f, why)) return false;
+    if (!read_prime(*pv->at(t), where, f, why)) return false;
     if (std::find(seen.begin(), seen.end(), f.p) != seen.end()) {
       why = where + ": prime " + std::to_string(f.p) + " repeated (primes must be distinct)";
       return false;
@@ -379,18 +383,21 @@ bool check_rank(const Value& cert, std::string& why) {
     json::IntMatrix& im = *check_context().int_matrix;
     for (auto& member : whole.members)
       if (member.first == "data") {
-        member.second.items.assign(im.rows, json::Value{});
+        member.second = json::Value{};
+        member.second.type = json::Type::Array;
         for (std::size_t i = 0; i < im.rows; ++i) {
-          member.second.items[i].type = json::Type::Array;
-          member.second.items[i].items.resize(im.cols);
+          json::Value row;
+          row.type = json::Type::Array;
           for (std::size_t j = 0; j < im.cols; ++j) {
             const std::size_t e = i * im.cols + j;
-            json::Value& x = member.second.items[i].items[j];
+            json::Value x;
             x.type = json::Type::String;
             mpq_class q(im.v[e]);  // the entry's value, written as read_matrix reads it
             if (!im.k.empty()) mpq_div_2exp(q.get_mpq_t(), q.get_mpq_t(), static_cast<unsigned long>(im.k[e]));
             x.text = q.get_str();
+            row.append(std::move(x));
           }
+          member.second.append(std::move(row));
         }
       }
     im = json::IntMatrix{};
