@@ -2,7 +2,7 @@
 //   build/example_certified_rank
 #include <iostream>
 
-#include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/linalg/rank.hpp"
 
 int main() {
   using namespace memcert;
@@ -12,7 +12,7 @@ int main() {
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 4; ++j) a(i, j) = *rational_parse(rows[i][j]);
 
-  RankCertificate c = qmat_rank_certified(a);
+  RankCertificate c = rank_certified(typed_matrix_from_qmat(a));  // the one rank entry
   std::cout << "rank = " << c.rank << "\n";
   // Lower half: a k x k minor that is non-singular modulo a prime (hence over Q).
   std::cout << "non-singular minor mod " << c.prime << ": rows {";
@@ -20,8 +20,15 @@ int main() {
   std::cout << " }, cols {";
   for (auto col : c.minor_cols) std::cout << ' ' << col;
   std::cout << " }\n";
-  // Upper half: cols - k independent kernel vectors with A x = 0 exactly.
-  std::cout << "kernel basis (columns):\n";
+  // Upper half, by the argument the route chose (rank_certificate.hpp): rank(A mod q) <= k for primes q
+  // whose product exceeds the Hadamard bound of the (k+1)-minors, or cols - k independent kernel vectors
+  // with A x = 0 exactly.
+  std::cout << "upper side: " << rank_upper_name(c.upper);
+  if (c.upper == RankUpper::multi_prime) {
+    std::cout << ", rank <= " << c.rank << " modulo";
+    for (auto q : c.upper_primes) std::cout << ' ' << q;
+  }
+  std::cout << "\n";
   for (std::size_t i = 0; i < c.kernel.rows(); ++i) {
     for (std::size_t j = 0; j < c.kernel.cols(); ++j) std::cout << "  " << rational_to_string(c.kernel(i, j));
     std::cout << "\n";

@@ -14,7 +14,7 @@ int main() {
   const char* entries[3][3] = {{"1", "2", "1/8"}, {"0", "1", "3"}, {"1", "3", "25/8"}};
   for (std::size_t i = 0; i < 3; ++i)
     for (std::size_t j = 0; j < 3; ++j) a(i, j) = Rational(entries[i][j]);
-  RankCertificate c = qmat_rank_certified(a);
+  RankCertificate c = rank_certified(typed_matrix_from_qmat(a));
   memcert_checker::Verdict v = memcert_checker::verify_certificate_text(rank_certificate_to_json(a, c).dump());
   std::cout << "rank " << c.rank << (v.valid ? " VALID" : " INVALID: " + v.reason) << " memcert "
             << version_string << "\n";

@@ -119,17 +119,22 @@ std::function<std::string()> attention_digest_job(const AttentionDataset& ds, st
 }
 
 memcert_checker::AttentionArrays attention_arrays_read(const std::string& path) {
-  TypedAttentionDataset ds = attention_dataset_read_typed(path, /*keep_float32=*/true);
+  AttentionReadOptions read;
+  read.storage = AttentionReadOptions::Storage::typed;
+  read.keep_float32 = true;
+  read.rational_queries = false;  // the queries are taken from the typed storage
+  AttentionDataset ds = attention_dataset_read(path, read);
   if (ds.labels_integer_dtype) note(attention_labels_note());
+  const TypedAttentionDataset& ty = *ds.typed;
   memcert_checker::AttentionArrays a;
-  a.T = ds.T;
-  a.n = ds.n;
-  a.d = ds.d;
-  if (!ds.contexts_f32.empty()) a.contexts_f32.assign(ds.contexts_f32.begin(), ds.contexts_f32.end());  // kept as stored
-  else a.contexts = exact_doubles(ds.contexts, path, "contexts");
-  ds.contexts = TypedMatrix{};
-  ds.contexts_f32 = {};
-  a.queries = exact_doubles(ds.queries, path, "queries");
+  a.T = ty.T;
+  a.n = ty.n;
+  a.d = ty.d;
+  // The queries first (T x d, small), so the typed storage can go as soon as the contexts are copied.
+  a.queries = exact_doubles(ty.queries, path, "queries");
+  if (!ty.contexts_f32.empty()) a.contexts_f32.assign(ty.contexts_f32.begin(), ty.contexts_f32.end());  // kept as stored
+  else a.contexts = exact_doubles(ty.contexts, path, "contexts");
+  ds.typed.reset();
   set_labels(a, ds.labels, ds.class_labels, a.T);
   return a;
 }

@@ -403,7 +403,8 @@ AttentionDataset attention_dataset_read(const std::string& path, const Attention
       attention_dataset_read_typed(path, options.keep_float32, options.with_labels));
   AttentionDataset ds;
   ds.queries = options.rational_queries ? typed_matrix_to_qmat(typed->queries) : QMatrix(0, typed->d);
-  ds.labels = typed->labels;
+  ds.labels = std::move(typed->labels);  // held once, beside the rational queries
+  typed->labels.reset();
   ds.class_labels = typed->class_labels;
   ds.labels_integer_dtype = typed->labels_integer_dtype;
   ds.typed_T = typed->T;

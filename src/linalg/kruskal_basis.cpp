@@ -14,6 +14,7 @@
 #include "memcert/numeric/filter.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
+#include "kruskal_sample_internal.hpp"
 
 namespace memcert {
 
@@ -176,27 +177,10 @@ KruskalSample dmod_kruskal_sample_basis(const DModMatrix& all, std::size_t size,
   s.trials = trials;
   for (std::size_t t = 0; t < trials; ++t) {
     // Independent mod p (by the basis or the subset's own elimination) proves independence over Q; else
-    // the exact dependency over Q (kernel of the transpose), as dmod_kruskal_sample decides (none: an
-    // unlucky prime, independent over Q after all).
-    QMatrix ker;
-    const Decision independent = decide(
-        [&] { return how[t] ? UncertainBool::certain(true) : UncertainBool::indeterminate(); },
-        [&] {
-          ++st.exact;
-          ker = qmat_kernel(mat_transpose(exact_rows(subsets[t])));
-          return UncertainBool::certain(ker.cols() == 0);
-        });
-    if (independent.value.certainly_true()) {
-      ++s.independent;
-      if (independent.tier == 0) ++(how[t] == 1 ? st.by_basis : st.by_subset);
-      continue;
-    }
-    ++s.dependent;
-    if (s.first_dependent_subset.empty()) {
-      s.first_dependent_subset = subsets[t];
-      s.first_dependent_coefficients.resize(size);
-      for (std::size_t i = 0; i < size; ++i) s.first_dependent_coefficients[i] = ker(i, 0);
-    }
+    // the subset is decided over Q, as dmod_kruskal_sample decides it.
+    if (how[t]) ++(how[t] == 1 ? st.by_basis : st.by_subset);
+    else ++st.exact;
+    kruskal_subset_exact(subsets[t], how[t] != 0, exact_rows, s);
   }
   if (stats) *stats = st;
   return s;

@@ -4,13 +4,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <numeric>
-#include <random>
 
 #include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/numeric/filter.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/progress.hpp"
+#include "kruskal_sample_internal.hpp"
 
 namespace memcert {
 
@@ -19,6 +18,27 @@ QMatrix to_q(const DMatrix& d) {
   return mat_map<Rational>(d, [](double x) { return rational_from_double(x); });
 }
 }  // namespace
+
+void kruskal_subset_exact(const std::vector<std::size_t>& subset, bool independent_mod_p,
+                          const std::function<QMatrix(const std::vector<std::size_t>&)>& exact_rows, KruskalSample& s) {
+  QMatrix ker;
+  const Decision independent = decide(
+      [&] { return independent_mod_p ? UncertainBool::certain(true) : UncertainBool::indeterminate(); },
+      [&] {
+        ker = qmat_kernel(mat_transpose(exact_rows(subset)));
+        return UncertainBool::certain(ker.cols() == 0);
+      });
+  if (independent.value.certainly_true()) {
+    ++s.independent;
+    return;
+  }
+  ++s.dependent;
+  if (s.first_dependent_subset.empty()) {
+    s.first_dependent_subset = subset;
+    s.first_dependent_coefficients.resize(subset.size());
+    for (std::size_t i = 0; i < subset.size(); ++i) s.first_dependent_coefficients[i] = ker(i, 0);
+  }
+}
 
 KruskalSample dmod_kruskal_sample(const DModMatrix& all, std::size_t size, std::size_t trials, std::uint64_t seed,
                                   const std::function<QMatrix(const std::vector<std::size_t>&)>& exact_rows,
@@ -29,18 +49,7 @@ KruskalSample dmod_kruskal_sample(const DModMatrix& all, std::size_t size, std::
   if (size > T) throw std::invalid_argument("dmod_kruskal_sample: subset size exceeds the number of vectors");
   // The subsets are drawn sequentially (reproducible), exactly as qmat_kruskal_sample draws them (a seed
   // names the same subsets on every route), then checked in parallel.
-  std::mt19937_64 rng(seed);
-  std::vector<std::vector<std::size_t>> subsets(trials);
-  std::vector<std::size_t> idx(T);
-  std::iota(idx.begin(), idx.end(), 0);
-  for (auto& sub : subsets) {
-    for (std::size_t i = 0; i < size; ++i) {  // partial Fisher-Yates, as in qmat_kruskal_sample
-      std::uniform_int_distribution<std::size_t> u(i, T - 1);
-      std::swap(idx[i], idx[u(rng)]);
-    }
-    sub.assign(idx.begin(), idx.begin() + size);
-    std::sort(sub.begin(), sub.end());
-  }
+  const auto subsets = kruskal_sample_subsets(T, size, trials, seed);
   std::vector<char> indep(trials, 0);
   const int t = threads <= 0 ? fast_threads() : threads;
   std::atomic<std::size_t> finished{0};
@@ -53,27 +62,7 @@ KruskalSample dmod_kruskal_sample(const DModMatrix& all, std::size_t size, std::
     indep[k] = (size == 0 || dmod_rank_profile(sub, {.threads = 1, .in_place = true}).rank == size) ? 1 : 0;
     progress_tick("Kruskal sample: trials", ++finished, trials);
   });
-  for (std::size_t k = 0; k < trials; ++k) {
-    // Independent mod p proves independence over Q; else the exact dependency (the kernel of the
-    // transpose gives the coefficients; none: an unlucky prime, independent over Q after all).
-    QMatrix ker;
-    const Decision independent = decide(
-        [&] { return indep[k] ? UncertainBool::certain(true) : UncertainBool::indeterminate(); },
-        [&] {
-          ker = qmat_kernel(mat_transpose(exact_rows(subsets[k])));
-          return UncertainBool::certain(ker.cols() == 0);
-        });
-    if (independent.value.certainly_true()) {
-      ++s.independent;
-      continue;
-    }
-    ++s.dependent;
-    if (s.first_dependent_subset.empty()) {
-      s.first_dependent_subset = subsets[k];
-      s.first_dependent_coefficients.resize(size);
-      for (std::size_t i = 0; i < size; ++i) s.first_dependent_coefficients[i] = ker(i, 0);
-    }
-  }
+  for (std::size_t k = 0; k < trials; ++k) kruskal_subset_exact(subsets[k], indep[k] != 0, exact_rows, s);
   return s;
 }
 

@@ -9,6 +9,7 @@
 
 #include "memcert/linalg/kruskal_sample.hpp"
 #include "memcert/linalg/nmod/dmod.hpp"
+#include "memcert/linalg/zmat/zmat.hpp"
 #include "memcert/numeric/filter.hpp"
 #include "memcert/numeric/modp.hpp"
 #include "memcert/util/parallel.hpp"

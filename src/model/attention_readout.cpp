@@ -64,7 +64,7 @@
 #include <stdexcept>
 
 #include "memcert/numeric/exp_bounded.hpp"
-#include "memcert/numeric/double_bits.hpp"
+#include "memcert/numeric/dinterval.hpp"
 #include "memcert/numeric/mpfr_array.hpp"
 #include "memcert/util/parallel.hpp"
 #include "memcert/util/error.hpp"
@@ -93,15 +93,11 @@ constexpr double kU32 = 0x1p-24, kEta32 = 0x1p-126;
 constexpr double kTorchExp32 = 0x1p-18;
 const double kInf = std::numeric_limits<double>::infinity();
 
-inline double up(double x) { return next_up(x); }
-inline double dn(double x) { return next_down(x); }
-inline double add_up(double a, double b) { return up(a + b); }
-inline double mul_up(double a, double b) { return up(a * b); }
-double gam(double k, double u) {
-  const double ku = up(k * u);
-  if (!(ku < 0.5)) return kInf;
-  return up(ku / dn(1.0 - ku));
-}
+using dbound::add_up;
+using dbound::dn;
+using dbound::mul_up;
+using dbound::up;
+double gam(double k, double u) { return dbound::gamma_up(k, u); }
 
 // y[0:n] += a x[0:n]: the one kernel of every product below (vectorizable without reassociation).
 __attribute__((target_clones("avx512f", "avx2", "default"))) void axpy(double* y, const double* x, double a,

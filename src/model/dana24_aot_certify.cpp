@@ -7,7 +7,7 @@
 //  * IntervalOps: MPFR intervals with outward rounding at 128/256/512 bits.
 //
 // Ball radii. Every radius is a bound computed in double from nonnegative quantities with k correctly
-// rounded operations, then passed through up(x, k) >= x (1 + 2^-53)^k + k 2^-1074: the rounding errors
+// rounded operations, then passed through rounded_ops_up(x, k) >= x (1 + 2^-53)^k + k 2^-1074: the rounding errors
 // of the bound's own evaluation never make it smaller than the exact bound. A ball (m, r) stands for an
 // exact value v with |m - v| <= r and, in the float32 pass, |v^ - v| <= r for every float32 evaluation
 // v^; then |v^| <= |m| + 2r =: mag. Rules (u: unit roundoff of the midpoint type, eta: its smallest
@@ -32,6 +32,7 @@
 #include <mpfr.h>
 
 #include "memcert/model/dana24_aot.hpp"
+#include "memcert/numeric/dinterval.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/util/error.hpp"
 #include "memcert/util/parallel.hpp"
@@ -43,35 +44,12 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// An upper bound on the exact value of a nonnegative expression whose computed value is x after k
-// correctly rounded operations on exact nonnegative inputs (relative error (1 + 2^-53)^k <= 1 + 2k 2^-53
-// for k < 2^50, plus at most 2^-1074 absolute per operation from underflow). The extra terms and the
-// final nextafter cover the two roundings of this formula itself.
-inline double up(double x, double k) {
-  if (!(x >= 0)) return std::isnan(x) ? kInf : x;  // a NaN bound is no bound
-  return std::nextafter(x * (1 + (2 * k + 8) * 0x1p-53) + (2 * k + 8) * 0x1p-1074, kInf);
-}
-// An upper bound on a value of either sign computed with at most two correctly rounded operations whose
-// errors are each at most 2^-53 of the result's magnitude (x = a + b or a - b of exact a, b), or 2^-1074.
-inline double up_any(double x) {
-  if (std::isnan(x)) return kInf;
-  return std::nextafter(x + std::abs(x) * 0x1p-50 + 0x1p-1070, kInf);
-}
-inline double down_any(double x) {
-  if (std::isnan(x)) return -kInf;
-  return std::nextafter(x - std::abs(x) * 0x1p-50 - 0x1p-1070, -kInf);
-}
-// A lower bound on a positive value computed with k correctly rounded operations.
-inline double down(double x, double k) {
-  if (!(x > 0)) return 0;
-  return std::nextafter(x * (1 - (2 * k + 8) * 0x1p-53), 0.0);
-}
-// gamma_n = n u / (1 - n u) rounded up (u a power of two); +inf when n u >= 1/2.
-inline double gamma_up(double n, double u) {
-  const double nu = n * u;  // exact: u is a power of two and n < 2^53
-  if (!(nu < 0.5)) return kInf;
-  return std::nextafter(nu / (1 - nu), kInf);  // 1 - nu exact for the n u in use; one rounding, then up
-}
+// The bounds of the radii's own evaluation (numeric/dinterval.hpp).
+using dbound::gamma_up_exact;
+using dbound::rounded_ops_dn;
+using dbound::rounded_ops_up;
+using dbound::signed_dn;
+using dbound::signed_up;
 
 // A weight matrix: exact doubles, row-major, and its float32 rounding with the rounding's error.
 struct Mat {
@@ -177,7 +155,7 @@ struct BallOps {
 
   explicit BallOps(std::size_t hd) {
     const double s = std::sqrt(static_cast<double>(hd));
-    inv_sqrt_hd_up = up(1.0 / s, 2);
+    inv_sqrt_hd_up = rounded_ops_up(1.0 / s, 2);
     inv_sqrt_hd = static_cast<F>(1.0 / s);
     sqrt_hd = static_cast<F>(s);
   }
@@ -194,7 +172,7 @@ struct BallOps {
   V add(const V& a, const V& b) {
     const double A = mag(a), B = mag(b);
     note(A + B);
-    return {static_cast<F>(a.m + b.m), up(a.r + b.r + u * (A + B), 8)};
+    return {static_cast<F>(a.m + b.m), rounded_ops_up(a.r + b.r + u * (A + B), 8)};
   }
   V sum(const std::vector<V>& xs) {
     F m = 0;
@@ -206,7 +184,7 @@ struct BallOps {
     }
     note(s);
     const double n = static_cast<double>(xs.size());
-    return {m, up(r + gamma_up(n, u) * s, 4 * n + 4)};
+    return {m, rounded_ops_up(r + gamma_up_exact(n, u) * s, 4 * n + 4)};
   }
   // sum_j w_j x_j (+ bias) with weight balls given by (wm, we) (we null: exact weights).
   V dotw(const F* wm, const double* we, const V* x, std::size_t n, const V* bias = nullptr) {
@@ -228,7 +206,7 @@ struct BallOps {
       terms += 1;
     }
     note(s);
-    return {acc, up(r + gamma_up(terms, u) * s + nnz * eta, 8 * terms + 8)};
+    return {acc, rounded_ops_up(r + gamma_up_exact(terms, u) * s + nnz * eta, 8 * terms + 8)};
   }
   // y = W x (+ b), W rows x cols.
   void lin(const Mat& W, const V* x, V* y, const Mat* b = nullptr) {
@@ -251,7 +229,7 @@ struct BallOps {
     }
     note(s);
     const double nn = static_cast<double>(n);
-    return {acc, up(r + gamma_up(nn, u) * s + nnz * eta, 8 * nn + 8)};
+    return {acc, rounded_ops_up(r + gamma_up_exact(nn, u) * s + nnz * eta, 8 * nn + 8)};
   }
   // q / sqrt(d_head / heads): PyTorch divides q by the float32 rounding of math.sqrt(E) (relative error of
   // the result <= 2.01 u); the double pass multiplies by the rounded 1/sqrt(E) (<= 3.01 u). Bound 4 u.
@@ -259,7 +237,7 @@ struct BallOps {
     F m;
     if constexpr (kFloat) m = q.m / sqrt_hd;
     else m = q.m * inv_sqrt_hd;
-    return {m, up(inv_sqrt_hd_up * (q.r + 4 * u * mag(q)), 8)};
+    return {m, rounded_ops_up(inv_sqrt_hd_up * (q.r + 4 * u * mag(q)), 8)};
   }
   // Softmax of scores s_0..s_{n-1} (all unmasked). Any evaluation: M^ = max s^ (an unknown constant),
   // x^_j = fl(s^_j - M^) with |x^_j - (s_j - M^)| <= r_j + u tau_j =: rho_j (tau_j >= M^ - s^_j),
@@ -279,7 +257,7 @@ struct BallOps {
       rmax = std::max(rmax, x.r);
     }
     top = -kInf;  // >= every evaluation's max M^ (each s^_k <= m_k + 2 r_k)
-    for (const V& x : s) top = std::max(top, up_any(static_cast<double>(x.m) + 2 * x.r));
+    for (const V& x : s) top = std::max(top, signed_up(static_cast<double>(x.m) + 2 * x.r));
     std::vector<F> e(n);
     F Z = 0;
     for (std::size_t j = 0; j < n; ++j) {
@@ -293,34 +271,34 @@ struct BallOps {
     double hmax = 0;
     for (std::size_t j = 0; j < n && !fail; ++j) {
       // tau_j >= M^ - s^_j: (max_k m_k + 2 r_k) - (m_j - 2 r_j), each bound rounded outward.
-      const double tau = std::max(0.0, up_any(top - down_any(static_cast<double>(s[j].m) - 2 * s[j].r)));
-      const double rho = up(s[j].r + u * tau, 4);
+      const double tau = std::max(0.0, signed_up(top - signed_dn(static_cast<double>(s[j].m) - 2 * s[j].r)));
+      const double rho = rounded_ops_up(s[j].r + u * tau, 4);
       if (!(rho <= 1)) {
         fail = true;
         break;
       }
-      const double q = up(rho * (1 + rho), 3);
-      h[j] = up(q + fn * (1 + q), 3);
+      const double q = rounded_ops_up(rho * (1 + rho), 3);
+      h[j] = rounded_ops_up(q + fn * (1 + q), 3);
       hmax = std::max(hmax, h[j]);
     }
-    const double er = up(1 + rmax * (1 + rmax), 3);  // >= e^rmax for rmax <= 1
-    const double hp = up(hmax + static_cast<double>(n) * eta * er, 3);
-    const double g = gamma_up(static_cast<double>(n), u);
+    const double er = rounded_ops_up(1 + rmax * (1 + rmax), 3);  // >= e^rmax for rmax <= 1
+    const double hp = rounded_ops_up(hmax + static_cast<double>(n) * eta * er, 3);
+    const double g = gamma_up_exact(static_cast<double>(n), u);
     fail = fail || !(hp < 0.5) || !(g < 0.5);
     double den = 0, A = kInf;
     if (!fail) {
-      den = down(down(1 - hp, 1) * down(1 - g, 1), 1);
-      A = up(eta * er * (1 + 3 * u) / den + eta, 6);
+      den = rounded_ops_dn(rounded_ops_dn(1 - hp, 1) * rounded_ops_dn(1 - g, 1), 1);
+      A = rounded_ops_up(eta * er * (1 + 3 * u) / den + eta, 6);
     }
     for (std::size_t j = 0; j < n; ++j) {
       const F w = static_cast<F>(e[j] / Z);
       double r = kInf;
       if (!fail) {
-        const double qj = up((1 + h[j]) * (1 + 3 * u) / den, 4);
-        const double R = up(qj - 1, 1);
+        const double qj = rounded_ops_up((1 + h[j]) * (1 + 3 * u) / den, 4);
+        const double R = rounded_ops_up(qj - 1, 1);
         if (R < 1) {
-          const double wbar = std::min(1.0, up((static_cast<double>(w) + A) / down(1 - R, 1), 3));
-          r = up(R * wbar + A, 2);
+          const double wbar = std::min(1.0, rounded_ops_up((static_cast<double>(w) + A) / rounded_ops_dn(1 - R, 1), 3));
+          r = rounded_ops_up(R * wbar + A, 2);
         }
       }
       s[j] = {w, r};
@@ -338,7 +316,7 @@ struct BallOps {
     if constexpr (kFloat) m = x.m * 0.5f * (1.0f + std::erf(x.m * static_cast<float>(kSqrtHalf)));
     else m = x.m * 0.5 * (1.0 + mp.erf(x.m * kSqrtHalf));
     if (!(u * X < 0.01)) return {m, kInf};
-    return {m, up(1.25 * x.r + X * (0.82 * u * X + 0.5 * fn + 0.5 * eta + 3.2 * u) + 2 * eta, 12)};
+    return {m, rounded_ops_up(1.25 * x.r + X * (0.82 * u * X + 0.5 * fn + 0.5 * eta + 3.2 * u) + 2 * eta, 12)};
   }
 };
 
@@ -519,7 +497,7 @@ F32Result margin_float(const Dana24Aot& m, const Net& net, BallOps<float>& ops, 
       rmax = std::max(rmax, logits[c].r);
     }
   out.margin = static_cast<double>(logits[y].m) - worst_other;
-  const double B = up(logits[y].r + rmax + 0x1p-52 * std::abs(out.margin), 4);
+  const double B = rounded_ops_up(logits[y].r + rmax + 0x1p-52 * std::abs(out.margin), 4);
   out.bound = (ops.overflow || !std::isfinite(out.margin) || !(B < kInf)) ? kInf : B;
   return out;
 }

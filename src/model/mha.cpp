@@ -1,7 +1,7 @@
 // The MHA forward pass of docs/THEORY.md section 1 (eqs. (1)-(6)): exact logits, MPFR enclosures for softmax
 // and everything after it, and a double pass for estimates.
 #include "memcert/model/mha.hpp"
-#include "memcert/numeric/double_bits.hpp"
+#include "memcert/numeric/dinterval.hpp"
 
 #include "memcert/numeric/exp_bounded.hpp"
 
@@ -280,7 +280,7 @@ const double* ContextEnclosure::row(std::size_t j, double* buf) const {
 // colabs_[c] >= sum_j |em_jc| + er_jc: summed in round-to-nearest (n + 1 roundings per chain) and inflated
 // by 1 + 2 gamma_{n+3} >= 1 / (1 - gamma_{n+1}), rounded upward.
 void ContextEnclosure::column_bounds() {
-  auto up = [](double x) { return next_up(x); };
+  using dbound::up;
   colabs_.assign(d_, 0.0);
   std::vector<double> buf(d_);
   for (std::size_t j = 0; j < n_; ++j) {
@@ -355,8 +355,8 @@ thread_local std::vector<double> g_alo, g_ahi;
 // The sums of the n non-negative bounds are computed in round-to-nearest: S >= s (1 - gamma_n),
 // S <= s (1 + 2 gamma_n). Every step rounds in the safe direction (nextafter after round-to-nearest).
 void alpha_from_logit_bounds(MixScratch& s, std::size_t n) {
-  auto up = [](double x) { return next_up(x); };
-  auto dn = [](double x) { return next_down(x); };
+  using dbound::up;
+  using dbound::dn;
   const double rho = kExpRelErr, tau = kExpAbsErr;
   mpfr_srcptr M = &s.lh[0];
   for (std::size_t k = 1; k < n; ++k) if (mpfr_greater_p(&s.lh[k], M)) M = &s.lh[k];
@@ -647,7 +647,7 @@ void ContextEnclosure::mix_affine(const AffineLogits& L, const Rational& c, doub
 // non-negative sums are themselves computed in round-to-nearest (at most n + 3 roundings per term chain)
 // and inflated by 1/(1 - gamma_{n+3}) <= 1 + 2 gamma_{n+3}. Every bound step rounds upward (nextafter).
 void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
-  auto up = [](double x) { return next_up(x); };
+  using dbound::up;
   thread_local std::vector<double> am, ar, sa, sr, rowbuf;
   am.resize(n_);
   ar.resize(n_);

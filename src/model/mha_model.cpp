@@ -166,15 +166,21 @@ void mha_screen(const StateDict& headers, std::size_t heads, const std::string& 
 }
 
 MhaData mha_read_data(const std::string& path) {
-  TypedAttentionDataset ds = attention_dataset_read_typed(path, /*keep_float32=*/true);
+  AttentionReadOptions read;
+  read.storage = AttentionReadOptions::Storage::typed;
+  read.keep_float32 = true;
+  read.rational_queries = false;  // the queries are taken from the typed storage
+  AttentionDataset ds = attention_dataset_read(path, read);
+  const TypedAttentionDataset& ty = *ds.typed;
   MhaData d;
-  d.T = ds.T;
-  d.n = ds.n;
-  d.d = ds.d;
+  d.T = ty.T;
+  d.n = ty.n;
+  d.d = ty.d;
   if (d.T == 0 || d.n == 0 || d.d == 0) throw input_error(path, "contexts", "expected T >= 1 examples of n >= 1 tokens of d >= 1");
-  if (!ds.contexts_f32.empty()) d.contexts32 = std::move(ds.contexts_f32);
-  else d.contexts64 = exact_doubles(ds.contexts, path, "contexts");
-  d.queries = exact_doubles(ds.queries, path, "queries");
+  if (!ty.contexts_f32.empty()) d.contexts32 = ty.contexts_f32;  // shares the storage (a mapped file stays mapped)
+  else d.contexts64 = exact_doubles(ty.contexts, path, "contexts");
+  d.queries = exact_doubles(ty.queries, path, "queries");
+  ds.typed.reset();
   if (!ds.labels) throw input_error(path, "labels", "missing: expected labels (T, d_out) or class_labels (T,) to certify against");
   if (ds.class_labels) {
     d.classification = true;

@@ -48,6 +48,15 @@ TEST_CASE("options: enums and their names are interchangeable", "[api][options]"
   d.targets = "moment";
   CHECK(d.targets == dana24::Dana24Targets::moment);
   CHECK_THROWS_AS(d.targets = "cube", std::invalid_argument);
+
+  // The generator's kind: the enum and the CLI's word draw the same data; another word is refused.
+  const AttentionDataset by_enum = mahdavi24::generate_attention_dataset(mahdavi24::AttentionDataKind::shared, 4, 2, 3,
+                                                                         std::nullopt, 7);
+  const AttentionDataset by_name = mahdavi24::generate_attention_dataset("shared", 4, 2, 3, std::nullopt, 7);
+  CHECK(by_enum.contexts == by_name.contexts);
+  CHECK(by_enum.queries == by_name.queries);
+  CHECK(by_enum.contexts[0] == by_enum.contexts[3]);  // one shared context
+  CHECK_THROWS_AS(mahdavi24::generate_attention_dataset("mahdavi", 4, 2, 3, std::nullopt, 7), std::invalid_argument);
 }
 
 TEST_CASE("theory quantities: T*, r, H d and dana24's capacity as the papers define them", "[api][theory]") {

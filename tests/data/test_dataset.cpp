@@ -136,6 +136,7 @@ TEST_CASE("one attention data set type: the storage chosen by the reader, the sa
     // A context of the typed storage is handed out as doubles only when every value is one.
     std::vector<double> v;
     if (s == S::typed) {
+      REQUIRE_FALSE(ds.typed->labels);  // the labels held once, in ds.labels
       REQUIRE(attention_context_doubles(ds, 0, v));
       REQUIRE(v == std::vector<double>{1, 0, 0, 0, 1, 0});
       REQUIRE_FALSE(attention_context_doubles(ds, 1, v));  // 2^53 + 1 has no double

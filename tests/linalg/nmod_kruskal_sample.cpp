@@ -115,6 +115,17 @@ TEST_CASE("dmod_kruskal_sample_basis: a planted dependent subset is found with e
     for (auto t : {3u, 17u, 25u})
       REQUIRE(std::count(r.s.first_dependent_subset.begin(), r.s.first_dependent_subset.end(), t) == 1);
     REQUIRE(r.st.exact == r.s.dependent);
+    // The recorded coefficients are a non-trivial exact dependency of the recorded subset's rows.
+    const auto& sub = r.s.first_dependent_subset;
+    REQUIRE(r.s.first_dependent_coefficients.size() == sub.size());
+    bool nonzero = false;
+    for (std::size_t j = 0; j < cols; ++j) {
+      Rational sum = 0;
+      for (std::size_t i = 0; i < sub.size(); ++i) sum += r.s.first_dependent_coefficients[i] * rational_from_double(v(sub[i], j));
+      REQUIRE(sum == 0);
+    }
+    for (const Rational& c : r.s.first_dependent_coefficients) nonzero = nonzero || c != 0;
+    REQUIRE(nonzero);
   }
 }
 

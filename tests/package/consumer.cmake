@@ -37,9 +37,11 @@ foreach(f include/memcert/version.hpp include/memcert/memcert.hpp include/memcer
     message(FATAL_ERROR "install: ${prefix}/${f} missing")
   endif()
 endforeach()
-# Internals no public header includes: the SIMD kernels, the attention batches, threading and memory helpers.
-foreach(f linalg/zmat/gram_int16.hpp linalg/kruskal_sample.hpp linalg/fmat/nearest_pair.hpp
-          theory/mahdavi24/assumption2_batch.hpp numeric/mpfr_array.hpp numeric/double_bits.hpp util/parallel.hpp)
+# Internals no public header includes: the SIMD and modular kernels, the integer layer, the attention batches,
+# threading and memory helpers.
+foreach(f linalg/zmat/gram_int16.hpp linalg/zmat/zmat.hpp linalg/nmod/dmod.hpp linalg/kruskal_sample.hpp
+          linalg/fmat/nearest_pair.hpp theory/mahdavi24/assumption2_batch.hpp numeric/mpfr_array.hpp
+          numeric/double_bits.hpp util/parallel.hpp)
   if(EXISTS "${prefix}/include/memcert/${f}")
     message(FATAL_ERROR "install: internal header memcert/${f} installed")
   endif()

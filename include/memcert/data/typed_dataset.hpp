@@ -40,9 +40,9 @@ struct AttentionReadOptions {
                                  // per query entry)
 };
 // The one reader: the same files, checks and messages under every storage. Typed storage: ds.typed holds
-// the contexts, the queries in their typed storage and the labels; ds.queries and ds.labels hold the
-// queries and labels as rationals as well (T x d, small next to the T n x d contexts; the queries only
-// with rational_queries). Read with
+// the contexts and the queries in their typed storage; ds.queries holds the queries as rationals as well
+// (T x d, small next to the T n x d contexts; only with rational_queries), ds.labels the labels (not
+// ds.typed->labels, which stays empty). Read with
 // Storage::typed, the typed storage may hold values that are not doubles (JSON rationals, int64 beyond
 // 2^53), which attention_context_doubles then declines; Storage::automatic never gives such a storage.
 AttentionDataset attention_dataset_read(const std::string& path, const AttentionReadOptions& options);

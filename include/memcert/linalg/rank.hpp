@@ -20,7 +20,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "memcert/linalg/zmat/zmat.hpp"
 #include "memcert/linalg/kruskal.hpp"
 #include "memcert/linalg/qmat/qmat.hpp"
 #include "memcert/linalg/rank_certificate.hpp"

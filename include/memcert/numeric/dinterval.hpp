@@ -6,10 +6,12 @@
 // assumption holds. The bounds are those of the standard model (u = 2^-53, eta = 2^-1074 for double):
 // a dot product of length k in any order, with or without FMA, is within gamma_k sum |x_i y_i| + k eta.
 //
-// dbound: one-sided bounds of scalars (add_up, mul_up, gamma_up, ...). DInterval: [lo, hi] with the four
+// dbound: one-sided bounds of scalars (add_up, mul_up, gamma_up, ...; rounded_ops_up and its kin fold the
+// roundings of a whole bound's evaluation into one step). DInterval: [lo, hi] with the four
 // operations, exp of non-positive intervals (numeric/exp_bounded.hpp) and comparisons whose answer is
 // certain or indeterminate (UncertainBool): a filter decides what is certain and escalates the rest.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 
@@ -52,6 +54,40 @@ inline double nonneg_sum_up(double s, double k, double one_minus_gamma_dn) {
 // x (1 + (terms + 2) u), stepped up.
 inline double inflate_up(double x, std::size_t terms = 1) {
   return up(x * (1.0 + double(terms + 2) * kUnitRoundoff));
+}
+
+// An upper bound on the exact value of a nonnegative expression whose computed value is x after k
+// correctly rounded operations on exact nonnegative inputs (relative error (1 + 2^-53)^k <= 1 + 2k 2^-53
+// for k < 2^50, plus at most 2^-1074 absolute per operation from underflow). The extra terms and the
+// final nextafter cover the two roundings of this formula itself.
+inline double rounded_ops_up(double x, double k) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  if (!(x >= 0)) return std::isnan(x) ? inf : x;  // a NaN bound is no bound
+  return std::nextafter(x * (1 + (2 * k + 8) * 0x1p-53) + (2 * k + 8) * 0x1p-1074, inf);
+}
+// An upper bound on a value of either sign computed with at most two correctly rounded operations whose
+// errors are each at most 2^-53 of the result's magnitude (x = a + b or a - b of exact a, b), or 2^-1074.
+inline double signed_up(double x) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  if (std::isnan(x)) return inf;
+  return std::nextafter(x + std::abs(x) * 0x1p-50 + 0x1p-1070, inf);
+}
+inline double signed_dn(double x) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  if (std::isnan(x)) return -inf;
+  return std::nextafter(x - std::abs(x) * 0x1p-50 - 0x1p-1070, -inf);
+}
+// A lower bound on a positive value computed with k correctly rounded operations.
+inline double rounded_ops_dn(double x, double k) {
+  if (!(x > 0)) return 0;
+  return std::nextafter(x * (1 - (2 * k + 8) * 0x1p-53), 0.0);
+}
+// gamma_n = n u / (1 - n u) rounded up (u a power of two); +inf when n u >= 1/2.
+inline double gamma_up_exact(double n, double u) {
+  const double nu = n * u;  // exact: u is a power of two and n < 2^53
+  if (!(nu < 0.5)) return std::numeric_limits<double>::infinity();
+  // 1 - nu exact for the n u in use; one rounding, then up
+  return std::nextafter(nu / (1 - nu), std::numeric_limits<double>::infinity());
 }
 
 }  // namespace dbound

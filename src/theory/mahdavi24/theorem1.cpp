@@ -385,14 +385,12 @@ Theorem1Result theorem1_construct_accepted(const AttentionDataset& ds, Theorem1O
 }
 
 // ---- data generation (uniform random rationals m/64, like the paper's uniform data) -----------------
-AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t T, std::size_t n, std::size_t d,
+AttentionDataset generate_attention_dataset(Choice<AttentionDataKind> kind, std::size_t T, std::size_t n, std::size_t d,
                                             std::optional<std::size_t> classes, std::uint64_t seed,
                                             std::optional<std::size_t> kruskal) {
-  if (kind != "theorem1" && kind != "shared" && kind != "general")
-    throw InputError("generate: expected theorem1, shared or general, got " + kind);
   if (T == 0 || n == 0 || d == 0) throw InputError("generate: expected --T, --n, --d >= 1");
   std::mt19937_64 rng(seed);
-  const int den = kind == "general" ? 4096 : 64;
+  const int den = kind == AttentionDataKind::general ? 4096 : 64;
   std::uniform_int_distribution<int> u(-den, den);
   auto draw = [&]() { Rational q(u(rng), den); q.canonicalize(); return q; };
   auto context = [&]() {
@@ -404,8 +402,8 @@ AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t
   };
   AttentionDataset ds;
   QMatrix shared;
-  if (kind == "shared") shared = context();
-  for (std::size_t t = 0; t < T; ++t) ds.contexts.push_back(kind == "shared" ? shared : context());
+  if (kind == AttentionDataKind::shared) shared = context();
+  for (std::size_t t = 0; t < T; ++t) ds.contexts.push_back(kind == AttentionDataKind::shared ? shared : context());
   ds.queries = QMatrix(T, d);
   for (auto& x : ds.queries.data()) x = draw();
   if (kruskal) ds.queries = queries_with_kruskal_rank(T, d, *kruskal, rng, den);

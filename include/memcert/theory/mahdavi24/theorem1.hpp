@@ -359,9 +359,16 @@ nlohmann::json theorem1_write_certificate(const Theorem1Result& res, const Atten
 // re-derive (attempt counts, sigma values, c_weyl, the B.2 estimate) and the descriptive top-level fields.
 std::string theorem1_trace_checksum(const nlohmann::json& cert);
 
+// The data generate_attention_dataset draws (`memcert generate theorem1|shared|general`): independent
+// contexts, one shared context (Proposition 2), or entries in general position (finer rationals m/4096).
+enum class AttentionDataKind { theorem1, shared, general };
+inline std::span<const std::string_view> choice_names(AttentionDataKind) {
+  static constexpr std::array<std::string_view, 3> names{"theorem1", "shared", "general"};
+  return names;
+}
 // Default embedded instance and generators (rational entries m/64, seeded). `kruskal`: queries with
 // Kruskal rank exactly that value (queries_with_kruskal_rank; Assumption 1's boundary when it equals n).
-AttentionDataset generate_attention_dataset(const std::string& kind, std::size_t T, std::size_t n, std::size_t d,
+AttentionDataset generate_attention_dataset(Choice<AttentionDataKind> kind, std::size_t T, std::size_t n, std::size_t d,
                                             std::optional<std::size_t> classes, std::uint64_t seed,
                                             std::optional<std::size_t> kruskal = std::nullopt);
 
