@@ -58,12 +58,18 @@ void mpz_of(const KsDy& v, mpz_class& z) {
   if (v.big) z = v.M;
   else z = static_cast<long>(v.m);
 }
-// acc 2^-E, normalized (acc is overwritten; it keeps its storage, the result gets a copy of the size it needs).
+// acc 2^-E, normalized (acc is scratch: it keeps its storage; a GMP result is shifted straight into o.M).
 void normalize(mpz_class& acc, long E, KsDy& o) {
   if (sgn(acc) == 0) { set_zero(o); return; }
   const long k = std::min(static_cast<long>(mpz_scan1(acc.get_mpz_t(), 0)), E);
-  if (k > 0) mpz_fdiv_q_2exp(acc.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(k));  // exact
+  const auto shift = static_cast<mp_bitcnt_t>(k);  // exact: acc has k trailing zero bits
   o.e = E - k;
+  if (mpz_sizeinbase(acc.get_mpz_t(), 2) > shift + 64) {
+    mpz_fdiv_q_2exp(o.M.get_mpz_t(), acc.get_mpz_t(), shift);
+    o.big = true;
+    return;
+  }
+  mpz_fdiv_q_2exp(acc.get_mpz_t(), acc.get_mpz_t(), shift);
   if (acc.fits_slong_p()) { o.big = false; o.m = acc.get_si(); }
   else { o.big = true; mpz_set(o.M.get_mpz_t(), acc.get_mpz_t()); }
 }
