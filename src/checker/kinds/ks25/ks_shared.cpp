@@ -127,7 +127,7 @@ void affine(const KsDy& bias, const std::vector<const KsTerm*>& terms, const std
     }
   }
   // acc += w v 2^shift for every term: GMP operands read in place (no copy of their limbs); a machine-size
-  // factor multiplies as one limb, and without a shift straight into acc (mpz_addmul_ui / mpz_submul_ui).
+  // factor multiplies as one limb straight into acc (mpz_addmul_ui / mpz_submul_ui), after the shift.
   mpz_class &acc = scratch.acc, &t = scratch.t;
   mpz_of(bias, acc);
   mpz_mul_2exp(acc.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(E - bias.e));
@@ -143,13 +143,14 @@ void affine(const KsDy& bias, const std::vector<const KsTerm*>& terms, const std
       const mpz_srcptr gz = g.big ? g.M.get_mpz_t() : t.get_mpz_t();
       const auto m = static_cast<long>(f.m);
       const unsigned long mag = m < 0 ? 0UL - static_cast<unsigned long>(m) : static_cast<unsigned long>(m);
-      if (shift == 0 && g.big) {
-        if (m < 0) mpz_submul_ui(acc.get_mpz_t(), gz, mag);
-        else mpz_addmul_ui(acc.get_mpz_t(), gz, mag);
-        continue;
+      mpz_srcptr src = gz;
+      if (shift > 0) {
+        mpz_mul_2exp(t.get_mpz_t(), gz, shift);
+        src = t.get_mpz_t();
       }
-      mpz_mul_ui(t.get_mpz_t(), gz, mag);
-      if (m < 0) mpz_neg(t.get_mpz_t(), t.get_mpz_t());
+      if (m < 0) mpz_submul_ui(acc.get_mpz_t(), src, mag);
+      else mpz_addmul_ui(acc.get_mpz_t(), src, mag);
+      continue;
     }
     mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), shift);
     acc += t;
