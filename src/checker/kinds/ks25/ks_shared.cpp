@@ -81,11 +81,12 @@ mpq_class to_q(const KsDy& v) {
   return q;
 }
 
-// out = bias + sum_j w_j v_j (v_j = *vals[j]), exactly: machine integers when every number fits (64-bit
-// values, 128-bit sums, every shift and sum checked), else GMP integers. Same scheme as layer_dy.
+// GMP integers reused from piece to piece within a neuron (no allocation once they have grown).
 struct Scratch {
   mpz_class acc, t;
 };
+// out = bias + sum_j w_j v_j (v_j = *vals[j]), exactly: machine integers when every number fits (64-bit
+// values, 128-bit sums, every shift and sum checked), else GMP integers. Same scheme as layer_dy.
 void affine(const KsDy& bias, const std::vector<const KsTerm*>& terms, const std::vector<const KsDy*>& vals,
             KsDy& out, Scratch& scratch) {
   long E = bias.e;
