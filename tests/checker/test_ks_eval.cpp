@@ -337,3 +337,45 @@ TEST_CASE("ks: shared evaluation cut into ranges of points equals plain evaluati
   CHECK(st.pointwise_from < saw.layers.size());
   for (std::size_t p = 0; p < mixed.size(); ++p) REQUIRE(g2[p] == ks_eval_rational(saw, mixed[p]));
 }
+
+TEST_CASE("ks: shared evaluation with values past 64 bits equals plain evaluation (every sign, size and shift)",
+          "[checker][ks]") {
+  // Networks of one direction whose weights, biases and slopes are drawn from the 64/128-bit edges (all
+  // dyadic, so the pieces route runs throughout): every product of a GMP value by a machine weight of
+  // either sign (-2^63 included), with and without a shift to the common exponent, GMP by GMP, machine by
+  // machine next to a GMP bias; and layers whose inputs are constant on some pieces and not on others.
+  std::mt19937_64 rng(4099);
+  auto dyadic_edge = [&]() { return edge(rng, false); };  // dyadic: no odd denominator drawn
+  for (int trial = 0; trial < 250; ++trial) {
+    KsNet net;
+    std::size_t cur = 2 + rng() % 3;
+    {
+      QRow lam(cur), b(cur);
+      for (std::size_t i = 0; i < cur; ++i) {
+        lam[i] = rng() % 3 == 0 ? mpq_class(0) : rng() % 2 ? dyadic_edge() : mpq_class(static_cast<long>(rng() % 5) - 2);
+        b[i] = dyadic_edge();
+      }
+      net.layers.push_back(first_layer({1}, lam, b));
+    }
+    for (std::size_t l = 0, depth = 1 + rng() % 5; l < depth; ++l) {
+      const std::size_t out = 1 + rng() % 4;
+      std::vector<QRow> W(out, QRow(cur));
+      QRow b(out);
+      for (std::size_t i = 0; i < out; ++i) {
+        for (auto& w : W[i]) w = rng() % 3 == 0 ? mpq_class(0) : dyadic_edge();
+        b[i] = rng() % 2 ? mpq_class(0) : dyadic_edge();
+      }
+      net.layers.push_back(layer(W, b));
+      cur = out;
+    }
+    std::vector<QRow> xs;
+    for (long p = 0, count = 2 + static_cast<long>(rng() % 30); p < count; ++p) {
+      mpq_class t(static_cast<long>(rng() % 201) - 100, 1L << (rng() % 5));
+      t.canonicalize();
+      xs.push_back({t});
+    }
+    const KsSharedStats st = agree(net, xs, 1 + trial % 2);
+    CHECK(st.shared);
+    CHECK(st.pointwise_from == net.layers.size());  // pieces all the way
+  }
+}

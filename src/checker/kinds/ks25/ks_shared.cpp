@@ -58,14 +58,20 @@ void mpz_of(const KsDy& v, mpz_class& z) {
   if (v.big) z = v.M;
   else z = static_cast<long>(v.m);
 }
-// acc 2^-E, normalized (acc is consumed).
+// acc 2^-E, normalized (acc is scratch: it keeps its storage; a GMP result is shifted straight into o.M).
 void normalize(mpz_class& acc, long E, KsDy& o) {
   if (sgn(acc) == 0) { set_zero(o); return; }
   const long k = std::min(static_cast<long>(mpz_scan1(acc.get_mpz_t(), 0)), E);
-  if (k > 0) mpz_fdiv_q_2exp(acc.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(k));  // exact
+  const auto shift = static_cast<mp_bitcnt_t>(k);  // exact: acc has k trailing zero bits
   o.e = E - k;
+  if (mpz_sizeinbase(acc.get_mpz_t(), 2) > shift + 64) {
+    mpz_fdiv_q_2exp(o.M.get_mpz_t(), acc.get_mpz_t(), shift);
+    o.big = true;
+    return;
+  }
+  mpz_fdiv_q_2exp(acc.get_mpz_t(), acc.get_mpz_t(), shift);
   if (acc.fits_slong_p()) { o.big = false; o.m = acc.get_si(); }
-  else { o.big = true; mpz_swap(o.M.get_mpz_t(), acc.get_mpz_t()); }
+  else { o.big = true; mpz_set(o.M.get_mpz_t(), acc.get_mpz_t()); }
 }
 mpq_class to_q(const KsDy& v) {
   mpq_class q;
@@ -75,10 +81,14 @@ mpq_class to_q(const KsDy& v) {
   return q;
 }
 
+// GMP integers reused from piece to piece within a neuron (no allocation once they have grown).
+struct Scratch {
+  mpz_class acc, t;
+};
 // out = bias + sum_j w_j v_j (v_j = *vals[j]), exactly: machine integers when every number fits (64-bit
 // values, 128-bit sums, every shift and sum checked), else GMP integers. Same scheme as layer_dy.
 void affine(const KsDy& bias, const std::vector<const KsTerm*>& terms, const std::vector<const KsDy*>& vals,
-            KsDy& out) {
+            KsDy& out, Scratch& scratch) {
   long E = bias.e;
   bool big = bias.big;
   for (std::size_t j = 0; j < terms.size(); ++j) {
@@ -108,7 +118,8 @@ void affine(const KsDy& bias, const std::vector<const KsTerm*>& terms, const std
       if (s >= INT64_MIN && s <= INT64_MAX) { out.big = false; out.m = static_cast<std::int64_t>(s); return; }
       const bool neg = s < 0;
       const u128 a = neg ? u128(0) - u128(s) : u128(s);
-      mpz_class acc = static_cast<unsigned long>(static_cast<std::uint64_t>(a >> 64));
+      mpz_class& acc = scratch.acc;
+      acc = static_cast<unsigned long>(static_cast<std::uint64_t>(a >> 64));
       mpz_mul_2exp(acc.get_mpz_t(), acc.get_mpz_t(), 64);
       acc += static_cast<unsigned long>(static_cast<std::uint64_t>(a));
       if (neg) acc = -acc;
@@ -116,19 +127,33 @@ void affine(const KsDy& bias, const std::vector<const KsTerm*>& terms, const std
       return;
     }
   }
-  thread_local mpz_class acc, t, w, z;
-  // A GMP operand read in place (no copy of its limbs), a machine one through scratch.
-  auto in = [](const KsDy& v, mpz_class& scratch) -> mpz_srcptr {
-    if (v.big) return v.M.get_mpz_t();
-    scratch = static_cast<long>(v.m);
-    return scratch.get_mpz_t();
-  };
+  // acc += w v 2^shift for every term: GMP operands read in place (no copy of their limbs); a machine-size
+  // factor multiplies as one limb straight into acc (mpz_addmul_ui / mpz_submul_ui), after the shift.
+  mpz_class &acc = scratch.acc, &t = scratch.t;
   mpz_of(bias, acc);
   mpz_mul_2exp(acc.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(E - bias.e));
   for (std::size_t j = 0; j < terms.size(); ++j) {
-    if (is_zero(*vals[j])) continue;
-    mpz_mul(t.get_mpz_t(), in(terms[j]->dw, w), in(*vals[j], z));
-    mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), static_cast<mp_bitcnt_t>(E - terms[j]->dw.e - vals[j]->e));
+    const KsDy &w = terms[j]->dw, &v = *vals[j];
+    if (is_zero(v)) continue;
+    const auto shift = static_cast<mp_bitcnt_t>(E - w.e - v.e);
+    if (w.big && v.big) {
+      mpz_mul(t.get_mpz_t(), w.M.get_mpz_t(), v.M.get_mpz_t());
+    } else {
+      const KsDy &g = w.big ? w : v, &f = w.big ? v : w;  // f: a machine integer
+      if (!g.big) t = static_cast<long>(g.m);
+      const mpz_srcptr gz = g.big ? g.M.get_mpz_t() : t.get_mpz_t();
+      const auto m = static_cast<long>(f.m);
+      const unsigned long mag = m < 0 ? 0UL - static_cast<unsigned long>(m) : static_cast<unsigned long>(m);
+      mpz_srcptr src = gz;
+      if (shift > 0) {
+        mpz_mul_2exp(t.get_mpz_t(), gz, shift);
+        src = t.get_mpz_t();
+      }
+      if (m < 0) mpz_submul_ui(acc.get_mpz_t(), src, mag);
+      else mpz_addmul_ui(acc.get_mpz_t(), src, mag);
+      continue;
+    }
+    mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), shift);
     acc += t;
   }
   normalize(acc, E, out);
@@ -204,17 +229,24 @@ Col neuron(const Points& P, const KsLayer& L, std::size_t i, bool relu, const st
   std::vector<const KsDy*> va(terms.size()), vb(terms.size());
   static const KsDy zero;
   KsDy a, b;
+  Scratch scratch;
+  std::size_t most = 0;
+  for (const KsTerm* t : terms) most = std::max(most, in[t->col]->size());
+  out->reserve(most);  // a guess (no copies of pieces while it holds)
   std::size_t s = lo;
   while (s < hi) {
     std::size_t e = hi;
+    bool flat = true;  // every input constant here: the slope is 0 (a sum of zeros), no arithmetic needed
     for (std::size_t j = 0; j < terms.size(); ++j) {
       const Piece& p = (*in[terms[j]->col])[at[j]];
       e = std::min(e, p.end);
       va[j] = &p.a;
       vb[j] = &p.b;
+      flat = flat && is_zero(p.a);
     }
-    affine(zero, terms, va, a);
-    affine(bias, terms, vb, b);
+    if (flat) set_zero(a);
+    else affine(zero, terms, va, a, scratch);
+    affine(bias, terms, vb, b, scratch);
     if (relu) push_relu(P, *out, s, e, a, b);
     else push(*out, e, std::move(a), std::move(b));
     for (std::size_t j = 0; j < terms.size(); ++j)
