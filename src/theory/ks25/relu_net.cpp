@@ -464,20 +464,34 @@ struct ReluNetSparse::Shared {
         return;
       }
     }
+    // GMP integers: acc = sum of the terms' products at the exponent E. A machine-integer weight times a
+    // GMP value is added in one pass (mpz_addmul_ui / mpz_submul_ui, after the shift when there is one),
+    // without copying the value; the result is moved into o (no copy).
     thread_local Integer acc, t, z;
     as_mpz(row.db, acc);
     mpz_mul_2exp(acc.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(E - row.db.e));
     for (const Term& term : row.terms) {
       const Dy* v = get(term.col);
       if (!v || dy_zero(*v)) continue;
+      const long sh = E - term.dw.e - v->e;
+      if (v->big && !term.dw.big) {
+        mpz_srcptr src = v->M.get_mpz_t();
+        if (sh > 0) {
+          mpz_mul_2exp(t.get_mpz_t(), src, static_cast<mp_bitcnt_t>(sh));
+          src = t.get_mpz_t();
+        }
+        if (term.dw.m > 0) mpz_addmul_ui(acc.get_mpz_t(), src, static_cast<unsigned long>(term.dw.m));
+        else mpz_submul_ui(acc.get_mpz_t(), src, static_cast<unsigned long>(abs64(term.dw.m)));
+        continue;
+      }
       as_mpz(term.dw, t);
       as_mpz(*v, z);
       t *= z;
-      mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), static_cast<mp_bitcnt_t>(E - term.dw.e - v->e));
+      mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), static_cast<mp_bitcnt_t>(sh));
       acc += t;
     }
     if (relu && sgn(acc) < 0) acc = 0;
-    settle_copy(acc, E, o);
+    settle(acc, E, o);
   }
 
   // a + b, exact (ReLU if relu).
@@ -551,12 +565,47 @@ struct ReluNetSparse::Shared {
   }
 
   // Row `row` of the layer over class S into o; per-point values the machine route cannot hold go to ex.
-  // A row that copies a per-point column (1 * h_j, h_j >= 0 or no ReLU) sets copy_of = j and leaves o.m
-  // to the caller (step() moves or copies the column once the whole layer is done).
+  // A row whose value is one column of the class (bias 0, one term of weight 1 reading a non-zero value,
+  // every other term reading 0; under a ReLU only a column >= 0 at every point) sets copy_of to that
+  // column and leaves o's value to the caller: step() moves the column (or copies it) once the whole
+  // layer is done, so a value carried through many layers is not recomputed or copied layer by layer.
   void eval_row(const Cls& S, const Row& row, bool relu, Col& o, std::vector<Exc>& ex, long& copy_of) {
     Counts& cnt = counts();
     ++cnt.class_rows;
     const std::size_t n = S.pts.size();
+    if (dy_zero(row.db)) {
+      const Term* only = nullptr;
+      bool copy = true;
+      for (const Term& t : row.terms) {
+        const Col& c = S.cols[t.col];
+        if (c.vec ? c.maxbits == 0 : dy_zero(c.c)) continue;
+        if (only || t.small != 1) {
+          copy = false;
+          break;
+        }
+        only = &t;
+      }
+      if (copy) {
+        const Col* src = only ? &S.cols[only->col] : nullptr;
+        if (!src || (!src->vec && relu && dy_negative(src->c))) {  // 0, or ReLU of a negative value
+          o.vec = false;
+          dy_assign(o.c, Dy{});
+          return;
+        }
+        if (!src->vec || !relu || src->nonneg) {
+          copy_of = static_cast<long>(only->col);
+          o.vec = src->vec;
+          if (src->vec) {
+            o.e = src->e;
+            o.maxbits = src->maxbits;
+            o.nonneg = src->nonneg;
+            o.lo = src->lo;
+            o.hi = src->hi;
+          }
+          return;
+        }
+      }
+    }
     thread_local Dy C;
     row_exact(row, [&](std::uint32_t c) -> const Dy* { return S.cols[c].vec ? nullptr : &S.cols[c].c; }, false, C);
     thread_local std::vector<const Term*> vt;
@@ -575,18 +624,6 @@ struct ReluNetSparse::Shared {
       return;
     }
     cnt.point_rows += n;
-    if (vt.size() == 1 && dy_zero(C) && !vt[0]->dw.big && vt[0]->dw.m == 1 && vt[0]->dw.e == 0 &&
-        (!relu || S.cols[vt[0]->col].nonneg)) {  // 1 * h_j with h_j >= 0: a copy
-      const Col& src = S.cols[vt[0]->col];
-      o.vec = true;
-      copy_of = static_cast<long>(vt[0]->col);
-      o.e = src.e;
-      o.maxbits = src.maxbits;
-      o.nonneg = src.nonneg;
-      o.lo = src.lo;
-      o.hi = src.hi;
-      return;
-    }
     long Ev = 0;
     for (const Term* t : vt) Ev = std::max(Ev, t->dw.e + S.cols[t->col].e);
     thread_local std::vector<i128> sv;
@@ -819,12 +856,21 @@ struct ReluNetSparse::Shared {
       thread_local std::vector<std::int64_t> taken;  // column -> the row that took it, or -1
       taken.assign(S.cols.size(), -1);
       for (const auto& [i, j] : copies) {
+        Col& to = next[i];
         if (taken[j] < 0) {
-          std::swap(next[i].m, S.cols[j].m);
+          Col& from = S.cols[j];
+          if (to.vec) std::swap(to.m, from.m);
+          else {
+            std::swap(to.c.m, from.c.m);
+            std::swap(to.c.e, from.c.e);
+            std::swap(to.c.big, from.c.big);
+            mpz_swap(to.c.M.get_mpz_t(), from.c.M.get_mpz_t());
+          }
           taken[j] = static_cast<std::int64_t>(i);
         } else {
-          const auto& from = next[static_cast<std::size_t>(taken[j])].m;
-          next[i].m.assign(from.begin(), from.end());
+          const Col& from = next[static_cast<std::size_t>(taken[j])];
+          if (to.vec) to.m.assign(from.m.begin(), from.m.end());
+          else dy_assign(to.c, from.c);
         }
       }
     }
