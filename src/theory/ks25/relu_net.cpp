@@ -573,51 +573,52 @@ struct ReluNetSparse::Shared {
     Counts& cnt = counts();
     ++cnt.class_rows;
     const std::size_t n = S.pts.size();
-    if (dy_zero(row.db)) {
-      const Term* only = nullptr;
-      bool copy = true;
-      for (const Term& t : row.terms) {
-        const Col& c = S.cols[t.col];
-        if (c.vec ? c.maxbits == 0 : dy_zero(c.c)) continue;
-        if (only || t.small != 1) {
-          copy = false;
-          break;
-        }
-        only = &t;
-      }
-      if (copy) {
-        const Col* src = only ? &S.cols[only->col] : nullptr;
-        if (!src || (!src->vec && relu && dy_negative(src->c))) {  // 0, or ReLU of a negative value
-          o.vec = false;
-          dy_assign(o.c, Dy{});
-          return;
-        }
-        if (!src->vec || !relu || src->nonneg) {
-          copy_of = static_cast<long>(only->col);
-          o.vec = src->vec;
-          if (src->vec) {
-            o.e = src->e;
-            o.maxbits = src->maxbits;
-            o.nonneg = src->nonneg;
-            o.lo = src->lo;
-            o.hi = src->hi;
-          }
-          return;
-        }
-      }
-    }
-    thread_local Dy C;
-    row_exact(row, [&](std::uint32_t c) -> const Dy* { return S.cols[c].vec ? nullptr : &S.cols[c].c; }, false, C);
+    // One pass over the terms: the per-point columns read (vt) and the terms that read a non-zero value.
     thread_local std::vector<const Term*> vt;
     vt.clear();
-    for (const Term& t : row.terms)
-      if (S.cols[t.col].vec && S.cols[t.col].maxbits > 0) vt.push_back(&t);
-    if (vt.empty()) {
+    const Term* only = nullptr;
+    std::size_t nonzero = 0;
+    bool ones = true;
+    for (const Term& t : row.terms) {
+      const Col& c = S.cols[t.col];
+      if (c.vec) {
+        if (c.maxbits == 0) continue;
+        vt.push_back(&t);
+      } else if (dy_zero(c.c)) {
+        continue;
+      }
+      ++nonzero;
+      only = &t;
+      ones = ones && t.small == 1;
+    }
+    if (dy_zero(row.db) && nonzero <= 1 && ones) {
+      const Col* src = nonzero ? &S.cols[only->col] : nullptr;
+      if (!src || (!src->vec && relu && dy_negative(src->c))) {  // 0, or ReLU of a negative value
+        o.vec = false;
+        dy_assign(o.c, Dy{});
+        return;
+      }
+      if (!src->vec || !relu || src->nonneg) {
+        copy_of = static_cast<long>(only->col);
+        o.vec = src->vec;
+        if (src->vec) {
+          o.e = src->e;
+          o.maxbits = src->maxbits;
+          o.nonneg = src->nonneg;
+          o.lo = src->lo;
+          o.hi = src->hi;
+        }
+        return;
+      }
+    }
+    auto common = [&](std::uint32_t c) -> const Dy* { return S.cols[c].vec ? nullptr : &S.cols[c].c; };
+    if (vt.empty()) {  // every value read is common: the row's value is common
       o.vec = false;
-      if (relu && dy_negative(C)) dy_assign(o.c, Dy{});
-      else dy_assign(o.c, C);
+      row_exact(row, common, relu, o.c);
       return;
     }
+    thread_local Dy C;
+    row_exact(row, common, false, C);
     if (relu && below_zero(S, C, vt)) {  // ReLU of a value <= 0 at every point of the class
       o.vec = false;
       dy_assign(o.c, Dy{});
