@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
 #include <map>
 #include <random>
 #include <set>
@@ -21,6 +24,28 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// MEMCERT_KS_PROFILE set (non-empty): one line per stage on stderr, wall and process CPU seconds since
+// the previous mark. Timing only; nothing else changes.
+struct StageClock {
+  bool on = false;
+  Clock::time_point wall;
+  std::clock_t cpu = 0;
+  StageClock() {
+    const char* e = std::getenv("MEMCERT_KS_PROFILE");
+    on = e && *e;
+    wall = Clock::now();
+    cpu = std::clock();
+  }
+  void mark(const char* stage) {
+    if (!on) return;
+    const std::clock_t c = std::clock();
+    std::fprintf(stderr, "ks profile: %-28s %9.2f s wall %9.2f s CPU\n", stage, since(wall),
+                 double(c - cpu) / CLOCKS_PER_SEC);
+    wall = Clock::now();
+    cpu = std::clock();
+  }
+};
 
 std::string at(const std::string& w, std::size_t i) { return w + "[" + std::to_string(i) + "]"; }
 
@@ -105,6 +130,7 @@ KsPrepared ks_prepare(const SequenceDataset& ds, std::optional<long> C, const st
 }
 
 KsPrepared ks_prepare(TokenSequenceDataset&& ds, std::optional<long> C, const std::string& file) {
+  StageClock prof;
   KsPrepared P;
   P.N = ds.N;
   if (P.N == 0) throw input_error(file, "sequences", "expected at least one sequence, got none");
@@ -268,6 +294,7 @@ KsPrepared ks_prepare(TokenSequenceDataset&& ds, std::optional<long> C, const st
       }
     }
   }
+  prof.mark("separation and labels");
   return P;
 }
 
@@ -295,6 +322,7 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
   KsResult r;
   r.prep = prep;
   if (!prep.consistent) return r;
+  StageClock prof;
   const auto t0 = Clock::now();
   const std::size_t N = prep.N, n = prep.n, d = prep.d;
 
@@ -318,6 +346,7 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
   }
   r.net.WOV = ks_uniform_attention_wov();
   r.build_seconds = since(t0);
+  prof.mark("f1 build (phi~)");
 
   // Evaluate f1 once per distinct token (exact), then the contexts.
   const auto t1 = Clock::now();
@@ -347,6 +376,7 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
     return prep.seq2seq ? prep.seq_ids[c / n][c % n] : prep.seq_ids[c][n - 1];
   };
 
+  prof.mark("f1 evaluation");
   // Distinct contexts (by value) -> F2 training points; equal contexts with different labels = collision.
   std::map<QVector, std::size_t> sid;
   std::vector<QVector> points;
@@ -373,6 +403,7 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
     point_of[c] = it->second;
   }
 
+  prof.mark("contexts and distinct");
   // eq. (55) over distinct (token, multiset) keys: sort by (s1, s2, s0); pairs in different s1 groups are
   // >= the min adjacent s1 gap apart, pairs in one s1 group but different s2 groups >= the min adjacent s2
   // gap; pairs with equal (s1, s2) are compared directly. So min over all pairs with different keys is
@@ -442,11 +473,19 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
       dirp = &dir;
     }
     const auto tb = Clock::now();
+    prof.mark("eq. (55)");
     r.net.f2 = lemmaC1_network(points, plabels, opt.seed * 31 + 7, &r.f2info, dirp);
+    prof.mark("f2 build (Lemma C.1)");
     r.f2_built = true;
     r.build_seconds += since(tb);
     ReluNetSparse f2s(r.net.f2);
-    std::vector<QVector> outs = f2s.eval_all_shared(points, opt.threads);
+    prof.mark("f2 sparse form");
+    ReluNetSparse::SharedStats st;
+    std::vector<QVector> outs = f2s.eval_all_shared(points, opt.threads, prof.on ? &st : nullptr);
+    prof.mark("f2 evaluation (shared)");
+    if (prof.on)
+      std::fprintf(stderr, "ks profile: f2 %zu points, %zu layers, %zu classes, %zu class rows, %zu point rows, %zu GMP point rows\n",
+                   points.size(), r.net.f2.layers.size(), st.classes, st.class_rows, st.point_rows, st.exact_rows);
     r.predictions.resize(r.contexts.size());
     for (std::size_t c = 0; c < r.contexts.size(); ++c) {
       r.predictions[c] = outs[point_of[c]][0];
@@ -459,6 +498,7 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
   }
   r.verify_seconds = since(t1);
 
+  prof.mark("verify (labels compared)");
   // Complexity.
   r.f1c = relunet_complexity(r.net.f1);
   r.f2c = relunet_complexity(r.net.f2);
@@ -479,11 +519,13 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
     r.bounds.depth_expr = std::sqrt(Mn * lm) + std::sqrt(Mn / lm) * mx;
     r.bounds.parameters_expr = double(d) + r.bounds.depth_expr;
   }
+  prof.mark("complexity");
   return r;
 }
 
 // ---- certificate ------------------------------------------------------------------------------------------
 nlohmann::json ks_certificate_json(const KsResult& r) {
+  StageClock prof;
   const KsPrepared& P = r.prep;
   nlohmann::json c;
   c["kind"] = "ks";
@@ -534,6 +576,7 @@ nlohmann::json ks_certificate_json(const KsResult& r) {
   for (const auto& w : r.net.WOV.data()) add(w);
   addnet(r.net.f2);
   c["checksum"] = rational_to_string(sum);
+  prof.mark("certificate JSON (tree)");
   return c;
 }
 

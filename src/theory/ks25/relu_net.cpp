@@ -356,6 +356,22 @@ int dy_cmp(const Dy& a, const Dy& b) {
   return a.m < b.m ? -1 : a.m > b.m ? 1 : 0;
 }
 
+// Numeric order of two values (-1, 0, 1).
+int dy_cmp_value(const Dy& a, const Dy& b) {
+  const long E = std::max(a.e, b.e);
+  if (!a.big && !b.big) {
+    i128 x, y;
+    if (dy_i128(a, E - a.e, x) && dy_i128(b, E - b.e, y)) return x < y ? -1 : x > y ? 1 : 0;
+  }
+  thread_local Integer x, y;
+  as_mpz(a, x);
+  mpz_mul_2exp(x.get_mpz_t(), x.get_mpz_t(), static_cast<mp_bitcnt_t>(E - a.e));
+  as_mpz(b, y);
+  mpz_mul_2exp(y.get_mpz_t(), y.get_mpz_t(), static_cast<mp_bitcnt_t>(E - b.e));
+  const int c = mpz_cmp(x.get_mpz_t(), y.get_mpz_t());
+  return c < 0 ? -1 : c > 0 ? 1 : 0;
+}
+
 // dst = src, keeping dst's GMP storage (no allocation once it is large enough).
 void dy_assign(Dy& dst, const Dy& src) {
   dst.m = src.m;
@@ -383,6 +399,7 @@ struct ReluNetSparse::Shared {
     long e = 0;
     int maxbits = 0;              // bits of the largest |m[p]|
     bool nonneg = false;          // every m[p] >= 0
+    i128 lo = 0, hi = 0;          // the smallest and the largest m[p]
   };
   struct Cls {
     std::vector<std::uint32_t> pts;
@@ -397,6 +414,15 @@ struct ReluNetSparse::Shared {
   const ReluNetSparse& net;
   std::vector<QVector>& out;
   std::atomic<std::size_t> classes{0}, class_rows{0}, point_rows{0}, exact_rows{0};
+  // The counts of the calling thread (added to the atomics above when its worker ends: no shared
+  // counter is touched per row).
+  struct Counts {
+    std::size_t class_rows = 0, point_rows = 0, exact_rows = 0;
+  };
+  static Counts& counts() {
+    thread_local Counts c;
+    return c;
+  }
 
   Shared(const ReluNetSparse& n, std::vector<QVector>& o) : net(n), out(o) {}
 
@@ -438,20 +464,34 @@ struct ReluNetSparse::Shared {
         return;
       }
     }
+    // GMP integers: acc = sum of the terms' products at the exponent E. A machine-integer weight times a
+    // GMP value is added in one pass (mpz_addmul_ui / mpz_submul_ui, after the shift when there is one),
+    // without copying the value; the result is moved into o (no copy).
     thread_local Integer acc, t, z;
     as_mpz(row.db, acc);
     mpz_mul_2exp(acc.get_mpz_t(), acc.get_mpz_t(), static_cast<mp_bitcnt_t>(E - row.db.e));
     for (const Term& term : row.terms) {
       const Dy* v = get(term.col);
       if (!v || dy_zero(*v)) continue;
+      const long sh = E - term.dw.e - v->e;
+      if (v->big && !term.dw.big) {
+        mpz_srcptr src = v->M.get_mpz_t();
+        if (sh > 0) {
+          mpz_mul_2exp(t.get_mpz_t(), src, static_cast<mp_bitcnt_t>(sh));
+          src = t.get_mpz_t();
+        }
+        if (term.dw.m > 0) mpz_addmul_ui(acc.get_mpz_t(), src, static_cast<unsigned long>(term.dw.m));
+        else mpz_submul_ui(acc.get_mpz_t(), src, static_cast<unsigned long>(abs64(term.dw.m)));
+        continue;
+      }
       as_mpz(term.dw, t);
       as_mpz(*v, z);
       t *= z;
-      mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), static_cast<mp_bitcnt_t>(E - term.dw.e - v->e));
+      mpz_mul_2exp(t.get_mpz_t(), t.get_mpz_t(), static_cast<mp_bitcnt_t>(sh));
       acc += t;
     }
     if (relu && sgn(acc) < 0) acc = 0;
-    settle_copy(acc, E, o);
+    settle(acc, E, o);
   }
 
   // a + b, exact (ReLU if relu).
@@ -475,10 +515,13 @@ struct ReluNetSparse::Shared {
     bool same = true, nonneg = true;
     u128 any = 0;
     const i128 m0 = n ? o.m[0] : 0;
+    i128 lo = m0, hi = m0;
     for (std::size_t p = 0; p < n; ++p) {
       same = same && o.m[p] == m0;
       nonneg = nonneg && o.m[p] >= 0;
       any |= abs128(o.m[p]);
+      lo = std::min(lo, o.m[p]);
+      hi = std::max(hi, o.m[p]);
     }
     if (same) {
       o.vec = false;
@@ -490,37 +533,98 @@ struct ReluNetSparse::Shared {
       for (auto& v : o.m) v >>= k;  // exact (arithmetic shift, C++20)
       o.e -= k;
     }
+    o.lo = lo >> k;  // exact: k trailing zero bits in every m[p]
+    o.hi = hi >> k;
     o.maxbits = bitsu128(any >> k);  // |m| <= any (the OR of the magnitudes)
     o.nonneg = nonneg;
   }
 
+  // True when C + sum over vt of w h_p is <= 0 at every point p of S, shown from the smallest and largest
+  // per-point values of each column (an upper bound of a sum is the sum of the terms' upper bounds:
+  // w hi for w > 0, w lo for w < 0), in 128-bit integers with every step checked; false when a check
+  // fails (the row is then evaluated point by point).
+  static bool below_zero(const Cls& S, const Dy& C, const std::vector<const Term*>& vt) {
+    long E = dy_zero(C) ? 0 : C.e;
+    for (const Term* t : vt) {
+      if (t->dw.big) return false;
+      E = std::max(E, t->dw.e + S.cols[t->col].e);
+    }
+    i128 ub = 0;
+    if (!dy_zero(C) && !dy_i128(C, E - C.e, ub)) return false;
+    for (const Term* t : vt) {
+      const Col& col = S.cols[t->col];
+      i128 prod;
+      if (__builtin_mul_overflow(static_cast<i128>(t->dw.m), t->dw.m > 0 ? col.hi : col.lo, &prod)) return false;
+      if (prod == 0) continue;
+      const long sh = E - t->dw.e - col.e;
+      if (bits128(prod) + sh > 125) return false;
+      prod *= i128(1) << sh;
+      if (__builtin_add_overflow(ub, prod, &ub)) return false;
+    }
+    return ub <= 0;
+  }
+
   // Row `row` of the layer over class S into o; per-point values the machine route cannot hold go to ex.
-  void eval_row(const Cls& S, const Row& row, bool relu, Col& o, std::vector<Exc>& ex) {
-    ++class_rows;
+  // A row whose value is one column of the class (bias 0, one term of weight 1 reading a non-zero value,
+  // every other term reading 0; under a ReLU only a column >= 0 at every point) sets copy_of to that
+  // column and leaves o's value to the caller: step() moves the column (or copies it) once the whole
+  // layer is done, so a value carried through many layers is not recomputed or copied layer by layer.
+  void eval_row(const Cls& S, const Row& row, bool relu, Col& o, std::vector<Exc>& ex, long& copy_of) {
+    Counts& cnt = counts();
+    ++cnt.class_rows;
     const std::size_t n = S.pts.size();
-    thread_local Dy C;
-    row_exact(row, [&](std::uint32_t c) -> const Dy* { return S.cols[c].vec ? nullptr : &S.cols[c].c; }, false, C);
+    // One pass over the terms: the per-point columns read (vt) and the terms that read a non-zero value.
     thread_local std::vector<const Term*> vt;
     vt.clear();
-    for (const Term& t : row.terms)
-      if (S.cols[t.col].vec && S.cols[t.col].maxbits > 0) vt.push_back(&t);
-    if (vt.empty()) {
+    const Term* only = nullptr;
+    std::size_t nonzero = 0;
+    bool ones = true;
+    for (const Term& t : row.terms) {
+      const Col& c = S.cols[t.col];
+      if (c.vec) {
+        if (c.maxbits == 0) continue;
+        vt.push_back(&t);
+      } else if (dy_zero(c.c)) {
+        continue;
+      }
+      ++nonzero;
+      only = &t;
+      ones = ones && t.small == 1;
+    }
+    if (dy_zero(row.db) && nonzero <= 1 && ones) {
+      const Col* src = nonzero ? &S.cols[only->col] : nullptr;
+      if (!src || (!src->vec && relu && dy_negative(src->c))) {  // 0, or ReLU of a negative value
+        o.vec = false;
+        dy_assign(o.c, Dy{});
+        return;
+      }
+      if (!src->vec || !relu || src->nonneg) {
+        copy_of = static_cast<long>(only->col);
+        o.vec = src->vec;
+        if (src->vec) {
+          o.e = src->e;
+          o.maxbits = src->maxbits;
+          o.nonneg = src->nonneg;
+          o.lo = src->lo;
+          o.hi = src->hi;
+        }
+        return;
+      }
+    }
+    auto common = [&](std::uint32_t c) -> const Dy* { return S.cols[c].vec ? nullptr : &S.cols[c].c; };
+    if (vt.empty()) {  // every value read is common: the row's value is common
       o.vec = false;
-      if (relu && dy_negative(C)) dy_assign(o.c, Dy{});
-      else dy_assign(o.c, C);
+      row_exact(row, common, relu, o.c);
       return;
     }
-    point_rows += n;
-    if (vt.size() == 1 && dy_zero(C) && !vt[0]->dw.big && vt[0]->dw.m == 1 && vt[0]->dw.e == 0 &&
-        (!relu || S.cols[vt[0]->col].nonneg)) {  // 1 * h_j with h_j >= 0: a copy
-      const Col& src = S.cols[vt[0]->col];
-      o.vec = true;
-      o.m.assign(src.m.begin(), src.m.end());
-      o.e = src.e;
-      o.maxbits = src.maxbits;
-      o.nonneg = src.nonneg;
+    thread_local Dy C;
+    row_exact(row, common, false, C);
+    if (relu && below_zero(S, C, vt)) {  // ReLU of a value <= 0 at every point of the class
+      o.vec = false;
+      dy_assign(o.c, Dy{});
       return;
     }
+    cnt.point_rows += n;
     long Ev = 0;
     for (const Term* t : vt) Ev = std::max(Ev, t->dw.e + S.cols[t->col].e);
     thread_local std::vector<i128> sv;
@@ -607,7 +711,7 @@ struct ReluNetSparse::Shared {
     o.m.resize(n);
     u128 mags = 0;
     bool same2 = true, nonneg = true;
-    i128 first = 0;
+    i128 first = 0, lo = 0, hi = 0;
     bool have = false;
     thread_local std::vector<Dy> tmp;
     for (std::size_t p = 0; p < n; ++p) {
@@ -616,13 +720,15 @@ struct ReluNetSparse::Shared {
         o.m[p] = v;
         mags |= abs128(v);
         nonneg = nonneg && v >= 0;
-        if (!have) first = v;
+        if (!have) first = lo = hi = v;
         have = true;
         same2 = same2 && v == first;
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
         continue;
       }
       o.m[p] = 0;
-      ++exact_rows;
+      ++cnt.exact_rows;
       if (tmp.size() < S.cols.size()) tmp.resize(S.cols.size());
       ex.push_back({static_cast<std::uint32_t>(p), Dy{}});
       row_exact(
@@ -638,6 +744,8 @@ struct ReluNetSparse::Shared {
     }
     o.maxbits = bitsu128(mags);
     o.nonneg = nonneg;
+    o.lo = lo;  // over the points without an exception (the others split off; split() recomputes)
+    o.hi = hi;
     if (ex.empty() && same2) {
       o.vec = false;
       dy_from_i128(first, o.e, o.c);
@@ -734,10 +842,38 @@ struct ReluNetSparse::Shared {
     thread_local std::vector<std::vector<Exc>> ex;
     ex.resize(std::max(ex.size(), rows.size()));
     bool any = false;
+    thread_local std::vector<std::pair<std::size_t, std::size_t>> copies;  // (row, column it copies)
+    copies.clear();
     for (std::size_t i = 0; i < rows.size(); ++i) {
       ex[i].clear();
-      eval_row(S, rows[i], relu, next[i], ex[i]);
+      long copy_of = -1;
+      eval_row(S, rows[i], relu, next[i], ex[i], copy_of);
+      if (copy_of >= 0) copies.emplace_back(i, static_cast<std::size_t>(copy_of));
       any = any || !ex[i].empty();
+    }
+    // Copied columns: the first copy of a column takes its storage (S.cols is not read after this
+    // layer), later copies of the same column copy the values.
+    if (!copies.empty()) {
+      thread_local std::vector<std::int64_t> taken;  // column -> the row that took it, or -1
+      taken.assign(S.cols.size(), -1);
+      for (const auto& [i, j] : copies) {
+        Col& to = next[i];
+        if (taken[j] < 0) {
+          Col& from = S.cols[j];
+          if (to.vec) std::swap(to.m, from.m);
+          else {
+            std::swap(to.c.m, from.c.m);
+            std::swap(to.c.e, from.c.e);
+            std::swap(to.c.big, from.c.big);
+            mpz_swap(to.c.M.get_mpz_t(), from.c.M.get_mpz_t());
+          }
+          taken[j] = static_cast<std::int64_t>(i);
+        } else {
+          const Col& from = next[static_cast<std::size_t>(taken[j])];
+          if (to.vec) to.m.assign(from.m.begin(), from.m.end());
+          else dy_assign(to.c, from.c);
+        }
+      }
     }
     if (!any) {
       std::swap(S.cols, S.spare);
@@ -795,6 +931,16 @@ struct ReluNetSparse::Shared {
       return rest;
     };
     auto worker = [&]() {
+      counts() = Counts{};
+      struct Flush {
+        Shared& sh;
+        ~Flush() {
+          const Counts& c = counts();
+          sh.class_rows += c.class_rows;
+          sh.point_rows += c.point_rows;
+          sh.exact_rows += c.exact_rows;
+        }
+      } flush{*this};
       std::unique_lock<std::mutex> lk(mu);
       for (;;) {
         cv.wait(lk, [&] { return !queue.empty() || active == 0 || failure; });
@@ -879,13 +1025,28 @@ std::vector<QVector> ReluNetSparse::eval_all_shared(const std::vector<QVector>& 
     if (stats) *stats = SharedStats{};
     return h;
   }
-  // Points in the order of their values (equal and nearby values together), cut into chunks that the
-  // threads take up (any subset of points is a class: the chunks only spread the work).
+  // Points in the numeric order of their values after layer l (its outputs, row by row): points that
+  // agree there agree on every later layer, and nearby values tend to take the same ReLU branches, so
+  // chunks of this order make classes that stay together (a network that projects its input onto a line
+  // and then cuts the line into intervals keeps each interval in one chunk, not spread over all of them).
+  // Cut into chunks of kChunk points that the threads take up (any subset of points is a class: the
+  // order and the chunks only arrange the work, never a value).
   std::vector<std::uint32_t> order(xs.size());
   for (std::size_t p = 0; p < order.size(); ++p) order[p] = static_cast<std::uint32_t>(p);
-  if (threads > 1) std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return h[a] < h[b]; });
   h.clear();
   h.shrink_to_fit();
+  {
+    std::vector<std::vector<Dy>> key(xs.size());
+    for (std::size_t p = 0; p < xs.size(); ++p) layer_dyadic(l, hd[p], key[p]);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+      const auto &x = key[a], &y = key[b];
+      for (std::size_t j = 0; j < x.size(); ++j) {
+        const int c = dy_cmp_value(x[j], y[j]);
+        if (c != 0) return c < 0;
+      }
+      return false;
+    });
+  }
   std::vector<QVector> out(xs.size());
   Shared sh(*this, out);
   std::vector<Shared::Cls> first;
@@ -929,7 +1090,8 @@ std::vector<QVector> ReluNetSparse::eval_all_shared(const std::vector<QVector>& 
       Shared::split(S, cols, ex, first);
     }
   };
-  const std::size_t chunks = threads > 1 ? std::min<std::size_t>(8 * threads, std::max<std::size_t>(1, xs.size() / 512)) : 1;
+  constexpr std::size_t kChunk = 4096;
+  const std::size_t chunks = (xs.size() + kChunk - 1) / kChunk;
   for (std::size_t c = 0; c < chunks; ++c) start(xs.size() * c / chunks, xs.size() * (c + 1) / chunks);
   hd.clear();
   hd.shrink_to_fit();

@@ -305,3 +305,130 @@ TEST_CASE("eval_all_shared: thousands of classes in batches across threads", "[k
   compare_all(net, xs, &st);
   CHECK(st.classes > 2 * 64);
 }
+
+namespace {
+
+// A random layer made of the rows the shared route treats specially: copies (bias 0, one weight 1,
+// sometimes with terms that read columns that are 0 on a class), the same column copied by two rows,
+// rows that a ReLU makes 0 on some or all points (a negative bias against the per-point values: the
+// bounds decide some, others straddle 0 exactly at a point), and rows mixing 100-bit values with weights
+// +-2^k, -2^63, odd weights and shifts (the GMP route).
+ReluLayer special_layer(std::mt19937_64& rng, std::size_t in, std::size_t out, const std::vector<Rational>& reach) {
+  ReluLayer L{QMatrix(out, in, Rational(0)), QVector(out, Rational(0))};
+  for (std::size_t i = 0; i < out; ++i) {
+    const std::size_t j = rng() % in;
+    switch (rng() % 7) {
+      case 0:  // a copy
+        L.W(i, j) = 1;
+        break;
+      case 1:  // the same column as the row before (two copies of one column)
+        L.W(i, i > 0 ? [&] {
+          for (std::size_t c = 0; c < in; ++c)
+            if (sgn(L.W(i - 1, c)) != 0) return c;
+          return j;
+        }() : j) = 1;
+        break;
+      case 2:  // a copy plus terms that are often 0 (ReLU outputs)
+        L.W(i, j) = 1;
+        L.W(i, (j + 1) % in) = Rational(static_cast<long>(rng() % 5) - 2);
+        break;
+      case 3: {  // c - x with c at, below or above the largest value this column reaches
+        L.W(i, j) = rng() % 2 ? Rational(-1) : Rational(-3, 2);
+        const Rational c = reach[j] * (rng() % 3 == 0 ? Rational(1) : Rational(static_cast<long>(rng() % 5), 4));
+        L.b[i] = (rng() % 2 ? c : -c) + Rational(static_cast<long>(rng() % 3) - 1, 1L << (rng() % 4));
+        break;
+      }
+      case 4: {  // x - c
+        L.W(i, j) = Rational(static_cast<long>(rng() % 3) + 1, 1L << (rng() % 3));
+        L.W(i, (j + 2) % in) = rng() % 2 ? Rational(0) : Rational(-1);
+        L.b[i] = -reach[j] * Rational(static_cast<long>(rng() % 5), 4);
+        break;
+      }
+      case 5: {  // GMP: 100-bit values, weights +-2^k, -2^63, odd
+        L.W(i, j) = rng() % 3 == 0 ? -pow2q(63) : rng() % 2 ? pow2q(static_cast<long>(rng() % 9) - 4) : Rational(static_cast<long>(rng() % 9) - 4);
+        L.W(i, (j + 1) % in) = rng() % 2 ? Rational(-1) : pow2q(-static_cast<long>(rng() % 70));
+        L.b[i] = rng() % 2 ? Rational(0) : pow2q(100) * (rng() % 2 ? 1 : -1) + Rational(static_cast<long>(rng() % 7), 4);
+        break;
+      }
+      default:  // dense small
+        for (std::size_t c = 0; c < in; ++c) L.W(i, c) = Rational(static_cast<long>(rng() % 7) - 3, 1L << (rng() % 2));
+        L.b[i] = Rational(static_cast<long>(rng() % 9) - 2);
+    }
+  }
+  return L;
+}
+
+}  // namespace
+
+TEST_CASE("eval_all_shared on networks of copies, ReLUs decided by bounds and GMP rows equals plain evaluation",
+          "[ks25][shared][carry]") {
+  // Every value compared with eval_all (point by point) and relunet_eval (dense rationals). The largest
+  // trials have more points than one chunk holds (several chunks, ordered by the first layer's values).
+  std::mt19937_64 rng(20261128);
+  for (int trial = 0; trial < 160; ++trial) {
+    ReluNet net;
+    net.in_dim = 1 + rng() % 3;
+    std::size_t cur = net.in_dim;
+    std::vector<QVector> base;
+    const std::size_t distinct = 1 + rng() % (trial % 8 == 7 ? 3000 : 30);
+    for (std::size_t i = 0; i < distinct; ++i) {
+      QVector x(net.in_dim);
+      for (auto& v : x) {
+        v = Rational(static_cast<long>(rng() % 41) - 10, 1L << (rng() % 3));
+        if (rng() % 10 == 0) v += pow2q(static_cast<long>(60 + rng() % 70));
+      }
+      base.push_back(x);
+    }
+    std::vector<QVector> xs;
+    const std::size_t N = trial % 8 == 7 ? 5000 + rng() % 4000 : 1 + rng() % 60;
+    for (std::size_t p = 0; p < N; ++p) xs.push_back(base[rng() % base.size()]);
+    const std::size_t depth = 2 + rng() % 8;
+    std::vector<QVector> h = xs;
+    for (std::size_t l = 0; l < depth; ++l) {
+      std::vector<Rational> reach(cur, Rational(1));
+      for (const auto& v : h)
+        for (std::size_t j = 0; j < cur; ++j) reach[j] = std::max(reach[j], Rational(abs(v[j])));
+      const std::size_t out = 1 + rng() % 6;
+      ReluLayer L = special_layer(rng, cur, out, reach);
+      net.layers.push_back(L);
+      cur = out;
+      // values after this layer (ReLU on all; the last layer's ReLU is dropped by the network anyway)
+      for (auto& v : h) {
+        QVector o(out);
+        for (std::size_t i = 0; i < out; ++i) {
+          Rational s = L.b[i];
+          for (std::size_t j = 0; j < L.W.cols(); ++j) s += L.W(i, j) * v[j];
+          o[i] = sgn(s) < 0 ? Rational(0) : s;
+        }
+        v = std::move(o);
+      }
+    }
+    INFO("trial " << trial);
+    ReluNetSparse::SharedStats st;
+    compare_all(net, xs, &st);
+  }
+}
+
+TEST_CASE("eval_all_shared: a ReLU whose bound is exactly 0, and bounds that are not tight", "[ks25][shared][bounds]") {
+  // x takes the values 1..40 / 4 on one class. ReLU(c - x) is 0 everywhere exactly when c <= 1/4 (the
+  // bound c - 1/4 <= 0); c = 1/4 + 2^-60 leaves one point at 2^-60. ReLU(x - y - c) with y = x (two
+  // columns carrying the same values): the sum of the upper bounds (max x - min y) is not the maximum
+  // (0), so the row goes point by point and must still give ReLU(-c) = 0 or -c exactly.
+  for (const Rational& c : std::vector<Rational>{Rational(1, 4), Rational(1, 4) + pow2q(-60), Rational(0),
+                                                 Rational(-1, 8), Rational(10)}) {
+    ReluNet net;
+    net.in_dim = 1;
+    ReluLayer L0{QMatrix(2, 1, Rational(1)), QVector(2, Rational(0))};  // x, y = x (copies)
+    ReluLayer L1{QMatrix(3, 2, Rational(0)), QVector(3, Rational(0))};
+    L1.W(0, 0) = -1, L1.b[0] = c;                   // ReLU(c - x)
+    L1.W(1, 0) = 1, L1.W(1, 1) = -1, L1.b[1] = -c;  // ReLU(x - y - c)
+    L1.W(2, 1) = 1;                                 // y
+    ReluLayer L2{QMatrix(1, 3, Rational(1)), QVector(1, Rational(0))};
+    L2.W(0, 0) = pow2q(70);
+    net.layers = {L0, L1, L2};
+    std::vector<QVector> xs;
+    for (long i = 40; i >= 1; --i) xs.push_back({Rational(i, 4)});
+    xs.push_back({Rational(1, 4)});
+    compare_all(net, xs);
+  }
+}
