@@ -233,7 +233,8 @@ def generate_general(**options):
 
 
 def generate_ks25(**options):
-    """memcert generate ks25 (N, n, d required; V, C, seed, float64, seq2seq, out)."""
+    """memcert generate ks25 (N, n, d required; V, C, seed, float64, seq2seq, layout, out). layout="tokens":
+    the same data set as token_ids (N, n) + embedding (V, d) in a .npz, as `--layout tokens`."""
     return generate("ks25", **options)
 
 

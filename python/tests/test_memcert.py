@@ -285,6 +285,22 @@ def test_paper_names_and_earlier_names_are_the_same_commands():
     assert all(np.array_equal(m_new.load()[k], m_old.load()[k]) for k in m_old.load())
 
 
+def test_generate_ks25_layout_tokens_is_the_same_data_set():
+    """layout="tokens" means what --layout tokens means: token_ids + embedding spelling out the same
+    sequences and labels as the default layout, and construct_ks25 from either file certifies the same
+    data (equal digests)."""
+    import numpy as np
+    s = memcert.generate_ks25(N=40, n=3, d=2, V=9, C=3, seed=6)
+    t = memcert.generate_ks25(N=40, n=3, d=2, V=9, C=3, seed=6, layout="tokens")
+    a, b = s.load(), t.load()
+    assert sorted(b.files) == ["embedding", "labels", "token_ids"]
+    assert np.array_equal(b["embedding"][b["token_ids"]], a["sequences"]) and np.array_equal(a["labels"], b["labels"])
+    digests = [memcert.construct_ks25(g.out, data_ref="on").certificate["data"]["digest"] for g in (s, t)]
+    assert digests[0] == digests[1]
+    with pytest.raises(ValueError, match="--layout"):
+        memcert.generate_ks25(N=4, n=2, d=2, layout="sideways")
+
+
 def test_construct_theorem1_hypothesis_failure_has_witness():
     contexts, queries = small_attention_data(T=5, n=3, d=4)
     contexts[1] = 0  # a context of rank 0

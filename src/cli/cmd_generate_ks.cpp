@@ -1,7 +1,9 @@
-// memcert generate ks --N N (or --T N) --n n --d d [--V V] [--C C] [--seed S] [--float64] [--seq2seq] --out FILE [--json]
+// memcert generate ks --N N (or --T N) --n n --d d [--V V] [--C C] [--seed S] [--float64] [--seq2seq]
+//                     [--layout sequences|tokens] --out FILE [--json]
 // Sequence data set for ks25 (docs/CLI.md): N sequences of n tokens drawn from a vocabulary of V distinct
 // vectors in R^d (rational halves in [-4, 4], or float64 uniform in [-1, 1] written exactly), labels in
 // [0, C) made consistent (equal last token and multiset => equal label; --seq2seq: per-token labels).
+// --layout tokens: the same data set as token_ids (N, n) + embedding (V, d) in a .npz (docs/FORMATS.md).
 #include <algorithm>
 
 #include "command.hpp"
@@ -18,13 +20,17 @@ struct Args {
   long C = 2;
   std::uint64_t seed = 1;
   bool float64 = false, seq2seq = false, json = false;
-  std::string out;
+  std::string out, layout = "sequences";
 };
 
 int run(const Args& a) {
   // The data: 16 bytes per token at most (its index and a per-token label). .npz is streamed to the file;
   // .json text is assembled in memory (a short string per coordinate).
+  if (a.layout != "sequences" && a.layout != "tokens")
+    throw input_error("generate ks", "--layout", "expected sequences or tokens, got \"" + a.layout + "\"");
   const bool npz = path_extension_lower(a.out) == ".npz";
+  if (a.layout == "tokens" && !npz)
+    throw input_error(a.out, "", "expected a file name ending in .npz for --layout tokens (token_ids and embedding arrays)");
   require_memory((npz ? 0.0 : 24.0 * double(a.d)) * double(a.N) * double(a.n) + 16.0 * double(a.N) * double(a.n),
                  "--N * --n * --d");
 
@@ -44,10 +50,11 @@ int run(const Args& a) {
   const TokenSequenceDataset ds = ks25::ks_generate_tokens(a.N, a.n, a.d, V, a.C, a.seed, a.float64, a.seq2seq);
   progress("generate ks: draw the data", 1, 1);
   progress("generate ks: write " + a.out, 0, 1);
-  sequence_dataset_write_tokens(a.out, ds);  // .npz or JSON by the suffix
+  if (a.layout == "tokens") sequence_dataset_write_token_ids(a.out, ds);
+  else sequence_dataset_write_tokens(a.out, ds);  // .npz or JSON by the suffix
   progress("generate ks: write " + a.out, 1, 1);
   nlohmann::json j{{"N", a.N},     {"n", a.n},           {"d", a.d},       {"V", V},  {"C", a.C},
-                   {"seed", a.seed}, {"float64", a.float64}, {"seq2seq", a.seq2seq}, {"out", a.out}};
+                   {"seed", a.seed}, {"float64", a.float64}, {"seq2seq", a.seq2seq}, {"layout", a.layout}, {"out", a.out}};
   std::string h = "wrote " + std::to_string(a.N) + " sequences (n=" + std::to_string(a.n) + ", d=" +
                   std::to_string(a.d) + ", V=" + std::to_string(V) + ", C=" + std::to_string(a.C) + ") to " + a.out;
   emit(a.json, j, h, start);
@@ -66,6 +73,9 @@ const CommandRegistrar reg{{46, [](CLI::App& root, auto bind) {
   add_int_option(sub, "--seed", args->seed, 0, 9223372036854775807LL, "Seed");
   sub->add_flag("--float64", args->float64, "float64 tokens (written exactly) instead of small rationals");
   sub->add_flag("--seq2seq", args->seq2seq, "Per-token labels (Corollary 4.1)");
+  sub->add_option("--layout", args->layout,
+                  "sequences (default): the tokens spelled out, (N, n, d); tokens: token_ids (N, n) and embedding "
+                  "(V, d) in a .npz, the same data set in O(N n + V d) bytes");
   sub->add_option("--out", args->out, "Output data set (.json, or .npz for numpy.load)")->required();
   sub->add_flag("--json", args->json, "Print one JSON object");
   bind(sub, [args] { return run(*args); });

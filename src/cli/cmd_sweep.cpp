@@ -137,6 +137,7 @@ void add_options(std::vector<std::string>& a, const json& params, const std::vec
 std::vector<std::string> generate_command(const Spec& s, const json& params, std::uint64_t seed, const fs::path& data) {
   std::vector<std::string> gen{"generate", s.data};
   add_options(gen, params, s.def->generate_options);
+  gen.insert(gen.end(), s.def->generate_fixed.begin(), s.def->generate_fixed.end());
   gen.insert(gen.end(), {"--seed", std::to_string(seed), "--out", data.string(), "--json"});
   return gen;
 }
@@ -155,7 +156,7 @@ RunOutcome run_once(const Spec& s, const json& params, std::uint64_t seed, const
     cmd = {"claims", "run", s.claim_id, "--seed", std::to_string(seed), "--cert-dir", (dir / "certs").string(), "--json"};
     add_options(cmd, d.construct_options);
   } else {
-    fs::path data = dir / "data.json";
+    fs::path data = dir / d.data_file;
     const std::vector<std::string> gen = generate_command(s, params, seed, data);
     ChildResult g = child_run_self(gen, (dir / "generate.out").string(), (dir / "generate.err").string());
     if (g.exit != 0) {
@@ -382,7 +383,7 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
       return d;  // (checked against the row by the caller: instances, confirmed, counterexamples <= certs)
     }
     // The cell's data, regenerated from the spec: the certificate must be about it.
-    const fs::path data = scratch / "data.json";
+    const fs::path data = scratch / def.data_file;
     ChildResult g = child_run_self(generate_command(s, params, seed, data), (scratch / "generate.out").string(),
                                    (scratch / "generate.err").string());
     if (g.exit != kExitHolds) { d.why = "the cell's data cannot be regenerated (" + first_line(g.err) + ")"; return d; }

@@ -20,7 +20,9 @@ const std::vector<TaskDef>& tasks() {
       {"theorem1", "", {"theorem1", "shared", "general"}, {"T", "n", "d", "C"},
        "theorem1", {"heads", "dh", "dv", "tolerance", "beyond"}, {"skip", "no-saturation"}, {}, true, "T"},
       // --check: the independent checker re-verifies the written certificate (a cell counts only then).
-      {"ks", "ks", {"ks"}, {"N", "n", "d", "V", "C"}, "ks", {"C"}, {"deep-sets"}, {"--check"}, true, "N"},
+      // The data as token_ids + embedding (.npz): O(N n) bytes, where the tokens spelled out take O(N n d).
+      {"ks", "ks", {"ks"}, {"N", "n", "d", "V", "C"}, "ks", {"C"}, {"deep-sets"}, {"--check"}, true, "N",
+       {"--layout", "tokens"}, "data.npz"},
       {"dana24", "dana24", {"dana24"}, {"N", "S", "T"}, "dana24", {"heads", "dh", "d"}, {}, {}, false, "T"},
       {"claim", "", {}, {}, "", {"instances"}, {}, {}, false, ""},
   };

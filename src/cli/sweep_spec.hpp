@@ -27,6 +27,8 @@ struct TaskDef {
   std::vector<std::string> construct_fixed;      // always passed (e.g. --check: the checker re-verifies)
   bool construct_seed;                           // construct takes --seed (the cell's seed is passed)
   std::string size_key;                          // the key a "capacity" search varies ("T"), empty if none
+  std::vector<std::string> generate_fixed = {};  // always passed to generate (ks: --layout tokens)
+  std::string data_file = "data.json";           // the cell's data set, in its directory
 };
 
 // The table; nullptr when `name` is unknown. "claim:<id>" maps to the claims entry.

@@ -4,6 +4,7 @@
 // naming the file and the position, e.g. "data.json: contexts[3][1]: expected 8 numbers (d = 8), got 7".
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <string_view>
@@ -333,27 +334,244 @@ SequenceDataset sequence_from_json(const json& root, const std::string& file) {
   return ds;
 }
 
-SequenceDataset sequence_from_npz(const std::string& file) {
-  auto arrays = npz_read(file);
-  const NdArray& s = npz_member(arrays, file, "sequences", "of shape (N, n, d)");
-  check_shape(s, file, "sequences", 3, "(N, n, d)", {std::nullopt, std::nullopt, std::nullopt});
-  SequenceDataset ds;
-  ds.sequences = ndarray_blocks(s);
-  std::size_t N = s.shape[0], n = s.shape[1];
+// Rows of `bytes` bytes each, compared by their bytes (float64 with -0.0 made 0.0, or int64: equal bytes
+// <=> equal values).
+struct ByteRowHash {
+  const char* base;
+  std::size_t bytes;
+  std::size_t operator()(std::size_t r) const { return std::hash<std::string_view>()(std::string_view(base + r * bytes, bytes)); }
+};
+struct ByteRowEq {
+  const char* base;
+  std::size_t bytes;
+  bool operator()(std::size_t a, std::size_t b) const { return std::memcmp(base + a * bytes, base + b * bytes, bytes) == 0; }
+};
+
+// The members a sequence data set .npz is read from; any other member is skipped unread.
+bool sequence_npz_member(const std::string& key) {
+  return key == "sequences" || key == "token_ids" || key == "embedding" || key == "labels" || key == "token_labels";
+}
+
+std::string dtype_text(char kind, std::size_t itemsize) {
+  if (kind == 'b') return "bool";
+  return std::string(kind == 'f' ? "float" : kind == 'u' ? "uint" : "int") + std::to_string(8 * itemsize);
+}
+
+// A sequence data set .npz's layout and shapes, from its members' .npy headers alone (nothing past them is
+// read): "sequences" (N, n, d), or the compact "token_ids" (N, n) of an integer dtype with "embedding"
+// (V, d); "labels" (N,) | (N, n) and "token_labels" (N, n) against N and n.
+struct SequenceNpzScreen {
+  bool token_ids = false;
+  std::size_t N = 0, n = 0, d = 0, V = 0;
+};
+
+SequenceNpzScreen sequence_npz_screen(const std::string& path) {
+  std::vector<std::string> names;
+  NpzSelect select;
+  select.want = [&](const std::string& key) {
+    names.push_back(key);
+    return sequence_npz_member(key);
+  };
+  std::map<std::string, NpzMemberHeader> h;
+  for (NpzMemberHeader& m : npz_read_headers(path, select)) h.emplace(m.key, std::move(m));
+  std::sort(names.begin(), names.end());
+  const bool seq = h.count("sequences") != 0, ids = h.count("token_ids") != 0;
+  if (seq && ids)
+    throw input_error(path, "token_ids", "expected either \"sequences\" (N, n, d) or \"token_ids\" (N, n) with \"embedding\" "
+                                         "(V, d), got both");
+  if (!seq && !ids)
+    throw input_error(path, "", "expected an array named \"sequences\" of shape (N, n, d), or \"token_ids\" of shape (N, n) "
+                                "with \"embedding\" of shape (V, d); " + npz_members_text(names));
+  SequenceNpzScreen s;
+  if (seq) {
+    const NpzMemberHeader& a = h.at("sequences");
+    check_shape(Shaped{a.shape}, path, "sequences", 3, "(N, n, d)", {std::nullopt, std::nullopt, std::nullopt});
+    s.N = a.shape[0], s.n = a.shape[1], s.d = a.shape[2];
+  } else {
+    s.token_ids = true;
+    const NpzMemberHeader& t = h.at("token_ids");
+    if (t.kind != 'i' && t.kind != 'u')
+      throw input_error(path, "token_ids", "expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got " +
+                                               dtype_text(t.kind, t.itemsize));
+    check_shape(Shaped{t.shape}, path, "token_ids", 2, "(N, n)", {std::nullopt, std::nullopt});
+    auto e = h.find("embedding");
+    if (e == h.end())
+      throw input_error(path, "", "expected an array named \"embedding\" of shape (V, d) with \"token_ids\"; " +
+                                      npz_members_text(names));
+    check_shape(Shaped{e->second.shape}, path, "embedding", 2, "(V, d)", {std::nullopt, std::nullopt});
+    s.N = t.shape[0], s.n = t.shape[1], s.V = e->second.shape[0], s.d = e->second.shape[1];
+    if (s.V > std::size_t(UINT32_MAX))
+      throw input_error(path, "embedding", "expected at most " + std::to_string(UINT32_MAX) + " rows (V), got " + std::to_string(s.V));
+  }
+  auto l = h.find("labels"), tl = h.find("token_labels");
+  if (l != h.end()) {
+    if (l->second.shape.size() == 1) check_shape(Shaped{l->second.shape}, path, "labels", 1, "(N,)", {s.N});
+    else check_shape(Shaped{l->second.shape}, path, "labels", 2, "(N, n)", {s.N, s.n});
+  }
+  if (tl != h.end()) {
+    check_shape(Shaped{tl->second.shape}, path, "token_labels", 2, "(N, n)", {s.N, s.n});
+    if (l != h.end() && l->second.shape.size() == 2)
+      throw input_error(path, "token_labels", "expected per-token labels only once, got them in \"labels\" and \"token_labels\"");
+  }
+  return s;
+}
+
+// Class labels straight from a typed array (no rational per entry): non-negative integers, checked and
+// reported as to_label does.
+std::vector<long> typed_labels(const TypedArray& l, const std::string& file, const std::string& key) {
+  const std::size_t count = l.count();
+  std::vector<long> out(count);
+  auto refuse = [&](const Rational& q, std::size_t k) {
+    to_label(q, file, key + ndindex_to_string(l.shape, k), true);  // throws for every value refused below
+    throw input_error(file, key + ndindex_to_string(l.shape, k), "expected a non-negative integer class label");
+  };
+  for (std::size_t k = 0; k < count; ++k) {
+    if (l.storage == Storage::int64) {
+      const std::int64_t x = l.i64[k];
+      if (x < 0) refuse(Rational(static_cast<long>(x)), k);
+      out[k] = static_cast<long>(x);
+    } else if (l.storage == Storage::float64) {
+      const double v = l.f32.empty() ? l.f64[k] : double(l.f32[k]);
+      if (!(v >= 0 && v < 9223372036854775808.0 && std::floor(v) == v)) refuse(rational_from_double(v), k);
+      out[k] = static_cast<long>(v);
+    } else {
+      out[k] = to_label(l.q[k], file, key + ndindex_to_string(l.shape, k), true);
+    }
+  }
+  return out;
+}
+
+// "labels" (N,) | (N, n) and "token_labels" (N, n) of `arrays` into labels / token_labels (each array
+// freed once read).
+void typed_sequence_labels(std::map<std::string, TypedArray>& arrays, const std::string& path, std::size_t N,
+                           std::size_t n, std::vector<long>& labels, std::vector<std::vector<long>>& token_labels) {
   for (const char* key : {"labels", "token_labels"}) {
     auto it = arrays.find(key);
     if (it == arrays.end()) continue;
-    const NdArray& l = it->second;
-    bool flat = std::string(key) == "labels" && l.shape.size() == 1;
-    if (flat) check_shape(l, file, key, 1, "(N,)", {N});
-    else check_shape(l, file, key, 2, "(N, n)", {N, n});
-    std::vector<long> all;
-    for (std::size_t k = 0; k < l.data.size(); ++k)
-      all.push_back(to_label(l.data[k], file, key + ndindex_to_string(l.shape, k), true));
-    if (flat) ds.labels = all;
-    else
-      for (std::size_t i = 0; i < N; ++i) ds.token_labels.emplace_back(all.begin() + i * n, all.begin() + (i + 1) * n);
+    const TypedArray& l = it->second;
+    const bool flat = std::string(key) == "labels" && l.shape.size() == 1;
+    if (flat) check_shape(Shaped{l.shape}, path, key, 1, "(N,)", {N});
+    else check_shape(Shaped{l.shape}, path, key, 2, "(N, n)", {N, n});
+    std::vector<long> all = typed_labels(l, path, key);
+    arrays.erase(it);
+    if (flat) {
+      labels = std::move(all);
+    } else {
+      if (!token_labels.empty())
+        throw input_error(path, key, "expected per-token labels only once, got them in \"labels\" and \"token_labels\"");
+      token_labels.reserve(N);
+      for (std::size_t i = 0; i < N; ++i) token_labels.emplace_back(all.begin() + i * n, all.begin() + (i + 1) * n);
+    }
   }
+}
+
+// The compact layout: "embedding" (V, d) and the integer "token_ids" (N, n), screened. Rows of the
+// embedding with equal values are one token (the data set is the sequences of vectors, whatever the
+// table's layout): the tokens are the distinct vectors in order of first use, as from "sequences".
+TokenSequenceDataset sequence_tokens_from_npz(const std::string& path, const SequenceNpzScreen& sc) {
+  NpzSelect small;
+  small.want = [](const std::string& key) { return key == "embedding" || key == "labels" || key == "token_labels"; };
+  auto arrays = npz_read_typed(path, false, small);
+  auto eit = arrays.find("embedding");
+  if (eit == arrays.end()) throw input_error(path, "", "expected an array named \"embedding\" of shape (V, d) with \"token_ids\"");
+  TypedArray e = std::move(eit->second);
+  arrays.erase(eit);
+  check_shape(Shaped{e.shape}, path, "embedding", 2, "(V, d)", {sc.V, sc.d});  // as screened (the file may have changed)
+  const std::size_t V = sc.V, d = sc.d;
+  // rep[v]: the first row equal to row v.
+  std::vector<std::uint32_t> rep(V);
+  if (e.storage == Storage::rational) {
+    std::map<QVector, std::uint32_t> first;
+    for (std::size_t v = 0; v < V; ++v)
+      rep[v] = first.emplace(QVector(e.q.begin() + v * d, e.q.begin() + (v + 1) * d), static_cast<std::uint32_t>(v)).first->second;
+  } else {
+    const bool f = e.storage == Storage::float64;
+    if (f)
+      for (double& x : e.f64)
+        if (x == 0.0) x = 0.0;
+    const char* base = f ? reinterpret_cast<const char*>(e.f64.data()) : reinterpret_cast<const char*>(e.i64.data());
+    std::unordered_map<std::size_t, std::uint32_t, ByteRowHash, ByteRowEq> first(std::min<std::size_t>(V, 1 << 20),
+                                                                                 ByteRowHash{base, d * 8}, ByteRowEq{base, d * 8});
+    for (std::size_t v = 0; v < V; ++v) rep[v] = first.emplace(v, static_cast<std::uint32_t>(v)).first->second;
+  }
+  auto row = [&](std::size_t v) {
+    QVector x(d);
+    for (std::size_t j = 0; j < d; ++j)
+      x[j] = e.storage == Storage::float64 ? rational_from_double(e.f64[v * d + j])
+             : e.storage == Storage::int64 ? Rational(static_cast<long>(e.i64[v * d + j]))
+                                           : e.q[v * d + j];
+    return x;
+  };
+  TokenSequenceDataset t;
+  t.N = sc.N, t.n = sc.n, t.d = d;
+  typed_sequence_labels(arrays, path, t.N, t.n, t.labels, t.token_labels);
+  arrays.clear();
+  NpzSelect only_ids;
+  only_ids.want = [](const std::string& key) { return key == "token_ids"; };
+  auto id_arrays = npz_read_typed(path, false, only_ids);
+  auto iit = id_arrays.find("token_ids");
+  if (iit == id_arrays.end()) throw input_error(path, "", "expected an array named \"token_ids\" of shape (N, n)");
+  const TypedArray& ids = iit->second;
+  check_shape(Shaped{ids.shape}, path, "token_ids", 2, "(N, n)", {t.N, t.n});
+  if (ids.storage == Storage::float64)
+    throw input_error(path, "token_ids", "expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got a float dtype");
+  const std::size_t count = t.N * t.n;
+  const std::string range = "[0, " + std::to_string(V) + ") (V = " + std::to_string(V) + " rows of \"embedding\")";
+  std::vector<std::uint32_t> id_of(V, UINT32_MAX);
+  t.ids.resize(count);
+  for (std::size_t r = 0; r < count; ++r) {
+    std::size_t v = 0;
+    if (ids.storage == Storage::int64) {
+      const std::int64_t x = ids.i64[r];
+      if (x < 0 || static_cast<std::uint64_t>(x) >= V)
+        throw input_error(path, "token_ids" + ndindex_to_string(ids.shape, r),
+                          "expected a token index in " + range + ", got " + std::to_string(x));
+      v = static_cast<std::size_t>(x);
+    } else {  // uint64 values past 2^63 - 1
+      const Rational& q = ids.q[r];
+      if (q < 0 || q >= Rational(static_cast<unsigned long>(V)))
+        throw input_error(path, "token_ids" + ndindex_to_string(ids.shape, r),
+                          "expected a token index in " + range + ", got " + rational_to_string(q));
+      v = static_cast<std::size_t>(q.get_num().get_ui());
+    }
+    std::uint32_t& id = id_of[rep[v]];
+    if (id == UINT32_MAX) {
+      id = static_cast<std::uint32_t>(t.tokens.size());
+      t.tokens.push_back(row(rep[v]));
+    }
+    t.ids[r] = id;
+  }
+  return t;
+}
+
+// The token table expanded into N matrices n x d (the rational reader's form).
+SequenceDataset sequence_dataset_expand(TokenSequenceDataset&& t) {
+  SequenceDataset ds;
+  ds.sequences.reserve(t.N);
+  for (std::size_t i = 0; i < t.N; ++i) {
+    QMatrix x(t.n, t.d);
+    for (std::size_t k = 0; k < t.n; ++k)
+      for (std::size_t j = 0; j < t.d; ++j) x(k, j) = t.tokens[t.ids[i * t.n + k]][j];
+    ds.sequences.push_back(std::move(x));
+  }
+  ds.labels = std::move(t.labels);
+  ds.token_labels = std::move(t.token_labels);
+  return ds;
+}
+
+SequenceDataset sequence_from_npz(const std::string& file) {
+  const SequenceNpzScreen sc = sequence_npz_screen(file);
+  if (sc.token_ids) return sequence_dataset_expand(sequence_tokens_from_npz(file, sc));
+  NpzSelect select;
+  select.want = [](const std::string& key) { return key == "sequences" || key == "labels" || key == "token_labels"; };
+  auto arrays = npz_read_typed(file, false, select);
+  auto it = arrays.find("sequences");
+  if (it == arrays.end()) throw input_error(file, "", "expected an array named \"sequences\" of shape (N, n, d)");
+  check_shape(Shaped{it->second.shape}, file, "sequences", 3, "(N, n, d)", {sc.N, sc.n, sc.d});
+  SequenceDataset ds;
+  ds.sequences = ndarray_blocks(ndarray_from_typed(it->second));
+  arrays.erase(it);
+  typed_sequence_labels(arrays, file, sc.N, sc.n, ds.labels, ds.token_labels);
   return ds;
 }
 
@@ -538,11 +756,16 @@ TokenSequenceDataset sequence_dataset_tokens(SequenceDataset&& ds, const std::st
 
 TokenSequenceDataset sequence_dataset_read_tokens(const std::string& path) {
   if (!has_extension(path, ".npz")) return sequence_dataset_tokens(sequence_dataset_read(path), path);
-  auto arrays = npz_read_typed(path, false);
+  expect_data_set_file(path, "sequences, labels");
+  const SequenceNpzScreen sc = sequence_npz_screen(path);
+  if (sc.token_ids) return sequence_tokens_from_npz(path, sc);
+  NpzSelect select;
+  select.want = [](const std::string& key) { return key == "sequences" || key == "labels" || key == "token_labels"; };
+  auto arrays = npz_read_typed(path, false, select);
   auto it = arrays.find("sequences");
   if (it == arrays.end()) throw input_error(path, "", "expected an array named \"sequences\" of shape (N, n, d)");
   TypedArray& s = it->second;
-  check_shape(Shaped{s.shape}, path, "sequences", 3, "(N, n, d)", {std::nullopt, std::nullopt, std::nullopt});
+  check_shape(Shaped{s.shape}, path, "sequences", 3, "(N, n, d)", {sc.N, sc.n, sc.d});
   TokenSequenceDataset t;
   t.N = s.shape[0], t.n = s.shape[1], t.d = s.shape[2];
   const std::size_t rows = t.N * t.n, d = t.d;
@@ -558,22 +781,8 @@ TokenSequenceDataset sequence_dataset_read_tokens(const std::string& path) {
         if (v == 0.0) v = 0.0;
     const char* base = f ? reinterpret_cast<const char*>(s.f64.data()) : reinterpret_cast<const char*>(s.i64.data());
     const std::size_t row_bytes = d * 8;
-    struct RowHash {
-      const char* base;
-      std::size_t bytes;
-      std::size_t operator()(std::size_t r) const {
-        return std::hash<std::string_view>()(std::string_view(base + r * bytes, bytes));
-      }
-    };
-    struct RowEq {
-      const char* base;
-      std::size_t bytes;
-      bool operator()(std::size_t a, std::size_t b) const {
-        return std::memcmp(base + a * bytes, base + b * bytes, bytes) == 0;
-      }
-    };
-    std::unordered_map<std::size_t, std::uint32_t, RowHash, RowEq> first(1024, RowHash{base, row_bytes},
-                                                                         RowEq{base, row_bytes});
+    std::unordered_map<std::size_t, std::uint32_t, ByteRowHash, ByteRowEq> first(1024, ByteRowHash{base, row_bytes},
+                                                                                 ByteRowEq{base, row_bytes});
     t.ids.resize(rows);
     for (std::size_t r = 0; r < rows; ++r) {
       auto [pos, fresh] = first.emplace(r, static_cast<std::uint32_t>(t.tokens.size()));
@@ -586,25 +795,7 @@ TokenSequenceDataset sequence_dataset_read_tokens(const std::string& path) {
     }
   }
   arrays.erase(it);
-  std::map<std::string, NdArray> label_arrays;
-  for (const char* key : {"labels", "token_labels"}) {
-    auto l = arrays.find(key);
-    if (l != arrays.end()) label_arrays.emplace(key, ndarray_from_typed(l->second));
-  }
-  for (const char* key : {"labels", "token_labels"}) {
-    auto lit = label_arrays.find(key);
-    if (lit == label_arrays.end()) continue;
-    const NdArray& l = lit->second;
-    bool flat = std::string(key) == "labels" && l.shape.size() == 1;
-    if (flat) check_shape(l, path, key, 1, "(N,)", {t.N});
-    else check_shape(l, path, key, 2, "(N, n)", {t.N, t.n});
-    std::vector<long> all;
-    for (std::size_t k = 0; k < l.data.size(); ++k)
-      all.push_back(to_label(l.data[k], path, key + ndindex_to_string(l.shape, k), true));
-    if (flat) t.labels = all;
-    else
-      for (std::size_t i = 0; i < t.N; ++i) t.token_labels.emplace_back(all.begin() + i * t.n, all.begin() + (i + 1) * t.n);
-  }
+  typed_sequence_labels(arrays, path, t.N, t.n, t.labels, t.token_labels);
   return t;
 }
 

@@ -1,5 +1,8 @@
 // Data set writers: JSON (exact strings; real "labels" or integer "class_labels") and float64 .npz (only for data that is exactly
 // representable in double, as generated float data is). Formats as read by dataset.cpp.
+#include <algorithm>
+#include <bit>
+#include <functional>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -192,6 +195,61 @@ void sequence_dataset_write_tokens(const std::string& path, const TokenSequenceD
     out += ",\"token_labels\":" + label_rows_to_json(ds.token_labels).dump();
   out += "}\n";
   file_write_atomic(path, out);
+}
+
+void sequence_dataset_write_token_ids(const std::string& path, const TokenSequenceDataset& ds) {
+  if (path_extension_lower(path) != ".npz")
+    throw input_error(path, "", "expected a file name ending in .npz for the token_ids layout (token_ids and embedding arrays)");
+  const std::size_t V = ds.tokens.size();
+  if (ds.ids.size() != ds.N * ds.n) throw std::logic_error("sequence_dataset_write_token_ids: N n token indices expected");
+  for (std::uint32_t id : ds.ids)
+    if (id >= V) throw std::logic_error("sequence_dataset_write_token_ids: token index out of range");
+  std::vector<double> table;
+  table.reserve(V * ds.d);
+  for (const QVector& t : ds.tokens) {
+    if (t.size() != ds.d) throw std::logic_error("sequence_dataset_write_token_ids: token of another dimension");
+    for (const Rational& q : t) table.push_back(exact_double(q, "embedding"));
+  }
+  const bool narrow = V <= 65536;
+  std::vector<NpzStream> members;
+  members.push_back({"embedding", {V, ds.d}, "<f8", [&table](const auto& put) {
+                       std::string bytes(8 * table.size(), '\0');
+                       for (std::size_t i = 0; i < table.size(); ++i) {
+                         const std::uint64_t bits = std::bit_cast<std::uint64_t>(table[i]);
+                         for (int b = 0; b < 8; ++b) bytes[8 * i + std::size_t(b)] = static_cast<char>((bits >> (8 * b)) & 0xff);
+                       }
+                       put(bytes.data(), table.size());
+                     }});
+  // Integers as little-endian bytes of `width`, in pieces of 64 Ki values.
+  auto integers = [](const char* name, std::vector<std::size_t> shape, const char* descr, std::size_t width, std::size_t count,
+                     std::function<std::int64_t(std::size_t)> at) {
+    return NpzStream{name, std::move(shape), descr, [width, count, at = std::move(at)](const auto& put) {
+                       constexpr std::size_t kPiece = std::size_t(1) << 16;
+                       std::string bytes;
+                       for (std::size_t from = 0; from < count; from += kPiece) {
+                         const std::size_t m = std::min(kPiece, count - from);
+                         bytes.assign(m * width, '\0');
+                         for (std::size_t i = 0; i < m; ++i) {
+                           const std::uint64_t v = static_cast<std::uint64_t>(at(from + i));
+                           for (std::size_t b = 0; b < width; ++b) bytes[i * width + b] = static_cast<char>((v >> (8 * b)) & 0xff);
+                         }
+                         put(bytes.data(), m);
+                       }
+                     }};
+  };
+  if (ds.labels.size() != 0 && ds.labels.size() != ds.N) throw std::logic_error("sequence_dataset_write_token_ids: N labels expected");
+  const bool wide = V > (std::size_t(1) << 31);  // int32 holds indices below 2^31
+  members.push_back(integers("token_ids", {ds.N, ds.n}, narrow ? "<u2" : wide ? "<i8" : "<i4", narrow ? 2 : wide ? 8 : 4, ds.ids.size(),
+                             [&ds](std::size_t r) { return std::int64_t(ds.ids[r]); }));
+  if (!ds.labels.empty())
+    members.push_back(integers("labels", {ds.N}, "<i8", 8, ds.N, [&ds](std::size_t i) { return std::int64_t(ds.labels[i]); }));
+  if (!ds.token_labels.empty()) {
+    for (const auto& row : ds.token_labels)
+      if (row.size() != ds.n) throw std::logic_error("sequence_dataset_write_token_ids: per-token labels of another length");
+    members.push_back(integers(ds.labels.empty() ? "labels" : "token_labels", {ds.N, ds.n}, "<i8", 8, ds.N * ds.n,
+                               [&ds](std::size_t r) { return std::int64_t(ds.token_labels[r / ds.n][r % ds.n]); }));
+  }
+  npz_write_stream(path, std::move(members));
 }
 
 }  // namespace memcert

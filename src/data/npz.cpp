@@ -380,10 +380,12 @@ std::map<std::string, TypedArray> npz_read_typed(const std::string& path, bool k
   return npz_with_reader(path, [&](const ByteReader& r) { return npz_members_typed(r, path, keep_float32, select); });
 }
 
-std::vector<NpzMemberHeader> npz_read_headers(const std::string& path) {
+std::vector<NpzMemberHeader> npz_read_headers(const std::string& path) { return npz_read_headers(path, NpzSelect{}); }
+
+std::vector<NpzMemberHeader> npz_read_headers(const std::string& path, const NpzSelect& select) {
   return npz_with_reader(path, [&](const ByteReader& r) {
     std::vector<NpzMemberHeader> out;
-    npz_members_typed(r, path, false, {}, &out);
+    npz_members_typed(r, path, false, NpzSelect{select.want, {}}, &out);
     return out;
   });
 }
@@ -438,9 +440,33 @@ void npz_write_members(const std::string& path, const std::map<std::string, std:
 }
 
 void npz_write_float64_stream(const std::string& path, std::vector<NpzFloat64Stream> members) {
+  std::vector<NpzStream> out;
+  out.reserve(members.size());
+  for (NpzFloat64Stream& m : members) {
+    auto fill = std::make_shared<decltype(m.fill)>(std::move(m.fill));
+    out.push_back({std::move(m.name), std::move(m.shape), "<f8", [fill](const auto& put) {
+                     std::string piece;
+                     (*fill)([&](const double* v, std::size_t n) {
+                       piece.resize(8 * n);
+                       for (std::size_t i = 0; i < n; ++i) {
+                         const std::uint64_t bits = std::bit_cast<std::uint64_t>(v[i]);
+                         for (int b = 0; b < 8; ++b)
+                           piece[8 * i + static_cast<std::size_t>(b)] = static_cast<char>((bits >> (8 * b)) & 0xff);
+                       }
+                       put(piece.data(), n);
+                     });
+                   }});
+  }
+  npz_write_stream(path, std::move(out));
+}
+
+void npz_write_stream(const std::string& path, std::vector<NpzStream> members) {
   // npz_write_float64's archive: members in name order, local header, .npy bytes, central directory.
-  std::sort(members.begin(), members.end(),
-            [](const NpzFloat64Stream& a, const NpzFloat64Stream& b) { return a.name < b.name; });
+  for (const NpzStream& m : members)
+    if (m.descr.size() != 3 || m.descr[0] != '<' || std::string("fiu").find(m.descr[1]) == std::string::npos ||
+        std::string("1248").find(m.descr[2]) == std::string::npos)
+      throw std::logic_error("npz_write_stream: expected a little-endian dtype such as <f8, got " + m.descr);
+  std::sort(members.begin(), members.end(), [](const NpzStream& a, const NpzStream& b) { return a.name < b.name; });
   // The archive is patched in place (CRCs after the data), so it needs a file, not a device or pipe.
   if (output_is_stream(path)) throw input_error(path, "", "expected a file to write the .npz archive to, got a device or pipe");
   std::string tmpl = path + ".tmp.XXXXXX";
@@ -482,12 +508,14 @@ void npz_write_float64_stream(const std::string& path, std::vector<NpzFloat64Str
     if (buf.size() >= kBuf) flush();
   };
   std::string central, head;
-  for (const NpzFloat64Stream& m : members) {
+  for (const NpzStream& m : members) {
     const std::string name = m.name + ".npy";
-    const std::string npy = npy_header_float64(m.shape);
+    std::string npy = npy_header_float64(m.shape);
+    npy.replace(npy.find("'<f8'") + 1, 3, m.descr);  // the same length: the header's padding is unchanged
+    const std::uint64_t itemsize = static_cast<std::uint64_t>(m.descr[2] - '0');
     std::uint64_t count = 1;
     for (std::size_t s : m.shape) count *= s;
-    const std::uint64_t size = npy.size() + 8 * count, offset = pos;
+    const std::uint64_t size = npy.size() + itemsize * count, offset = pos;
     if (offset >= 0xffffffffULL || size >= 0xffffffffULL)
       throw std::length_error("npz_write_float64: archives above 4 GiB are not supported");
     head.clear();
@@ -500,19 +528,14 @@ void npz_write_float64_stream(const std::string& path, std::vector<NpzFloat64Str
     uLong crc = crc32(0L, reinterpret_cast<const Bytef*>(npy.data()), static_cast<uInt>(npy.size()));
     emit(npy.data(), npy.size());
     std::uint64_t got = 0;
-    std::string piece;
-    m.fill([&](const double* v, std::size_t n) {
-      if (n > count - got) throw std::logic_error("npz_write_float64_stream: more values than the shape holds");
+    m.fill([&](const char* bytes, std::size_t n) {
+      if (n > count - got) throw std::logic_error("npz_write_stream: more values than the shape holds");
       got += n;
-      piece.resize(8 * n);
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint64_t bits = std::bit_cast<std::uint64_t>(v[i]);
-        for (int b = 0; b < 8; ++b) piece[8 * i + static_cast<std::size_t>(b)] = static_cast<char>((bits >> (8 * b)) & 0xff);
-      }
-      crc = crc32(crc, reinterpret_cast<const Bytef*>(piece.data()), static_cast<uInt>(piece.size()));
-      emit(piece.data(), piece.size());
+      const std::size_t len = static_cast<std::size_t>(itemsize) * n;
+      crc = static_cast<uLong>(crc32_of(static_cast<std::uint32_t>(crc), reinterpret_cast<const unsigned char*>(bytes), len));
+      emit(bytes, len);
     });
-    if (got != count) throw std::logic_error("npz_write_float64_stream: fewer values than the shape holds");
+    if (got != count) throw std::logic_error("npz_write_stream: fewer values than the shape holds");
     flush();
     std::string c4;
     put_le(c4, crc, 4);

@@ -28,8 +28,8 @@ def npy_bytes(descr, shape, values):
     shape_txt = "(%s,)" % shape[0] if len(shape) == 1 else "(" + ", ".join(map(str, shape)) + ")"
     header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape_txt)
     header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
-    fmt = {"f8": "d", "f4": "f", "i8": "q", "i4": "i"}[descr[1:]]
-    data = b"".join(struct.pack(descr[0] + fmt, v) for v in vals)
+    fmt = {"f8": "d", "f4": "f", "i8": "q", "i4": "i", "i2": "h", "i1": "b", "u8": "Q", "u4": "I", "u2": "H", "u1": "B"}[descr[1:]]
+    data = b"".join(struct.pack(descr[0].replace("|", "<") + fmt, v) for v in vals)
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + data
 
 

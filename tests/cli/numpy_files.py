@@ -77,6 +77,32 @@ for kind, extra, label_key in [("theorem1", [], "labels"), ("general", ["--C", "
               all(Fraction(float(a)) == exact(b) for a, b in zip(z["labels"].ravel(), lab)))
 rc, _, e = run("generate", "ks", "--N", "6", "--n", "3", "--d", "2", "--out", path("seq.npz"))
 check("generate ks npz", rc == 0 and sorted(np.load(path("seq.npz")).files) == ["labels", "sequences"], e)
+# --layout tokens: token_ids + embedding, the same sequences and labels as the spelled-out file (numpy's
+# fancy indexing rebuilds them); and a compact file written by numpy itself (int8 ids, a repeated and an
+# unused embedding row) is the data set its rows spell out: the same certificate as from np.savez(sequences).
+for s2s in ([], ["--seq2seq"]):
+    common = ["generate", "ks25", "--N", "50", "--n", "4", "--d", "3", "--V", "12", "--C", "3", "--seed", "4", *s2s]
+    rc1, _, e1 = run(*common, "--out", path("lay_s.npz"))
+    rc2, _, e2 = run(*common, "--layout", "tokens", "--out", path("lay_t.npz"))
+    a, b = np.load(path("lay_s.npz")), np.load(path("lay_t.npz"))
+    check("generate ks --layout tokens %s: arrays and dtypes" % s2s, rc1 == 0 and rc2 == 0 and
+          sorted(b.files) == ["embedding", "labels", "token_ids"] and b["token_ids"].dtype == np.uint16 and
+          b["embedding"].dtype == np.float64 and b["labels"].dtype == np.int64, (e1, e2, b.files))
+    check("generate ks --layout tokens %s: embedding[token_ids] == sequences, same labels" % s2s,
+          np.array_equal(b["embedding"][b["token_ids"]], a["sequences"]) and np.array_equal(b["labels"], a["labels"]))
+rng = np.random.default_rng(3)
+table = rng.integers(-4, 5, size=(5, 2)).astype(np.float64) / 2
+table[3] = table[0]
+ids = rng.choice(np.array([0, 1, 3, 4], dtype=np.int8), size=(30, 3))
+labels = np.zeros(30, dtype=np.int64)
+np.savez(path("np_t.npz"), token_ids=ids, embedding=table, labels=labels)
+np.savez(path("np_s.npz"), sequences=table[ids], labels=labels)
+certs = []
+for name in ("np_t", "np_s"):
+    rc, _, e = run("construct", "ks25", path(name + ".npz"), "--data-ref", "off", "--out", path(name + ".cert.json"))
+    certs.append(json.load(open(path(name + ".cert.json"))) if rc == 0 else None)
+    check("construct ks from numpy's %s.npz" % name, rc == 0, e)
+check("numpy's compact and spelled-out files give the same certificate", certs[0] is not None and certs[0] == certs[1])
 rc, out, e = run("generate", "theorem1", "--T", "3", "--n", "2", "--d", "3", "--out", path("one.npy"))
 check("generate to .npy is bad input", rc == 2 and out == "" and len(e.strip().splitlines()) == 1 and
       not os.path.exists(path("one.npy")), (rc, e))

@@ -1758,6 +1758,89 @@ section_ks_threads() {
   done
 }
 
+# ---------------------------------------------------------------------------------------------------
+# ks25 data in two layouts: the tokens spelled out (sequences (N, n, d)) and the compact token_ids (N, n)
+# + embedding (V, d). The same seed gives the same data set in both: equal digests, and a certificate made
+# from one verifies against the other. Hostile compact files are one-line bad input everywhere they are read.
+# ---------------------------------------------------------------------------------------------------
+section_ks_layouts() {
+  local d=$WORK/ks_layouts c
+  mkdir -p "$d"
+  run generate ks25 --N 300 --n 4 --d 3 --V 20 --C 3 --seed 7 --out "$d/s.npz"
+  expect_rc "layouts: generate ks (default layout)" 0
+  run generate ks25 --N 300 --n 4 --d 3 --V 20 --C 3 --seed 7 --layout sequences --out "$d/s2.npz"
+  expect_rc "layouts: generate ks --layout sequences" 0
+  check "layouts: --layout sequences is the default, byte for byte" cmp -s "$d/s.npz" "$d/s2.npz"
+  run generate ks25 --N 300 --n 4 --d 3 --V 20 --C 3 --seed 7 --out "$d/s.json"
+  run generate ks25 --N 300 --n 4 --d 3 --V 20 --C 3 --seed 7 --layout tokens --out "$d/t.npz" --json
+  expect_rc "layouts: generate ks --layout tokens" 0
+  json_check "layouts: --layout tokens said" 'j["layout"] == "tokens" and j["N"] == 300 and j["out"].endswith("t.npz")'
+  check "layouts: the compact file is smaller" test "$(stat -c %s "$d/t.npz")" -lt "$(stat -c %s "$d/s.npz")"
+  for c in s t; do
+    run construct ks25 "$d/$c.npz" --data-ref on --out "$d/ref_$c.json" --json
+    expect_rc "layouts: construct ks --data-ref on from $c.npz" 0
+    json_check "layouts: construct ks from $c.npz memorizes" 'j["data_ref"] is True and j["memorized"] is True and j["N"] == 300'
+    run construct ks25 "$d/$c.npz" --data-ref off --out "$d/emb_$c.json"
+    expect_rc "layouts: construct ks --data-ref off from $c.npz" 0
+  done
+  file_check "layouts: the two data digests are equal, and equal the JSON file's (computed independently)" "$d/ref_t.json" \
+    'j["data"]["digest"] == __import__("json").load(open("'"$d"'/ref_s.json"))["data"]["digest"] == ks_digest("'"$d"'/s.json")'
+  file_check "layouts: the same network from either layout" "$d/emb_t.json" \
+    'j == __import__("json").load(open("'"$d"'/emb_s.json"))'
+  run verify "$d/ref_t.json"
+  expect_rc "layouts: verify, data by reference to the compact file" 0
+  for c in s t; do
+    local o=t
+    [ "$c" = t ] && o=s
+    run verify "$d/ref_$c.json" --data "$d/$o.npz"
+    expect_rc "layouts: a by-reference certificate from $c.npz verifies with --data $o.npz" 0
+    run verify "$d/emb_$c.json" --data "$d/$o.npz"
+    expect_rc "layouts: an embedded certificate from $c.npz verifies with --data $o.npz" 0
+  done
+  run verify "$d/emb_t.json" --data "$d/s.json"
+  expect_rc "layouts: an embedded certificate from t.npz verifies with --data s.json" 0
+  # Another seed's compact data: rejected (digest; embedded: the values differ).
+  "$BIN" generate ks25 --N 300 --n 4 --d 3 --V 20 --C 3 --seed 8 --layout tokens --out "$d/other.npz" >/dev/null 2>&1
+  run verify "$d/ref_s.json" --data "$d/other.npz"
+  expect_rc "layouts: another seed's compact data is rejected" 1
+  # Bad options.
+  expect_bad_input "layouts: --layout tokens to a .json" "$d/x.json" generate ks25 --N 5 --n 2 --d 2 --layout tokens --out "$d/x.json"
+  stderr_mentions "layouts: --layout tokens to a .json" "expected a file name ending in .npz for --layout tokens"
+  expect_bad_input "layouts: --layout sideways" "$d/x.npz" generate ks25 --N 5 --n 2 --d 2 --layout sideways --out "$d/x.npz"
+  # Hostile compact files: construct, verify --data (both certificate kinds) and export name file, array
+  # and position on one line, exit 2, nothing written.
+  local emb='embedding=<f8:3,2:1,0,0,1,0.5,0.5' lab='labels=<i8:2:0,1'
+  write_npz "$d/h_range.npz" stored 'token_ids=<u2:2,3:0,1,2,2,3,0' "$emb" "$lab"
+  write_npz "$d/h_neg.npz" deflated 'token_ids=|i1:2,3:0,1,2,-1,1,0' "$emb" "$lab"
+  write_npz "$d/h_float.npz" stored 'token_ids=<f8:2,3:0,1,2,2,1,0' "$emb" "$lab"
+  write_npz "$d/h_shape.npz" stored 'token_ids=<i4:6:0,1,2,2,1,0' "$emb" "$lab"
+  write_npz "$d/h_labels.npz" stored 'token_ids=<i4:2,3:0,1,2,2,1,0' "$emb" 'labels=<i8:3:0,1,1'
+  write_npz "$d/h_both.npz" stored 'token_ids=<i4:2,3:0,1,2,2,1,0' "$emb" 'sequences=<f8:2,3,2:1,0,0,1,1,0,0,1,1,0,0,1' "$lab"
+  write_npz "$d/h_noemb.npz" stored 'token_ids=<i4:2,3:0,1,2,2,1,0' "$lab"
+  local h want
+  for h in "range:token_ids[1][1]: expected a token index in [0, 3)" "neg:token_ids[1][0]: expected a token index in [0, 3)" \
+           "float:token_ids: expected token indices of an integer dtype" "shape:token_ids: expected a 2-d array (N, n), got shape (6,)" \
+           "labels:labels: expected a non-empty array of shape (N,) = (2,), got (3,)" \
+           'both:token_ids: expected either "sequences" (N, n, d) or "token_ids"' \
+           'noemb:expected an array named "embedding" of shape (V, d)'; do
+    c=${h%%:*}
+    want=${h#*:}
+    expect_bad_input "layouts: construct ks from h_$c.npz" "$d/x.json" construct ks25 "$d/h_$c.npz" --out "$d/x.json"
+    stderr_mentions "layouts: construct ks from h_$c.npz names file and position" "h_$c.npz: $want"
+    expect_bad_input "layouts: verify --data h_$c.npz (by reference)" "" verify "$d/ref_t.json" --data "$d/h_$c.npz"
+    stderr_mentions "layouts: verify --data h_$c.npz (by reference)" "h_$c.npz: $want"
+    expect_bad_input "layouts: verify --data h_$c.npz (embedded)" "" verify "$d/emb_t.json" --data "$d/h_$c.npz"
+    stderr_mentions "layouts: verify --data h_$c.npz (embedded)" "h_$c.npz: $want"
+  done
+  # The certificate's own referenced file replaced by a hostile one: bad input, not a verdict.
+  cp "$d/t.npz" "$d/t_saved.npz"
+  cp "$d/h_range.npz" "$d/t.npz"
+  expect_bad_input "layouts: verify, the referenced compact file replaced by a hostile one" "" verify "$d/ref_t.json"
+  stderr_mentions "layouts: verify, the referenced compact file replaced" "t.npz: token_ids[1][1]"
+  expect_bad_input "layouts: export coq, the referenced compact file replaced by a hostile one" "$d/coq" export coq "$d/ref_t.json" --out "$d/coq"
+  cp "$d/t_saved.npz" "$d/t.npz"
+}
+
 SECTIONS=(section_rank section_kruskal section_verify section_verify_many section_export section_manners)
 SECTIONS+=(section_names)
 SECTIONS+=(section_engine_route)
@@ -1773,6 +1856,7 @@ SECTIONS+=(section_certify)
 SECTIONS+=(section_export_ks)
 SECTIONS+=(section_model_files)
 SECTIONS+=(section_ks_threads)
+SECTIONS+=(section_ks_layouts)
 
 if [ ! -x "$BIN" ]; then
   echo "run.sh: $BIN is not an executable" >&2

@@ -343,3 +343,249 @@ TEST_CASE("float64 npz writers round-trip exactly-representable data and refuse 
   CHECK(sback.labels == s.labels);
   CHECK(sback.token_labels == s.token_labels);
 }
+
+namespace {
+// Integers as .npy data of dtype `descr` ("|u1", "<i2", ">i4", "<u8", ...): each value's two's-complement
+// bytes, little- or big-endian.
+std::string int_data(const std::string& descr, const std::vector<long long>& values) {
+  const std::size_t width = static_cast<std::size_t>(descr[2] - '0');
+  std::string out;
+  for (long long v : values) {
+    std::string b;
+    for (std::size_t k = 0; k < width; ++k) b += static_cast<char>((static_cast<unsigned long long>(v) >> (8 * k)) & 0xff);
+    if (descr[0] == '>') std::reverse(b.begin(), b.end());
+    out += b;
+  }
+  return out;
+}
+
+// N = 3 sequences of n = 2 tokens in R^2, over a table of V = 5 rows: row 3 repeats row 0, row 4 is row 1
+// with -0.0 for 0.0, row 2 is never used. The same data set spelled out ("sequences").
+const std::vector<double> kEmbedding{1, 0.5, -0.0, 2, 7, 7, 1, 0.5, 0.0, 2};
+const std::vector<long long> kIds{3, 1, 4, 0, 0, 4};
+const std::vector<double> kSpelled{1, 0.5, -0.0, 2, 0.0, 2, 1, 0.5, 1, 0.5, 0.0, 2};
+const std::vector<std::int64_t> kSeqLabels{2, 0, 1};
+
+std::string compact_npz(const std::string& ids_descr, const std::vector<long long>& ids,
+                        std::vector<std::pair<std::string, std::string>> extra = {}, bool deflated = false) {
+  using fixtures::npy;
+  std::vector<std::pair<std::string, std::string>> m{
+      {"token_ids.npy", npy(ids_descr, {3, 2}, int_data(ids_descr, ids))},
+      {"embedding.npy", npy("<f8", {5, 2}, fixtures::raw_all(kEmbedding))}};
+  for (auto& e : extra) m.push_back(std::move(e));
+  return fixtures::zip(m, deflated);
+}
+}  // namespace
+
+TEST_CASE("compact ks25 layout: token_ids + embedding read as the same sequences", "[dataset][ks]") {
+  using fixtures::npy;
+  using fixtures::raw_all;
+  const std::string labels = npy("<i8", {3}, raw_all(kSeqLabels));
+  const std::string spelled = write_file("spelled.npz", fixtures::zip({{"sequences.npy", npy("<f8", {3, 2, 2}, raw_all(kSpelled))},
+                                                                        {"labels.npy", labels}}));
+  const TokenSequenceDataset want = sequence_dataset_read_tokens(spelled);
+  // Independently: the distinct vectors in order of first use, (1, 1/2) then (0, 2).
+  REQUIRE(want.tokens.size() == 2);
+  CHECK(want.tokens[0] == QVector{Rational(1), Rational(1, 2)});
+  CHECK(want.tokens[1] == QVector{Rational(0), Rational(2)});
+  CHECK(want.ids == std::vector<std::uint32_t>{0, 1, 1, 0, 0, 1});
+  const SequenceDataset want_seq = sequence_dataset_read(spelled);
+  for (const char* descr : {"|u1", "|i1", "<u2", "<i2", "<i4", "<u4", "<i8", "<u8", ">i4", ">u2"}) {
+    for (const bool deflated : {false, true}) {
+      INFO(descr << (deflated ? " deflated" : " stored"));
+      const std::string path = write_file("compact.npz", compact_npz(descr, kIds, {{"labels.npy", labels}}, deflated));
+      const TokenSequenceDataset got = sequence_dataset_read_tokens(path);
+      CHECK(got.N == 3);
+      CHECK(got.n == 2);
+      CHECK(got.d == 2);
+      CHECK(got.tokens == want.tokens);
+      CHECK(got.ids == want.ids);
+      CHECK(got.labels == want.labels);
+      CHECK(got.token_labels.empty());
+      const SequenceDataset seq = sequence_dataset_read(path);  // the rational reader: the same sequences
+      CHECK(seq.sequences == want_seq.sequences);
+      CHECK(seq.labels == want_seq.labels);
+    }
+  }
+  // An integer embedding, float labels and per-token labels: the values, not the dtypes, make the data set.
+  const std::vector<std::int64_t> int_emb{4, -1, 0, 3, 4, -1};
+  const std::vector<double> token_labels{0, 1, 2, 2, 1, 0};
+  const std::string ids = npy("<i4", {3, 2}, int_data("<i4", {2, 1, 0, 0, 1, 2}));
+  const TokenSequenceDataset a = sequence_dataset_read_tokens(write_file("ie.npz", fixtures::zip(
+      {{"token_ids.npy", ids}, {"embedding.npy", npy("<i8", {3, 2}, raw_all(int_emb))},
+       {"labels.npy", npy("<f8", {3, 2}, raw_all(token_labels))}})));
+  const std::vector<double> spelled_i{4, -1, 0, 3, 4, -1, 4, -1, 0, 3, 4, -1};
+  const TokenSequenceDataset b = sequence_dataset_read_tokens(write_file("is.npz", fixtures::zip(
+      {{"sequences.npy", npy("<f8", {3, 2, 2}, raw_all(spelled_i))},
+       {"labels.npy", npy("<f8", {3, 2}, raw_all(token_labels))}})));
+  CHECK(a.tokens == b.tokens);
+  CHECK(a.tokens.size() == 2);
+  CHECK(a.ids == b.ids);
+  CHECK(a.ids == std::vector<std::uint32_t>{0, 1, 0, 0, 1, 0});
+  CHECK(a.labels.empty());
+  CHECK(a.token_labels == b.token_labels);
+  CHECK(a.token_labels == std::vector<std::vector<long>>{{0, 1}, {2, 2}, {1, 0}});
+}
+
+TEST_CASE("compact ks25 layout: members not used are skipped unread, headers screened first", "[dataset][ks][errors]") {
+  using fixtures::npy;
+  using fixtures::raw_all;
+  // A member that is not a .npy at all: never read (the data set does not use it).
+  const std::string labels = npy("<i8", {3}, raw_all(kSeqLabels));
+  for (const bool compact : {true, false}) {
+    const std::string path = write_file(
+        "junk.npz", compact ? compact_npz("<u2", kIds, {{"labels.npy", labels}, {"notes.npy", "not an array"}})
+                            : fixtures::zip({{"sequences.npy", npy("<f8", {3, 2, 2}, raw_all(kSpelled))},
+                                             {"labels.npy", labels},
+                                             {"notes.npy", "not an array"}}));
+    CHECK(sequence_dataset_read_tokens(path).ids == std::vector<std::uint32_t>{0, 1, 1, 0, 0, 1});
+    CHECK(sequence_dataset_read(path).labels == std::vector<long>{2, 0, 1});
+  }
+  // Labels of the wrong length beside a token_ids member whose values are corrupt (CRC): the shapes are
+  // screened from the headers before any values are read, so the shape is what is reported.
+  std::string bytes = compact_npz("<u2", kIds, {{"labels.npy", npy("<i8", {4}, raw_all(std::vector<std::int64_t>{0, 0, 0, 0}))}});
+  const std::string ids_npy = npy("<u2", {3, 2}, int_data("<u2", kIds));
+  const std::size_t at = bytes.find(ids_npy) + ids_npy.size() - 1;  // token_ids' last value byte
+  REQUIRE(at < bytes.size());
+  bytes[at] = static_cast<char>(bytes[at] ^ 0x40);
+  std::string m = input_error_of([&] { sequence_dataset_read_tokens(write_file("crc.npz", bytes)); });
+  CHECK(m == "crc.npz: labels: expected a non-empty array of shape (N,) = (3,), got (4,)");
+}
+
+TEST_CASE("compact ks25 layout: hostile files are one-line bad input", "[dataset][ks][errors]") {
+  using fixtures::npy;
+  using fixtures::raw_all;
+  auto err = [](const std::string& bytes) {
+    const std::string path = write_file("c.npz", bytes);
+    const std::string a = input_error_of([&] { sequence_dataset_read_tokens(path); });
+    const std::string b = input_error_of([&] { sequence_dataset_read(path); });
+    CHECK(a == b);  // both readers, the same message
+    return a;
+  };
+  const std::string range = "expected a token index in [0, 5) (V = 5 rows of \"embedding\"), got ";
+  CHECK(err(compact_npz("<u2", {3, 1, 4, 0, 0, 5})) == "c.npz: token_ids[2][1]: " + range + "5");
+  CHECK(err(compact_npz("|i1", {3, 1, -1, 0, 0, 4})) == "c.npz: token_ids[1][0]: " + range + "-1");
+  CHECK(err(compact_npz("<i8", {3, 1, 4, 0, (1LL << 40), 4})) == "c.npz: token_ids[2][0]: " + range + "1099511627776");
+  CHECK(err(compact_npz("<u8", {3, 1, 4, 0, 0, -1})) == "c.npz: token_ids[2][1]: " + range + "18446744073709551615");
+  // Float or bool indices: refused from the header, whatever the values.
+  const std::string emb = npy("<f8", {5, 2}, raw_all(kEmbedding));
+  CHECK(err(fixtures::zip({{"token_ids.npy", npy("<f8", {3, 2}, raw_all(std::vector<double>{0, 1, 0, 1, 0, 1}))}, {"embedding.npy", emb}})) ==
+        "c.npz: token_ids: expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got float64");
+  CHECK(err(fixtures::zip({{"token_ids.npy", npy("<f4", {3, 2}, raw_all(std::vector<float>{0, 1, 0, 1, 0, 1}))}, {"embedding.npy", emb}})) ==
+        "c.npz: token_ids: expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got float32");
+  CHECK(err(fixtures::zip({{"token_ids.npy", npy("|b1", {3, 2}, std::string(6, '\1'))}, {"embedding.npy", emb}})) ==
+        "c.npz: token_ids: expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got bool");
+  // Shapes.
+  CHECK(err(fixtures::zip({{"token_ids.npy", npy("<u2", {6}, int_data("<u2", kIds))}, {"embedding.npy", emb}})) ==
+        "c.npz: token_ids: expected a 2-d array (N, n), got shape (6,)");
+  CHECK(err(fixtures::zip({{"token_ids.npy", npy("<u2", {3, 2}, int_data("<u2", kIds))},
+                           {"embedding.npy", npy("<f8", {5, 2, 1}, raw_all(kEmbedding))}})) ==
+        "c.npz: embedding: expected a 2-d array (V, d), got shape (5, 2, 1)");
+  CHECK(err(fixtures::zip({{"token_ids.npy", npy("<u2", {3, 2}, int_data("<u2", kIds))}, {"embedding.npy", npy("<f8", {0, 2}, "")}})) ==
+        "c.npz: embedding: expected a non-empty array of shape (V, d) = (*, *), got (0, 2)");
+  CHECK(err(fixtures::zip({{"token_ids.npy", npy("<u2", {3, 0}, "")}, {"embedding.npy", emb}})) ==
+        "c.npz: token_ids: expected a non-empty array of shape (N, n) = (*, *), got (3, 0)");
+  CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", npy("<i8", {2}, raw_all(std::vector<std::int64_t>{0, 1}))}})) ==
+        "c.npz: labels: expected a non-empty array of shape (N,) = (3,), got (2,)");
+  CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", npy("<i8", {3, 3}, raw_all(std::vector<std::int64_t>(9, 0)))}})) ==
+        "c.npz: labels: expected a non-empty array of shape (N, n) = (3, 2), got (3, 3)");
+  CHECK(err(compact_npz("<u2", kIds, {{"token_labels.npy", npy("<i8", {3}, raw_all(kSeqLabels))}})) ==
+        "c.npz: token_labels: expected a 2-d array (N, n), got shape (3,)");
+  // Labels: non-negative integers, as in the other layout.
+  CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", npy("<i8", {3}, raw_all(std::vector<std::int64_t>{0, -4, 1}))}})) ==
+        "c.npz: labels[1]: expected a non-negative integer class label, got -4");
+  CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", npy("<f8", {3}, raw_all(std::vector<double>{0, 1, 1.5}))}})) ==
+        "c.npz: labels[2]: expected a non-negative integer class label, got 3/2");
+  CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", npy("<f8", {3}, raw_all(std::vector<double>{0, 9.3e18, 1}))}})) ==
+        "c.npz: labels[1]: expected a non-negative integer class label, got 9300000000000000000");
+  // Per-token labels twice.
+  const std::string two = npy("<i8", {3, 2}, raw_all(std::vector<std::int64_t>(6, 1)));
+  CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", two}, {"token_labels.npy", two}})) ==
+        "c.npz: token_labels: expected per-token labels only once, got them in \"labels\" and \"token_labels\"");
+  // Both layouts; a missing embedding; neither.
+  CHECK(err(compact_npz("<u2", kIds, {{"sequences.npy", npy("<f8", {3, 2, 2}, raw_all(kSpelled))}})) ==
+        "c.npz: token_ids: expected either \"sequences\" (N, n, d) or \"token_ids\" (N, n) with \"embedding\" (V, d), got both");
+  CHECK(err(fixtures::zip({{"token_ids.npy", npy("<u2", {3, 2}, int_data("<u2", kIds))},
+                           {"labels.npy", npy("<i8", {3}, raw_all(kSeqLabels))}})) ==
+        "c.npz: expected an array named \"embedding\" of shape (V, d) with \"token_ids\"; it has 'labels', 'token_ids'");
+  CHECK(err(fixtures::zip({{"embedding.npy", emb}})) ==
+        "c.npz: expected an array named \"sequences\" of shape (N, n, d), or \"token_ids\" of shape (N, n) with "
+        "\"embedding\" of shape (V, d); it has 'embedding'");
+}
+
+TEST_CASE("compact ks25 layout: written and read back; the index dtype follows the table's size", "[dataset][ks]") {
+  TokenSequenceDataset ds;
+  ds.N = 3, ds.n = 2, ds.d = 2;
+  ds.tokens = {{Rational(1), Rational(1, 2)}, {Rational(0), Rational(-3, 4)}, {Rational(5), Rational(5)}};
+  ds.ids = {0, 1, 2, 0, 1, 1};
+  ds.labels = {2, 0, 7};
+  const std::string a = (fixtures::scratch() / "w_ids.npz").string(), b = (fixtures::scratch() / "w_seq.npz").string();
+  sequence_dataset_write_token_ids(a, ds);
+  sequence_dataset_write_tokens(b, ds);
+  const TokenSequenceDataset ra = sequence_dataset_read_tokens(a), rb = sequence_dataset_read_tokens(b);
+  CHECK(ra.tokens == ds.tokens);
+  CHECK(ra.ids == ds.ids);
+  CHECK(ra.labels == ds.labels);
+  CHECK(rb.tokens == ra.tokens);
+  CHECK(rb.ids == ra.ids);
+  auto dtypes = [](const std::string& path) {
+    std::map<std::string, std::string> out;
+    for (const NpzMemberHeader& h : npz_read_headers(path)) {
+      std::string dtype = std::to_string(h.itemsize);
+      dtype.insert(dtype.begin(), h.kind);
+      out[h.key] = dtype;
+    }
+    return out;
+  };
+  CHECK(dtypes(a) == std::map<std::string, std::string>{{"embedding", "f8"}, {"labels", "i8"}, {"token_ids", "u2"}});
+  // Per-token labels go to "labels" (N, n) alone, to "token_labels" beside sequence labels.
+  ds.token_labels = {{0, 1}, {1, 1}, {2, 0}};
+  sequence_dataset_write_token_ids(a, ds);
+  CHECK(sequence_dataset_read_tokens(a).token_labels == ds.token_labels);
+  CHECK(dtypes(a).count("token_labels") == 1);
+  ds.labels.clear();
+  sequence_dataset_write_token_ids(a, ds);
+  CHECK(sequence_dataset_read_tokens(a).token_labels == ds.token_labels);
+  CHECK(dtypes(a).count("token_labels") == 0);
+  // 65,537 tokens: int32 indices.
+  TokenSequenceDataset big;
+  big.N = 65537, big.n = 1, big.d = 1;
+  for (std::uint32_t t = 0; t < 65537; ++t) {
+    big.tokens.push_back({Rational(static_cast<long>(t))});
+    big.ids.push_back(65536 - t);
+  }
+  sequence_dataset_write_token_ids(a, big);
+  CHECK(dtypes(a).at("token_ids") == "i4");
+  const TokenSequenceDataset rbig = sequence_dataset_read_tokens(a);
+  REQUIRE(rbig.tokens.size() == 65537);
+  CHECK(rbig.tokens[0][0] == 65536);  // first use: row 65536 of the table
+  CHECK(rbig.ids[65536] == 65536);
+  // Not a .npz: bad input before anything is written; a token that is not a double: nothing written.
+  const std::string j = (fixtures::scratch() / "w_ids.json").string();
+  CHECK(input_error_of([&] { sequence_dataset_write_token_ids(j, ds); }).find("w_ids.json: expected a file name ending in .npz") == 0);
+  CHECK_FALSE(std::filesystem::exists(j));
+  ds.tokens[1][1] = Rational(1, 3);
+  const std::string c = (fixtures::scratch() / "w_third.npz").string();
+  CHECK_THROWS_AS(sequence_dataset_write_token_ids(c, ds), std::invalid_argument);
+  CHECK_FALSE(std::filesystem::exists(c));
+}
+
+TEST_CASE("compact ks25 layout: read without the (N, n, d) array", "[dataset][ks]") {
+  // N = 60,000 sequences of n = 16 tokens in R^64 over V = 8 rows: spelled out, 491 MB of float64; the
+  // compact file holds 1.9 MB of indices.
+  const std::size_t N = 60000, n = 16, d = 64, V = 8;
+  std::vector<double> emb(V * d);
+  for (std::size_t k = 0; k < emb.size(); ++k) emb[k] = double(k % 13) / 4;
+  std::vector<long long> ids(N * n);
+  for (std::size_t r = 0; r < ids.size(); ++r) ids[r] = static_cast<long long>((r * 7 + r / 5) % V);
+  const std::string path = write_file("large.npz", fixtures::zip(
+      {{"token_ids.npy", fixtures::npy("<u2", {N, n}, int_data("<u2", ids))},
+       {"embedding.npy", fixtures::npy("<f8", {V, d}, fixtures::raw_all(emb))}}));
+  ids = {};
+  const long before = fixtures::peak_rss_kb();
+  const TokenSequenceDataset t = sequence_dataset_read_tokens(path);
+  const long after = fixtures::peak_rss_kb();
+  CHECK(t.N == N);
+  CHECK(t.tokens.size() == V);
+  if (before > 0 && after > 0) CHECK(after - before < 100 * 1024);  // far below the 491 MB spelled out
+}

@@ -79,6 +79,11 @@ struct SequenceDataset {
 // (N,n,d), labels (N,) | (N,n), token_labels (N,n)). Labels must be non-negative integers; the upper
 // bound C is checked by the construction that uses them. The writer emits "labels" [N] and, when both
 // kinds are present, "token_labels" [N][n] (per-token labels alone go to "labels").
+// A .npz may instead hold the compact layout of the same data set: token_ids (N,n) of an integer dtype
+// and embedding (V,d), token k of sequence i being row token_ids[i][k] of embedding (rows of equal values
+// are one token); both layouts in one file, an index outside [0, V) or a float index is bad input. Only the
+// members named here are read (others are skipped unread), and every member's header is checked before any
+// values are read.
 SequenceDataset sequence_dataset_read(const std::string& path);
 // The same data set with each distinct token stored once: `tokens` (first-occurrence order, V x d) and
 // ids (N n, row-major: token k of sequence i is tokens[ids[i n + k]]). Read from a .npz without a
@@ -98,6 +103,12 @@ TokenSequenceDataset sequence_dataset_tokens(SequenceDataset&& ds, const std::st
 // Writes the data set of sequence_dataset_write without expanding it to rationals (.npz: float64 arrays,
 // every token coordinate must be exactly a double; .json: streamed).
 void sequence_dataset_write_tokens(const std::string& path, const TokenSequenceDataset& ds);
+// The compact .npz layout of the same data set (sequence_dataset_read reads it back equal): token_ids
+// (N, n) uint16 when the table has at most 65,536 tokens, else int32; embedding (V, d) float64 (the token
+// table: every coordinate must be exactly a double, else std::invalid_argument, nothing written); labels
+// int64 with sequence_dataset_write's keys. Streamed (memory O(V d), not O(N n d)). A path not ending in
+// .npz is bad input (InputError) before anything is written.
+void sequence_dataset_write_token_ids(const std::string& path, const TokenSequenceDataset& ds);
 
 // Writers chosen by the file's suffix, as a user names the output: ".npz" -> the float64 .npz writer (loads
 // with numpy.load), ".json" or anything else -> JSON; ".npy" holds ONE array, not a data set: InputError

@@ -100,6 +100,8 @@ struct NpzMemberHeader {
   std::size_t itemsize = 8;
 };
 std::vector<NpzMemberHeader> npz_read_headers(const std::string& path);
+// The headers of the members select.want takes (select.header unused): the others are skipped unread.
+std::vector<NpzMemberHeader> npz_read_headers(const std::string& path, const NpzSelect& select);
 std::map<std::string, TypedArray> npz_parse_typed(const std::string& bytes, const std::string& name);
 std::map<std::string, NdArray> npz_read(const std::string& path);
 std::map<std::string, NdArray> npz_parse(const std::string& bytes, const std::string& name);
@@ -120,6 +122,18 @@ struct NpzFloat64Stream {
 // held in memory; CRCs filled in after each member), atomically (a temporary file renamed; removed on
 // any error, including one thrown by `fill`).
 void npz_write_float64_stream(const std::string& path, std::vector<NpzFloat64Stream> members);
+// A member of npz_write_stream of any little-endian numpy dtype `descr` ("<f8", "<i8", "<i4", "<u2", "<u1",
+// ...): `fill` hands over the values' bytes in order (row-major, little-endian), in pieces, through
+// put(bytes, count) with count values of descr's width; the counts must add up to the shape's product.
+struct NpzStream {
+  std::string name;  // without ".npy"
+  std::vector<std::size_t> shape;
+  std::string descr;
+  std::function<void(const std::function<void(const char* bytes, std::size_t count)>& put)> fill;
+};
+// npz_write_float64_stream's archive (stored members in name order, written as the values come,
+// atomically) with members of any of these dtypes; npz_write_float64_stream is this with "<f8" members.
+void npz_write_stream(const std::string& path, std::vector<NpzStream> members);
 // A little-endian signed integer .npy ('<i1', '<i2', '<i4', '<i8' for bytes = 1, 2, 4, 8; values must fit).
 std::string npy_bytes_int(const std::vector<std::size_t>& shape, const std::vector<std::int64_t>& data, int bytes);
 // An .npz of stored members (name without ".npy" -> .npy bytes), written atomically.
