@@ -29,12 +29,13 @@
 #include "brute_q.hpp"
 #include "model_fixture.hpp"
 #include "memcert/checker/checker.hpp"
+#include "support/cli_run.hpp"
 
 using nlohmann::json;
 
 namespace {
 
-const std::string kDir = "checker_mutation_tmp";
+const std::string kDir = memcert_test::scratch_dir("checker_mutation");
 constexpr int kMutations = 1000;
 
 std::string slurp(const std::string& path) {

@@ -1,7 +1,10 @@
 #pragma once
-// Test helpers for suites that drive the memcert binary (ctest sets MEMCERT_BIN): read a file whole, and
-// run one command line with its output discarded.
+// Test helpers for suites that drive the memcert binary (ctest sets MEMCERT_BIN): read a file whole, run
+// one command line with its output discarded, and a scratch directory of this process's own.
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -19,6 +22,15 @@ inline std::string slurp(const std::string& path) {
 inline bool run(const std::string& args) {
   const int s = std::system((std::string(std::getenv("MEMCERT_BIN")) + " " + args + " >/dev/null 2>&1").c_str());
   return s == 0;
+}
+
+// A fresh directory for this process's scratch files, in the system's temporary directory (never the
+// working directory, never shared: ctest runs suites in parallel, and the same suite may run twice at once).
+inline std::string scratch_dir(const std::string& name) {
+  const auto d = std::filesystem::temp_directory_path() / ("memcert_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d.string();
 }
 
 }  // namespace memcert_test
