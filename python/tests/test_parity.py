@@ -321,10 +321,10 @@ def test_ctrl_c_interrupts_a_long_call():
     try:
         v = np.random.default_rng(2).integers(-50, 50, size=(60, 16))  # about 20 s of enumeration
         threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
-        start = time.time()
+        start = time.process_time()  # CPU time: a loaded machine stretches the wall clock, not the work
         with pytest.raises(KeyboardInterrupt):
             memcert.kruskal(v, progress=False, max_seconds=60)
-        assert time.time() - start < 5
+        assert time.process_time() - start < 5
     finally:
         signal.signal(signal.SIGINT, old)
     assert memcert.rank(np.eye(3)).rank == 3

@@ -18,6 +18,7 @@
 #include "memcert/data/matrix_io.hpp"
 #include "model_fixture.hpp"
 #include "portable_mode.hpp"
+#include "support/cli_run.hpp"
 
 using namespace model_fixture;
 using nlohmann::json;
@@ -388,8 +389,7 @@ TEST_CASE("model: mha, classification and regression") {
 TEST_CASE("model: memcert verify reads the model and data files the certificate names") {
   const char* bin = std::getenv("MEMCERT_BIN");
   if (!bin) { WARN("MEMCERT_BIN not set (run through ctest): skipped"); return; }
-  const std::string dir = "checker_model_tmp";
-  REQUIRE(std::system(("mkdir -p " + dir).c_str()) == 0);
+  const std::string dir = memcert_test::scratch_dir("checker_model");
   const Instance in = mahdavi(91);
   auto npz = [](const std::string& path, const std::vector<NamedArray>& arrays) {
     std::map<std::string, std::pair<std::vector<std::size_t>, std::vector<double>>> m;

@@ -29,12 +29,13 @@
 #include "brute_q.hpp"
 #include "model_fixture.hpp"
 #include "memcert/checker/checker.hpp"
+#include "support/cli_run.hpp"
 
 using nlohmann::json;
 
 namespace {
 
-const std::string kDir = "checker_mutation_tmp";
+const std::string kDir = memcert_test::scratch_dir("checker_mutation");
 constexpr int kMutations = 1000;
 
 std::string slurp(const std::string& path) {
@@ -185,7 +186,12 @@ void campaign(const json& honest, std::uint64_t seed, StillTrue still_true) {
     INFO("accepted mutant at " << m.where);
     const bool shown_true = same || still_true(m);
     // Kept for reproduction: memcert verify <file> on a failure.
-    if (!shown_true) std::ofstream(kDir + "/unexplained_mutant_" + std::to_string(seed) + "_" + std::to_string(i) + ".json") << m.text;
+    if (!shown_true) {
+      const std::string kept = kDir + "/unexplained_mutant_" + std::to_string(seed) + "_" + std::to_string(i) + ".json";
+      std::ofstream(kept) << m.text;
+      memcert_test::keep_scratch(kDir);
+      UNSCOPED_INFO("kept for reproduction: " << kept);
+    }
     CHECK(shown_true);
   }
   WARN(accepted << " of " << kMutations << " mutants verified (each shown true independently)");

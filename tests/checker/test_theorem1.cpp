@@ -21,7 +21,7 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kDir = "checker_theorem1_tmp";
+const std::string kDir = memcert_test::scratch_dir("checker_theorem1");
 
 using memcert_test::run;
 using memcert_test::slurp;

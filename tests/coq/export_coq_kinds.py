@@ -10,8 +10,9 @@ usage: export_coq_kinds.py MEMCERT WORKDIR
 2. dana24: `memcert construct dana24` on small token association sets; the exact margin of the read-out is
    recomputed here with fractions (logits W_U [M, W_O] F~(t)) and must be at least the certificate's
    targets_min_margin; each directory's check.sh must exit 0 with no axiom.
-3. Mutants, >= 100 for each kind, evaluated by Coq (one file per kind; each mutant a `Check` that the
-   checker evaluates to false, next to the honest data evaluating to true):
+3. Mutants, >= 100 for each kind, evaluated by Coq (one file per kind, loading the library once; each
+   mutant an `Eval vm_compute` of the checker, whose answer is read back and must be false, next to the
+   honest data whose answer must be true):
    kruskal: one entry of one subset's inverse witness, one pivot coordinate, one subset's witness
    dropped, the claimed k raised, one coefficient or one index of the dependency, one vector entry of a
    dependent subset. dana24: one entry of the inverse witness of M, one entry of M, the margin raised
@@ -32,6 +33,8 @@ import subprocess
 import sys
 import time
 from fractions import Fraction
+
+import coqlib
 
 MEMCERT, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 failures = []
@@ -107,7 +110,7 @@ def definitions(path):
 
 
 class Mutants:
-    """One Coq file of checks, each `expr = expected` proved by computation."""
+    """One Coq file of checks, each `expr` evaluated by vm_compute; its answer must be `expected`."""
 
     def __init__(self, libs):
         self.lines = ["Set Warnings \"-notation-overridden,-ambiguous-paths\".",
@@ -116,6 +119,7 @@ class Mutants:
                       f"From Memcert Require Import {libs}.", "Local Open Scope Z_scope.", ""]
         self.names = {}
         self.count = {}
+        self.expected = []  # (what, expected answer)
 
     def term(self, v, typ):
         key = typ + json.dumps(v)
@@ -126,7 +130,8 @@ class Mutants:
         return self.names[key]
 
     def check(self, kind, expr, expect="false"):
-        self.lines.append(f"Check (erefl {expect} <: {expr} = {expect}).")
+        self.lines.append(f"Eval vm_compute in ({len(self.expected)}, {expr}).")
+        self.expected.append((kind or "honest data", expect == "true"))
         if kind:
             self.count[kind] = self.count.get(kind, 0) + 1
 
@@ -143,10 +148,14 @@ class Mutants:
         t0 = time.monotonic()
         r = run(["coqc", "-q", "-Q", ".", "Memcert", "Mutants.v"], cwd=d)
         total = sum(self.count.values())
-        if r.returncode != 0:
-            fail(f"{name}: Coq did not evaluate every mutant's check to false (and every honest one to true): "
+        answers = {int(i): a == "true" for i, a in re.findall(r"=\s*\((\d+)(?:%\w+)?,\s*(true|false)\)", r.stdout)}
+        wrong = [(i, what, want) for i, (what, want) in enumerate(self.expected) if i in answers and answers[i] != want]
+        for i, what, want in wrong:
+            fail(f"{name}, evaluation {i} ({what}): Coq's check is {str(answers[i]).lower()}, expected {str(want).lower()}")
+        if r.returncode != 0 or len(answers) != len(self.expected):
+            fail(f"{name}: coqc exit {r.returncode}, {len(answers)} answers for {len(self.expected)} evaluations: "
                  f"{(r.stdout + r.stderr)[-1500:]}")
-        else:
+        elif not wrong:
             print(f"{name}: Coq evaluated the checks of all {total} mutants to false "
                   f"({', '.join(f'{k}: {v}' for k, v in self.count.items())}; {time.monotonic() - t0:.1f} s)")
         if total < 100:
@@ -446,6 +455,7 @@ def main():
         print(f"export_coq_kinds: skipped ({why}; Debian: coq libcoq-mathcomp-algebra libcoq-mathcomp-zify, "
               "installed by scripts/install-deps.sh)")
         return 77
+    coqlib.use_compiled_library(WORK)
     rng = random.Random(20261127)
     test_kruskal(rng)
     test_dana24(rng)

@@ -41,6 +41,8 @@ import sys
 import time
 from fractions import Fraction
 
+import coqlib
+
 MEMCERT, WORK = sys.argv[1], sys.argv[2]
 failures = []
 
@@ -274,6 +276,7 @@ def main():
     if why:
         print("skipped:", why)
         return 77
+    coqlib.use_compiled_library(WORK)
     rng = random.Random(20261127)
 
     # 1. Honest exports.

@@ -30,12 +30,15 @@ import sys
 import time
 from fractions import Fraction
 
+import coqlib
+
 MEMCERT, WORK = sys.argv[1], sys.argv[2]
 if shutil.which("coqc") is None:
     print("skipped: coqc not found")
     sys.exit(77)
 shutil.rmtree(WORK, ignore_errors=True)
 os.makedirs(WORK)
+coqlib.use_compiled_library(WORK)
 
 failures = []
 

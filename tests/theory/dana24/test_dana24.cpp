@@ -18,6 +18,7 @@
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/theory/dana24/construct.hpp"
 #include "memcert/util/error.hpp"
+#include "support/cli_run.hpp"
 
 using namespace memcert;
 using namespace memcert::dana24;
@@ -276,7 +277,7 @@ TEST_CASE("dana24: data sets: generation, JSON and .npz round trips, bad input",
   CHECK(all.T() == 27);
   CHECK_THROWS_AS(assoc_data_generate(2, 2, 5, 1, false), InputError);  // T > N^S
   // Scratch files go to the system's temporary directory, never into the source tree.
-  const std::string dir = (std::filesystem::temp_directory_path() / "memcert_dana24_test").string();
+  const std::string dir = memcert_test::scratch_dir("dana24_test");
   std::filesystem::create_directories(dir);
   for (const std::string ext : {".json", ".npz"}) {
     assoc_data_write(dir + "/a" + ext, a);
@@ -317,7 +318,7 @@ TEST_CASE("dana24: weights-out writes the documented float64 arrays", "[dana]") 
   while (assoc_distinct_last_tokens(a) < 2) a = assoc_data_generate(3, 2, 8, a.next[0] + 50, false);
   Built b = build(a, 3, 2, 2);
   REQUIRE(b.r.memorized);
-  const std::string path = (std::filesystem::temp_directory_path() / "memcert_dana24_weights.npz").string();
+  const std::string path = memcert_test::scratch_dir("dana24_weights") + "/w.npz";
   dana24_weights_write_npz(path, b.r.model);
   auto arrays = npz_read(path);
   CHECK(arrays.at("e").shape == std::vector<std::size_t>{3, 2});

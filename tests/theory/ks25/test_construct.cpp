@@ -15,6 +15,7 @@
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/theory/ks25/construct.hpp"
 #include "memcert/util/error.hpp"
+#include "support/cli_run.hpp"
 
 using namespace memcert;
 using namespace memcert::ks25;
@@ -429,8 +430,7 @@ TEST_CASE("CLI: generate ks, construct ks, verify; exit codes", "[ks25][cli]") {
     WARN("MEMCERT_BIN not set (run through ctest): CLI test skipped");
     return;
   }
-  const std::string B = bin, dir = "ks_cli_test_tmp";
-  std::system(("mkdir -p " + dir).c_str());
+  const std::string B = bin, dir = memcert_test::scratch_dir("ks_cli_test");
   auto rc = [](const std::string& cmd) {
     int s = std::system((cmd + " >/dev/null 2>&1").c_str());
     return WIFEXITED(s) ? WEXITSTATUS(s) : -1;
