@@ -28,6 +28,8 @@
 
 #include "command.hpp"
 #include "memcert/data/matrix_io.hpp"
+#include "memcert/numeric/rational.hpp"
+#include "memcert/theory/ks25/construct.hpp"
 #include "memcert/theory/mahdavi24/quantities.hpp"
 #include "memcert/util/error.hpp"
 #include "sweep_child.hpp"
@@ -259,8 +261,10 @@ json run_capacity(const Spec& s, const Cell& c, const fs::path& root, const fs::
 // re-verified by `memcert verify` (the independent checker, run as a child like every command of the
 // sweep) against the cell's data regenerated from the spec, and the row's verdict and certified figures
 // are re-derived from that certificate and the cell's parameters. A row whose result carries figures no
-// certificate states (claim, ks, dana24, theorem1 beyond the theorem) runs again: a kept row is what a
-// fresh run would write. Any disagreement: the cell runs again.
+// certificate states (claim, dana24, theorem1 beyond the theorem) runs again: a kept row is what a
+// fresh run would write. A ks row is kept when every field of its result is a copy of the certificate's,
+// recomputed from them (Theorem B.1's / D.1's expressions) or one of the construction's diagnostics kept
+// as found (ks_result_disagreement). Any disagreement: the cell runs again.
 
 // A JSON integer >= 0 of an object, or -1 when absent or of another type.
 std::int64_t int_field(const json& j, const char* key) {
@@ -296,6 +300,7 @@ struct Derived {
   std::string certificate;  // as the row names it
   json trace;               // theorem1 (method theorem): the certificate's per-head trace, for the saturation scales
   json fields;              // the certificate's scalar fields (one level into its objects), for the result's copies
+  json ks;                  // ks: what `construct ks --json` reports, re-derived from the certificate (below)
   json not_memorized;       // theorem1: the cell's examples the certificate is not about
 };
 
@@ -436,6 +441,34 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
         if (int_field(cx, k) < 0) return mismatch(std::string("expected complexity.") + k);
         d.certified[k] = int_field(cx, k);
       }
+      // The result `construct ks --check --json` writes for this certificate (the checker accepting it is
+      // what "memorized", "mismatches" 0, "consistent", "verified" and eq. (55) holding state), its
+      // copies of the certificate's fields, and Theorem B.1's (D.1's) expressions recomputed from them.
+      const std::string claim = c.value("claim", std::string()), setting = c.value("setting", std::string());
+      const json& sep = c.contains("separation") ? c["separation"] : json();
+      const std::int64_t N = int_field(c, "N"), n = int_field(c, "n"), dd = int_field(c, "d"), C = int_field(c, "C");
+      const bool s2s = setting == "seq-to-seq";
+      if ((claim != "ks25/theorem-4.1" && claim != "ks25/corollary-4.1" && claim != "ks25/theorem-D.1") ||
+          (setting != "next-token" && !s2s) || N < 1 || n < 1 || dd < 1 || C < 1 || C > INT32_MAX || !sep.is_object() ||
+          !sep.contains("r2") || !sep["r2"].is_string() || !sep.contains("delta2") || !sep["delta2"].is_string() ||
+          !c.contains("tokens") || !c["tokens"].is_array())
+        return mismatch("expected a Theorem 4.1, Corollary 4.1 or D.1 certificate with N, n, d, C, separation and tokens");
+      const std::optional<Rational> r2 = rational_parse(sep["r2"].get<std::string>()),
+                                    delta2 = rational_parse(sep["delta2"].get<std::string>());
+      if (!r2 || !delta2) return mismatch("expected exact separation.r2 and separation.delta2");
+      const ks25::KsBounds b = ks25::ks_theorem_bounds(std::size_t(N), std::size_t(n), std::size_t(dd), long(C), *r2, *delta2,
+                                                       s2s, claim == "ks25/theorem-D.1");
+      d.ks = {{"claim", claim}, {"setting", setting}, {"N", N}, {"n", n}, {"d", dd}, {"C", C},
+              {"distinct_tokens", c["tokens"].size()}, {"consistent", true}, {"memorized", true}, {"mismatches", 0},
+              {"verified", true},
+              {"bounds", {{"log2_R", b.log2_R}, {"depth_expr", b.depth_expr}, {"bit_expr", b.bit_expr},
+                          {"parameters_expr", b.parameters_expr}, {"width", b.width_bound}}}};
+      for (const char* k : {"parameters", "nonzero_parameters", "depth", "width", "bit_complexity"}) d.ks[k] = d.certified[k];
+      d.ks["separation"] = {{"r2", rational_to_string(*r2)}, {"delta2", rational_to_string(*delta2)},
+                            {"delta2_exact", sep.value("method", std::string()) == "exact"}};
+      d.ks["eq55"] = {{"holds", true}, {"bound2", rational_to_string(Rational(1, static_cast<unsigned long>(n * n)))}};
+      if (claim == "ks25/theorem-D.1") d.ks["eq55"]["min_dist2"] = "0";  // not part of Theorem D.1: not measured
+      if (c.contains("data") && c["data"].is_object()) d.ks["data_ref"] = true;
     } else {  // dana24
       if (c.value("kind", std::string()) != "dana24") return mismatch("expected a dana24 certificate");
       for (auto [ck, pk] : {std::pair{"N", "N"}, {"S", "S"}, {"T", "T"}, {"H", "heads"}, {"dh", "dh"}, {"d", "d"}})
@@ -455,6 +488,40 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
     d.why = e.what();
   }
   return d;
+}
+
+// A ks row's result against the figures re-derived from its certificate (Derived::ks): every field either
+// equal to the re-derived one, or one of the construction's diagnostics no certificate states, kept as
+// found: the distinct multisets counted, the token pairs attaining delta, eq. (55)'s smallest distance (the
+// checker proved every pair of keys >= 1/n apart: it must be >= bound2), and f1's and f2's construction
+// parameters and sub-network complexities. Any other field, or one missing: "" is not returned.
+std::string ks_result_disagreement(const json& result, const json& want) {
+  static const std::set<std::string> kept = {"distinct_multisets", "f1", "f2"};
+  for (auto& [k, v] : result.items())
+    if (!want.contains(k) && !kept.count(k)) return "row.json's result has a field construct ks does not re-derive (" + k + ")";
+  for (auto& [k, v] : want.items()) {
+    if (!result.contains(k)) return "row.json's result disagrees with its certificate (" + k + ")";
+    const json& r = result[k];
+    if (k == "separation" || k == "eq55") {
+      if (!r.is_object()) return "row.json's result disagrees with its certificate (" + k + ")";
+      for (auto& [k2, v2] : r.items())
+        if (!v.contains(k2) && !(k == "separation" && k2 == "delta_tokens") && !(k == "eq55" && k2 == "min_dist2"))
+          return "row.json's result disagrees with its certificate (" + k + "." + k2 + ")";
+      for (auto& [k2, v2] : v.items())
+        if (r.value(k2, json()) != v2) return "row.json's result disagrees with its certificate (" + k + "." + k2 + ")";
+    } else if (r != v) {
+      return "row.json's result disagrees with its certificate (" + k + ")";
+    }
+  }
+  const json& m = result["eq55"].value("min_dist2", json());
+  const std::optional<Rational> md = m.is_string() ? rational_parse(m.get<std::string>()) : std::nullopt,
+                                bound = rational_parse(want["eq55"]["bound2"].get<std::string>());
+  if (!md || !bound || (!want["eq55"].contains("min_dist2") && *md < *bound)) return "row.json's result disagrees with its certificate (eq55.min_dist2)";
+  for (const char* k : {"distinct_multisets"})
+    if (int_field(result, k) < 1) return std::string("row.json's result disagrees with its certificate (") + k + ")";
+  for (const char* k : {"f1", "f2"})
+    if (!result[k].is_object()) return std::string("row.json's result disagrees with its certificate (") + k + ")";
+  return "";
 }
 
 // "" when `row` (found in the cell's directory) is what the cell's certificate establishes; else why not.
@@ -480,6 +547,7 @@ std::string row_disagreement(const Spec& s, const Cell& c, const json& row, cons
         r.value("verdict", json()) != json(verdict_of(d.exit)) || r.value("certified", json()) != d.certified)
       return "row.json disagrees with its certificate";
     if (!result.is_object()) return "row.json has no result object";
+    if (s.def->name == "ks" && d.ks.is_object()) return ks_result_disagreement(result, d.ks);
     // Only a theorem1 result built by the theorem's construction is re-derived field by field (from the
     // certificate's trace); other results carry figures no certificate states (ks bounds and eq55, dana24
     // rank certificate, the generic route's ranks, c_network, ...): such a cell runs again.

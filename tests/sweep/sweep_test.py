@@ -591,7 +591,8 @@ def test_resume_capacity():
 
 
 def test_resume_other_tasks():
-    """ks, dana24 and claim cells: kept when intact, re-run when their certified figures are edited."""
+    """ks, dana24 and claim cells: re-run when their certified figures are edited; an intact ks row is kept
+    (its result re-derives from its certificate), intact dana24 and claim rows run again."""
     for name, spec_j, key, bad in (
             ("rks", {"task": "ks", "grid": {"N": [20], "n": [4], "d": [3], "C": [3]}}, "parameters", 7),
             ("rda", {"task": "dana24", "grid": {"N": [50], "S": [4], "T": [10], "H": [1], "dh": [4], "d": [8]}}, "memorized_count", 11),
@@ -602,8 +603,12 @@ def test_resume_other_tasks():
         check(p.returncode == 0, f"{name}: base sweep exit 0 ({p.stderr})")
         reference = normalized(out)
         p = sweep(spec, out)
-        check(p.returncode == 0 and json.loads(p.stdout)["rerun"] == 1 and "cell 0" in p.stderr,
-              f"{name}: an intact row carries figures no certificate states: re-run ({p.stdout} {p.stderr})")
+        if name == "rks":
+            check(p.returncode == 0 and json.loads(p.stdout)["rerun"] == 0 and json.loads(p.stdout)["skipped"] == 1,
+                  f"{name}: an intact ks row is kept ({p.stdout} {p.stderr})")
+        else:
+            check(p.returncode == 0 and json.loads(p.stdout)["rerun"] == 1 and "cell 0" in p.stderr,
+                  f"{name}: an intact row carries figures no certificate states: re-run ({p.stdout} {p.stderr})")
         check(normalized(out) == reference, f"{name}: re-run results as before")
         edit_json(cell_path(out, 0), lambda r: r["certified"].update({key: bad}))
         p = sweep(spec, out)
@@ -703,6 +708,111 @@ def test_resume_underived():
           f"a cell directory that is a symbolic link: exit 2 naming it ({p.returncode}: {p.stderr!r})")
 
 
+def ks_bounds(c):
+    """Theorem B.1's (D.1's) expressions computed here from a ks certificate's N, n, d, C and separation
+    (docs/THEORY.md; an implementation independent of the engine's)."""
+    import math
+    from fractions import Fraction
+    N, n, d, C = c["N"], c["n"], c["d"], c["C"]
+    r = max(1.0, math.sqrt(float(Fraction(c["separation"]["r2"]))))
+    dl2 = Fraction(c["separation"]["delta2"])
+    dl = min(1.0, math.sqrt(float(dl2))) if dl2 > 0 else 1.0
+    lg = max(1.0, math.log2(N))
+    if c["claim"] == "ks25/theorem-D.1":
+        log2_R = math.log2(80 * math.pi * n * n * N ** 5 * r / dl * math.sqrt(d))
+    else:
+        log2_R = math.log2(400 * math.sqrt(3) * math.pi * d * n ** 3 * r * N ** 5 / dl)
+    mx = max(log2_R, math.log2(max(2, C)))
+    depth = math.sqrt(N * lg) + math.sqrt(N / lg) * mx
+    if c["setting"] == "seq-to-seq" and c["claim"] != "ks25/theorem-D.1":
+        lm = max(1.0, math.log2(N * n))
+        depth = math.sqrt(N * n * lm) + math.sqrt(N * n / lm) * mx
+    return {"log2_R": log2_R, "depth_expr": depth, "bit_expr": math.log2(d) + math.sqrt(N / lg) * mx,
+            "parameters_expr": d + depth, "width": 12 if c["claim"] == "ks25/theorem-D.1" else 14}
+
+
+def test_resume_ks():
+    """A finished ks sweep (Theorem 4.1 and D.1 cells) resumed: no cell runs again and every row stays
+    byte-identical; each row's figures agree with its certificate (the bounds recomputed here); a row with
+    an edited figure, or an edited certificate, runs that cell again and the results are as before."""
+    spec = write_spec("rks2.json", {"task": "ks", "grid": {"N": [12, 20], "n": [4], "d": [3], "C": [3], "deep-sets": [False, True]}})
+    out = os.path.join(WORK, "rks2")
+    p = sweep(spec, out)
+    check(p.returncode == 0, f"ks base sweep exit 0 ({p.stderr})")
+    cells = len(rows(out))
+    reference = normalized(out)
+
+    def raw():
+        files = [cell_path(out, i) for i in range(cells)] + [os.path.join(out, "results.jsonl")]
+        return [open(f, "rb").read() for f in files]
+    before = raw()
+    for i, r in enumerate(rows(out)):
+        with open(os.path.join(out, r["certificate"])) as f:
+            c = json.load(f)
+        res = r["result"]
+        check(r["verdict"] == "holds" and res["claim"] == c["claim"], f"ks cell {i}: holds, claim {c['claim']}")
+        for k in ("N", "n", "d", "C"):
+            check(res[k] == c[k] == r["params"].get(k, c[k]), f"ks cell {i}: {k} as the certificate's and the spec's")
+        for k, v in c["complexity"].items():
+            check(res[k] == v, f"ks cell {i}: {k} as the certificate's complexity")
+        for k, v in ks_bounds(c).items():
+            check(abs(res["bounds"][k] - v) <= 1e-9 * max(1.0, abs(v)), f"ks cell {i}: bounds.{k} {res['bounds'][k]} vs {v}")
+    p = sweep(spec, out)
+    s = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(p.returncode == 0 and s.get("rerun") == 0 and s.get("ran") == 0 and s.get("skipped") == cells,
+          f"a finished ks sweep resumed runs no cell again ({p.stdout} {p.stderr})")
+    check(raw() == before, "a finished ks sweep resumed: rows and results.jsonl byte-identical")
+    pristine = out + ".orig"
+    shutil.copytree(out, pristine)
+
+    def res_edit(fn):
+        return lambda r: fn(r["result"])
+    edits = (
+        ("result.parameters", 0, res_edit(lambda x: x.update(parameters=x["parameters"] + 1))),
+        ("certified and result parameters", 1, lambda r: (r["certified"].update(parameters=7), r["result"].update(parameters=7))),
+        ("bounds.depth_expr", 0, res_edit(lambda x: x["bounds"].update(depth_expr=x["bounds"]["depth_expr"] * 2))),
+        ("bounds.width", 1, res_edit(lambda x: x["bounds"].update(width=99))),
+        ("bounds dropped", 2, res_edit(lambda x: x.pop("bounds"))),
+        ("eq55.min_dist2 below 1/n^2", 0, res_edit(lambda x: x["eq55"].update(min_dist2="1/17"))),
+        ("eq55.holds", 2, res_edit(lambda x: x["eq55"].update(holds=False))),
+        ("eq55.bound2", 0, res_edit(lambda x: x["eq55"].update(bound2="1/9"))),
+        ("separation.r2", 2, res_edit(lambda x: x["separation"].update(r2="1000"))),
+        ("separation.delta2_exact", 0, res_edit(lambda x: x["separation"].update(delta2_exact=False))),
+        ("distinct_tokens", 1, res_edit(lambda x: x.update(distinct_tokens=x["distinct_tokens"] + 1))),
+        ("mismatches", 3, res_edit(lambda x: x.update(mismatches=2))),
+        ("verified", 3, res_edit(lambda x: x.update(verified=False))),
+        ("claim", 1, res_edit(lambda x: x.update(claim="ks25/corollary-4.1"))),
+        ("a field added to the result", 3, res_edit(lambda x: x.update(note=1))),
+        ("distinct_multisets", 2, res_edit(lambda x: x.update(distinct_multisets=0))),
+        ("f2 dropped", 0, res_edit(lambda x: x.pop("f2"))),
+    )
+    for what, cell, fn in edits:
+        shutil.rmtree(out)
+        shutil.copytree(pristine, out)
+        edit_json(cell_path(out, cell), fn)
+        p = sweep(spec, out)
+        s = json.loads(p.stdout) if p.returncode == 0 else {}
+        check(p.returncode == 0 and s.get("rerun") == 1 and re.search(rf"cell {cell} \(.*re-running", p.stderr) is not None,
+              f"ks row with an edited {what}: cell {cell} re-run ({p.stdout} {p.stderr})")
+        check(normalized(out) == reference, f"ks row with an edited {what}: results as before")
+    # Certificates edited: a complexity figure with the row's copies edited alike, and the separation.
+    for what, cell, fn, row_fn in (
+            ("complexity.parameters", 0, lambda c: c["complexity"].update(parameters=c["complexity"]["parameters"] + 1),
+             lambda r: (r["certified"].update(parameters=r["certified"]["parameters"] + 1),
+                        r["result"].update(parameters=r["result"]["parameters"] + 1))),
+            ("separation.r2", 1, lambda c: c["separation"].update(r2="1000"),
+             lambda r: r["result"]["separation"].update(r2="1000"))):
+        shutil.rmtree(out)
+        shutil.copytree(pristine, out)
+        edit_json(cell_path(out, cell, "cert.json"), fn)
+        edit_json(cell_path(out, cell), row_fn)
+        p = sweep(spec, out)
+        s = json.loads(p.stdout) if p.returncode == 0 else {}
+        check(p.returncode == 0 and s.get("rerun") == 1 and re.search(rf"cell {cell} \(.*re-running", p.stderr) is not None,
+              f"ks certificate with an edited {what}: cell {cell} re-run ({p.stdout} {p.stderr})")
+        check(normalized(out) == reference, f"ks certificate with an edited {what}: results as before")
+
+
 def test_bad_spec_values():
     """Spec errors found when the spec is read: exit 2, one line naming the spec, the key and the
     expectation, and nothing created in --out (no cell ran)."""
@@ -778,6 +888,7 @@ else:
     test_resume_capacity()
     test_resume_other_tasks()
     test_resume_underived()
+    test_resume_ks()
 
 subprocess.run(["rm", "-rf", WORK])
 print(f"{'FAILED' if FAILED else 'passed'}: {len(FAILED)} failure(s)")

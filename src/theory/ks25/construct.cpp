@@ -505,22 +505,35 @@ KsResult ks_construct(const KsPrepared& prep, const KsOptions& opt) {
   r.total = complexity_sequential(complexity_sequential(r.f1c, wov_complexity(r.net.WOV)), r.f2c);
   r.total.width = std::max({r.f1c.width, r.f2c.width, std::size_t{3}});
   // Theorem B.1's expressions.
-  const double Nd = double(N), lg = std::max(1.0, std::log2(Nd));
-  const double rr = std::max(1.0, std::sqrt(rational_to_double(prep.r2)));
-  const double dl = prep.delta2 > 0 ? std::min(1.0, std::sqrt(rational_to_double(prep.delta2))) : 1.0;
-  r.bounds.log2_R = std::log2(400.0 * std::sqrt(3.0) * M_PI) + std::log2(double(d)) + 3 * std::log2(double(n)) +
-                    std::log2(rr) + 5 * std::log2(Nd) - std::log2(dl);
-  const double mx = std::max(r.bounds.log2_R, std::log2(std::max<double>(2, double(prep.C))));
-  r.bounds.depth_expr = std::sqrt(Nd * lg) + std::sqrt(Nd / lg) * mx;
-  r.bounds.bit_expr = std::log2(double(d)) + std::sqrt(Nd / lg) * mx;
-  r.bounds.parameters_expr = double(d) + r.bounds.depth_expr;
-  if (prep.seq2seq) {
-    const double Mn = Nd * double(n), lm = std::max(1.0, std::log2(Mn));
-    r.bounds.depth_expr = std::sqrt(Mn * lm) + std::sqrt(Mn / lm) * mx;
-    r.bounds.parameters_expr = double(d) + r.bounds.depth_expr;
-  }
+  r.bounds = ks_theorem_bounds(N, n, d, prep.C, prep.r2, prep.delta2, prep.seq2seq, false);
   prof.mark("complexity");
   return r;
+}
+
+KsBounds ks_theorem_bounds(std::size_t N, std::size_t n, std::size_t d, long C, const Rational& r2,
+                           const Rational& delta2, bool seq2seq, bool deep_set) {
+  KsBounds b;
+  const double Nd = double(N), lg = std::max(1.0, std::log2(Nd));
+  const double rr = std::max(1.0, std::sqrt(rational_to_double(r2)));
+  const double dl = delta2 > 0 ? std::min(1.0, std::sqrt(rational_to_double(delta2))) : 1.0;
+  if (deep_set) {  // Theorem D.1: R = 80 M^2 N^5 r delta^-1 pi sqrt(d), M = n
+    b.log2_R = std::log2(80.0 * M_PI) + 2 * std::log2(double(n)) + 5 * std::log2(Nd) + std::log2(rr) -
+               std::log2(dl) + 0.5 * std::log2(double(d));
+  } else {  // Theorem B.1: R = 400 sqrt(3) d n^3 r N^5 delta^-1 pi
+    b.log2_R = std::log2(400.0 * std::sqrt(3.0) * M_PI) + std::log2(double(d)) + 3 * std::log2(double(n)) +
+               std::log2(rr) + 5 * std::log2(Nd) - std::log2(dl);
+  }
+  const double mx = std::max(b.log2_R, std::log2(std::max<double>(2, double(C))));
+  b.depth_expr = std::sqrt(Nd * lg) + std::sqrt(Nd / lg) * mx;
+  b.bit_expr = std::log2(double(d)) + std::sqrt(Nd / lg) * mx;
+  b.parameters_expr = double(d) + b.depth_expr;
+  if (seq2seq && !deep_set) {
+    const double Mn = Nd * double(n), lm = std::max(1.0, std::log2(Mn));
+    b.depth_expr = std::sqrt(Mn * lm) + std::sqrt(Mn / lm) * mx;
+    b.parameters_expr = double(d) + b.depth_expr;
+  }
+  if (deep_set) b.width_bound = 12;
+  return b;
 }
 
 // ---- certificate ------------------------------------------------------------------------------------------
@@ -780,17 +793,7 @@ KsResult ks_construct_deep_set(const KsPrepared& prep0, const KsOptions& opt) {
   r.f2c = relunet_complexity(r.net.f2);
   r.total = complexity_sequential(complexity_sequential(r.f1c, wov_complexity(r.net.WOV)), r.f2c);
   r.total.width = std::max({r.f1c.width, r.f2c.width, std::size_t{3}});
-  // Theorem D.1's expressions: R = 80 M^2 N^5 r delta^-1 pi sqrt(d), M = n.
-  const double Nd = double(P.N), lg = std::max(1.0, std::log2(Nd));
-  const double rr = std::max(1.0, std::sqrt(rational_to_double(P.r2)));
-  const double dl = P.delta2 > 0 ? std::min(1.0, std::sqrt(rational_to_double(P.delta2))) : 1.0;
-  r.bounds.log2_R = std::log2(80.0 * M_PI) + 2 * std::log2(double(P.n)) + 5 * std::log2(Nd) + std::log2(rr) -
-                    std::log2(dl) + 0.5 * std::log2(double(P.d));
-  const double mx = std::max(r.bounds.log2_R, std::log2(std::max<double>(2, double(P.C))));
-  r.bounds.depth_expr = std::sqrt(Nd * lg) + std::sqrt(Nd / lg) * mx;
-  r.bounds.bit_expr = std::log2(double(P.d)) + std::sqrt(Nd / lg) * mx;
-  r.bounds.parameters_expr = double(P.d) + r.bounds.depth_expr;
-  r.bounds.width_bound = 12;
+  r.bounds = ks_theorem_bounds(P.N, P.n, P.d, P.C, P.r2, P.delta2, false, true);
   return r;
 }
 

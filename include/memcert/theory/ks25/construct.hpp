@@ -83,6 +83,12 @@ struct KsBounds {  // Theorem 4.1 / B.1 expressions (log base 2, constants hidde
   std::size_t width_bound = 14;
 };
 
+// Theorem B.1's expressions (Theorem D.1's with deep_set) for a data set of N sequences of length n in
+// R^d, C classes and separation r^2, delta^2: what ks_construct / ks_construct_deep_set report, as a
+// function of those figures alone (a certificate states them all).
+KsBounds ks_theorem_bounds(std::size_t N, std::size_t n, std::size_t d, long C, const Rational& r2,
+                           const Rational& delta2, bool seq2seq, bool deep_set);
+
 struct KsResult {
   KsPrepared prep;
   KsNetwork net;
