@@ -456,60 +456,60 @@ TEST_CASE("compact ks25 layout: hostile files are one-line bad input", "[dataset
   using fixtures::npy;
   using fixtures::raw_all;
   auto err = [](const std::string& bytes) {
-    const std::string path = write_file("c.npz", bytes);
+    const std::string path = write_file("ids.npz", bytes);
     const std::string a = input_error_of([&] { sequence_dataset_read_tokens(path); });
     const std::string b = input_error_of([&] { sequence_dataset_read(path); });
     CHECK(a == b);  // both readers, the same message
     return a;
   };
   const std::string range = "expected a token index in [0, 5) (V = 5 rows of \"embedding\"), got ";
-  CHECK(err(compact_npz("<u2", {3, 1, 4, 0, 0, 5})) == "c.npz: token_ids[2][1]: " + range + "5");
-  CHECK(err(compact_npz("|i1", {3, 1, -1, 0, 0, 4})) == "c.npz: token_ids[1][0]: " + range + "-1");
-  CHECK(err(compact_npz("<i8", {3, 1, 4, 0, (1LL << 40), 4})) == "c.npz: token_ids[2][0]: " + range + "1099511627776");
-  CHECK(err(compact_npz("<u8", {3, 1, 4, 0, 0, -1})) == "c.npz: token_ids[2][1]: " + range + "18446744073709551615");
+  CHECK(err(compact_npz("<u2", {3, 1, 4, 0, 0, 5})) == "ids.npz: token_ids[2][1]: " + range + "5");
+  CHECK(err(compact_npz("|i1", {3, 1, -1, 0, 0, 4})) == "ids.npz: token_ids[1][0]: " + range + "-1");
+  CHECK(err(compact_npz("<i8", {3, 1, 4, 0, (1LL << 40), 4})) == "ids.npz: token_ids[2][0]: " + range + "1099511627776");
+  CHECK(err(compact_npz("<u8", {3, 1, 4, 0, 0, -1})) == "ids.npz: token_ids[2][1]: " + range + "18446744073709551615");
   // Float or bool indices: refused from the header, whatever the values.
   const std::string emb = npy("<f8", {5, 2}, raw_all(kEmbedding));
   CHECK(err(fixtures::zip({{"token_ids.npy", npy("<f8", {3, 2}, raw_all(std::vector<double>{0, 1, 0, 1, 0, 1}))}, {"embedding.npy", emb}})) ==
-        "c.npz: token_ids: expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got float64");
+        "ids.npz: token_ids: expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got float64");
   CHECK(err(fixtures::zip({{"token_ids.npy", npy("<f4", {3, 2}, raw_all(std::vector<float>{0, 1, 0, 1, 0, 1}))}, {"embedding.npy", emb}})) ==
-        "c.npz: token_ids: expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got float32");
+        "ids.npz: token_ids: expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got float32");
   CHECK(err(fixtures::zip({{"token_ids.npy", npy("|b1", {3, 2}, std::string(6, '\1'))}, {"embedding.npy", emb}})) ==
-        "c.npz: token_ids: expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got bool");
+        "ids.npz: token_ids: expected token indices of an integer dtype (int8 to int64, uint8 to uint64), got bool");
   // Shapes.
   CHECK(err(fixtures::zip({{"token_ids.npy", npy("<u2", {6}, int_data("<u2", kIds))}, {"embedding.npy", emb}})) ==
-        "c.npz: token_ids: expected a 2-d array (N, n), got shape (6,)");
+        "ids.npz: token_ids: expected a 2-d array (N, n), got shape (6,)");
   CHECK(err(fixtures::zip({{"token_ids.npy", npy("<u2", {3, 2}, int_data("<u2", kIds))},
                            {"embedding.npy", npy("<f8", {5, 2, 1}, raw_all(kEmbedding))}})) ==
-        "c.npz: embedding: expected a 2-d array (V, d), got shape (5, 2, 1)");
+        "ids.npz: embedding: expected a 2-d array (V, d), got shape (5, 2, 1)");
   CHECK(err(fixtures::zip({{"token_ids.npy", npy("<u2", {3, 2}, int_data("<u2", kIds))}, {"embedding.npy", npy("<f8", {0, 2}, "")}})) ==
-        "c.npz: embedding: expected a non-empty array of shape (V, d) = (*, *), got (0, 2)");
+        "ids.npz: embedding: expected a non-empty array of shape (V, d) = (*, *), got (0, 2)");
   CHECK(err(fixtures::zip({{"token_ids.npy", npy("<u2", {3, 0}, "")}, {"embedding.npy", emb}})) ==
-        "c.npz: token_ids: expected a non-empty array of shape (N, n) = (*, *), got (3, 0)");
+        "ids.npz: token_ids: expected a non-empty array of shape (N, n) = (*, *), got (3, 0)");
   CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", npy("<i8", {2}, raw_all(std::vector<std::int64_t>{0, 1}))}})) ==
-        "c.npz: labels: expected a non-empty array of shape (N,) = (3,), got (2,)");
+        "ids.npz: labels: expected a non-empty array of shape (N,) = (3,), got (2,)");
   CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", npy("<i8", {3, 3}, raw_all(std::vector<std::int64_t>(9, 0)))}})) ==
-        "c.npz: labels: expected a non-empty array of shape (N, n) = (3, 2), got (3, 3)");
+        "ids.npz: labels: expected a non-empty array of shape (N, n) = (3, 2), got (3, 3)");
   CHECK(err(compact_npz("<u2", kIds, {{"token_labels.npy", npy("<i8", {3}, raw_all(kSeqLabels))}})) ==
-        "c.npz: token_labels: expected a 2-d array (N, n), got shape (3,)");
+        "ids.npz: token_labels: expected a 2-d array (N, n), got shape (3,)");
   // Labels: non-negative integers, as in the other layout.
   CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", npy("<i8", {3}, raw_all(std::vector<std::int64_t>{0, -4, 1}))}})) ==
-        "c.npz: labels[1]: expected a non-negative integer class label, got -4");
+        "ids.npz: labels[1]: expected a non-negative integer class label, got -4");
   CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", npy("<f8", {3}, raw_all(std::vector<double>{0, 1, 1.5}))}})) ==
-        "c.npz: labels[2]: expected a non-negative integer class label, got 3/2");
+        "ids.npz: labels[2]: expected a non-negative integer class label, got 3/2");
   CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", npy("<f8", {3}, raw_all(std::vector<double>{0, 9.3e18, 1}))}})) ==
-        "c.npz: labels[1]: expected a non-negative integer class label, got 9300000000000000000");
+        "ids.npz: labels[1]: expected a non-negative integer class label, got 9300000000000000000");
   // Per-token labels twice.
   const std::string two = npy("<i8", {3, 2}, raw_all(std::vector<std::int64_t>(6, 1)));
   CHECK(err(compact_npz("<u2", kIds, {{"labels.npy", two}, {"token_labels.npy", two}})) ==
-        "c.npz: token_labels: expected per-token labels only once, got them in \"labels\" and \"token_labels\"");
+        "ids.npz: token_labels: expected per-token labels only once, got them in \"labels\" and \"token_labels\"");
   // Both layouts; a missing embedding; neither.
   CHECK(err(compact_npz("<u2", kIds, {{"sequences.npy", npy("<f8", {3, 2, 2}, raw_all(kSpelled))}})) ==
-        "c.npz: token_ids: expected either \"sequences\" (N, n, d) or \"token_ids\" (N, n) with \"embedding\" (V, d), got both");
+        "ids.npz: token_ids: expected either \"sequences\" (N, n, d) or \"token_ids\" (N, n) with \"embedding\" (V, d), got both");
   CHECK(err(fixtures::zip({{"token_ids.npy", npy("<u2", {3, 2}, int_data("<u2", kIds))},
                            {"labels.npy", npy("<i8", {3}, raw_all(kSeqLabels))}})) ==
-        "c.npz: expected an array named \"embedding\" of shape (V, d) with \"token_ids\"; it has 'labels', 'token_ids'");
+        "ids.npz: expected an array named \"embedding\" of shape (V, d) with \"token_ids\"; it has 'labels', 'token_ids'");
   CHECK(err(fixtures::zip({{"embedding.npy", emb}})) ==
-        "c.npz: expected an array named \"sequences\" of shape (N, n, d), or \"token_ids\" of shape (N, n) with "
+        "ids.npz: expected an array named \"sequences\" of shape (N, n, d), or \"token_ids\" of shape (N, n) with "
         "\"embedding\" of shape (V, d); it has 'embedding'");
 }
 
