@@ -544,6 +544,8 @@ TokenSequenceDataset sequence_tokens_from_npz(const std::string& path, const Seq
   return t;
 }
 
+}  // namespace
+
 // The token table expanded into N matrices n x d (the rational reader's form).
 SequenceDataset sequence_dataset_expand(TokenSequenceDataset&& t) {
   SequenceDataset ds;
@@ -558,6 +560,8 @@ SequenceDataset sequence_dataset_expand(TokenSequenceDataset&& t) {
   ds.token_labels = std::move(t.token_labels);
   return ds;
 }
+
+namespace {
 
 SequenceDataset sequence_from_npz(const std::string& file) {
   const SequenceNpzScreen sc = sequence_npz_screen(file);

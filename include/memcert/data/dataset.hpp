@@ -100,6 +100,8 @@ TokenSequenceDataset sequence_dataset_read_tokens(const std::string& path);
 // ds compacted; sequences of unequal shapes (or no token, no coordinate) are bad input naming `file` and
 // the first offending sequence.
 TokenSequenceDataset sequence_dataset_tokens(SequenceDataset&& ds, const std::string& file);
+// The inverse: every sequence spelled out as its n x d matrix of the table's rows.
+SequenceDataset sequence_dataset_expand(TokenSequenceDataset&& t);
 // Writes the data set of sequence_dataset_write without expanding it to rationals (.npz: float64 arrays,
 // every token coordinate must be exactly a double; .json: streamed).
 void sequence_dataset_write_tokens(const std::string& path, const TokenSequenceDataset& ds);

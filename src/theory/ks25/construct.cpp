@@ -863,30 +863,14 @@ TokenSequenceDataset ks_generate_tokens(std::size_t N, std::size_t n, std::size_
   return ds;
 }
 
-namespace {
-SequenceDataset expand(TokenSequenceDataset&& t) {
-  SequenceDataset ds;
-  ds.sequences.reserve(t.N);
-  for (std::size_t i = 0; i < t.N; ++i) {
-    QMatrix X(t.n, t.d);
-    for (std::size_t k = 0; k < t.n; ++k)
-      for (std::size_t j = 0; j < t.d; ++j) X(k, j) = t.tokens[t.ids[i * t.n + k]][j];
-    ds.sequences.push_back(std::move(X));
-  }
-  ds.labels = std::move(t.labels);
-  ds.token_labels = std::move(t.token_labels);
-  return ds;
-}
-}  // namespace
-
 SequenceDataset ks_generate(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C, std::uint64_t seed,
                             bool float64) {
-  return expand(ks_generate_tokens(N, n, d, V, C, seed, float64, false));
+  return sequence_dataset_expand(ks_generate_tokens(N, n, d, V, C, seed, float64, false));
 }
 
 SequenceDataset ks_generate_seq2seq(std::size_t N, std::size_t n, std::size_t d, std::size_t V, long C,
                                     std::uint64_t seed, bool float64) {
-  return expand(ks_generate_tokens(N, n, d, V, C, seed, float64, true));
+  return sequence_dataset_expand(ks_generate_tokens(N, n, d, V, C, seed, float64, true));
 }
 
 KsSweep ks25_parameter_sweep(const std::vector<std::size_t>& Ns, std::size_t n, std::size_t d, std::size_t V,
