@@ -302,6 +302,67 @@ TEST_CASE("modp: blocked route agrees with the reference across panels, tiles an
   }
 }
 
+// The strided form the rank kind uses (row stride ld > n, the columns beyond n zero; residues reduced from
+// exact doubles into a second buffer) against independent methods: the residues against GMP's remainder,
+// the rank against the u64 reference elimination of those GMP residues, the determinant against the exact
+// Bareiss determinant reduced mod p. Integer matrices of known low rank (products of m x r and r x n
+// factors, entries up to 2^46 in absolute value, a few set to +-2^52), primes from 3 to just below 2^26
+// (every lazy window length; the pivots' inverses by Euclid's algorithm), 1 and 3 threads, default routes
+// and portable twins. The padding must still be 0 afterwards.
+TEST_CASE("modp: strided dense route agrees with GMP residues, the reference rank and the Bareiss determinant",
+          "[checker][modp]") {
+  const bool portable = GENERATE(false, true);
+  PortableMode mode(portable);
+  std::mt19937_64 rng(43);
+  const long big = long{1} << 52;
+  for (std::uint64_t p : {3ull, 65521ull, 8388593ull, 8388587ull, 67108859ull}) {
+    const ModP f{p};
+    for (int trial = 0; trial < 4; ++trial) {
+      const std::size_t m = 17 + rng() % 100, n = 17 + rng() % 100, r = 1 + rng() % std::min(m, n);
+      ZMat x(m, ZRow(r)), y(r, ZRow(n)), a(m, ZRow(n));
+      for (auto& row : x)
+        for (auto& v : row) v = static_cast<long>(rng() % (1u << 21)) - (1L << 20);
+      for (auto& row : y)
+        for (auto& v : row) v = static_cast<long>(rng() % (1u << 21)) - (1L << 20);
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j)
+          for (std::size_t t = 0; t < r; ++t) a[i][j] += x[i][t] * y[t][j];
+      for (std::size_t i = 0; i < m; ++i)  // within 2^52, products of r <= 116 terms of 2^40
+        for (std::size_t j = 0; j < n; ++j) REQUIRE(abs(a[i][j]) <= big);
+      if (trial % 2 == 1) a[rng() % m][rng() % n] = big, a[rng() % m][rng() % n] = -big;
+      const std::size_t ld = dense_stride(n) + (trial % 2 == 0 ? 0 : kDenseStride);
+      REQUIRE(ld % kDenseStride == 0);
+      REQUIRE(ld >= n);
+      std::vector<double> exact(m * ld, 0.0);
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) exact[i * ld + j] = static_cast<double>(a[i][j].get_si());
+      std::vector<double> w(exact.size(), -1.0);
+      residues_dense(w.data(), exact.data(), exact.size(), p);
+      for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < ld; ++j) {
+          INFO("p = " << p << ", entry " << i << ", " << j);
+          REQUIRE(w[i * ld + j] == static_cast<double>(j < n ? f.reduce(a[i][j]) : 0));
+        }
+      const std::size_t want = rank_mod_p_reference(reduce_mod(a, f), f);
+      for (unsigned threads : {1u, 3u}) {
+        std::vector<double> v = w;
+        CHECK(rank_mod_p_dense(v.data(), m, n, ld, p, nullptr, threads) == want);
+        for (std::size_t i = 0; i < m; ++i)
+          for (std::size_t j = n; j < ld; ++j) REQUIRE(v[i * ld + j] == 0);
+        // The leading k x k block (k <= 40: Bareiss stays quick), non-singular or not.
+        const std::size_t k = std::min({m, n, std::size_t{40}}), lk = dense_stride(k);
+        ZMat sq(k, ZRow(k));
+        std::vector<double> ws(k * lk, 0.0);
+        for (std::size_t i = 0; i < k; ++i)
+          for (std::size_t j = 0; j < k; ++j) sq[i][j] = a[i][j], ws[i * lk + j] = w[i * ld + j];
+        std::uint64_t det = 7;
+        rank_mod_p_dense(ws.data(), k, k, lk, p, &det, threads);
+        CHECK(det == f.reduce(det_bareiss(sq)));
+      }
+    }
+  }
+}
+
 // residues_dense (a rounding trick on doubles) against the integer remainder, at the ends of its range
 // (|x| = 2^52), around multiples of p and for negative entries.
 TEST_CASE("modp: residues_dense agrees with the integer remainder", "[checker][modp]") {

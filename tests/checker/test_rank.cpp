@@ -3,6 +3,8 @@
 
 #include "cert_text.hpp"
 
+#include <random>
+
 using namespace cert_text;
 
 namespace {
@@ -200,5 +202,82 @@ TEST_CASE("rank: dyadic entries read as numerators and powers of two give the ra
     INFO(vc.reason + " | " + vt.reason);
     CHECK(vc.valid == c.valid);
     CHECK(vt.valid == c.valid);
+  }
+}
+
+TEST_CASE("rank: multi-prime on a 48 x 45 matrix of rank 30 gives the rational reading's verdicts", "[checker][rank]") {
+  // B = X Y with X = [I; 18 random rows] (48 x 30) and Y = [unit upper triangular | random] (30 x 45), entries
+  // of X and Y in [-31, 31]: rank exactly 30 (the minor rows 0..29 x cols 0..29 is Y's triangle, det 1).
+  // memcert's kind of primes (just below 2^23): the squared row norms of B are below 45 (30 * 31^2)^2
+  // < 2^36, so the 31 largest multiply to below 2^1116 and 25 primes (product above 2^574, square above
+  // 2^1148) suffice. Ten do not (square below 2^460): the 18 rows of X's random part give B rows of
+  // squared norm about 45 * 30 * 320^2 > 2^27 each, more than 2^486 together. The same matrix with one
+  // entry written "x/1" goes the rational route; with row 0 times 2^48 (entries past 2^52, squared norm
+  // times 2^96: 27 primes suffice) the machine-integer route that reduces each prime's residues itself.
+  // Every verdict must agree.
+  std::mt19937_64 rng(47);
+  auto entry = [&] { return static_cast<long>(rng() % 63) - 31; };
+  std::vector<std::vector<long>> x(48, std::vector<long>(30, 0)), y(30, std::vector<long>(45, 0));
+  for (std::size_t i = 0; i < 48; ++i)
+    for (std::size_t t = 0; t < 30; ++t) x[i][t] = i < 30 ? (i == t) : entry();
+  for (std::size_t t = 0; t < 30; ++t)
+    for (std::size_t j = 0; j < 45; ++j) y[t][j] = j < 30 ? (j == t ? 1 : j > t ? entry() : 0) : entry();
+  std::vector<std::vector<long>> b(48, std::vector<long>(45, 0));
+  for (std::size_t i = 0; i < 48; ++i)
+    for (std::size_t j = 0; j < 45; ++j)
+      for (std::size_t t = 0; t < 30; ++t) b[i][j] += x[i][t] * y[t][j];
+  auto text = [&](long scale0, bool frac) {
+    SMat s(48, std::vector<std::string>(45));
+    for (std::size_t i = 0; i < 48; ++i)
+      for (std::size_t j = 0; j < 45; ++j) s[i][j] = std::to_string(b[i][j] * (i == 0 ? scale0 : 1));
+    if (frac) s[47][44] += "/1";
+    return s;
+  };
+  auto is_prime = [](std::uint64_t q) {
+    for (std::uint64_t d = 2; d * d <= q; ++d)
+      if (q % d == 0) return false;
+    return q > 1;
+  };
+  std::vector<std::string> primes;
+  for (std::uint64_t q = (std::uint64_t{1} << 23) - 1; primes.size() < 27; --q)
+    if (is_prime(q)) primes.push_back(std::to_string(q));
+  auto upper = [&](std::size_t count) {
+    std::string u = R"({"method":"multi-prime","primes":[)";
+    for (std::size_t i = 0; i < count; ++i) u += (i ? ",\"" : "\"") + primes[i] + "\"";
+    return u + "]}";
+  };
+  std::string rows = "[", cols = "[";
+  for (std::size_t i = 0; i < 30; ++i) rows += (i ? "," : "") + std::to_string(i);
+  cols = rows += "]";
+  const std::string lower = R"({"method":"minor-mod-p","prime":")" + primes[0] + R"(","rows":)" + rows + R"(,"cols":)" + cols + "}";
+  struct Case {
+    long scale0;
+    std::size_t lo, up, count;
+    bool valid;
+    std::string reason;
+  };
+  const long s48 = long{1} << 48;
+  const std::vector<Case> cases = {
+      {1, 30, 30, 25, true, ""},
+      {1, 30, 30, 10, false, "Hadamard"},
+      {1, 0, 29, 25, false, "upper.primes[0]: rank modulo"},
+      {1, 31, 31, 25, false, "lower: the 31x31 minor"},
+      {s48, 30, 30, 27, true, ""},
+      {s48, 30, 30, 10, false, "Hadamard"},
+      {s48, 0, 29, 27, false, "upper.primes[0]: rank modulo"},
+  };
+  for (const Case& c : cases) {
+    std::string lo = c.lo == 0 ? R"({"method":"trivial"})" : lower;
+    if (c.lo == 31) {  // rows / cols 0..30: B's 31-minors are 0
+      lo = R"({"method":"minor-mod-p","prime":")" + primes[0] + R"(","rows":)" + rows.substr(0, rows.size() - 1) +
+           R"(,30],"cols":)" + rows.substr(0, rows.size() - 1) + ",30]}";
+    }
+    for (bool frac : {false, true}) {
+      const auto v = check(rank_cert(text(c.scale0, frac), c.lo, c.up, lo, upper(c.count)));
+      INFO("scale " << c.scale0 << ", lower " << c.lo << ", upper " << c.up << ", primes " << c.count << ", frac " << frac);
+      INFO(v.reason);
+      CHECK(v.valid == c.valid);
+      if (!c.valid) CHECK(v.reason.find(c.reason) != std::string::npos);
+    }
   }
 }

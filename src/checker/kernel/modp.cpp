@@ -92,11 +92,11 @@ std::size_t eliminate_u64(ModMat& a, const ModP& f, std::uint64_t* det) {
 
 std::size_t eliminate(ModMat& a, const ModP& f, std::uint64_t* det) {
   if (f.p < kDensePrimeLimit) {
-    const std::size_t m = a.size(), n = m ? a[0].size() : 0;
-    std::vector<double> w(m * n);
+    const std::size_t m = a.size(), n = m ? a[0].size() : 0, ld = dense_stride(n);
+    std::vector<double> w(m * ld, 0.0);
     for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j) w[i * n + j] = static_cast<double>(a[i][j] % f.p);
-    return rank_mod_p_dense(w, m, n, f.p, det, 1);
+      for (std::size_t j = 0; j < n; ++j) w[i * ld + j] = static_cast<double>(a[i][j] % f.p);
+    return rank_mod_p_dense(w.data(), m, n, ld, f.p, det, 1);
   }
   return eliminate_u64(a, f, det);
 }

@@ -52,9 +52,17 @@ inline constexpr std::uint64_t kDensePrimeLimit = std::uint64_t{1} << 26;
 // the trailing updates run on `threads` threads. Same rank and determinant as the textbook elimination.
 std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t n, std::uint64_t p,
                              std::uint64_t* det, unsigned threads);
+// The same with row stride ld >= n (row i at w + i ld) whose columns [n, ld) are 0: a stride that is a
+// multiple of kDenseStride (dense_stride) keeps every column tile of the trailing updates whole.
+std::size_t rank_mod_p_dense(double* w, std::size_t m, std::size_t n, std::size_t ld, std::uint64_t p,
+                             std::uint64_t* det, unsigned threads);
+inline constexpr std::size_t kDenseStride = 16;
+inline std::size_t dense_stride(std::size_t n) { return (n + kDenseStride - 1) / kDenseStride * kDenseStride; }
 
 // x[i] mod p in [0, p), in place, for integer-valued doubles |x[i]| <= 2^52 and 2 <= p < kDensePrimeLimit.
 void residues_dense(double* x, std::size_t len, std::uint64_t p);
+// The same from src into dst (not overlapping).
+void residues_dense(double* dst, const double* src, std::size_t len, std::uint64_t p);
 
 // rank_mod_p and det_mod_p take the blocked route on doubles for p < 2^26 (modp_dense.cpp). These
 // run the plain u64 elimination for every p, so tests can compare the two routes.

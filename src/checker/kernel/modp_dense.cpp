@@ -45,6 +45,36 @@ void dense_reduce_span(double* __restrict x, std::size_t len, double p, double p
   for (std::size_t j = 0; j < len; ++j) x[j] = dense_reduce(x[j], p, pinv);
 }
 
+// x[j] = (x[j] c) mod p in [0, p), for integer-valued doubles with |x[j] c| <= 2^52 (the products are then
+// exact, and dense_reduce takes them to their residues), vectorized.
+__attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
+void dense_scale_reduce_span(double* __restrict x, std::size_t len, double c, double p, double pinv) {
+  for (std::size_t j = 0; j < len; ++j) x[j] = dense_reduce(x[j] * c, p, pinv);
+}
+
+// dst[j] = src[j] mod p in [0, p) for integer-valued doubles |src[j]| <= 2^52, vectorized.
+__attribute__((target_clones("arch=x86-64-v4", "arch=haswell", "default")))
+void dense_reduce_copy(double* __restrict dst, const double* __restrict src, std::size_t len, double p, double pinv) {
+  for (std::size_t j = 0; j < len; ++j) dst[j] = dense_reduce(src[j], p, pinv);
+}
+
+// a^-1 mod p for 0 < a < p < 2^26, p prime: the extended Euclidean algorithm on 32-bit integers (a few
+// word divisions where Fermat's a^(p-2) takes some forty 64-bit ones). Invariant: r_i = t_i a mod p. The
+// t_i alternate in sign, so |t_(i+1)| = |t_(i-1)| + q |t_i|, and every |t_i| <= p / r_(i-1) <= p < 2^31:
+// no step overflows. It stops at r = gcd(a, p) = 1, so t = a^-1 mod p.
+std::uint64_t dense_inverse(std::uint64_t a, std::uint64_t p) {
+  std::uint32_t r = static_cast<std::uint32_t>(p), nr = static_cast<std::uint32_t>(a);
+  std::int32_t t = 0, nt = 1;
+  while (nr != 0) {
+    const std::uint32_t q = r / nr;
+    const std::int32_t tt = t - static_cast<std::int32_t>(q) * nt;
+    t = nt, nt = tt;
+    const std::uint32_t rr = r - q * nr;
+    r = nr, nr = rr;
+  }
+  return static_cast<std::uint64_t>(t < 0 ? t + static_cast<std::int32_t>(p) : t);
+}
+
 // row[j] += sum_i g[i] u[i][j], i < 8, j < len, as eight fused multiply-adds in order of i: each result
 // is an integer below 2^53 under the caller's bound, so each is exact (the same values as separate
 // products and sums; fusing is asked for explicitly, the build never contracts on its own). Eight rows
@@ -166,7 +196,7 @@ struct DenseField {
   std::uint64_t lazy_max;  // updates an entry in [0, p) can take before it must be reduced
 };
 
-// Columns [j0, j1) of row `r` (row-major, n columns) receive the updates of the pivot rows `urows[i]`
+// Columns [j0, j1) of row `r` (row-major, row stride n) receive the updates of the pivot rows `urows[i]`
 // with multipliers g[i] (residues), i < k: at most lazy_max between reductions; the segment ends reduced.
 void dense_update_segment(double* w, std::size_t n, std::size_t r, const std::size_t* urows, const double* g,
                           std::size_t k, std::size_t j0, std::size_t j1, const DenseField& F) {
@@ -248,21 +278,38 @@ void residues_dense(double* x, std::size_t len, std::uint64_t p) {
 
 namespace {
 // The portable twin of rank_mod_p_dense: the textbook elimination in 64-bit integers (modp.cpp).
-std::size_t rank_mod_p_portable(const std::vector<double>& w, std::size_t m, std::size_t n, std::uint64_t p,
+std::size_t rank_mod_p_portable(const double* w, std::size_t m, std::size_t n, std::size_t ld, std::uint64_t p,
                                 std::uint64_t* det) {
   const ModP f{p};
   ModMat a(m, std::vector<std::uint64_t>(n));
   for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j < n; ++j) a[i][j] = static_cast<std::uint64_t>(w[i * n + j]);
+    for (std::size_t j = 0; j < n; ++j) a[i][j] = static_cast<std::uint64_t>(w[i * ld + j]);
   const std::size_t rank = rank_mod_p_reference(a, f);
   if (det) *det = (m == n && rank == m) ? det_mod_p_reference(std::move(a), f) : 0;
   return rank;
 }
 }  // namespace
 
+void residues_dense(double* dst, const double* src, std::size_t len, std::uint64_t p) {
+  if (checker_portable()) {  // the portable twin: one residue at a time, in 64-bit integers
+    const std::int64_t q = static_cast<std::int64_t>(p);
+    for (std::size_t j = 0; j < len; ++j) {
+      const std::int64_t r = static_cast<std::int64_t>(src[j]) % q;  // |x| <= 2^52: exact
+      dst[j] = static_cast<double>(r < 0 ? r + q : r);
+    }
+    return;
+  }
+  dense_reduce_copy(dst, src, len, static_cast<double>(p), 1.0 / static_cast<double>(p));
+}
+
 std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t n, std::uint64_t p,
                              std::uint64_t* det, unsigned threads) {
-  if (checker_portable()) return rank_mod_p_portable(w, m, n, p, det);
+  return rank_mod_p_dense(w.data(), m, n, n, p, det, threads);
+}
+
+std::size_t rank_mod_p_dense(double* w, std::size_t m, std::size_t n, std::size_t ld, std::uint64_t p,
+                             std::uint64_t* det, unsigned threads) {
+  if (checker_portable()) return rank_mod_p_portable(w, m, n, ld, p, det);
   const ModP f{p};
   const std::uint64_t pm1 = p - 1;
   const DenseField F{static_cast<double>(p), 1.0 / static_cast<double>(p),
@@ -281,8 +328,10 @@ std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t 
     // pivot in local column j is stored in panel[j][i], which the elimination no longer needs. Row swaps
     // exchange the copy's rows and the rows' parts right of the panel (columns left of it are dead).
     panel.resize(M * cw);
-    for (std::size_t i = 0; i < M; ++i)
-      for (std::size_t j = 0; j < cw; ++j) panel[j * M + i] = w[(first + i) * n + c0 + j];
+    for (std::size_t i = 0; i < M; ++i) {
+      const double* src = w + (first + i) * ld + c0;
+      for (std::size_t j = 0; j < cw; ++j) panel[j * M + i] = src[j];
+    }
     pl.clear();
     std::uint64_t pending = 0;  // unreduced updates the panel entries below the pivots may hold
     for (std::size_t j = 0; j < cw && rank < m; ++j) {
@@ -294,23 +343,20 @@ std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t 
       if (piv == M) { dv = 0; continue; }
       if (piv != top) {
         for (std::size_t jj = 0; jj < cw; ++jj) std::swap(panel[jj * M + piv], panel[jj * M + top]);
-        std::swap_ranges(w.begin() + (first + piv) * n + c1, w.begin() + (first + piv + 1) * n,
-                         w.begin() + rank * n + c1);
+        std::swap_ranges(w + (first + piv) * ld + c1, w + (first + piv + 1) * ld, w + rank * ld + c1);
         dv = f.sub(0, dv);
       }
       if (pending)
         for (std::size_t jj = j + 1; jj < cw; ++jj) panel[jj * M + top] = dense_reduce(panel[jj * M + top], F.p, F.pinv);
       const std::uint64_t pivot = static_cast<std::uint64_t>(col[top]);
       dv = f.mul(dv, pivot);
-      const double invd = static_cast<double>(f.inv(pivot));
+      const double invd = static_cast<double>(dense_inverse(pivot, p));
       if (pending == F.lazy_max) {  // one more update could pass 2^52: reduce the panel below first
         for (std::size_t jj = j + 1; jj < cw; ++jj) dense_reduce_span(&panel[jj * M + top + 1], M - top - 1, F.p, F.pinv);
         pending = 0;
       }
-      // row_i += g_i * pivot row with g_i = -x_i / pivot mod p (x_i * inv < 2^52: exact, so is its residue).
-      for (std::size_t i = top + 1; i < M; ++i) col[i] *= invd;
-      dense_reduce_span(col + top + 1, M - top - 1, F.p, F.pinv);
-      for (std::size_t i = top + 1; i < M; ++i) col[i] = col[i] == 0 ? 0.0 : F.p - col[i];
+      // row_i += g_i * pivot row with g_i = -x_i / pivot mod p (|x_i * inv| < 2^52: exact, so is its residue).
+      dense_scale_reduce_span(col + top + 1, M - top - 1, -invd, F.p, F.pinv);
       for (std::size_t jj = j + 1; jj < cw; ++jj) {
         const double u = panel[jj * M + top];
         if (u != 0) dense_axpy1(&panel[jj * M + top + 1], col + top + 1, u, M - top - 1);
@@ -324,15 +370,15 @@ std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t 
     urows.resize(k);
     for (std::size_t i = 0; i < k; ++i) urows[i] = first + i;
     // The pivot rows' own trailing parts, in order: pivot row j takes the updates of pivots i < j (its
-    // multipliers sit in the panel), which makes it the row U_j the rows below are updated with.
+    // multipliers sit in the panel), which makes it the row U_j the rows below are updated with. The
+    // columns [n, ld) are 0 and stay 0 (0 + g 0 = 0): updating them saves the tiles a ragged end.
     mult.resize(k);
     for (std::size_t j = 1; j < k; ++j) {
       for (std::size_t i = 0; i < j; ++i) mult[i] = panel[pl[i] * M + j];
-      dense_update_segment(w.data(), n, first + j, urows.data(), mult.data(), j, c1, n, F);
+      dense_update_segment(w, ld, first + j, urows.data(), mult.data(), j, c1, ld, F);
     }
     // Every row below: all k updates at once, a block of rows per task, column tiles inside.
     const std::size_t below = m - rank, blocks = (below + kRowBlock - 1) / kRowBlock;
-    double* wd = w.data();
     parallel_for(blocks, blocks > 1 ? threads : 1, [&](std::size_t b, unsigned) {
       double g[kPanelCols], h[kPanelCols];
       const std::size_t r0 = rank + b * kRowBlock, r1 = std::min(m, r0 + kRowBlock);
@@ -342,34 +388,34 @@ std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t 
           for (std::size_t i = 0; i < k; ++i) gt[(r - r0) * kPanelCols + i] = panel[pl[i] * M + (r - first)];
         const double* u[kPanelCols];
         double* rows[kTileRows];
-        for (std::size_t j0 = c1; j0 < n; j0 += kTileCols) {
-          const std::size_t j1 = std::min(n, j0 + kTileCols);
-          for (std::size_t i = 0; i < k; ++i) u[i] = wd + urows[i] * n + j0;
+        for (std::size_t j0 = c1; j0 < ld; j0 += kTileCols) {
+          const std::size_t j1 = std::min(ld, j0 + kTileCols);
+          for (std::size_t i = 0; i < k; ++i) u[i] = w + urows[i] * ld + j0;
           std::size_t r = r0;
           for (; r + kTileRows <= r1; r += kTileRows) {
-            for (std::size_t t = 0; t < kTileRows; ++t) rows[t] = wd + (r + t) * n + j0;
+            for (std::size_t t = 0; t < kTileRows; ++t) rows[t] = w + (r + t) * ld + j0;
             dense_tileR(rows, u, gt + (r - r0) * kPanelCols, k, j1 - j0, F.p, F.pinv);
           }
           for (; r < r1; ++r) {
-            rows[0] = wd + r * n + j0;
+            rows[0] = w + r * ld + j0;
             dense_tile1(rows, u, gt + (r - r0) * kPanelCols, k, j1 - j0, F.p, F.pinv);
           }
         }
         return;
       }
-      for (std::size_t j0 = c1; j0 < n; j0 += kTileCols) {
-        const std::size_t j1 = std::min(n, j0 + kTileCols);
+      for (std::size_t j0 = c1; j0 < ld; j0 += kTileCols) {
+        const std::size_t j1 = std::min(ld, j0 + kTileCols);
         std::size_t r = r0;
         for (; F.lazy_max >= 8 && r + 2 <= r1; r += 2) {
           for (std::size_t i = 0; i < k; ++i) {
             g[i] = panel[pl[i] * M + (r - first)];
             h[i] = panel[pl[i] * M + (r + 1 - first)];
           }
-          dense_update_pair(wd, n, r, urows.data(), g, h, k, j0, j1, F);
+          dense_update_pair(w, ld, r, urows.data(), g, h, k, j0, j1, F);
         }
         for (; r < r1; ++r) {
           for (std::size_t i = 0; i < k; ++i) g[i] = panel[pl[i] * M + (r - first)];
-          dense_update_segment(wd, n, r, urows.data(), g, k, j0, j1, F);
+          dense_update_segment(w, ld, r, urows.data(), g, k, j0, j1, F);
         }
       }
     });

@@ -55,42 +55,44 @@ I64Mat i64_entries(const ZMat& b) {
   return r;
 }
 
-// Residues in [0, p) of the machine-integer entries B[rows[i], cols[j]] as doubles, row-major, for
-// rank_mod_p_dense (p < kDensePrimeLimit); every index when rows / cols are null. Entries of at most
-// 2^52 in absolute value (every int64 matrix memcert reads in practice) are reduced in vector lanes.
-std::vector<double> residues_dense_i64(const I64Mat& a, const ModP& f, const std::vector<std::size_t>* rows,
-                                       const std::vector<std::size_t>* cols) {
-  const std::size_t m = rows ? rows->size() : a.rows, n = cols ? cols->size() : a.cols;
-  std::vector<double> w(m * n);
-  if (a.dyadic()) {
-    const std::vector<std::uint64_t> p2 = pow2_mod(f, json::kMaxDyadicExponent);
-    for (std::size_t i = 0; i < m; ++i)
-      for (std::size_t j = 0; j < n; ++j)
-        w[i * n + j] = static_cast<double>(i64_residue(a, rows ? (*rows)[i] : i, cols ? (*cols)[j] : j, f, p2));
-    return w;
-  }
-  const long p = static_cast<long>(f.p), limit = long{1} << 52;
-  bool small = true;
+// The machine-integer entries B[rows[i], cols[j]] (every index when rows / cols are null) as exact doubles,
+// row-major with row stride dense_stride(columns), the columns beyond 0: the form rank_mod_p_dense and
+// residues_dense take. Only when B is not dyadic and every entry is at most 2^52 in absolute value (every
+// int64 matrix memcert reads in practice): false otherwise, and `out` is then left empty.
+bool doubles_i64(const I64Mat& a, const std::vector<std::size_t>* rows, const std::vector<std::size_t>* cols,
+                 std::vector<double>& out) {
+  out.clear();
+  if (a.dyadic()) return false;
+  const std::size_t m = rows ? rows->size() : a.rows, n = cols ? cols->size() : a.cols, ld = dense_stride(n);
+  const long limit = long{1} << 52;
+  out.assign(m * ld, 0.0);
   for (std::size_t i = 0; i < m; ++i) {
     const long* src = a.v.data() + (rows ? (*rows)[i] : i) * a.cols;
-    double* dst = w.data() + i * n;
+    double* dst = out.data() + i * ld;
     for (std::size_t j = 0; j < n; ++j) {
       const long x = src[cols ? (*cols)[j] : j];
-      small = small && x <= limit && x >= -limit;
+      if (x > limit || x < -limit) { out.clear(); return false; }
       dst[j] = static_cast<double>(x);  // exact while |x| <= 2^53
     }
   }
-  if (small) {
+  return true;
+}
+
+// Residues in [0, p) of the machine-integer entries B[rows[i], cols[j]] as doubles in doubles_i64's layout,
+// for rank_mod_p_dense (p < kDensePrimeLimit); every index when rows / cols are null.
+std::vector<double> residues_dense_i64(const I64Mat& a, const ModP& f, const std::vector<std::size_t>* rows,
+                                       const std::vector<std::size_t>* cols) {
+  std::vector<double> w;
+  if (doubles_i64(a, rows, cols, w)) {
     residues_dense(w.data(), w.size(), f.p);
     return w;
   }
-  for (std::size_t i = 0; i < m; ++i) {
-    const long* src = a.v.data() + (rows ? (*rows)[i] : i) * a.cols;
-    for (std::size_t j = 0; j < n; ++j) {
-      const long x = src[cols ? (*cols)[j] : j] % p;  // in (-p, p)
-      w[i * n + j] = static_cast<double>(x < 0 ? x + p : x);
-    }
-  }
+  const std::size_t m = rows ? rows->size() : a.rows, n = cols ? cols->size() : a.cols, ld = dense_stride(n);
+  w.assign(m * ld, 0.0);
+  const std::vector<std::uint64_t> p2 = a.dyadic() ? pow2_mod(f, json::kMaxDyadicExponent) : std::vector<std::uint64_t>{};
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j)
+      w[i * ld + j] = static_cast<double>(i64_residue(a, rows ? (*rows)[i] : i, cols ? (*cols)[j] : j, f, p2));
   return w;
 }
 
@@ -237,7 +239,7 @@ bool rank_check_lower(const Value& lower, const ZMat* b, const I64Mat* small, st
   if (small && f.p < kDensePrimeLimit) {  // one large elimination: its trailing updates on the checker's threads
     std::vector<double> w = residues_dense_i64(*small, f, &rows, &cols);
     if (k == 0) det = 1;
-    else rank_mod_p_dense(w, k, k, f.p, &det, checker_threads());
+    else rank_mod_p_dense(w.data(), k, k, dense_stride(k), f.p, &det, checker_threads());
   } else {
     ModMat minor(k, std::vector<std::uint64_t>(k));
     const std::vector<std::uint64_t> p2 =
@@ -323,15 +325,28 @@ bool check_multi_prime(const Value& upper, const ZMat* b, const I64Mat* given_sm
     product *= mpz_class(std::to_string(f.p));
   }
   // One elimination per prime, on the checker's threads (independent of each other; the first prime
-  // in the certificate's order that fails is reported, whatever the thread split).
+  // in the certificate's order that fails is reported, whatever the thread split). Entries that are
+  // doubles already (doubles_i64) are converted once; each prime then reduces them into its thread's
+  // buffer.
   std::vector<std::size_t> ranks(seen.size());
   const I64Mat small = given_small ? I64Mat{} : i64_entries(*b);
   const I64Mat& ints = given_small ? *given_small : small;
-  parallel_for(seen.size(), checker_threads(), [&](std::size_t t, unsigned) {
+  std::vector<double> exact;
+  const bool doubles = ints.fits && doubles_i64(ints, nullptr, nullptr, exact);
+  const unsigned threads = checker_threads();
+  std::vector<std::vector<double>> buffers(threads);
+  parallel_for(seen.size(), threads, [&](std::size_t t, unsigned worker) {
     const ModP f{seen[t]};
     if (ints.fits && f.p < kDensePrimeLimit) {
-      std::vector<double> w = residues_dense_i64(ints, f, nullptr, nullptr);
-      ranks[t] = rank_mod_p_dense(w, ints.rows, ints.cols, f.p, nullptr, 1);  // the primes are the parallel unit
+      std::vector<double>& w = buffers[worker];
+      if (doubles) {
+        w.resize(exact.size());
+        residues_dense(w.data(), exact.data(), exact.size(), f.p);
+      } else {
+        w = residues_dense_i64(ints, f, nullptr, nullptr);
+      }
+      // the primes are the parallel unit
+      ranks[t] = rank_mod_p_dense(w.data(), ints.rows, ints.cols, dense_stride(ints.cols), f.p, nullptr, 1);
     } else {
       ranks[t] = rank_mod_p(ints.fits ? reduce_mod_i64(ints, f) : reduce_mod(*b, f), f);
     }
