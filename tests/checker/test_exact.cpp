@@ -257,7 +257,7 @@ TEST_CASE("modp: small-prime route agrees with the u64 reference route", "[check
   }
 }
 
-// The blocked route at sizes that span several panels (32 columns) and column tiles (256), with rank
+// The blocked route at sizes that span several panels (16 columns) and column tiles (256), with rank
 // deficiencies placed so that pivot columns shift across panel boundaries, on 1 and 3 threads, against
 // the u64 reference elimination: same rank, same determinant.
 TEST_CASE("modp: blocked route agrees with the reference across panels, tiles and threads", "[checker][modp]") {

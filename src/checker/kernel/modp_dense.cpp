@@ -23,10 +23,10 @@ namespace memcert_checker {
 
 namespace {
 
-constexpr std::size_t kPanelCols = 32;   // pivots per panel: 32 rows of U (x 256 columns) stay in L2
+constexpr std::size_t kPanelCols = 16;   // pivots per panel: 16 rows of U (x 256 columns) stay in L1
 constexpr std::size_t kTileCols = 256;   // columns of the trailing update handled together
 constexpr std::size_t kRowBlock = 16;    // rows of the trailing update per task
-constexpr int kTileRows = 4;             // rows of a register tile (dense_tile)
+constexpr int kTileRows = 8;             // rows of a register tile (dense_tile)
 
 // x mod p for an integer-valued double |x| <= 2^52, 2 <= p < 2^26, in round-to-nearest (the checker never
 // changes the rounding mode). y = x * pinv is within (x / p) 2.0001 u < 1.0001 / p of x / p, and q =
