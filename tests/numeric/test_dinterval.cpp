@@ -220,6 +220,21 @@ TEST_CASE("dbound::sqrt_dn is below MPFR's square root rounded down and equals t
   REQUIRE(std::isnan(next_down(std::sqrt(-1.0))));
 }
 
+TEST_CASE("dbound: add_up, sub_up and sub_dn are the nextafter forms written out at call sites", "[numeric]") {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::mt19937_64 g(20261133);
+  std::vector<double> xs = {0.0, -0.0, 0x1p-1074, -0x1p-1074, 0x1p-1022, -0x1p-1022, 1.0, -1.0,
+                            std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(), inf, -inf,
+                            std::numeric_limits<double>::quiet_NaN()};
+  for (int i = 0; i < 300; ++i) xs.push_back(random_double(g));
+  for (double a : xs)
+    for (double b : xs) {
+      REQUIRE(same_bits(dbound::add_up(a, b), std::nextafter(a + b, inf)));
+      REQUIRE(same_bits(dbound::sub_up(a, b), std::nextafter(a - b, inf)));
+      REQUIRE(same_bits(dbound::sub_dn(a, b), std::nextafter(a - b, -inf)));
+    }
+}
+
 TEST_CASE("DInterval comparisons: certain only when the exact answer is known", "[numeric]") {
   const DInterval a{1, 2}, b{3, 4}, c{1.5, 3.5}, d{2, 3};
   REQUIRE((a < b).certainly_true());
