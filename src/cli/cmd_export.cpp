@@ -263,8 +263,9 @@ int run_export_coq(const ExportArgs& args) {
          start);
     return kExitNegative;
   }
-  if (v.kind == "ks") return run_export_coq_ks(args.cert, args.out, args.json, start, ks_data ? &*ks_data : nullptr);
-  if (v.kind == "theorem1")
+  const std::string kind = memcert_checker::kind_name(v.kind);  // "mahdavi24" is "theorem1", "ks25" is "ks"
+  if (kind == "ks") return run_export_coq_ks(args.cert, args.out, args.json, start, ks_data ? &*ks_data : nullptr);
+  if (kind == "theorem1")
     return run_export_coq_theorem1(args.cert, args.out, args.json, start, t1_data && t1_reads == 1 ? &*t1_data : nullptr);
   if (v.kind == "kruskal") return export_coq_kruskal(args.cert, args.out, args.json, start);
   if (v.kind == "dana24") return export_coq_dana24(args.cert, args.out, args.json, start);

@@ -27,6 +27,7 @@
 #include <sstream>
 
 #include "command.hpp"
+#include "memcert/checker/checker.hpp"
 #include "memcert/data/matrix_io.hpp"
 #include "memcert/numeric/rational.hpp"
 #include "memcert/theory/ks25/construct.hpp"
@@ -400,7 +401,7 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
     };
     fs::path against = data;
     if (def.name == "theorem1") {
-      if (c.value("kind", std::string()) != "theorem1") return mismatch("expected a theorem1 certificate");
+      if (memcert_checker::kind_name(c.value("kind", std::string())) != "theorem1") return mismatch("expected a theorem1 certificate");
       for (auto [ck, pk] : {std::pair{"H", "heads"}, {"n", "n"}, {"d", "d"}, {"dh", "dh"}, {"dv", "dv"}})
         if (!same(ck, pk)) return mismatch(std::string("its \"") + ck + "\" is not the cell's " + pk);
       if (params.contains("skip") && c.value("skip", json()) != params["skip"]) return mismatch("its \"skip\" is not the cell's");
@@ -430,7 +431,7 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
       if (c.value("method", std::string("theorem")) == "theorem" && c.contains("trace") && c["trace"].is_array()) d.trace = c["trace"];
       d.exit = T == Tdata ? kExitHolds : kExitNegative;
     } else if (def.name == "ks") {
-      if (c.value("kind", std::string()) != "ks") return mismatch("expected a ks certificate");
+      if (memcert_checker::kind_name(c.value("kind", std::string())) != "ks") return mismatch("expected a ks certificate");
       for (const char* k : {"N", "n", "d", "C"})
         if (!same(k, k)) return mismatch(std::string("its \"") + k + "\" is not the cell's");
       const bool deep = params.contains("deep-sets") && params["deep-sets"] == json(true);
@@ -470,7 +471,7 @@ Derived derive(const Spec& s, const json& params, std::uint64_t seed, const fs::
       if (claim == "ks25/theorem-D.1") d.ks["eq55"]["min_dist2"] = "0";  // not part of Theorem D.1: not measured
       if (c.contains("data") && c["data"].is_object()) d.ks["data_ref"] = true;
     } else {  // dana24
-      if (c.value("kind", std::string()) != "dana24") return mismatch("expected a dana24 certificate");
+      if (memcert_checker::kind_name(c.value("kind", std::string())) != "dana24") return mismatch("expected a dana24 certificate");
       for (auto [ck, pk] : {std::pair{"N", "N"}, {"S", "S"}, {"T", "T"}, {"H", "heads"}, {"dh", "dh"}, {"d", "d"}})
         if (!same(ck, pk)) return mismatch(std::string("its \"") + ck + "\" is not the cell's " + pk);
       const std::int64_t H = int_field(c, "H"), dh = int_field(c, "dh"), dd = int_field(c, "d");

@@ -472,8 +472,8 @@ Enclosure margin_double(const Dana24Aot& m, BallOps<double>& ops, const std::vec
     if (!std::isfinite(b.m) || !(b.r < kInf)) return Enclosure{};
     if (b.r == 0) lo = hi = b.m;
     else {
-      lo = std::nextafter(b.m - b.r, -kInf);
-      hi = std::nextafter(b.m + b.r, kInf);
+      lo = dbound::sub_dn(b.m, b.r);
+      hi = dbound::add_up(b.m, b.r);
     }
     out.lo = std::min(out.lo, lo);
     out.hi = std::min(out.hi, hi);

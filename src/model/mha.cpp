@@ -287,8 +287,7 @@ void ContextEnclosure::column_bounds() {
     const double* em = row(j, buf.data());
     for (std::size_t c = 0; c < d_; ++c) colabs_[c] += std::fabs(em[c]) + (er_.empty() ? 0.0 : er_[j * d_ + c]);
   }
-  const double u = std::ldexp(1.0, -53), nn = double(n_ + 3);
-  const double gam = up(up(nn * u) / (1.0 - nn * u));
+  const double gam = dbound::gamma_up_num(double(n_ + 3));
   const double infl = up(1.0 + up(2.0 * gam));
   for (double& x : colabs_) x = up(x * infl);
 }
@@ -375,8 +374,7 @@ void alpha_from_logit_bounds(MixScratch& s, std::size_t n) {
     slo += g_alo[k];
     shi += g_ahi[k];
   }
-  const double u = std::ldexp(1.0, -53), nn = double(n);
-  const double gam = up(up(nn * u) / dn(1.0 - nn * u));
+  const double gam = dbound::gamma_up_outward(double(n));
   slo = dn(slo * dn(1.0 - gam));
   shi = up(shi * up(1.0 + 2.0 * gam));
   for (std::size_t k = 0; k < n; ++k) {  // alpha in [x_lo / S_hi, min(1, x_hi / S_lo)], all >= 0
@@ -693,9 +691,8 @@ void ContextEnclosure::mix_alpha(double* centre, double* radius) const {
       sr[c] += std::fabs(em[c]) * r + er[c] * ar2;
     }
   }
-  const double u = std::ldexp(1.0, -53), eta = std::ldexp(1.0, -1074);
-  const double nn = double(n_ + 3);
-  const double gam = up(up(nn * u) / (1.0 - nn * u));  // gamma_{n+3} >= gamma_n
+  const double eta = std::ldexp(1.0, -1074);
+  const double gam = dbound::gamma_up_num(double(n_ + 3));  // gamma_{n+3} >= gamma_n
   const double infl = up(1.0 + up(2.0 * gam));
   const double tiny = up(double(4 * n_ + 8) * eta);
   for (std::size_t c = 0; c < d_; ++c) {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <random>
+#include <utility>
 
 #include "cert_text.hpp"
 #include "support/cpu_time.hpp"
@@ -40,6 +41,29 @@ TEST_CASE("verify: dispatch and envelope errors", "[checker][verify]") {
   CHECK_FALSE(check("").valid);
   CHECK_FALSE(check("not json").valid);
   CHECK_FALSE(check(std::string("{\"kind\":\"rank\"\0}", 16)).valid);
+}
+
+TEST_CASE("verify: the papers' kind names mahdavi24 and ks25 are theorem1 and ks; near misses stay unknown",
+          "[checker][verify]") {
+  CHECK(memcert_checker::kind_name("mahdavi24") == "theorem1");
+  CHECK(memcert_checker::kind_name("ks25") == "ks");
+  for (const char* same : {"theorem1", "ks", "dana24", "rank", "mahdavi", "ks2", ""}) CHECK(memcert_checker::kind_name(same) == same);
+  // The alias reaches the kind's own check (which rejects this empty body for its own reason), the
+  // verdict naming the kind as written.
+  for (const auto& [alias, name] : {std::pair{"mahdavi24", "theorem1"}, {"ks25", "ks"}}) {
+    const auto a = check(std::string(R"({"kind":")") + alias + R"(","claim":"x"})");
+    const auto n = check(std::string(R"({"kind":")") + name + R"(","claim":"x"})");
+    CHECK_FALSE(a.valid);
+    CHECK(a.kind == alias);
+    CHECK(a.reason == n.reason);
+    CHECK(a.reason.find("unknown certificate kind") == std::string::npos);
+  }
+  for (const char* unknown : {"mahdavi", "ks2", "Mahdavi24", "KS25", "mahdavi24 ", "theorem-1", "ks25/theorem-4.1"}) {
+    const auto v = check(std::string(R"({"kind":")") + unknown + R"(","claim":"mahdavi24/theorem-1"})");
+    CHECK_FALSE(v.valid);
+    CHECK(v.kind == unknown);
+    CHECK(v.reason == std::string("kind: unknown certificate kind \"") + unknown + "\"");
+  }
 }
 
 TEST_CASE("verify: every top-level field the check did not read is listed as not checked", "[checker][verify]") {

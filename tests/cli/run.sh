@@ -590,6 +590,44 @@ section_names() {
   expect_rc "names: generate ks" 0
   same_run "construct ks25" "construct ks25" "construct ks" "$d/s16.json" --check --out "$o/s16.cert.json"
   file_check "construct ks25 writes kind ks" "$o/s16.cert.json" 'j["kind"] == "ks"'
+  # A certificate may name its kind by the paper (mahdavi24 for theorem1, ks25 for ks): the same verdict
+  # and JSON apart from "kind" (the kind as written) and "seconds", with and without --data; export coq
+  # takes it as well. Near misses are unknown kinds, as any other.
+  local spec cert alias data kind rc_old with_data
+  for spec in "t5.cert.json:mahdavi24:t5.json:theorem1" "s16.cert.json:ks25:s16.json:ks"; do
+    IFS=: read -r cert alias data kind <<<"$spec"
+    alter_json "$o/$cert" "$d/alias.$cert" "j['kind'] = '$alias'"
+    for with_data in no yes; do
+      if [ $with_data = yes ]; then set -- --data "$d/$data"; else set --; fi
+      run verify "$o/$cert" "$@" --json
+      rc_old=$RC
+      cp "$OUT" "$d/verdict.json"
+      run verify "$d/alias.$cert" "$@" --json
+      check "verify kind $alias (--data $with_data): valid, as kind $kind" [ "$RC$rc_old" = 00 ]
+      json_check "verify kind $alias (--data $with_data): the kind as written" "j['kind'] == '$alias'"
+      check "verify kind $alias (--data $with_data): the same JSON apart from kind and seconds" python3 -c '
+import json, sys
+a, b = (json.loads(open(p).read()) for p in sys.argv[1:3])
+for j in (a, b): j.pop("seconds"); j.pop("kind")
+sys.exit(a != b)' "$d/verdict.json" "$OUT"
+    done
+    set --
+    # Both exported from one path (the files name it).
+    cp "$o/$cert" "$d/export.json"
+    run export coq "$d/export.json" --out "$d/coq.old" --json
+    rc_old=$RC
+    cp "$d/alias.$cert" "$d/export.json"
+    run export coq "$d/export.json" --out "$d/coq.new" --json
+    check "export coq of kind $alias: exported as kind $kind" [ "$RC$rc_old" = 00 ]
+    check "export coq of kind $alias: the same files" diff -r "$d/coq.old" "$d/coq.new"
+    rm -rf "$d/coq.old" "$d/coq.new"
+  done
+  for alias in mahdavi ks2 Mahdavi24; do
+    alter_json "$o/t5.cert.json" "$d/near.json" "j['kind'] = '$alias'"
+    run verify "$d/near.json" --json
+    expect_rc "verify kind $alias: an unknown kind" 1
+    json_check "verify kind $alias: named unknown" "j['valid'] is False and j['kind'] == '$alias' and j['reason'] == 'kind: unknown certificate kind \"$alias\"'"
+  done
   # Bad input and mistypes under either name: one line, the name as typed.
   same_run "construct mahdavi24: a missing file" "construct mahdavi24" "construct theorem1" "$d/none.json" --heads 2 \
     --dh 3 --out "$o/x.json"

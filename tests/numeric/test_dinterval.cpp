@@ -3,8 +3,14 @@
 // the exact answer is known.
 #include "catch.hpp"
 
+#include <mpfr.h>
+
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
+#include <vector>
 
 #include "memcert/numeric/dinterval.hpp"
 #include "memcert/numeric/interval.hpp"
@@ -114,6 +120,119 @@ TEST_CASE("dbound: one-sided bounds and gamma_k against exact rationals", "[nume
   REQUIRE(exact(dbound::inflate_up(3.0, 5)) >= 3 * (1 + 7 * exact(0x1p-53)));
   // sum of k non-negative products computed as s: (s + k eta) / (1 - gamma_k) rounded up is above s.
   REQUIRE(dbound::nonneg_sum_up(1.0, 10, next_down(1.0 - dbound::gamma_up(10))) > 1.0);
+}
+
+namespace {
+
+bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+// gamma_k = k u / (1 - k u) by MPFR at 256 bits, every step rounded upward (k u and 1 - k u are exact
+// there), then rounded upward to a double: the least double >= gamma_k (gamma_k is not a dyadic rational
+// for 0 < k u < 1/2, and 256 bits leave no double between it and the MPFR value).
+double gamma_mpfr_up(double k, double u) {
+  mpfr_t ku, den;
+  mpfr_inits2(256, ku, den, static_cast<mpfr_ptr>(nullptr));
+  mpfr_set_d(ku, k, MPFR_RNDU);
+  mpfr_mul_d(ku, ku, u, MPFR_RNDU);
+  mpfr_ui_sub(den, 1, ku, MPFR_RNDD);
+  mpfr_div(ku, ku, den, MPFR_RNDU);
+  const double r = mpfr_get_d(ku, MPFR_RNDU);
+  mpfr_clears(ku, den, static_cast<mpfr_ptr>(nullptr));
+  return r;
+}
+
+// The gamma_k inputs: the counts of the call sites (non-negative integers), small, random, and up to
+// k u = 1/2 (2^52 for double, 2^23 for float) and far beyond.
+std::vector<double> gamma_counts(std::mt19937_64& g, double u) {
+  const double half = 0.5 / u;  // k u = 1/2
+  std::vector<double> ks = {0, 1, 2, 3, 4, 5, 768, 1e6, 1e12, half - 1, half, half + 1, 2 * half, 1e300,
+                            std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity()};
+  for (int i = 0; i < 3000; ++i) {
+    const int bits = static_cast<int>(g() % 53);
+    double k = static_cast<double>(g() >> (64 - std::max(bits, 1)));
+    if (k >= half) k = half - 1 - static_cast<double>(g() % 1000);
+    ks.push_back(k);
+  }
+  return ks;
+}
+
+}  // namespace
+
+TEST_CASE("dbound: the call sites' gamma_k formulas are upper bounds and keep every bit", "[numeric]") {
+  // The formulas as they were written at their call sites (model/mha.cpp, theory/mahdavi24/z_enclosure.cpp).
+  using dbound::dn;
+  using dbound::up;
+  const auto num_was = [](double nn, double u) { return up(up(nn * u) / (1.0 - nn * u)); };
+  const auto outward_was = [](double nn, double u) { return up(up(nn * u) / dn(1.0 - nn * u)); };
+  const auto margin_was = [](double N, double u) { return N * u / (1.0 - N * u) * 1.01; };
+  const auto exact_was = [](double m, double u) { return next_up(m * u / (1.0 - m * u)); };
+  std::mt19937_64 g(20261131);
+  for (double u : {0x1p-53, 0x1p-24}) {
+    for (double k : gamma_counts(g, u)) {
+      const double a = dbound::gamma_up_num(k, u), b = dbound::gamma_up_outward(k, u);
+      const double c = dbound::gamma_margin(k, u), e = dbound::gamma_up_exact(k, u);
+      if (!(k * u < 0.5)) {  // no useful bound: +inf
+        for (double x : {a, b, c, e}) REQUIRE(x == std::numeric_limits<double>::infinity());
+        continue;
+      }
+      REQUIRE(same_bits(a, num_was(k, u)));
+      REQUIRE(same_bits(b, outward_was(k, u)));
+      REQUIRE(same_bits(c, margin_was(k, u)));
+      REQUIRE(same_bits(e, exact_was(k, u)));
+      const double hi = gamma_mpfr_up(k, u);  // the least double >= gamma_k
+      for (double x : {a, b, c, e}) REQUIRE(x >= hi);
+      if (k == 0) continue;
+      // ... and not loose: a few ulps (the margin formula: 1%).
+      for (double x : {a, b, e}) REQUIRE(x <= hi * (1 + 0x1p-48));
+      REQUIRE(c <= hi * 1.0101);
+    }
+  }
+  // Bit for bit also outside the contract (negative, subnormal, non-integer counts), below k u = 1/2.
+  for (double k : {-1.0, -1e6, -1e300, 0x1p-1074, 0x1p-1030, 0.5, 3.25, 1e15 + 0.5}) {
+    const double u = 0x1p-53;
+    REQUIRE(same_bits(dbound::gamma_up_num(k, u), num_was(k, u)));
+    REQUIRE(same_bits(dbound::gamma_up_outward(k, u), outward_was(k, u)));
+    REQUIRE(same_bits(dbound::gamma_margin(k, u), margin_was(k, u)));
+    REQUIRE(same_bits(dbound::gamma_up_exact(k, u), exact_was(k, u)));
+  }
+}
+
+TEST_CASE("dbound::sqrt_dn is below MPFR's square root rounded down and equals the stepped root", "[numeric]") {
+  std::mt19937_64 g(20261132);
+  std::vector<double> xs = {0.0, -0.0, 0x1p-1074, 0x1p-1073, 3 * 0x1p-1074, 0x1p-1022, next_down(0x1p-1022), 1.0, 2.0,
+                            4.0, 0.25, 1e300, std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity()};
+  for (int i = 0; i < 5000; ++i) xs.push_back(std::fabs(random_double(g)));
+  for (int i = 0; i < 500; ++i) xs.push_back(std::ldexp(static_cast<double>(g() >> 12), static_cast<int>(g() % 2098) - 1126));
+  mpfr_t r;
+  mpfr_init2(r, 256);
+  for (double x : xs) {
+    const double s = dbound::sqrt_dn(x);
+    REQUIRE(same_bits(s, next_down(std::sqrt(x))));  // the formula it replaces
+    mpfr_set_d(r, x, MPFR_RNDN);  // exact
+    mpfr_sqrt(r, r, MPFR_RNDD);   // <= sqrt(x)
+    if (std::isinf(x)) continue;  // sqrt(inf) = inf: next_down gives the largest double
+    REQUIRE(mpfr_cmp_d(r, s) > 0);  // strictly below the root
+    REQUIRE(s >= next_down(next_down(mpfr_get_d(r, MPFR_RNDD))));  // within two ulps
+  }
+  mpfr_clear(r);
+  // Negative input: no root (NaN), as before.
+  REQUIRE(std::isnan(dbound::sqrt_dn(-1.0)));
+  REQUIRE(std::isnan(next_down(std::sqrt(-1.0))));
+}
+
+TEST_CASE("dbound: add_up, sub_up and sub_dn are the nextafter forms written out at call sites", "[numeric]") {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::mt19937_64 g(20261133);
+  std::vector<double> xs = {0.0, -0.0, 0x1p-1074, -0x1p-1074, 0x1p-1022, -0x1p-1022, 1.0, -1.0,
+                            std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(), inf, -inf,
+                            std::numeric_limits<double>::quiet_NaN()};
+  for (int i = 0; i < 300; ++i) xs.push_back(random_double(g));
+  for (double a : xs)
+    for (double b : xs) {
+      REQUIRE(same_bits(dbound::add_up(a, b), std::nextafter(a + b, inf)));
+      REQUIRE(same_bits(dbound::sub_up(a, b), std::nextafter(a - b, inf)));
+      REQUIRE(same_bits(dbound::sub_dn(a, b), std::nextafter(a - b, -inf)));
+    }
 }
 
 TEST_CASE("DInterval comparisons: certain only when the exact answer is known", "[numeric]") {

@@ -349,6 +349,10 @@ def test_resume_hostile(launcher=()):
     check(len(reference[1]["result"]["saturation"]) == 2, "cell 1 reports its two heads' saturation scales")
     edit_json(cell_path(out, 1), lambda r: r["result"]["saturation"][-1].update(c="1/2" if r["result"]["saturation"][-1]["c"] != "1/2" else "1/3"))
     resumed(spec, out, reference, [1], "edited saturation scale", launcher)
+    # A certificate naming its kind by the paper (mahdavi24, the same kind as theorem1): kept, nothing re-run.
+    fresh()
+    edit_json(cell_path(out, 0, "cert.json"), lambda c: c.update(kind="mahdavi24"))
+    resumed(spec, out, reference, [], "certificate of kind mahdavi24", launcher)
     if launcher:
         return
     # A certificate edited to be invalid (one weight changed), and one deleted.

@@ -51,6 +51,10 @@ struct Verdict {
 bool checker_portable();
 void set_checker_portable(bool on);
 
+// The checker's name of a certificate kind: "theorem1" for "mahdavi24" and "ks" for "ks25" (the papers'
+// names, accepted as the same kinds), any other kind unchanged. Verdict::kind is the kind as written.
+std::string kind_name(const std::string& kind);
+
 // Verifies a certificate given as JSON text. Never throws: malformed input is a rejection.
 Verdict verify_certificate_text(const std::string& json_text, const Budget& budget = {});
 

@@ -90,6 +90,28 @@ inline double gamma_up_exact(double n, double u) {
   return std::nextafter(nu / (1 - nu), std::numeric_limits<double>::infinity());
 }
 
+// sqrt(x) rounded down, x >= 0: the correctly rounded root stepped down.
+inline double sqrt_dn(double x) { return dn(std::sqrt(x)); }
+
+// Three more roundings of gamma_k = k u / (1 - k u), each an upper bound for a non-negative integer k (so
+// that k u and 1 - k u are exact; u a power of two) and +inf once k u reaches 1/2; bounds in use depend on
+// their every bit, so each keeps its formula.
+// up(up(k u) / (1 - k u)).
+inline double gamma_up_num(double k, double u = kUnitRoundoff) {
+  if (!(k * u < 0.5)) return std::numeric_limits<double>::infinity();
+  return up(up(k * u) / (1.0 - k * u));
+}
+// up(up(k u) / dn(1 - k u)).
+inline double gamma_up_outward(double k, double u = kUnitRoundoff) {
+  if (!(k * u < 0.5)) return std::numeric_limits<double>::infinity();
+  return up(up(k * u) / dn(1.0 - k * u));
+}
+// fl(fl(k u / (1 - k u)) 1.01), no step: the 1% margin exceeds the quotient's and the product's roundings.
+inline double gamma_margin(double k, double u = kUnitRoundoff) {
+  if (!(k * u < 0.5)) return std::numeric_limits<double>::infinity();
+  return k * u / (1.0 - k * u) * 1.01;
+}
+
 }  // namespace dbound
 
 // A three-valued answer: certainly true, certainly false, or indeterminate at this precision (CGAL's

@@ -129,13 +129,13 @@ std::optional<std::vector<std::pair<std::size_t, std::size_t>>> nearest_pair_can
       s += x * x;
     }
     nrm[i] = s;
-    nup[i] = next_up(next_up(s + next_up(dd * kEta)) / dn_gd);
+    nup[i] = dbound::nonneg_sum_up(s, dd, dn_gd);
   }
   if (route) *route = use_float ? "float" : "double";
   // The float route's products: |g - G| <= gamma_d^(24) (N_a + N_b) / 2 + d eta_f (sgemm_internal.hpp), so
   // the same derivation gives |x - D| <= (gamma_d^(24) + gamma_d + 4u) W + 2 d eta_f + 3 d eta.
   if (use_float) {
-    const double gf = next_up(next_up(dd * 0x1p-24) / next_down(1 - next_up(dd * 0x1p-24)));
+    const double gf = gamma_up(dd, 0x1p-24);
     cw = next_up(next_up(next_up(gf + gd) + 4 * kU) * (1 + 0x1p-40));
     a0 = next_up(2 * next_up(next_up(2 * dd * 0x1p-149) + next_up(6 * dd * kEta)));
   }

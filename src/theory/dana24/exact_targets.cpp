@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "memcert/numeric/dinterval.hpp"
 #include "memcert/theory/dana24/construct.hpp"
 #include "memcert/util/parallel.hpp"
 
@@ -114,8 +115,8 @@ double dana24_encoder_deviation(const Model& md, const AssocData& a, const Exact
     const auto E = dana24_encoder_enclosure(md, a.sequences[t]);
     for (std::size_t i = 0; i < E.size(); ++i) {
       // Both differences rounded up by one ulp (each is one rounded subtraction).
-      const double up = std::nextafter(E[i].second - x.lo(i, t), std::numeric_limits<double>::infinity());
-      const double dn = std::nextafter(x.hi(i, t) - E[i].first, std::numeric_limits<double>::infinity());
+      const double up = dbound::sub_up(E[i].second, x.lo(i, t));
+      const double dn = dbound::sub_up(x.hi(i, t), E[i].first);
       if (!(up <= dev && dn <= dev)) dev = std::isnan(up) || std::isnan(dn) ? std::numeric_limits<double>::infinity()
                                                                             : std::max({dev, up, dn});
     }

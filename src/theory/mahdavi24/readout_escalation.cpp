@@ -7,6 +7,7 @@
 
 #include "memcert/data/dataset.hpp"
 #include "memcert/model/mha.hpp"
+#include "memcert/numeric/dinterval.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/numeric/mpfr_array.hpp"
 #include "memcert/theory/mahdavi24/theorem1.hpp"
@@ -154,7 +155,7 @@ ReadoutEscalation escalate_at(const AttentionDataset& ds, const std::vector<std:
       double best_other = -INFINITY;
       for (std::size_t c = 0; c < dout; ++c)
         if (long(c) != yl) best_other = std::max(best_other, yh[c].second);
-      margin[i] = dout == 1 ? INFINITY : std::nextafter(yh[yl].first - best_other, -INFINITY);
+      margin[i] = dout == 1 ? INFINITY : dbound::sub_dn(yh[yl].first, best_other);
       if (!(margin[i] > 0)) ok[i] = 0;
     }
     mpfr_clears(lo, hi, rad, p, a, b, (mpfr_ptr)0);

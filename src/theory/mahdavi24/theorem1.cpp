@@ -11,6 +11,7 @@
 
 #include "memcert/linalg/fmat/rump.hpp"
 #include "memcert/linalg/qmat/qmat.hpp"
+#include "memcert/numeric/dinterval.hpp"
 #include "memcert/numeric/interval.hpp"
 #include "memcert/theory/mahdavi24/assumptions.hpp"
 #include "memcert/theory/mahdavi24/assumptions_typed.hpp"
@@ -136,7 +137,7 @@ Step2Readout step2_readout(const std::vector<double>& Zc_in, const std::vector<d
       long yl = (*cls)[t];
       double best_other = -INFINITY;
       for (std::size_t c = 0; c < dout; ++c) if ((long)c != yl) best_other = std::max(best_other, yh[c].second);
-      margin_t[t] = dout == 1 ? INFINITY : std::nextafter(yh[yl].first - best_other, -INFINITY);
+      margin_t[t] = dout == 1 ? INFINITY : dbound::sub_dn(yh[yl].first, best_other);
     }
     mpfr_clears(lo, hi, t1, rad, (mpfr_ptr)0);
   });

@@ -20,7 +20,8 @@ namespace memcert::mahdavi24 {
 using Eigen::MatrixXd;
 
 namespace {
-const double kU = std::ldexp(1.0, -53), kEta = std::ldexp(1.0, -1074);
+const double kEta = std::ldexp(1.0, -1074);
+using dbound::add_up;
 using dbound::inflate_up;  // a non-negative sum of `terms` terms computed in round-to-nearest, bounded
 DMatrix to_dmatrix(const MatrixXd& a) {
   DMatrix d(a.rows(), a.cols());
@@ -79,7 +80,7 @@ GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, co
   // most gamma_N sum_{i in S} ||c_i||^2 + k m eta. The squared norms were summed in round-to-nearest
   // over m k non-negative terms: inflated accordingly.
   const double N = double(2 * (m + depth) + 4);
-  const double gamma = N * kU / (1.0 - N * kU) * 1.01;
+  const double gamma = dbound::gamma_margin(N);
   const double norm2_up = inflate_up(norm2, m * k + 8);
   const double errF = inflate_up(inflate_up(gamma * norm2_up) + inflate_up(double(k) * double(m) * kEta * 2.0));
   radF2 = inflate_up(radF2, m * k + 8);
@@ -96,12 +97,12 @@ GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, co
     buf.assign(k * k, 0.0);
     for (std::size_t i = 0; i < k; ++i) {
       for (std::size_t j = 0; j < i; ++j) buf[i * k + j] = GS(i, j);
-      buf[i * k + i] = next_down(GS(i, i) - mu);
+      buf[i * k + i] = dbound::sub_dn(GS(i, i), mu);
     }
     const RumpOutcome o = rump_isspd_lower_inplace(buf.data(), k, errF);
     if (!o.certified) return false;
-    const double sq = next_down(std::sqrt(mu));
-    const double sl = next_down(sq - radF);
+    const double sq = dbound::sqrt_dn(mu);
+    const double sl = dbound::sub_dn(sq, radF);
     if (!(sl > 0)) return false;
     res.ok = true;
     res.mu = mu;
@@ -125,7 +126,7 @@ GramRankResult GramAccumulator::certify(const std::vector<std::size_t>& rows, co
       if (attempt(0.81 * *lam) || attempt(0.25 * *lam)) return res;
     }
   }
-  attempt(next_up(2.0 * radF * radF + 1e-300));
+  attempt(add_up(2.0 * radF * radF, 1e-300));
   return res;
 }
 
@@ -325,14 +326,14 @@ void context_times_bounds(const double* E, std::size_t n, std::size_t d, const d
   // (any summation order, products included; |x - xd| <= ulp(xd) <= 2u |xd|), so gamma_{d+3} S. S itself
   // is summed in round-to-nearest: S <= fl(S) / ((1 - gamma_d)(1 - u)) <= fl(S) (1 + 2 gamma_{d+1}). The
   // entries are integers (no underflow); every bound step rounds upward (nextafter after the operation).
-  auto gam = [](double m) { return next_up(m * kU / (1.0 - m * kU)); };
-  const double g = gam(double(d + 3)), infl = next_up(1.0 + 2.0 * gam(double(d + 1)));
+  const double g = dbound::gamma_up_exact(double(d + 3), dbound::kUnitRoundoff);
+  const double infl = add_up(1.0, 2.0 * dbound::gamma_up_exact(double(d + 1), dbound::kUnitRoundoff));
   row_sums_abs(E, n, d, xd, lo, hi);  // lo: the sums, hi: the sums of absolute values (overwritten below)
   for (std::size_t j = 0; j < n; ++j) {
     const double sum = lo[j];
-    const double err = next_up(next_up(g * hi[j]) * infl);
-    lo[j] = next_down(sum - err);
-    hi[j] = next_up(sum + err);
+    const double err = dbound::mul_up(dbound::mul_up(g, hi[j]), infl);
+    lo[j] = dbound::sub_dn(sum, err);
+    hi[j] = add_up(sum, err);
   }
 }
 
