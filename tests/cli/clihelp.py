@@ -10,6 +10,8 @@ answer is one line, "1" (success) or "0 <why>".
   pt PATH KEY NUMEL         a torch.save archive (written by hand) whose state_dict holds KEY: a float32
                             view of NUMEL elements, stride 0, over a storage of one element
   npzadd PATH NAME NUMEL    append to the .npz PATH a deflated member NAME.npy of NUMEL float64 zeros
+  twins A B                 `verify --json` outputs A (default) and B (portable): both empty, or their last
+                            lines equal but for "portable" (false in A, true in B) and "seconds"
 EXPR and STATEMENT may call digest(PATH, T): the digest of the first T examples of the JSON attention
 data set at PATH, computed here from its layout in docs/CERTIFICATES.md ("Data by reference"); EXPR may
 call lowest_terms(v): every "p/q" string in v is in lowest terms.
@@ -213,8 +215,21 @@ def op_alter(src, dst, statement):
     json.dump(j, open(dst, "w"))
 
 
+def op_twins(path_a, path_b):
+    def load(p):
+        t = open(p).read().strip()
+        return json.loads(t.splitlines()[-1]) if t else None
+    a, b = load(path_a), load(path_b)
+    if a is None and b is None:
+        return None
+    ok = a is not None and b is not None and a.pop("portable") is False and b.pop("portable") is True
+    a.pop("seconds", None)
+    b.pop("seconds", None)
+    return None if ok and a == b else "the verdicts differ"
+
+
 OPS = {"stdout": op_stdout, "file": op_file, "npy": op_npy, "npz": op_npz, "alter": op_alter, "bomb": op_bomb,
-       "pt": op_pt, "npzadd": op_npzadd}
+       "pt": op_pt, "npzadd": op_npzadd, "twins": op_twins}
 
 for line in sys.stdin:
     op, *args = line.rstrip("\n").split("\t")

@@ -1427,27 +1427,12 @@ section_portable_twins() {
   local d=$WORK/portable n=0 f a b
   mkdir -p "$d"
   while IFS= read -r f; do
-    python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if isinstance(j, dict) and isinstance(j.get("kind"), str) else 1)' "$f" 2>/dev/null || continue
+    py file "$f" 'isinstance(j, dict) and isinstance(j.get("kind"), str)' || continue
     "$BIN" verify "$f" --json --max-seconds 60 >"$d/a.out" 2>/dev/null; a=$?
     MEMCERT_CHECKER_PORTABLE=1 "$BIN" verify "$f" --json --max-seconds 60 >"$d/b.out" 2>/dev/null; b=$?
     n=$((n + 1))
     if [ "$a" != "$b" ]; then fail "portable twin: $f: exit $a by default, $b portable"; continue; fi
-    if python3 - "$d/a.out" "$d/b.out" <<'PY'
-import json, sys
-def load(p):
-    t = open(p).read().strip()
-    if not t:
-        return None
-    j = json.loads(t.splitlines()[-1])
-    return j
-a, b = load(sys.argv[1]), load(sys.argv[2])
-if a is None and b is None:
-    sys.exit(0)
-ok = a is not None and b is not None and a.pop("portable") is False and b.pop("portable") is True
-a.pop("seconds", None); b.pop("seconds", None)
-sys.exit(0 if ok and a == b else 1)
-PY
-    then pass; else fail "portable twin: $f: the verdicts differ ($(head -c 300 "$d/a.out") vs $(head -c 300 "$d/b.out"))"; fi
+    if py twins "$d/a.out" "$d/b.out"; then pass; else fail "portable twin: $f: the verdicts differ ($(head -c 300 "$d/a.out") vs $(head -c 300 "$d/b.out"))"; fi
   done < <(find "$WORK" -name '*.json' -size -4M -newer "$BIN" 2>/dev/null | sort)
   if [ "$n" -ge 50 ]; then pass; else fail "portable twin: only $n certificates found to compare"; fi
 }
