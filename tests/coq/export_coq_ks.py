@@ -120,16 +120,23 @@ def parse_expr(text, pos):
     raise ValueError("unexpected token %r" % m.group(0))
 
 
+_READ = {}  # read_definitions' answers by text: each mutated text is read once, each unchanged one once
+
+
 def read_definitions(text, spans=None):
     """name -> parsed value; `spans` (a dict) receives name -> (start, end) of `Definition ... .`."""
-    clean = strip_comments(text)
-    defs = {}
-    for m in re.finditer(r"Definition (\w+) : [^=]*:=", clean):
-        if m.group(1) == "net":
-            continue
-        defs[m.group(1)], end = parse_expr(clean, m.end())
-        if spans is not None:
-            spans[m.group(1)] = (m.start(), clean.index(".", end) + 1)
+    if text not in _READ:
+        clean = strip_comments(text)
+        defs, where = {}, {}
+        for m in re.finditer(r"Definition (\w+) : [^=]*:=", clean):
+            if m.group(1) == "net":
+                continue
+            defs[m.group(1)], end = parse_expr(clean, m.end())
+            where[m.group(1)] = (m.start(), clean.index(".", end) + 1)
+        _READ[text] = (defs, where)
+    defs, where = _READ[text]
+    if spans is not None:
+        spans.update(where)
     return defs
 
 
@@ -177,19 +184,39 @@ def net_eval(layers, x):
     return x
 
 
+# net_eval's values by (network, input), the network named by its numbers: a mutant evaluates again only
+# what its change can reach (every network it changes, every sequence whose input it changes); what it
+# leaves equal is the same exact computation on the same numbers, looked up instead of repeated.
+_NETWORKS, _VALUES = {}, {}
+
+
+def network_id(layers):
+    key = tuple((tuple(map(tuple, W)), tuple(b)) for W, b in layers)
+    return _NETWORKS.setdefault(key, len(_NETWORKS))
+
+
+def net_eval_known(net, layers, x):
+    key = (net, tuple(x))
+    if key not in _VALUES:
+        _VALUES[key] = net_eval(layers, x)
+    return _VALUES[key]
+
+
 def predictions(model, s2s=False):
     """Next token: one prediction per sequence (attending from its last token); seq-to-seq: a list per
     sequence, position p attending from token p."""
+    n1, n2 = network_id(model["f1"]), network_id(model["f2"])
     f1 = {}
     out = []
     for s in model["sequences"]:
         for t in s:
             if t not in f1:
-                f1[t] = net_eval(model["f1"], model["tokens"][t])
+                f1[t] = net_eval_known(n1, model["f1"], model["tokens"][t])
         n = len(s)
         mean = [sum(f1[t][j] for t in s) / n for j in range(3)]
         pooled = [sum(model["wov"][r][j] * mean[j] for j in range(3)) for r in range(3)]
-        at = [net_eval(model["f2"], [f1[t][r] + pooled[r] for r in range(3)])[0] for t in (s if s2s else s[-1:])]
+        at = [net_eval_known(n2, model["f2"], [f1[t][r] + pooled[r] for r in range(3)])[0]
+              for t in (s if s2s else s[-1:])]
         out.append(at if s2s else at[0])
     return out
 
