@@ -78,13 +78,13 @@ def rank(rows):
 
 
 def kruskal_rank(vs):
-    k = 0
-    for size in range(1, min(len(vs), len(vs[0])) + 1):
+    """The largest k such that every k vectors are linearly independent. Every subset of independent
+    vectors is independent, so the sizes are tried from the largest down and the first size whose every
+    subset is independent is the answer (a dependent subset ends a size at the first one found)."""
+    for size in range(min(len(vs), len(vs[0])), 0, -1):
         if all(rank([vs[i] for i in s]) == size for s in itertools.combinations(range(len(vs)), size)):
-            k = size
-        else:
-            break
-    return k
+            return size
+    return 0
 
 
 def coq_list(v, suffix=""):
