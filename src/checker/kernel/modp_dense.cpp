@@ -264,13 +264,17 @@ void dense_update_pair(double* w, std::size_t n, std::size_t r, const std::size_
 
 }  // namespace
 
+namespace {
+// The portable twin of dense_reduce: x mod q in [0, q) in 64-bit integers (|x| <= 2^52: exact).
+double residue_portable(double x, std::int64_t q) {
+  const std::int64_t r = static_cast<std::int64_t>(x) % q;
+  return static_cast<double>(r < 0 ? r + q : r);
+}
+}  // namespace
+
 void residues_dense(double* x, std::size_t len, std::uint64_t p) {
-  if (checker_portable()) {  // the portable twin: one residue at a time, in 64-bit integers
-    const std::int64_t q = static_cast<std::int64_t>(p);
-    for (std::size_t j = 0; j < len; ++j) {
-      const std::int64_t r = static_cast<std::int64_t>(x[j]) % q;  // |x| <= 2^52: exact
-      x[j] = static_cast<double>(r < 0 ? r + q : r);
-    }
+  if (checker_portable()) {  // the portable twin: one residue at a time
+    for (std::size_t j = 0; j < len; ++j) x[j] = residue_portable(x[j], static_cast<std::int64_t>(p));
     return;
   }
   dense_reduce_span(x, len, static_cast<double>(p), 1.0 / static_cast<double>(p));
@@ -291,12 +295,8 @@ std::size_t rank_mod_p_portable(const double* w, std::size_t m, std::size_t n, s
 }  // namespace
 
 void residues_dense(double* dst, const double* src, std::size_t len, std::uint64_t p) {
-  if (checker_portable()) {  // the portable twin: one residue at a time, in 64-bit integers
-    const std::int64_t q = static_cast<std::int64_t>(p);
-    for (std::size_t j = 0; j < len; ++j) {
-      const std::int64_t r = static_cast<std::int64_t>(src[j]) % q;  // |x| <= 2^52: exact
-      dst[j] = static_cast<double>(r < 0 ? r + q : r);
-    }
+  if (checker_portable()) {  // the portable twin: one residue at a time
+    for (std::size_t j = 0; j < len; ++j) dst[j] = residue_portable(src[j], static_cast<std::int64_t>(p));
     return;
   }
   dense_reduce_copy(dst, src, len, static_cast<double>(p), 1.0 / static_cast<double>(p));
