@@ -276,8 +276,8 @@ def cmd_ks_growth(a):
     def cross(f):  # a N^b = N  =>  N = a^(1/(1-b)) (only when b < 1)
         return f["a"] ** (1 / (1 - f["b"])) if f["b"] < 1 else None
 
-    # Extrapolation by the paper's formula (scaled to the measured points): first N with scale*expr(N) < N.
-    N, paper_cross = float(Ns[-1]), None
+    # The paper's formula (scaled to the measured points): the first N with scale*expr(N) < N.
+    N, paper_cross = float(Ns[0]), None  # from the first swept N: the crossing may lie inside the sweep
     while N < 1e15:
         if scale * paper_parameters(N, b) < N:
             paper_cross = N
