@@ -220,6 +220,71 @@ TEST_CASE("exact: LDL^T positive definiteness agrees with Sylvester's criterion"
 // algorithm: random full-rank, low-rank (near-singular: rows that are combinations of others), and
 // adversarial inputs (every entry p - 1, so unreduced sums grow the fastest and the reduction
 // schedule is exercised at its bound; zero columns and pivots that appear only after many updates).
+namespace {
+bool sylvester_pd(const QMat& a) {  // every leading principal minor > 0
+  for (std::size_t k = 1; k <= a.size(); ++k) {
+    QMat lead(k, QRow(k));
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) lead[i][j] = a[i][j];
+    if (brute_q::det(lead) <= 0) return false;
+  }
+  return true;
+}
+}  // namespace
+
+TEST_CASE("exact: enclosed and Gram-shift positive definiteness agree with Sylvester's criterion", "[checker][exact]") {
+  std::mt19937_64 rng(20261128);
+  int decided = 0, trials = 300;
+  for (int trial = 0; trial < trials; ++trial) {
+    const std::size_t m = 1 + rng() % 5, n = m + rng() % 3;
+    QMat C(m, QRow(n));
+    for (auto& r : C)
+      for (auto& x : r) x = mpq_class(static_cast<long>(rng() % 9) - 4, 1 + rng() % 5);
+    for (auto& r : C)
+      for (auto& x : r) x.canonicalize();
+    if (m > 1 && trial % 4 == 0) C[m - 1] = C[0];  // singular Gram: no shift >= 0 leaves it PD
+    QMat G(m, QRow(m));
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j < m; ++j)
+        for (std::size_t l = 0; l < n; ++l) G[i][j] += C[i][l] * C[j][l];
+    // The shift: a small rational, or exactly a value making C C^T - mu I singular (mu = G's 1x1 minor
+    // when m = 1, else the determinant route decides).
+    mpq_class mu(static_cast<long>(rng() % 7), 1 + static_cast<long>(rng() % 4));
+    mu.canonicalize();
+    if (m == 1 && trial % 3 == 0) mu = G[0][0];
+    QMat shifted = G;
+    for (std::size_t i = 0; i < m; ++i) shifted[i][i] -= mu;
+    const bool want = sylvester_pd(shifted);
+    CAPTURE(trial, m, n, mu.get_str());
+    REQUIRE(gram_minus_shift_definite(C, mu) == want);
+    // Boxes around the exact entries: when the interval recurrence decides, it is right.
+    mpq_class eps(1, 1L << (rng() % 40));
+    std::vector<std::vector<Interval>> box(m);
+    for (std::size_t i = 0; i < m; ++i)
+      for (std::size_t j = 0; j <= i; ++j) box[i].emplace_back(shifted[i][j] - eps, shifted[i][j] + eps, 128);
+    if (const int v = positive_definite_enclosed(box); v != 0) {
+      ++decided;
+      REQUIRE((v > 0) == want);
+    }
+    // Sum of squares: below mu, at mu exactly (not below), above.
+    mpq_class ss = 0;
+    for (const auto& r : C)
+      for (const auto& x : r) ss += x * x;
+    REQUIRE(sum_of_squares_below(C, ss + mpq_class(1, 1000)));
+    REQUIRE_FALSE(sum_of_squares_below(C, ss));
+    if (sgn(ss) > 0) REQUIRE_FALSE(sum_of_squares_below(C, ss - mpq_class(1, 1000000)));
+  }
+  CHECK(decided > trials / 2);  // the filter does decide most cases
+  // A margin of 2^-300: 256-bit entries cannot tell; the exact route can.
+  mpq_class tiny(1);
+  tiny /= mpq_class(mpz_class(1) << 300);
+  CHECK(gram_minus_shift_definite({{1, 0}, {0, 1}}, 1 - tiny));
+  CHECK_FALSE(gram_minus_shift_definite({{1, 0}, {0, 1}}, 1));
+  CHECK(sum_of_squares_below({{1, 1}}, 2 + tiny));
+  CHECK_FALSE(sum_of_squares_below({{1, 1}}, 2));
+  CHECK_FALSE(sum_of_squares_below({{1, 1}}, 2 - tiny));
+}
+
 TEST_CASE("modp: small-prime route agrees with the u64 reference route", "[checker][modp]") {
   std::mt19937_64 rng(29);
   // 2: lazy_max is huge; 8388593: memcert's primes; 67108859 (just below 2^26): lazy_max = 1.

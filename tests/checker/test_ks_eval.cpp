@@ -379,3 +379,57 @@ TEST_CASE("ks: shared evaluation with values past 64 bits equals plain evaluatio
     CHECK(st.pointwise_from == net.layers.size());  // pieces all the way
   }
 }
+
+// ---- delta2 (ks_min_sq_distance) against every pair in GMP rationals -----------------------------------
+
+namespace {
+mpq_class brute_min_sq(const std::vector<QRow>& rows) {
+  mpq_class m = -1;
+  for (std::size_t a = 0; a < rows.size(); ++a)
+    for (std::size_t b = a + 1; b < rows.size(); ++b) {
+      mpq_class s = 0;
+      for (std::size_t j = 0; j < rows[a].size(); ++j) s += (rows[a][j] - rows[b][j]) * (rows[a][j] - rows[b][j]);
+      if (m < 0 || s < m) m = s;
+    }
+  return m;
+}
+}  // namespace
+
+TEST_CASE("ks: delta2 in machine integers equals every pair in rationals (random, mixed denominators, overflow)",
+          "[checker][ks]") {
+  std::mt19937_64 rng(20261128);
+  const mpz_class two62 = mpz_class(1) << 62;
+  for (int round = 0; round < 300; ++round) {
+    const std::size_t V = 2 + rng() % 12, d = 1 + rng() % 6;
+    const int mode = round % 6;
+    std::vector<QRow> rows(V, QRow(d));
+    for (auto& r : rows)
+      for (auto& x : r) {
+        switch (mode) {
+          case 0: x = mpq_class(static_cast<long>(rng() % 9) - 4, 2); break;  // halves, repeats likely
+          case 1: x = mpq_class(static_cast<long>(rng() % 2001) - 1000, std::vector<long>{1, 3, 7, 1L << 40}[rng() % 4]); break;
+          case 2: x = mpq_class(two62 - 1 - mpz_class(static_cast<unsigned long>(rng() % 3))) * (rng() % 2 ? 1 : -1); break;
+          case 3: x = mpq_class(two62 - 2 + mpz_class(static_cast<unsigned long>(rng() % 4))); break;  // 2^62 - 2 .. 2^62 + 1
+          case 4: x = mpq_class(static_cast<long>(rng() % 5), 1L + static_cast<long>(rng() % 1000003)); break;
+          default: x = edge(rng, true);
+        }
+        x.canonicalize();
+      }
+    if (mode == 0 && rng() % 3 == 0) rows.back() = rows.front();  // a repeated row: delta2 = 0
+    const mpq_class want = brute_min_sq(rows);
+    for (unsigned threads : {1u, 3u}) {
+      CAPTURE(round, mode, V, d, threads);
+      REQUIRE(ks_min_sq_distance(rows, d, threads) == want);
+      REQUIRE(ks_min_sq_distance_rational(rows, d, threads) == want);
+    }
+  }
+  // Common denominator past 4096 bits (distinct primes): the rational route, the same number.
+  std::vector<QRow> big;
+  mpz_class p = 1000003;
+  for (int i = 0; i < 300; ++i) {
+    mpz_nextprime(p.get_mpz_t(), p.get_mpz_t());
+    big.push_back(QRow{mpq_class(mpz_class(i % 7), p), mpq_class(i % 5)});
+    big.back()[0].canonicalize();
+  }
+  CHECK(ks_min_sq_distance(big, 2, 2) == brute_min_sq(big));
+}

@@ -188,15 +188,17 @@ bool check_dana24_lemma2(const Value& c, std::string& why) {
       }
       mpq_class suml, sumh;
       mpfr_get_q(suml.get_mpq_t(), sl), mpfr_get_q(sumh.get_mpq_t(), sh);
+      // a_s in [wl_s / sumh, wh_s / suml]; L = sum_s (lower a_s bound for x >= 0, upper for x < 0) x_s, with
+      // the two divisions taken once per sum (the same exact numbers, without a large gcd per term).
       for (std::size_t i = 0; i < d; ++i) {
-        mpq_class L = 0, U = 0;
+        mpq_class lh = 0, ll = 0, uh = 0, ul = 0;  // L = lh / sumh + ll / suml, U = ul / suml + uh / sumh
         for (std::size_t s = 0; s < a.S; ++s) {
-          const mpq_class al = wl[s] / sumh, ah = wh[s] / suml;  // exact bounds of a_s
           const mpq_class& xv = x[s][i];
-          if (sgn(xv) >= 0) L += al * xv, U += ah * xv;
-          else L += ah * xv, U += al * xv;
+          if (sgn(xv) >= 0) lh += wl[s] * xv, ul += wh[s] * xv;
+          else ll += wh[s] * xv, uh += wl[s] * xv;
         }
-        lo[h * d + i][t] = L, hi[h * d + i][t] = U;
+        lo[h * d + i][t] = lh / sumh + ll / suml;
+        hi[h * d + i][t] = ul / suml + uh / sumh;
       }
     }
   }
@@ -205,27 +207,17 @@ bool check_dana24_lemma2(const Value& c, std::string& why) {
   const bool transpose = a.T <= H * d;
   const std::size_t m = transpose ? a.T : H * d, n = transpose ? H * d : a.T;
   QMat C(m, QRow(n)), R(m, QRow(n));
-  mpq_class rf = 0;
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < n; ++j) {
       const std::size_t r = transpose ? j : i, col = transpose ? i : j;
       C[i][j] = (lo[r][col] + hi[r][col]) / 2;
       R[i][j] = (hi[r][col] - lo[r][col]) / 2;
-      rf += R[i][j] * R[i][j];
     }
-  if (!(rf < mu)) {
+  if (!sum_of_squares_below(R, mu)) {
     why = "mu: ||R||_F^2 of the recomputed enclosure is not below mu";
     return false;
   }
-  QMat G(m, QRow(m));
-  for (std::size_t i = 0; i < m; ++i)
-    for (std::size_t j = 0; j <= i; ++j) {
-      mpq_class s = 0;
-      for (std::size_t l = 0; l < n; ++l) s += C[i][l] * C[j][l];
-      G[i][j] = G[j][i] = s;
-    }
-  for (std::size_t i = 0; i < m; ++i) G[i][i] -= mu;
-  if (!positive_definite(G)) {
+  if (!gram_minus_shift_definite(C, mu)) {
     why = "mu: C C^T - mu I is not positive definite: rank A >= min(T, H d) not certified";
     return false;
   }

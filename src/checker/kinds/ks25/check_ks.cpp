@@ -274,24 +274,7 @@ bool ks_check_separation(const Value& c, const KsCertificate& k, std::string& wh
     for (const auto& x : tok[a]) acc += x * x;
     if (acc > r2) r2 = acc;
   }
-  if (method != "projection" && V > 1) {
-    // Each token's smallest squared distance to the later ones, on the checker's threads; their minimum.
-    std::vector<mpq_class> near(V - 1);
-    parallel_for(V - 1, checker_threads(), [&](std::size_t a, unsigned) {
-      mpq_class s, t;
-      for (std::size_t b = a + 1; b < V; ++b) {
-        s = 0;
-        for (std::size_t j = 0; j < d; ++j) {
-          t = tok[a][j] - tok[b][j];
-          s += t * t;
-        }
-        if (b == a + 1 || s < near[a]) near[a] = s;
-      }
-    });
-    d2 = near[0];
-    for (const mpq_class& x : near)
-      if (x < d2) d2 = x;
-  }
+  if (method != "projection" && V > 1) d2 = ks_min_sq_distance(tok, d, checker_threads());
   return eq_str(*sep, "separation", "r2", r2, why) && eq_str(*sep, "separation", "delta2", d2, why);
 }
 
