@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """Writes one benchmark run as a result file in bench/results/ (the format is in bench/README.md).
 
-    record.py BENCH ROWS_FILE --command CMD [--threads N] [--memcert VERSION] [--peer-threads TEXT]
+    record.py BENCH ROWS_FILE --command CMD [--threads N] [--memcert VERSION] [--peer-threads TEXT] [--build DIR]
+                               [--baseline DIR]
 
 ROWS_FILE holds one figure row per line, as tab-separated key=value fields (a value that reads as a number
 is stored as a number). The machine (CPU model, cores, architecture), the date (UTC) and the load average
 (1, 5, 15 min, read when record.py runs, that is right after the measurement) are added here. The file goes
-to $MEMCERT_BENCH_RESULTS (default: bench/results/ of this repository), named DATE-TIME-BENCH.json;
-MEMCERT_BENCH_RESULTS=off writes nothing. The path written is printed on stderr."""
+to $MEMCERT_BENCH_RESULTS (default: bench/results/ of this repository), named DATE-TIME-BENCH.json
+(DATE-TIME-BENCH-2.json, ... for more runs in the same minute); MEMCERT_BENCH_RESULTS=off writes nothing.
+The path written is printed on stderr. With --build, the source tree the timed binary was built from
+(CMAKE_HOME_DIRECTORY in DIR/CMakeCache.txt) is recorded as its git commit, and whether it had
+uncommitted changes outside bench/; with --baseline, the same of the build the before_* figures timed."""
 import argparse
 import datetime
 import json
 import math
 import os
 import platform
+import subprocess
 import sys
 
 
@@ -43,6 +48,20 @@ def machine():
     return {"cpu": model or platform.processor(), "cores": os.cpu_count(), "arch": platform.machine()}
 
 
+def source_of(build):
+    """{"commit", "dirty"} of the git tree the build directory was configured from, or None."""
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            home = next(line.split("=", 1)[1].strip() for line in f if line.startswith("CMAKE_HOME_DIRECTORY:"))
+        git = ["git", "-C", home]
+        commit = subprocess.run(git + ["rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True)
+        status = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench"],
+                                capture_output=True, text=True, check=True)  # changes outside the harnesses
+    except (OSError, StopIteration, subprocess.CalledProcessError):
+        return None
+    return {"commit": commit.stdout.strip(), "dirty": bool(status.stdout.strip())}
+
+
 def load_average():
     try:
         with open("/proc/loadavg") as f:
@@ -59,6 +78,8 @@ def main():
     ap.add_argument("--threads", type=number)
     ap.add_argument("--peer-threads")
     ap.add_argument("--memcert")
+    ap.add_argument("--build")
+    ap.add_argument("--baseline")
     a = ap.parse_args()
     out_dir = os.environ.get("MEMCERT_BENCH_RESULTS",
                              os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
@@ -82,9 +103,16 @@ def main():
         result["peer_threads"] = a.peer_threads
     if a.memcert:
         result["memcert"] = a.memcert
+    if a.build:
+        result["source"] = source_of(a.build)
+    if a.baseline:
+        result["baseline_source"] = source_of(a.baseline)
     result["figures"] = figures
     os.makedirs(out_dir, exist_ok=True)
-    path = os.path.join(out_dir, now.strftime("%Y-%m-%d-%H%M") + "-" + a.bench + ".json")
+    stem = os.path.join(out_dir, now.strftime("%Y-%m-%d-%H%M") + "-" + a.bench)
+    path, k = stem + ".json", 2
+    while os.path.exists(path):  # two runs of one harness in the same minute: both kept
+        path, k = stem + "-" + str(k) + ".json", k + 1
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(result, f, indent=1, allow_nan=False)

@@ -45,4 +45,4 @@ printf 'case=%s %s\tmemcert_s=%s\tmemcert_mb=%s\tmemcert_cpu_s=%s\tmemcert_exit=
   "$case_name" "$shape" "$mw" "$((mm / 1024))" "$(awk "BEGIN{print $mu + $ms}")" "$rc" "$correct" "$wrong" "$undecided" "$f32dis" \
   "$pw" "$((pm / 1024))" "$(awk "BEGIN{print $pu + $ps}")" "$f32ok" "$ratio" >"$WORK/rows"
 "$PY" "$HERE/../record.py" certify "$WORK/rows" --command "bash bench/certify/run.sh BUILD $SIZE $STEPS" \
-  --threads "$(nproc)" --memcert "$("$BUILD/memcert" --version)" --peer-threads "PyTorch $pthreads"
+  --threads "$(nproc)" --memcert "$("$BUILD/memcert" --version)" --peer-threads "PyTorch $pthreads" --build "$BUILD"

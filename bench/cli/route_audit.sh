@@ -42,4 +42,4 @@ cpu "construct ks (N = 2000)" $q construct ks ks.json --out ks_cert.json
 cpu "verify of its certificate" $q verify ks_cert.json
 cpu "generate theorem1 --T 1000 --n 32 --d 64 (.npz)" $q generate theorem1 --T 1000 --n 32 --d 64 --seed 1 --out t.npz
 /usr/bin/python3 "$root/bench/record.py" cli-route-audit "$work/rows" --command "bash bench/cli/route_audit.sh BUILD" \
-  --threads "$(nproc)" --memcert "$("$bin" --version)"
+  --threads "$(nproc)" --memcert "$("$bin" --version)" --build "$build"

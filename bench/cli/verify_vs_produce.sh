@@ -105,4 +105,4 @@ if [ "$model" = 1 ]; then
   printf 'kind=model\tcase=paper, no certificate\tproduce=certify\tproduce_cpu_s=%s\n' "$(cat c.txt)" >>rows
 fi
 /usr/bin/python3 "$root/bench/record.py" verify-vs-produce "$work/rows" --command "bash bench/cli/verify_vs_produce.sh BUILD" \
-  --threads "$(nproc)" --memcert "$("$bin" --version)"
+  --threads "$(nproc)" --memcert "$("$bin" --version)" --build "$build" ${base:+--baseline "$(dirname "$base")"}

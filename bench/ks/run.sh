@@ -31,4 +31,4 @@ if m:
     row["wall_s"] = round(int(m.group(1) or 0) * 3600 + int(m.group(2)) * 60 + float(m.group(3)), 2)
 print("\t".join(f"{k.replace('(', '_').replace(')', '').replace('|', '')}={v}" for k, v in row.items()))
 PY
-/usr/bin/python3 "$root/bench/record.py" ks25-construct "$work/rows" --command "bash bench/ks/run.sh BUILD $*"
+/usr/bin/python3 "$root/bench/record.py" ks25-construct "$work/rows" --command "bash bench/ks/run.sh BUILD $*" --build "$build"

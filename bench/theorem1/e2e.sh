@@ -63,5 +63,5 @@ for c in "${cases[@]}"; do
     "$total" "$size" >>"$data/rows.$$"
 done
 "$py" "$here/../record.py" theorem1-e2e "$data/rows.$$" --command "bash bench/theorem1/e2e.sh BUILD ${cases[*]}" \
-  --threads "$threads" --memcert "$("$memcert" --version)"
+  --threads "$threads" --memcert "$("$memcert" --version)" --build "$build"
 rm -f "$data/rows.$$"
