@@ -5,7 +5,8 @@
 // buffers the copies leave must be identical too (every value they compute is exact, so fused or not, the
 // numbers are the same). Primes from 2 to just below 2^26, among them the largest with each lazy window
 // length 16, 15, 8, 7, 2 and 1 (the unreduced sums then come closest to 2^52), and entries p - 1 (the
-// fastest-growing sums), so every kernel runs at the bound its exactness rests on.
+// fastest-growing sums), so every kernel runs at the bound its exactness rests on. Each copy runs both
+// register-tile shapes (512-bit tiles, for CPUs with AVX-512; 256-bit ones, for the others).
 #include "catch.hpp"
 #include "portable_mode.hpp"
 
@@ -87,7 +88,7 @@ std::vector<Copy> copies() {
   picked.isa = "dispatched";
   picked.runs = true;
   picked.rank = [](double* w, std::size_t m, std::size_t n, std::size_t ld, std::uint64_t p, std::uint64_t* det,
-                   unsigned threads) { return rank_mod_p_dense(w, m, n, ld, p, det, threads); };
+                   unsigned threads, bool) { return rank_mod_p_dense(w, m, n, ld, p, det, threads); };  // tiles its own
   picked.residues = [](double* x, std::size_t len, std::uint64_t p) { residues_dense(x, len, p); };
   picked.residues_copy = [](double* dst, const double* src, std::size_t len, std::uint64_t p) {
     residues_dense(dst, src, len, p);
@@ -175,16 +176,18 @@ TEST_CASE("modp clones: every instruction set's copy gives GMP's rank and determ
       const std::size_t ld = dense_stride(n) + (s % 2 ? kDenseStride : 0), lk = dense_stride(k);
       for (unsigned threads : {1u, 3u}) {
         std::vector<double> first_w, first_ws;
-        for (const Copy& c : all) {
-          INFO(c.isa << ", p = " << p << ", " << m << " x " << n << ", shape " << kind << ", threads " << threads);
+        for (const Copy& c : all)
+        for (bool wide : {false, true}) {
+          INFO(c.isa << (wide ? ", 512-bit tiles" : ", 256-bit tiles") << ", p = " << p << ", " << m << " x " << n
+                     << ", shape " << kind << ", threads " << threads);
           std::vector<double> w(m * ld, 0.0), ws(k * lk, 0.0);
           for (std::size_t i = 0; i < m; ++i)
             for (std::size_t j = 0; j < n; ++j) w[i * ld + j] = static_cast<double>(a[i][j]);
           for (std::size_t i = 0; i < k; ++i)
             for (std::size_t j = 0; j < k; ++j) ws[i * lk + j] = static_cast<double>(sq[i][j]);
-          CHECK(c.rank(w.data(), m, n, ld, p, nullptr, threads) == want_rank);
+          CHECK(c.rank(w.data(), m, n, ld, p, nullptr, threads, wide) == want_rank);
           std::uint64_t det = 7;
-          CHECK(c.rank(ws.data(), k, k, lk, p, &det, threads) == want_rank_sq);
+          CHECK(c.rank(ws.data(), k, k, lk, p, &det, threads, wide) == want_rank_sq);
           CHECK(det == want_det);
           if (first_w.empty()) {
             first_w = w, first_ws = ws;

@@ -24,6 +24,12 @@
 namespace memcert_checker {
 
 namespace {
+// The CPU has AVX-512 (32 vector registers of 512 bits): dense_rank_blocked's wide tiles fit them.
+bool dense_wide_vectors() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f");
+}
+
 // The portable twin of dense_reduce: x mod q in [0, q) in 64-bit integers (|x| <= 2^52: exact).
 double residue_portable(double x, std::int64_t q) {
   const std::int64_t r = static_cast<std::int64_t>(x) % q;
@@ -69,7 +75,8 @@ std::size_t rank_mod_p_dense(std::vector<double>& w, std::size_t m, std::size_t 
 std::size_t rank_mod_p_dense(double* w, std::size_t m, std::size_t n, std::size_t ld, std::uint64_t p,
                              std::uint64_t* det, unsigned threads) {
   if (checker_portable()) return rank_mod_p_portable(w, m, n, ld, p, det);
-  return dense_rank_blocked(w, m, n, ld, p, det, threads);
+  static const bool wide = dense_wide_vectors();
+  return dense_rank_blocked(w, m, n, ld, p, det, threads, wide);
 }
 
 }  // namespace memcert_checker

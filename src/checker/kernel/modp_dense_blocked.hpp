@@ -48,11 +48,14 @@ constexpr int kTileRows = 8;             // rows of a register tile (dense_tile)
 // changes the rounding mode). y = x * pinv is within (x / p) 2.0001 u < 1.0001 / p of x / p, and q =
 // (y + 1.5 2^52) - 1.5 2^52 is y rounded to an integer (|y| <= 2^51), so |q - x / p| < 1 and r = x - q p
 // lies in (-p, p); q p and x - q p are integers below 2^53, hence exact; one correction lands in [0, p).
+// The correction adds p or 0 unconditionally: a conditional addition vectorizes only with AVX-512's
+// masked adds (the compiler may not add speculatively under IEEE exception semantics), and the scalar
+// branch on a random sign costs a misprediction every other entry.
 inline double dense_reduce(double x, double p, double pinv) {
   constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52
   const double q = (x * pinv + kRound) - kRound;
   const double r = x - q * p;
-  return r < 0 ? r + p : r;
+  return r + (r < 0 ? p : 0.0);
 }
 
 // The update kernels let the compiler fuse a * b + c where the target has an FMA instruction (GCC: this
@@ -155,27 +158,29 @@ void dense_axpy1(double* __restrict row, const double* __restrict u, double g, s
 }
 
 // Rows row[0..R) of the trailing matrix, columns [0, len), take all k pivot updates of a panel:
-// row[r][j] += sum_i g[r * kPanelCols + i] u[i][j], as a register tile of R rows x 8W columns that stays in
+// row[r][j] += sum_i g[r * kPanelCols + i] u[i][j], as a register tile of R rows x W vectors V that stays in
 // registers through the k updates (each u[i] segment is loaded once for all R rows; GEMM's micro-kernel,
 // where the row-pair form above streams every row through memory once per eight pivots). Needs
 // k <= lazy_max and reduced entries on entry: every sum stays below (p - 1) + k (p - 1)^2 <= 2^52, so
 // every product and sum is exact. The entries leave reduced (dense_reduce's steps on whole vectors).
 typedef double DenseV8 __attribute__((vector_size(64)));
-#define DENSE_LOAD8(v, x) __builtin_memcpy(&(v), (x), sizeof(DenseV8))
-template <int R, int W = 2>
+typedef double DenseV4 __attribute__((vector_size(32)));
+template <class V, int R, int W>
 __attribute__((always_inline)) inline void dense_tile(double* const* __restrict row, const double* const* __restrict u,
                                                       const double* __restrict g, std::size_t k, std::size_t len, double p,
                                                       double pinv) {
   DENSE_FUSE_HERE
-  constexpr double kRound = 6755399441055744.0;  // 1.5 * 2^52, as in dense_reduce
+  constexpr std::size_t L = sizeof(V) / sizeof(double);  // lanes
+  constexpr double kRound = 6755399441055744.0;          // 1.5 * 2^52, as in dense_reduce
+  const V pv = V{} + p;
   std::size_t j = 0;
-  for (; j + 8 * W <= len; j += 8 * W) {
-    DenseV8 a[R][W];
+  for (; j + L * W <= len; j += L * W) {
+    V a[R][W];
     for (int r = 0; r < R; ++r)
-      for (int w = 0; w < W; ++w) DENSE_LOAD8(a[r][w], row[r] + j + 8 * w);
+      for (int w = 0; w < W; ++w) __builtin_memcpy(&a[r][w], row[r] + j + L * w, sizeof(V));
     for (std::size_t i = 0; i < k; ++i) {
-      DenseV8 uv[W];
-      for (int w = 0; w < W; ++w) DENSE_LOAD8(uv[w], u[i] + j + 8 * w);
+      V uv[W];
+      for (int w = 0; w < W; ++w) __builtin_memcpy(&uv[w], u[i] + j + L * w, sizeof(V));
       for (int r = 0; r < R; ++r) {
         const double gi = g[r * kPanelCols + i];
         for (int w = 0; w < W; ++w) a[r][w] += gi * uv[w];
@@ -184,13 +189,13 @@ __attribute__((always_inline)) inline void dense_tile(double* const* __restrict 
     // Reduced in registers, lane by lane as dense_reduce does.
     for (int r = 0; r < R; ++r)
       for (int w = 0; w < W; ++w) {
-        const DenseV8 q = (a[r][w] * pinv + kRound) - kRound;
-        DenseV8 x = a[r][w] - q * p;
-        x = x < 0 ? x + p : x;
-        __builtin_memcpy(row[r] + j + 8 * w, &x, sizeof(DenseV8));
+        const V q = (a[r][w] * pinv + kRound) - kRound;
+        V x = a[r][w] - q * p;
+        x += x < 0 ? pv : V{};  // + p or + 0, as in dense_reduce
+        __builtin_memcpy(row[r] + j + L * w, &x, sizeof(V));
       }
   }
-  // The last len mod 8W columns: the same sums, one row and one pivot at a time along the columns.
+  // The last len mod LW columns: the same sums, one row and one pivot at a time along the columns.
   for (int r = 0; r < R; ++r) {
     double* x = row[r];
     for (std::size_t i = 0; i < k; ++i) {
@@ -202,18 +207,27 @@ __attribute__((always_inline)) inline void dense_tile(double* const* __restrict 
   }
 }
 
+// kTileRows rows by register tiles: 8 rows x 2 vectors of 8 doubles on CPUs with AVX-512 (16 of its 32
+// registers of 512 bits), else two tiles of 4 rows x 2 vectors of 4 doubles (8 of AVX2's 16 registers of
+// 256 bits: the 512-bit tile would live on the stack there, 30 times slower). The same sums either way.
 DENSE_MAY_FUSE
 MODP_DENSE_TARGETS
 void dense_tileR(double* const* row, const double* const* u, const double* g, std::size_t k, std::size_t len,
-                 double p, double pinv) {
-  dense_tile<kTileRows>(row, u, g, k, len, p, pinv);
+                 double p, double pinv, bool wide) {
+  static_assert(kTileRows == 8);
+  if (wide) {
+    dense_tile<DenseV8, 8, 2>(row, u, g, k, len, p, pinv);
+  } else {
+    dense_tile<DenseV4, 4, 2>(row, u, g, k, len, p, pinv);
+    dense_tile<DenseV4, 4, 2>(row + 4, u, g + 4 * kPanelCols, k, len, p, pinv);
+  }
 }
 
 DENSE_MAY_FUSE
 MODP_DENSE_TARGETS
 void dense_tile1(double* const* row, const double* const* u, const double* g, std::size_t k, std::size_t len,
                  double p, double pinv) {
-  dense_tile<1>(row, u, g, k, len, p, pinv);
+  dense_tile<DenseV4, 1, 2>(row, u, g, k, len, p, pinv);
 }
 
 struct DenseField {
@@ -288,9 +302,10 @@ void dense_update_pair(double* w, std::size_t n, std::size_t r, const std::size_
 }
 
 // rank_mod_p_dense (modp.hpp) by the blocked elimination above: the rank of the m x n residues at w (row
-// stride ld, columns [n, ld) zero), w destroyed; det as there.
+// stride ld, columns [n, ld) zero), w destroyed; det as there. wide: dense_tileR's 512-bit tiles (for
+// CPUs with AVX-512; the caller decides, so tests can run both shapes on one machine).
 std::size_t dense_rank_blocked(double* w, std::size_t m, std::size_t n, std::size_t ld, std::uint64_t p,
-                               std::uint64_t* det, unsigned threads) {
+                               std::uint64_t* det, unsigned threads, bool wide) {
   const ModP f{p};
   const std::uint64_t pm1 = p - 1;
   const DenseField F{static_cast<double>(p), 1.0 / static_cast<double>(p),
@@ -375,7 +390,7 @@ std::size_t dense_rank_blocked(double* w, std::size_t m, std::size_t n, std::siz
           std::size_t r = r0;
           for (; r + kTileRows <= r1; r += kTileRows) {
             for (std::size_t t = 0; t < kTileRows; ++t) rows[t] = w + (r + t) * ld + j0;
-            dense_tileR(rows, u, gt + (r - r0) * kPanelCols, k, j1 - j0, F.p, F.pinv);
+            dense_tileR(rows, u, gt + (r - r0) * kPanelCols, k, j1 - j0, F.p, F.pinv, wide);
           }
           for (; r < r1; ++r) {
             rows[0] = w + r * ld + j0;

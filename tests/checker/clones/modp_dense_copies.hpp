@@ -10,9 +10,10 @@ namespace modp_dense_copies {
 struct Copy {
   const char* isa;  // "x86-64" (the build's baseline, as the default clone: no FMA), "x86-64-v3", "x86-64-v4"
   bool runs;        // this CPU has the instruction set
-  // The routes of rank_mod_p_dense (strided form) and residues_dense (both forms), by this copy.
+  // The routes of rank_mod_p_dense (strided form; wide: its 512-bit register tiles, else 256-bit ones) and
+  // residues_dense (both forms), by this copy.
   std::size_t (*rank)(double* w, std::size_t m, std::size_t n, std::size_t ld, std::uint64_t p, std::uint64_t* det,
-                      unsigned threads);
+                      unsigned threads, bool wide);
   void (*residues)(double* x, std::size_t len, std::uint64_t p);
   void (*residues_copy)(double* dst, const double* src, std::size_t len, std::uint64_t p);
 };
@@ -32,7 +33,9 @@ Copy x86_64_v4();
     c.isa = ISA;                                                                                          \
     c.runs = RUNS;                                                                                        \
     c.rank = [](double* w, std::size_t m, std::size_t n, std::size_t ld, std::uint64_t p, std::uint64_t* det, \
-                unsigned threads) { return memcert_checker::dense_rank_blocked(w, m, n, ld, p, det, threads); }; \
+                unsigned threads, bool wide) {                                                        \
+      return memcert_checker::dense_rank_blocked(w, m, n, ld, p, det, threads, wide);                     \
+    };                                                                                                    \
     c.residues = [](double* x, std::size_t len, std::uint64_t p) {                                        \
       memcert_checker::dense_reduce_span(x, len, static_cast<double>(p), 1.0 / static_cast<double>(p));   \
     };                                                                                                    \
