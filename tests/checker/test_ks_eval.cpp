@@ -417,11 +417,29 @@ TEST_CASE("ks: delta2 in machine integers equals every pair in rationals (random
       }
     if (mode == 0 && rng() % 3 == 0) rows.back() = rows.front();  // a repeated row: delta2 = 0
     const mpq_class want = brute_min_sq(rows);
+    bool past62 = false;  // an integer entry of magnitude >= 2^62
+    for (const auto& r : rows)
+      for (const auto& x : r) past62 = past62 || abs(x) >= mpq_class(two62);
     for (unsigned threads : {1u, 3u}) {
       CAPTURE(round, mode, V, d, threads);
-      REQUIRE(ks_min_sq_distance(rows, d, threads) == want);
+      bool integers = false;
+      REQUIRE(ks_min_sq_distance(rows, d, threads, &integers) == want);
       REQUIRE(ks_min_sq_distance_rational(rows, d, threads) == want);
+      if (mode == 0 || mode == 1) REQUIRE(integers);  // small numbers, small denominators: machine integers
+      if (mode == 3 && past62) REQUIRE_FALSE(integers);  // some |X| >= 2^62: rationals
     }
+  }
+  // The 128-bit sums at their bound: differences 2^63 - 2 squared are just below 2^126; four of them sum
+  // to (2^64 - 4)^2, just below 2^128 (integers), five pass it (rationals); both give the exact minimum.
+  const mpq_class top(mpz_class(1) << 62);
+  for (std::size_t d : {2u, 4u, 5u}) {
+    std::vector<QRow> rows{QRow(d, top - 1), QRow(d, 1 - top), QRow(d, top - 2)};
+    bool integers = true;
+    REQUIRE(ks_min_sq_distance(rows, d, 2, &integers) == brute_min_sq(rows));
+    CHECK(integers == (d <= 4));
+    rows.pop_back();  // only the far pair: every sum is the largest one
+    REQUIRE(ks_min_sq_distance(rows, d, 1, &integers) == brute_min_sq(rows));
+    CHECK(integers == (d <= 4));
   }
   // Common denominator past 4096 bits (distinct primes): the rational route, the same number.
   std::vector<QRow> big;

@@ -78,8 +78,10 @@ bool ks_read_referenced(const Value& data, std::size_t N, std::size_t n, std::si
                         std::vector<std::size_t>& label, std::string& why);
 // min over pairs a < b of |rows[a] - rows[b]|^2 (rows.size() >= 2, each of length d), exactly, on `threads`
 // threads (ks_separation.cpp): in machine integers over the rows' common denominator when every step fits,
-// else as ks_min_sq_distance_rational (GMP rationals, pair by pair). Both return the same number.
-mpq_class ks_min_sq_distance(const std::vector<QRow>& rows, std::size_t d, unsigned threads);
+// else as ks_min_sq_distance_rational (GMP rationals, pair by pair). Both return the same number;
+// machine_integers, when given, says which route ran.
+mpq_class ks_min_sq_distance(const std::vector<QRow>& rows, std::size_t d, unsigned threads,
+                             bool* machine_integers = nullptr);
 mpq_class ks_min_sq_distance_rational(const std::vector<QRow>& rows, std::size_t d, unsigned threads);
 // q as a dyadic when its denominator is a power of two.
 bool ks_dyadic(const mpq_class& q, KsDy& out);

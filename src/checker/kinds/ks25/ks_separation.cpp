@@ -87,12 +87,13 @@ mpq_class ks_min_sq_distance_rational(const std::vector<QRow>& rows, std::size_t
   return m;
 }
 
-mpq_class ks_min_sq_distance(const std::vector<QRow>& rows, std::size_t d, unsigned threads) {
+mpq_class ks_min_sq_distance(const std::vector<QRow>& rows, std::size_t d, unsigned threads, bool* machine_integers) {
   mpz_class D;
   std::vector<std::int64_t> X;
   std::vector<u128> near;
-  if (!common_integer_rows(rows, d, D, X) || !min_sq_integer(X, rows.size(), d, threads, near))
-    return ks_min_sq_distance_rational(rows, d, threads);
+  const bool fits = common_integer_rows(rows, d, D, X) && min_sq_integer(X, rows.size(), d, threads, near);
+  if (machine_integers) *machine_integers = fits;
+  if (!fits) return ks_min_sq_distance_rational(rows, d, threads);
   u128 m = near[0];
   for (const u128 x : near)
     if (x < m) m = x;
