@@ -3,7 +3,7 @@
 # would be chosen only on that very model, every other CPU falling to the baseline copy), the AVX2 + FMA
 # level is among them, and nothing calls libm's fma (in the baseline copy that is a software routine, many
 # times slower than a product and a sum: an exact a * b + c needs no fused instruction). The x86-64-v3
-# clone is required of GCC builds (clang before 18 keys the clones on features, modp_dense.cpp).
+# clone (or, under clang before 18, which keys the clones on features, the fma clone) is required.
 # Run: cmake -DNM=<nm> -DLIB=<libmemcert_checker.a> [-DCOMPILER=<CMAKE_CXX_COMPILER_ID>] -P kernel_clones.cmake
 if(NOT DEFINED NM OR NOT DEFINED LIB)
   message(FATAL_ERROR "kernel_clones.cmake: pass -DNM=<nm> -DLIB=<the checker library>")
@@ -30,8 +30,13 @@ endforeach()
 if(NOT v3 AND COMPILER STREQUAL "GNU")
   list(APPEND problems "no x86-64-v3 (AVX2 + FMA) clone")
 endif()
+# clang before 18 keys the copies on features: its AVX2 + FMA copy is the ".fma" clone.
+string(REGEX MATCH "\\.fma\\.[0-9]+" fma_clone "${syms}")
+if(NOT v3 AND NOT fma_clone AND COMPILER MATCHES "Clang")
+  list(APPEND problems "no x86-64-v3 (AVX2 + FMA) clone nor a clone keyed on fma")
+endif()
 if(problems)
   string(REPLACE ";" "\n  " text "${problems}")
   message(FATAL_ERROR "checker clones:\n  ${text}")
 endif()
-message(STATUS "checker clones: ${arches}; no libm fma")
+message(STATUS "checker clones: ${arches}${fma_clone}; no libm fma")
