@@ -414,7 +414,7 @@ TEST_CASE("modp: strided dense route agrees with GMP residues, the reference ran
         CHECK(rank_mod_p_dense(v.data(), m, n, ld, p, nullptr, threads) == want);
         for (std::size_t i = 0; i < m; ++i)
           for (std::size_t j = n; j < ld; ++j) REQUIRE(v[i * ld + j] == 0);
-        // The leading k x k block (k at most 40, so Bareiss stays quick), non-singular or not.
+        // The leading square block, cut small so that Bareiss stays quick; non-singular or not.
         const std::size_t k = std::min({m, n, std::size_t{40}}), lk = dense_stride(k);
         ZMat sq(k, ZRow(k));
         std::vector<double> ws(k * lk, 0.0);

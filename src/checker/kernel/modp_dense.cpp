@@ -11,8 +11,8 @@
 // The ISA levels: x86-64-v3 is AVX2 + FMA + BMI1/2 (Haswell and every later AVX2 CPU: Skylake, Zen, ...),
 // x86-64-v4 adds AVX-512F/BW/CD/DQ/VL; a copy is picked by the CPU's features, never by its model name
 // (arch=haswell would be picked on a Haswell only). Clang before 18 accepts arch=x86-64-vN clones but its
-// resolver never picks them (llvm-project issue 55830): there the copies are keyed on features (FMA
-// implies AVX, all the kernels need).
+// resolver never picks them: there the copies are keyed on features (FMA implies AVX, all the kernels
+// need).
 #if defined(__clang__) && __clang_major__ < 18
 #define MODP_DENSE_TARGETS __attribute__((target_clones("avx512f", "fma", "default")))
 #else
